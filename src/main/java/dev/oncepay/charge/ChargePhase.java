@@ -1,0 +1,16 @@
+package dev.oncepay.charge;
+
+/**
+ * The atomic phases of a charge (brandur): each ends with one durable write or the provider
+ * call, and a run that dies after any of them is resumed by a retry once its lease expires.
+ */
+public enum ChargePhase {
+    /** The key is ours (claimed fresh or taken over): the first write. */
+    KEY_CLAIMED,
+    /** The PENDING payment is durable and listed for the sweep: nothing is lost from here on. */
+    PAYMENT_RECORDED,
+    /** The provider call returned an outcome, not yet written. */
+    PROVIDER_ANSWERED,
+    /** The outcome is written; the key is done. */
+    SETTLED
+}

@@ -1,0 +1,152 @@
+package dev.oncepay.charge;
+
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.oncepay.http.FieldError;
+import dev.oncepay.http.InvalidRequestException;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Currency;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+
+/**
+ * A validated {@code POST /payments} body. Money is an integer in minor units with an ISO 4217
+ * code; anything else, and any unknown field, is rejected before anything is stored.
+ */
+public record ChargeRequest(long amount, String currency, String reference, String description) {
+    /** Stripe's ceiling for one charge (8 digits of minor units). */
+    public static final long MAX_AMOUNT = 99_999_999L;
+    static final int MAX_REFERENCE = 128;
+    static final int MAX_DESCRIPTION = 500;
+
+    private static final Set<String> FIELDS = Set.of("amount", "currency", "reference", "description");
+    private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
+    private static final ObjectMapper STRICT = JsonMapper.builder()
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+            .build();
+
+    public static ChargeRequest parse(byte[] body) {
+        JsonNode root = readObject(body);
+        List<FieldError> errors = new ArrayList<>();
+        for (Iterator<String> names = root.fieldNames(); names.hasNext();) {
+            String name = names.next();
+            if (!FIELDS.contains(name)) {
+                errors.add(new FieldError(name, "unknown field"));
+            }
+        }
+        long amount = amount(root.get("amount"), errors);
+        String currency = currency(root.get("currency"), errors);
+        String reference = text(root.get("reference"), "reference", true, MAX_REFERENCE, errors);
+        String description = text(root.get("description"), "description", false, MAX_DESCRIPTION, errors);
+        if (!errors.isEmpty()) {
+            throw new InvalidRequestException(errors);
+        }
+        return new ChargeRequest(amount, currency, reference, description);
+    }
+
+    /** Canonical form for the request fingerprint: fixed field order, no insignificant white space. */
+    public String canonicalJson() {
+        Map<String, Object> canonical = new LinkedHashMap<>();
+        canonical.put("amount", amount);
+        canonical.put("currency", currency);
+        canonical.put("reference", reference);
+        canonical.put("description", description);
+        try {
+            return STRICT.writeValueAsString(canonical);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static JsonNode readObject(byte[] body) {
+        if (body.length == 0) {
+            throw new InvalidRequestException("body", "a JSON object is required");
+        }
+        try {
+            StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(body));
+            JsonNode root = STRICT.readTree(body);
+            if (root instanceof ObjectNode) {
+                return root;
+            }
+        } catch (CharacterCodingException notUtf8) {
+            throw new InvalidRequestException("body", "must be UTF-8");
+        } catch (IOException malformed) {
+            throw new InvalidRequestException("body", "malformed JSON");
+        }
+        throw new InvalidRequestException("body", "must be a JSON object");
+    }
+
+    private static long amount(JsonNode node, List<FieldError> errors) {
+        if (node == null || node.isNull()) {
+            errors.add(new FieldError("amount", "required"));
+        } else if (!node.isIntegralNumber()) {
+            errors.add(new FieldError("amount", "must be an integer number of minor units"));
+        } else if (node.bigIntegerValue().compareTo(BigInteger.ONE) < 0) {
+            errors.add(new FieldError("amount", "must be positive"));
+        } else if (node.bigIntegerValue().compareTo(BigInteger.valueOf(MAX_AMOUNT)) > 0) {
+            errors.add(new FieldError("amount", "must be at most " + MAX_AMOUNT));
+        } else {
+            return node.longValue();
+        }
+        return 0;
+    }
+
+    private static String currency(JsonNode node, List<FieldError> errors) {
+        if (node == null || node.isNull()) {
+            errors.add(new FieldError("currency", "required"));
+            return null;
+        }
+        String code = node.isTextual() ? node.textValue() : null;
+        if (code == null || !CURRENCY.matcher(code).matches() || !isIso4217(code)) {
+            errors.add(new FieldError("currency", "must be an ISO 4217 code in upper case, like EUR"));
+            return null;
+        }
+        return code;
+    }
+
+    private static boolean isIso4217(String code) {
+        try {
+            Currency.getInstance(code);
+            return true;
+        } catch (IllegalArgumentException unknown) {
+            return false;
+        }
+    }
+
+    private static String text(JsonNode node, String field, boolean required, int max, List<FieldError> errors) {
+        if (node == null || node.isNull()) {
+            if (required) {
+                errors.add(new FieldError(field, "required"));
+            }
+            return null;
+        }
+        if (!node.isTextual() || node.textValue().isBlank()) {
+            errors.add(new FieldError(field, "must be a non-empty string"));
+            return null;
+        }
+        String value = node.textValue();
+        if (value.length() > max) {
+            errors.add(new FieldError(field, "must be at most " + max + " characters"));
+            return null;
+        }
+        if (value.chars().anyMatch(Character::isISOControl)) {
+            errors.add(new FieldError(field, "must not contain control characters"));
+            return null;
+        }
+        return value;
+    }
+}

@@ -1,0 +1,197 @@
+package dev.oncepay.charge;
+
+import dev.oncepay.config.OncepayConfig;
+import dev.oncepay.idempotency.ClaimAttempt;
+import dev.oncepay.idempotency.ClaimAttempt.ExistingKey;
+import dev.oncepay.idempotency.ClaimAttempt.KeyClaim;
+import dev.oncepay.idempotency.FingerprintMismatchException;
+import dev.oncepay.idempotency.IdempotencyStore;
+import dev.oncepay.idempotency.KeyRecord;
+import dev.oncepay.idempotency.RequestInFlightException;
+import dev.oncepay.payment.Payment;
+import dev.oncepay.payment.PaymentRepository;
+import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.Transition;
+import dev.oncepay.provider.ChargeResult;
+import dev.oncepay.provider.ProviderGateway;
+import dev.oncepay.provider.ProviderOutcome;
+import dev.oncepay.provider.ProviderUnavailableException;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.UUID;
+import org.jboss.logging.Logger;
+
+/**
+ * Takes a payment exactly once per idempotency key.
+ *
+ * <p>A first request costs three single-item conditional writes: claim the key, record the
+ * PENDING payment, settle the payment (fenced by the lease epoch). The key needs no completion
+ * write of its own: it is done when its payment has an outcome. A run that dies between any two
+ * steps leaves a key with a lease; once that expires, one retry takes it over (epoch + 1), fences
+ * the payment and resumes, calling the provider again with the same provider idempotency key,
+ * which cannot charge twice. A PENDING payment left behind is also in the sweep index.
+ */
+@ApplicationScoped
+public class ChargeUseCase {
+    private static final Logger LOG = Logger.getLogger(ChargeUseCase.class);
+
+    private final IdempotencyStore keys;
+    private final PaymentRepository payments;
+    private final ProviderGateway provider;
+    private final Event<ChargePhaseReached> phases;
+    private final Clock clock;
+    private final OncepayConfig config;
+
+    public ChargeUseCase(IdempotencyStore keys, PaymentRepository payments, ProviderGateway provider,
+            Event<ChargePhaseReached> phases, Clock clock, OncepayConfig config) {
+        this.keys = keys;
+        this.payments = payments;
+        this.provider = provider;
+        this.phases = phases;
+        this.clock = clock;
+        this.config = config;
+    }
+
+    public ChargeAnswer charge(ChargeCommand command) {
+        if (provider.chargeBreakerOpen()) {
+            // Fail fast before any write: the key stays free for a later retry.
+            throw unavailable("circuit breaker open");
+        }
+        Instant now = clock.instant();
+        KeyRecord proposed = new KeyRecord(command.key().storageId(), command.key().tenant(), command.fingerprint(),
+                newPaymentId(), UUID.randomUUID().toString(), 1, now.plus(lease()),
+                now.plus(config.idempotency().retention()), now);
+        ClaimAttempt attempt = keys.claim(proposed, now);
+        if (attempt instanceof KeyClaim claim) {
+            return run(claim, command.request(), Optional.empty());
+        }
+        return existing(((ExistingKey) attempt).record(), command);
+    }
+
+    /** A payment of this tenant; another tenant's payment is as absent as a missing one. */
+    public Optional<Payment> payment(String tenant, String paymentId) {
+        return payments.find(paymentId).filter(p -> p.tenant().equals(tenant));
+    }
+
+    private ChargeAnswer existing(KeyRecord stored, ChargeCommand command) {
+        if (!stored.fingerprint().equals(command.fingerprint())) {
+            throw new FingerprintMismatchException();
+        }
+        Optional<Payment> payment = payments.find(stored.paymentId());
+        if (payment.isPresent() && payment.get().status() != PaymentStatus.PENDING) {
+            return new ChargeAnswer(payment.get(), true);
+        }
+        Instant now = clock.instant();
+        if (!stored.leaseExpiredAt(now)) {
+            throw inFlight();
+        }
+        KeyClaim claim = keys.takeOver(stored, UUID.randomUUID().toString(), now, now.plus(lease()))
+                .orElseThrow(this::inFlight);
+        LOG.infof("took over paymentId=%s at epoch=%d", stored.paymentId(), claim.record().leaseEpoch());
+        return run(claim, command.request(), payment);
+    }
+
+    private ChargeAnswer run(KeyClaim claim, ChargeRequest request, Optional<Payment> seen) {
+        KeyRecord key = claim.record();
+        long epoch = key.leaseEpoch();
+        reached(key.paymentId(), ChargePhase.KEY_CLAIMED, epoch);
+
+        Payment payment = record(key, request, seen);
+        if (payment.status() != PaymentStatus.PENDING) {
+            return new ChargeAnswer(payment, true);
+        }
+        reached(payment.id(), ChargePhase.PAYMENT_RECORDED, epoch);
+
+        ChargeResult result = provider.charge(payment);
+        reached(payment.id(), ChargePhase.PROVIDER_ANSWERED, epoch);
+
+        if (result.outcome() == ProviderOutcome.NOT_SENT && !claim.takenOver()) {
+            // Provably nothing reached the provider in the only run there was: forget it all.
+            // (A takeover cannot know what the dead run sent, so it records UNKNOWN instead.)
+            if (payments.deleteUnsent(payment.id(), epoch)) {
+                keys.release(key);
+            }
+            throw unavailable(result.detail());
+        }
+        Transition transition = settlement(result, epoch);
+        Instant now = clock.instant();
+        if (!payments.apply(payment.id(), transition, now)) {
+            // A newer run fenced us off, or the payment was settled meanwhile: theirs is the truth.
+            return payments.find(payment.id()).filter(p -> p.status() != PaymentStatus.PENDING)
+                    .map(p -> new ChargeAnswer(p, true))
+                    .orElseThrow(this::inFlight);
+        }
+        reached(payment.id(), ChargePhase.SETTLED, epoch);
+        return new ChargeAnswer(settled(payment, transition, now), false);
+    }
+
+    /**
+     * Phase 2: the PENDING payment, created by this run or by an earlier one that died; or, if it
+     * was settled meanwhile (by a zombie run or reconcile), the settled payment.
+     */
+    private Payment record(KeyRecord key, ChargeRequest request, Optional<Payment> seen) {
+        Instant now = clock.instant();
+        Payment pending = new Payment(key.paymentId(), key.tenant(), PaymentStatus.PENDING, request.amount(),
+                request.currency(), request.reference(), request.description(), null, null, null, now, now,
+                key.leaseEpoch(), 0);
+        // A stuck PENDING payment is swept once the lease that covers it has surely ended.
+        Instant sweepAt = now.plus(lease()).plus(lease());
+        if (seen.isEmpty() && payments.createPending(pending, sweepAt)) {
+            return pending;
+        }
+        // An earlier run recorded it: fence it so that run can no longer settle it.
+        boolean fenced = payments.fence(key.paymentId(), key.leaseEpoch());
+        Payment existing = payments.find(key.paymentId()).orElseThrow(this::inFlight);
+        if (fenced) {
+            return existing;
+        }
+        if (existing.status() == PaymentStatus.PENDING) {
+            throw inFlight(); // a newer run holds the fence
+        }
+        return existing;
+    }
+
+    private Transition settlement(ChargeResult result, long epoch) {
+        Instant now = clock.instant();
+        OptionalLong fence = OptionalLong.of(epoch);
+        return switch (result.outcome()) {
+            case SUCCEEDED -> new Transition(PaymentStatus.PENDING, PaymentStatus.SUCCEEDED, result.providerPaymentId(),
+                    null, null, null, fence);
+            case FAILED -> new Transition(PaymentStatus.PENDING, PaymentStatus.FAILED, result.providerPaymentId(),
+                    result.declineCode(), "declined", null, fence);
+            case UNKNOWN, NOT_SENT -> new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
+                    result.detail(), now.plus(config.sweep().firstCheckDelay()), fence);
+        };
+    }
+
+    private static Payment settled(Payment p, Transition t, Instant now) {
+        return new Payment(p.id(), p.tenant(), t.to(), p.amount(), p.currency(), p.reference(), p.description(),
+                t.providerPaymentId(), t.declineCode(), t.reason(), p.createdAt(), now, t.fenceEpoch().orElse(0),
+                p.checkAttempts());
+    }
+
+    private void reached(String paymentId, ChargePhase phase, long epoch) {
+        phases.fire(new ChargePhaseReached(paymentId, phase, epoch));
+    }
+
+    private Duration lease() {
+        return config.idempotency().lease();
+    }
+
+    private RequestInFlightException inFlight() {
+        return new RequestInFlightException(config.charge().inFlightRetryAfter());
+    }
+
+    private ProviderUnavailableException unavailable(String reason) {
+        return new ProviderUnavailableException(reason, config.charge().unavailableRetryAfter());
+    }
+
+    private static String newPaymentId() {
+        return "pay_" + UUID.randomUUID().toString().replace("-", "");
+    }
+}

@@ -1,0 +1,123 @@
+package dev.oncepay.charge;
+
+import dev.oncepay.config.OncepayConfig;
+import dev.oncepay.http.HttpApiEvent;
+import dev.oncepay.http.HttpApiResponse;
+import dev.oncepay.http.HttpResponses;
+import dev.oncepay.http.InvalidRequestException;
+import dev.oncepay.http.ProblemType;
+import dev.oncepay.http.TenantResolver;
+import dev.oncepay.http.UnauthenticatedException;
+import dev.oncepay.idempotency.FingerprintMismatchException;
+import dev.oncepay.idempotency.IdempotencyKey;
+import dev.oncepay.idempotency.RequestFingerprint;
+import dev.oncepay.idempotency.RequestInFlightException;
+import dev.oncepay.payment.Payment;
+import dev.oncepay.provider.ProviderUnavailableException;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.jboss.logging.Logger;
+
+/** {@code POST /payments} and {@code GET /payments/{id}}: API Gateway events in, responses out. */
+@ApplicationScoped
+public class PaymentsHttp {
+    private static final Logger LOG = Logger.getLogger(PaymentsHttp.class);
+    static final String COLLECTION = "/payments";
+
+    private final ChargeUseCase charges;
+    private final TenantResolver tenants;
+    private final HttpResponses responses;
+    private final OncepayConfig config;
+
+    public PaymentsHttp(ChargeUseCase charges, TenantResolver tenants, HttpResponses responses, OncepayConfig config) {
+        this.charges = charges;
+        this.tenants = tenants;
+        this.responses = responses;
+        this.config = config;
+    }
+
+    public HttpApiResponse handle(HttpApiEvent event) {
+        try {
+            String method = event.method();
+            String path = event.path();
+            if (path != null && path.equals(COLLECTION)) {
+                return "POST".equals(method) ? create(event)
+                        : responses.problem(ProblemType.METHOD_NOT_ALLOWED, "use POST " + COLLECTION);
+            }
+            if (path != null && path.startsWith(COLLECTION + "/")) {
+                return "GET".equals(method) ? show(event, path.substring(COLLECTION.length() + 1))
+                        : responses.problem(ProblemType.METHOD_NOT_ALLOWED, "use GET " + COLLECTION + "/{id}");
+            }
+            return responses.problem(ProblemType.NOT_FOUND, "no such route");
+        } catch (UnauthenticatedException e) {
+            return responses.problem(ProblemType.UNAUTHENTICATED, e.getMessage());
+        } catch (InvalidRequestException e) {
+            return responses.invalid(e);
+        } catch (RequestInFlightException e) {
+            return responses.problem(ProblemType.REQUEST_IN_FLIGHT, e.getMessage(), Map.of(),
+                    HttpResponses.retryAfter(e.retryAfter()));
+        } catch (FingerprintMismatchException e) {
+            return responses.problem(ProblemType.KEY_REUSED, e.getMessage());
+        } catch (ProviderUnavailableException e) {
+            return responses.problem(ProblemType.PROVIDER_UNAVAILABLE,
+                    "the payment provider is unavailable and nothing was charged; retry with the same Idempotency-Key",
+                    Map.of(), HttpResponses.retryAfter(e.retryAfter()));
+        }
+    }
+
+    private HttpApiResponse create(HttpApiEvent event) {
+        String tenant = tenants.tenantOf(event);
+        String key = event.header("Idempotency-Key");
+        String keyProblem = IdempotencyKey.problemWith(key);
+        if (keyProblem != null) {
+            throw new InvalidRequestException("Idempotency-Key", keyProblem);
+        }
+        String contentType = event.header("Content-Type");
+        if (contentType != null && !contentType.toLowerCase().startsWith("application/json")) {
+            throw new InvalidRequestException("Content-Type", "must be application/json");
+        }
+        ChargeRequest request = ChargeRequest.parse(event.rawBody());
+        RequestFingerprint fingerprint = RequestFingerprint.of("POST", COLLECTION, request.canonicalJson());
+        ChargeAnswer answer = charges.charge(new ChargeCommand(new IdempotencyKey(tenant, key), fingerprint, request));
+        return render(answer);
+    }
+
+    private HttpApiResponse show(HttpApiEvent event, String id) {
+        String tenant = tenants.tenantOf(event);
+        return charges.payment(tenant, id)
+                .map(p -> responses.json(200, PaymentView.of(p), Map.of()))
+                .orElseGet(() -> responses.problem(ProblemType.NOT_FOUND, "no payment " + id));
+    }
+
+    /** The answer is derived from the payment alone, so a replay renders the very same bytes. */
+    private HttpApiResponse render(ChargeAnswer answer) {
+        Payment p = answer.payment();
+        Map<String, String> headers = new LinkedHashMap<>();
+        if (answer.replayed()) {
+            headers.put("Idempotent-Replayed", "true");
+        }
+        LOG.debugf("payment %s answered %s replayed=%s", p.id(), p.status(), answer.replayed());
+        return switch (p.status()) {
+            case SUCCEEDED -> responses.json(201, PaymentView.of(p), location(p, headers));
+            case FAILED -> {
+                Map<String, Object> extensions = new LinkedHashMap<>();
+                extensions.put("paymentId", p.id());
+                extensions.put("declineCode", p.declineCode());
+                extensions.put("payment", PaymentView.of(p));
+                yield responses.problem(ProblemType.PAYMENT_DECLINED, "the provider declined the payment", extensions,
+                        headers);
+            }
+            case PENDING, UNKNOWN -> {
+                headers.putAll(HttpResponses.retryAfter(config.charge().unknownRetryAfter()));
+                yield responses.json(202, PaymentView.of(p), location(p, headers));
+            }
+            case NEEDS_REVIEW -> responses.json(200, PaymentView.of(p), location(p, headers));
+        };
+    }
+
+    private static Map<String, String> location(Payment p, Map<String, String> headers) {
+        headers.put("Location", COLLECTION + "/" + p.id());
+        return headers;
+    }
+}

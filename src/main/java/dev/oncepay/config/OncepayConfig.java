@@ -1,0 +1,96 @@
+package dev.oncepay.config;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+import java.util.Optional;
+
+/** Every setting of oncepay, from {@code application.properties} or the environment. */
+@ConfigMapping(prefix = "oncepay")
+public interface OncepayConfig {
+
+    /** The DynamoDB table name (env {@code ONCEPAY_TABLE}). */
+    @WithDefault("oncepay")
+    String table();
+
+    Tenant tenant();
+
+    Idempotency idempotency();
+
+    Charge charge();
+
+    Sweep sweep();
+
+    Provider provider();
+
+    interface Tenant {
+        /** JWT claim (or Lambda-authorizer context key) that carries the tenant id. */
+        @WithDefault("tenant_id")
+        String claim();
+
+        /**
+         * Local runs only: header that stands in for the authorizer. Empty in production, where
+         * a client-supplied tenant would let one merchant act as another.
+         */
+        Optional<String> trustedHeader();
+    }
+
+    interface Idempotency {
+        /** How long a key is remembered and replayed (Stripe: at least 24 h). */
+        @WithDefault("24H")
+        Duration retention();
+
+        /**
+         * How long a claimed key is owned by the request that claimed it. Must exceed the
+         * charge Lambda's timeout, so a live request is never taken over.
+         */
+        @WithDefault("35S")
+        Duration lease();
+    }
+
+    interface Charge {
+        /** {@code Retry-After} sent with 409 while the same key is in flight. */
+        @WithDefault("1S")
+        Duration inFlightRetryAfter();
+
+        /** {@code Retry-After} sent with 202 when the outcome is unknown. */
+        @WithDefault("10S")
+        Duration unknownRetryAfter();
+
+        /** {@code Retry-After} sent with 503 when the provider is unavailable. */
+        @WithDefault("5S")
+        Duration unavailableRetryAfter();
+    }
+
+    interface Provider {
+        /** Provider id in webhook paths ({@code /webhooks/{id}}). */
+        @WithDefault("sim")
+        String id();
+
+        /** Base URL of the PSP's REST API (the REST client {@code psp} is pointed at it). */
+        @WithDefault("http://127.0.0.1:8090")
+        String url();
+
+        /** Ceiling of the full-jitter backoff between charge attempts. */
+        @WithDefault("2S")
+        Duration backoffCap();
+
+        /** API key sent as a bearer token; from Secrets Manager/SSM in production, never logged. */
+        @WithDefault("local-sim-key")
+        String apiKey();
+
+        /** A 429 asking us to wait longer than this ends the attempt instead of blocking the caller. */
+        @WithDefault("2S")
+        Duration maxRetryAfter();
+    }
+
+    interface Sweep {
+        /** Number of sweep-index shards (GSI partition keys {@code 0..shards-1}). */
+        @WithDefault("4")
+        int shards();
+
+        /** First check of an UNKNOWN payment, measured from when it became unknown. */
+        @WithDefault("30S")
+        Duration firstCheckDelay();
+    }
+}

@@ -1,0 +1,39 @@
+package dev.oncepay.http;
+
+/** The stable problem types of oncepay's API (RFC 9457 {@code type} URIs). */
+public enum ProblemType {
+    INVALID_REQUEST(400, "invalid-request", "The request is invalid"),
+    UNAUTHENTICATED(401, "unauthenticated", "No authenticated tenant"),
+    INVALID_SIGNATURE(401, "invalid-signature", "The webhook signature is invalid"),
+    PAYMENT_DECLINED(402, "payment-declined", "The payment was declined"),
+    NOT_FOUND(404, "not-found", "Not found"),
+    METHOD_NOT_ALLOWED(405, "method-not-allowed", "Method not allowed"),
+    REQUEST_IN_FLIGHT(409, "request-in-flight", "A request with this Idempotency-Key is in progress"),
+    KEY_REUSED(422, "idempotency-key-reused", "The Idempotency-Key was used with a different request"),
+    INTERNAL(500, "internal", "Internal error"),
+    PROVIDER_UNAVAILABLE(503, "provider-unavailable", "The payment provider is unavailable");
+
+    private static final String BASE = "https://oncepay.dev/problems/";
+
+    private final int status;
+    private final String slug;
+    private final String title;
+
+    ProblemType(int status, String slug, String title) {
+        this.status = status;
+        this.slug = slug;
+        this.title = title;
+    }
+
+    public int status() {
+        return status;
+    }
+
+    public String uri() {
+        return BASE + slug;
+    }
+
+    public String title() {
+        return title;
+    }
+}

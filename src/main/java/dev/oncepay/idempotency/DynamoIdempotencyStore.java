@@ -1,0 +1,123 @@
+package dev.oncepay.idempotency;
+
+import dev.oncepay.config.OncepayConfig;
+import dev.oncepay.store.Attr;
+import dev.oncepay.store.Table;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
+
+/** {@link IdempotencyStore} over the oncepay DynamoDB table. */
+@ApplicationScoped
+public class DynamoIdempotencyStore implements IdempotencyStore {
+    /** A claim can lose to a record that vanishes before we read it (released): try again. */
+    private static final int CLAIM_ATTEMPTS = 3;
+
+    private final DynamoDbClient dynamo;
+    private final String table;
+
+    public DynamoIdempotencyStore(DynamoDbClient dynamo, OncepayConfig config) {
+        this.dynamo = dynamo;
+        this.table = config.table();
+    }
+
+    @Override
+    public ClaimAttempt claim(KeyRecord proposed, Instant now) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                dynamo.putItem(b -> b.tableName(table).item(toItem(proposed))
+                        // Expiry is compared here, not left to TTL, which deletes days late.
+                        .conditionExpression("attribute_not_exists(#pk) OR #expiresAt < :now")
+                        .expressionAttributeNames(Map.of("#pk", Table.PK, "#expiresAt", Table.EXPIRES_AT))
+                        .expressionAttributeValues(Map.of(":now", Attr.n(now.getEpochSecond())))
+                        .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD));
+                return new ClaimAttempt.KeyClaim(proposed, false);
+            } catch (ConditionalCheckFailedException taken) {
+                Map<String, AttributeValue> old = taken.hasItem() && !taken.item().isEmpty()
+                        ? taken.item()
+                        // Stores that ignore ReturnValuesOnConditionCheckFailure (dynalite): read it.
+                        : readConsistently(proposed.storageId());
+                if (old != null) {
+                    return new ClaimAttempt.ExistingKey(fromItem(old));
+                }
+                if (attempt == CLAIM_ATTEMPTS) {
+                    throw new IllegalStateException("idempotency key kept changing under a claim", taken);
+                }
+            }
+        }
+    }
+
+    @Override
+    public Optional<ClaimAttempt.KeyClaim> takeOver(KeyRecord observed, String newOwner, Instant now,
+            Instant leaseExpiresAt) {
+        long nextEpoch = observed.leaseEpoch() + 1;
+        try {
+            dynamo.updateItem(b -> b.tableName(table).key(Attr.key(observed.storageId()))
+                    .updateExpression("SET #owner = :owner, #epoch = :next, #lease = :lease")
+                    .conditionExpression("#epoch = :observed AND #lease < :now")
+                    .expressionAttributeNames(Map.of("#owner", Table.LEASE_OWNER, "#epoch", Table.LEASE_EPOCH,
+                            "#lease", Table.LEASE_EXPIRES_AT))
+                    .expressionAttributeValues(Map.of(":owner", Attr.s(newOwner), ":next", Attr.n(nextEpoch),
+                            ":lease", Attr.n(leaseExpiresAt.toEpochMilli()), ":observed", Attr.n(observed.leaseEpoch()),
+                            ":now", Attr.n(now.toEpochMilli()))));
+        } catch (ConditionalCheckFailedException anotherRetryWon) {
+            return Optional.empty();
+        }
+        KeyRecord mine = new KeyRecord(observed.storageId(), observed.tenant(), observed.fingerprint(),
+                observed.paymentId(), newOwner, nextEpoch, leaseExpiresAt, observed.expiresAt(), observed.createdAt());
+        return Optional.of(new ClaimAttempt.KeyClaim(mine, true));
+    }
+
+    @Override
+    public boolean release(KeyRecord held) {
+        try {
+            dynamo.deleteItem(b -> b.tableName(table).key(Attr.key(held.storageId()))
+                    .conditionExpression("#epoch = :epoch")
+                    .expressionAttributeNames(Map.of("#epoch", Table.LEASE_EPOCH))
+                    .expressionAttributeValues(Map.of(":epoch", Attr.n(held.leaseEpoch()))));
+            return true;
+        } catch (ConditionalCheckFailedException takenOver) {
+            return false;
+        }
+    }
+
+    private Map<String, AttributeValue> readConsistently(String storageId) {
+        Map<String, AttributeValue> item = dynamo.getItem(b -> b.tableName(table).key(Attr.key(storageId))
+                .consistentRead(true)).item();
+        return item == null || item.isEmpty() ? null : item;
+    }
+
+    private static Map<String, AttributeValue> toItem(KeyRecord r) {
+        Map<String, AttributeValue> item = new HashMap<>();
+        item.put(Table.PK, Attr.s(r.storageId()));
+        item.put(Table.KIND, Attr.s(Table.KIND_KEY));
+        item.put(Table.TENANT, Attr.s(r.tenant()));
+        item.put(Table.FINGERPRINT, Attr.s(r.fingerprint().value()));
+        item.put(Table.PAYMENT_ID, Attr.s(r.paymentId()));
+        item.put(Table.LEASE_OWNER, Attr.s(r.leaseOwner()));
+        item.put(Table.LEASE_EPOCH, Attr.n(r.leaseEpoch()));
+        item.put(Table.LEASE_EXPIRES_AT, Attr.n(r.leaseExpiresAt().toEpochMilli()));
+        item.put(Table.EXPIRES_AT, Attr.n(r.expiresAt().getEpochSecond()));
+        item.put(Table.CREATED_AT, Attr.s(r.createdAt().toString()));
+        return item;
+    }
+
+    private static KeyRecord fromItem(Map<String, AttributeValue> item) {
+        return new KeyRecord(
+                Attr.string(item, Table.PK),
+                Attr.string(item, Table.TENANT),
+                new RequestFingerprint(Attr.string(item, Table.FINGERPRINT)),
+                Attr.string(item, Table.PAYMENT_ID),
+                Attr.string(item, Table.LEASE_OWNER),
+                Attr.number(item, Table.LEASE_EPOCH, 0),
+                Instant.ofEpochMilli(Attr.number(item, Table.LEASE_EXPIRES_AT, 0)),
+                Instant.ofEpochSecond(Attr.number(item, Table.EXPIRES_AT, 0)),
+                Instant.parse(Attr.string(item, Table.CREATED_AT)));
+    }
+}

@@ -1,0 +1,48 @@
+package dev.oncepay.idempotency;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/**
+ * A client's {@code Idempotency-Key}, scoped to its tenant. Stored only as a hash: the raw key
+ * may carry whatever the client put in it, and it never needs to be read back.
+ */
+public record IdempotencyKey(String tenant, String value) {
+    public static final int MAX_LENGTH = 255;
+
+    /** {@code null} if the header value is a valid key, else why not. */
+    public static String problemWith(String value) {
+        if (value == null) {
+            return "the Idempotency-Key header is required";
+        }
+        if (value.isEmpty() || value.length() > MAX_LENGTH) {
+            return "the Idempotency-Key header must be 1 to " + MAX_LENGTH + " characters";
+        }
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c < 0x20 || c > 0x7e) {
+                return "the Idempotency-Key header must be printable ASCII";
+            }
+        }
+        if (value.isBlank()) {
+            return "the Idempotency-Key header must not be blank";
+        }
+        return null;
+    }
+
+    /** The item's partition key: tenant and key hashed together, so tenants never collide. */
+    public String storageId() {
+        return "key#" + sha256Hex(tenant + '\u0000' + value);
+    }
+
+    static String sha256Hex(String text) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest);
+        } catch (NoSuchAlgorithmException impossible) {
+            throw new IllegalStateException("SHA-256 is part of every JRE", impossible);
+        }
+    }
+}

@@ -1,0 +1,23 @@
+package dev.oncepay.idempotency;
+
+import java.time.Instant;
+import java.util.Optional;
+
+/**
+ * Where idempotency keys live. Each method is one conditional write: the store, not a
+ * read-then-write in code, decides between concurrent requests.
+ */
+public interface IdempotencyStore {
+
+    /** Claims {@code proposed} unless a live (unexpired) record exists; then returns that one. */
+    ClaimAttempt claim(KeyRecord proposed, Instant now);
+
+    /**
+     * Takes over a record whose lease has expired, if it is still exactly as {@code observed}
+     * (same epoch): exactly one of several racing retries wins.
+     */
+    Optional<ClaimAttempt.KeyClaim> takeOver(KeyRecord observed, String newOwner, Instant now, Instant leaseExpiresAt);
+
+    /** Forgets a key we hold, so the client can try again with it (nothing reached the provider). */
+    boolean release(KeyRecord held);
+}

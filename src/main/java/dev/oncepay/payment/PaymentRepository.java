@@ -1,0 +1,181 @@
+package dev.oncepay.payment;
+
+import dev.oncepay.config.OncepayConfig;
+import dev.oncepay.store.Attr;
+import dev.oncepay.store.Table;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+
+/**
+ * Payment items in DynamoDB. Every write is a single conditional write on one item, so racing
+ * writers (a charge retry, a webhook, a sweep) can never move a payment backwards.
+ */
+@ApplicationScoped
+public class PaymentRepository {
+    private static final String PREFIX = "payment#";
+
+    private final DynamoDbClient dynamo;
+    private final String table;
+    private final int shards;
+
+    public PaymentRepository(DynamoDbClient dynamo, OncepayConfig config) {
+        this.dynamo = dynamo;
+        this.table = config.table();
+        this.shards = config.sweep().shards();
+    }
+
+    public static String pk(String paymentId) {
+        return PREFIX + paymentId;
+    }
+
+    /** Records a new PENDING payment; {@code false} if it already exists (an earlier run made it). */
+    public boolean createPending(Payment payment, Instant nextCheckAt) {
+        Map<String, AttributeValue> item = new HashMap<>();
+        item.put(Table.PK, Attr.s(pk(payment.id())));
+        item.put(Table.KIND, Attr.s(Table.KIND_PAYMENT));
+        item.put(Table.TENANT, Attr.s(payment.tenant()));
+        item.put(Table.STATUS, Attr.s(PaymentStatus.PENDING.name()));
+        item.put(Table.AMOUNT, Attr.n(payment.amount()));
+        item.put(Table.CURRENCY, Attr.s(payment.currency()));
+        item.put(Table.REFERENCE, Attr.s(payment.reference()));
+        if (payment.description() != null) {
+            item.put(Table.DESCRIPTION, Attr.s(payment.description()));
+        }
+        item.put(Table.CREATED_AT, Attr.s(payment.createdAt().toString()));
+        item.put(Table.UPDATED_AT, Attr.s(payment.updatedAt().toString()));
+        item.put(Table.LEASE_EPOCH, Attr.n(payment.leaseEpoch()));
+        item.put(Table.CHECK_ATTEMPTS, Attr.n(0));
+        // Listed in the sweep index from the start: if this run dies, reconcile finds the payment.
+        item.put(Table.SWEEP_SHARD, Attr.s(shardOf(payment.id())));
+        item.put(Table.NEXT_CHECK_AT, Attr.n(nextCheckAt.toEpochMilli()));
+        try {
+            dynamo.putItem(b -> b.tableName(table).item(item).conditionExpression("attribute_not_exists(#pk)")
+                    .expressionAttributeNames(Map.of("#pk", Table.PK)));
+            return true;
+        } catch (ConditionalCheckFailedException exists) {
+            return false;
+        }
+    }
+
+    /** Consistent read: the answer a client gets must reflect every acknowledged write. */
+    public Optional<Payment> find(String paymentId) {
+        Map<String, AttributeValue> item = dynamo.getItem(b -> b.tableName(table).key(Attr.key(pk(paymentId)))
+                .consistentRead(true)).item();
+        return item == null || item.isEmpty() ? Optional.empty() : Optional.of(fromItem(item));
+    }
+
+    /**
+     * Moves the fence of a PENDING payment to {@code epoch}: from now on only the run holding that
+     * epoch may settle it. Fails if the payment left PENDING or a newer run fenced it already.
+     */
+    public boolean fence(String paymentId, long epoch) {
+        try {
+            dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk(paymentId)))
+                    .updateExpression("SET #epoch = :epoch")
+                    .conditionExpression("#status = :pending AND #epoch < :epoch")
+                    .expressionAttributeNames(Map.of("#epoch", Table.LEASE_EPOCH, "#status", Table.STATUS))
+                    .expressionAttributeValues(Map.of(":epoch", Attr.n(epoch),
+                            ":pending", Attr.s(PaymentStatus.PENDING.name()))));
+            return true;
+        } catch (ConditionalCheckFailedException lost) {
+            return false;
+        }
+    }
+
+    /** Applies one transition; {@code false} if the payment is no longer where the transition starts. */
+    public boolean apply(String paymentId, Transition t, Instant now) {
+        Map<String, String> names = new HashMap<>();
+        Map<String, AttributeValue> values = new HashMap<>();
+        StringBuilder set = new StringBuilder("SET #status = :to, #updatedAt = :now");
+        names.put("#status", Table.STATUS);
+        names.put("#updatedAt", Table.UPDATED_AT);
+        values.put(":to", Attr.s(t.to().name()));
+        values.put(":from", Attr.s(t.from().name()));
+        values.put(":now", Attr.s(now.toString()));
+        setIfPresent(set, names, values, Table.PROVIDER_PAYMENT_ID, t.providerPaymentId());
+        setIfPresent(set, names, values, Table.DECLINE_CODE, t.declineCode());
+        setIfPresent(set, names, values, Table.STATUS_REASON, t.reason());
+        String remove = "";
+        names.put("#next", Table.NEXT_CHECK_AT);
+        if (t.nextCheckAt() != null) {
+            set.append(", #next = :next");
+            values.put(":next", Attr.n(t.nextCheckAt().toEpochMilli()));
+        } else {
+            // Settled: drop out of the sparse sweep index.
+            names.put("#shard", Table.SWEEP_SHARD);
+            remove = " REMOVE #shard, #next";
+        }
+        String condition = "#status = :from";
+        if (t.fenceEpoch().isPresent()) {
+            condition += " AND #epoch = :epoch";
+            names.put("#epoch", Table.LEASE_EPOCH);
+            values.put(":epoch", Attr.n(t.fenceEpoch().getAsLong()));
+        }
+        String update = set + remove;
+        String finalCondition = condition;
+        try {
+            dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk(paymentId)))
+                    .updateExpression(update).conditionExpression(finalCondition)
+                    .expressionAttributeNames(names).expressionAttributeValues(values));
+            return true;
+        } catch (ConditionalCheckFailedException moved) {
+            return false;
+        }
+    }
+
+    /**
+     * Removes a PENDING payment whose charge provably never reached the provider (breaker open),
+     * so the client's key can be used again. Fenced like a settlement.
+     */
+    public boolean deleteUnsent(String paymentId, long epoch) {
+        try {
+            dynamo.deleteItem(b -> b.tableName(table).key(Attr.key(pk(paymentId)))
+                    .conditionExpression("#status = :pending AND #epoch = :epoch")
+                    .expressionAttributeNames(Map.of("#status", Table.STATUS, "#epoch", Table.LEASE_EPOCH))
+                    .expressionAttributeValues(Map.of(":pending", Attr.s(PaymentStatus.PENDING.name()),
+                            ":epoch", Attr.n(epoch))));
+            return true;
+        } catch (ConditionalCheckFailedException moved) {
+            return false;
+        }
+    }
+
+    String shardOf(String paymentId) {
+        return Integer.toString(Math.floorMod(paymentId.hashCode(), shards));
+    }
+
+    private static void setIfPresent(StringBuilder set, Map<String, String> names, Map<String, AttributeValue> values,
+            String attribute, String value) {
+        if (value != null) {
+            String placeholder = "#" + attribute;
+            set.append(", ").append(placeholder).append(" = :").append(attribute);
+            names.put(placeholder, attribute);
+            values.put(":" + attribute, Attr.s(value));
+        }
+    }
+
+    static Payment fromItem(Map<String, AttributeValue> item) {
+        String pk = Attr.string(item, Table.PK);
+        return new Payment(
+                pk.substring(PREFIX.length()),
+                Attr.string(item, Table.TENANT),
+                PaymentStatus.valueOf(Attr.string(item, Table.STATUS)),
+                Attr.number(item, Table.AMOUNT, 0),
+                Attr.string(item, Table.CURRENCY),
+                Attr.string(item, Table.REFERENCE),
+                Attr.string(item, Table.DESCRIPTION),
+                Attr.string(item, Table.PROVIDER_PAYMENT_ID),
+                Attr.string(item, Table.DECLINE_CODE),
+                Attr.string(item, Table.STATUS_REASON),
+                Instant.parse(Attr.string(item, Table.CREATED_AT)),
+                Instant.parse(Attr.string(item, Table.UPDATED_AT)),
+                Attr.number(item, Table.LEASE_EPOCH, 0),
+                (int) Attr.number(item, Table.CHECK_ATTEMPTS, 0));
+    }
+}

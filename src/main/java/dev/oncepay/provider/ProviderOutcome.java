@@ -1,0 +1,13 @@
+package dev.oncepay.provider;
+
+/** The three outcomes of a remote call, plus the case where nothing was sent at all. */
+public enum ProviderOutcome {
+    /** The provider captured the charge. */
+    SUCCEEDED,
+    /** The provider said no (a decline or a refused request): no money moved. */
+    FAILED,
+    /** No answer after the request may have arrived (timeout, reset, 5xx): ask the provider later. */
+    UNKNOWN,
+    /** Provably never reached the provider (breaker open, connection refused, throttled): safe to release. */
+    NOT_SENT
+}

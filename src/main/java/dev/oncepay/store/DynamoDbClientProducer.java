@@ -1,0 +1,32 @@
+package dev.oncepay.store;
+
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
+import software.amazon.awssdk.core.client.config.ClientOverrideConfiguration;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
+
+/**
+ * The DynamoDB client, built by the extension and given an explicit retry policy: SDK
+ * "standard" mode, 3 attempts with a retry token bucket (legacy mode would allow 8 for
+ * DynamoDB). Conditional-check failures are answers, never retried. The SDK's retries are the
+ * only retries of DynamoDB calls; provider calls are retried elsewhere, never stacked on these.
+ */
+@ApplicationScoped
+public class DynamoDbClientProducer {
+    static final int MAX_ATTEMPTS = 3;
+
+    @Produces
+    @ApplicationScoped
+    DynamoDbClient dynamoDbClient(DynamoDbClientBuilder builder) {
+        // Amend, not replace: the extension's configuration carries the execution interceptors.
+        ClientOverrideConfiguration configured = builder.overrideConfiguration();
+        return builder
+                .overrideConfiguration(configured.toBuilder()
+                        .retryStrategy(AwsRetryStrategy.standardRetryStrategy().toBuilder()
+                                .maxAttempts(MAX_ATTEMPTS).build())
+                        .build())
+                .build();
+    }
+}

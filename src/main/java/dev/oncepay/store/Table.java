@@ -1,0 +1,52 @@
+package dev.oncepay.store;
+
+/**
+ * The one DynamoDB table's schema: attribute and index names as constants. Production infra
+ * ({@code infra/}), the tests and the local run all read these, so there is one list, not three.
+ *
+ * <p>Items of several kinds share the table, told apart by the prefix of {@link #PK}:
+ * idempotency keys ({@code key#}), payments ({@code payment#}) and webhook events ({@code event#}).
+ */
+public final class Table {
+    private Table() {
+    }
+
+    /** Partition key of every item (string). */
+    public static final String PK = "pk";
+    /** What an item is: {@code key}, {@code payment} or {@code event}. */
+    public static final String KIND = "kind";
+    /** DynamoDB TTL attribute (epoch seconds). Lazily enforced by AWS, so code compares it too. */
+    public static final String EXPIRES_AT = "expiresAt";
+
+    /** Sparse GSI over payments that reconcile must look at: present only while unsettled. */
+    public static final String SWEEP_INDEX = "sweep";
+    /** GSI partition key: one of N shards so the sweep never hammers one partition. */
+    public static final String SWEEP_SHARD = "sweepShard";
+    /** GSI sort key: epoch millis at which the payment should next be checked. */
+    public static final String NEXT_CHECK_AT = "nextCheckAt";
+
+    // Idempotency key items.
+    public static final String TENANT = "tenant";
+    public static final String FINGERPRINT = "fingerprint";
+    public static final String PAYMENT_ID = "paymentId";
+    public static final String LEASE_OWNER = "leaseOwner";
+    public static final String LEASE_EPOCH = "leaseEpoch";
+    public static final String LEASE_EXPIRES_AT = "leaseExpiresAt";
+    public static final String CREATED_AT = "createdAt";
+
+    // Payment items (TENANT, CREATED_AT, LEASE_EPOCH shared with key items).
+    public static final String STATUS = "status";
+    public static final String AMOUNT = "amount";
+    public static final String CURRENCY = "currency";
+    public static final String REFERENCE = "reference";
+    public static final String DESCRIPTION = "description";
+    public static final String PROVIDER_PAYMENT_ID = "providerPaymentId";
+    public static final String DECLINE_CODE = "declineCode";
+    public static final String STATUS_REASON = "statusReason";
+    public static final String UPDATED_AT = "updatedAt";
+    public static final String CHECK_ATTEMPTS = "checkAttempts";
+
+    public static final String KIND_KEY = "key";
+    public static final String KIND_PAYMENT = "payment";
+    public static final String KIND_EVENT = "event";
+}

@@ -1,0 +1,73 @@
+package dev.oncepay.testing;
+
+import dev.oncepay.charge.ChargePhase;
+import dev.oncepay.charge.ChargePhaseReached;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Fails or parks a charge run right after a phase, the way a crashed or frozen Lambda would
+ * leave it: no clean-up code runs, the state is whatever the last write made it.
+ */
+@ApplicationScoped
+public class PhaseHooks {
+    /** What a crashed process looks like from the outside: the invocation errors. */
+    public static class SimulatedCrash extends RuntimeException {
+        public SimulatedCrash(ChargePhase phase) {
+            super("simulated crash after " + phase);
+        }
+    }
+
+    private volatile ChargePhase crashAfter;
+    private volatile ChargePhase parkAfter;
+    private volatile CountDownLatch parked = new CountDownLatch(1);
+    private volatile CountDownLatch release = new CountDownLatch(1);
+
+    /** The next run that completes {@code phase} dies right there (once). */
+    public void crashOnceAfter(ChargePhase phase) {
+        crashAfter = phase;
+    }
+
+    /** The next run that completes {@code phase} stops there until {@link #release()} (once). */
+    public void parkOnceAfter(ChargePhase phase) {
+        parked = new CountDownLatch(1);
+        release = new CountDownLatch(1);
+        parkAfter = phase;
+    }
+
+    public boolean awaitParked() throws InterruptedException {
+        return parked.await(30, TimeUnit.SECONDS);
+    }
+
+    public void release() {
+        release.countDown();
+    }
+
+    public void reset() {
+        crashAfter = null;
+        parkAfter = null;
+        release.countDown();
+    }
+
+    void on(@Observes ChargePhaseReached event) throws InterruptedException {
+        synchronized (this) {
+            if (event.phase() == crashAfter) {
+                crashAfter = null;
+                throw new SimulatedCrash(event.phase());
+            }
+        }
+        boolean park;
+        synchronized (this) {
+            park = event.phase() == parkAfter;
+            if (park) {
+                parkAfter = null;
+            }
+        }
+        if (park) {
+            parked.countDown();
+            release.await(60, TimeUnit.SECONDS);
+        }
+    }
+}
