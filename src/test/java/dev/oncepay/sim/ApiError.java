@@ -1,0 +1,49 @@
+package dev.oncepay.sim;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.util.Map;
+
+/**
+ * An error answer of the simulated provider: {@code {"error":{"type","message"}}} with a status and
+ * optional extra headers. Thrown from handlers so validation reads top to bottom.
+ */
+final class ApiError extends RuntimeException {
+
+    private static final long serialVersionUID = 1L;
+
+    private final int status;
+    private final String type;
+    private final Map<String, String> headers;
+
+    ApiError(int status, String type, String message) {
+        this(status, type, message, Map.of());
+    }
+
+    ApiError(int status, String type, String message, Map<String, String> headers) {
+        super(message, null, false, false); // control flow, not a bug: no stack trace needed
+        this.status = status;
+        this.type = type;
+        this.headers = Map.copyOf(headers);
+    }
+
+    static ApiError invalidRequest(String message) {
+        return new ApiError(400, "invalid_request", message);
+    }
+
+    int status() {
+        return status;
+    }
+
+    Map<String, String> headers() {
+        return headers;
+    }
+
+    ObjectNode body(ObjectMapper json) {
+        ObjectNode root = json.createObjectNode();
+        ObjectNode error = root.putObject("error");
+        error.put("type", type);
+        error.put("message", getMessage());
+        return root;
+    }
+}
