@@ -46,11 +46,26 @@ final class ChargesEndpoint extends JsonHandler {
         }
     }
 
+    /** A test's scripted answer: nothing is executed, the status says why. */
+    private static ApiError scriptedError(int status, Faults settings) {
+        return switch (status) {
+            case 429 -> new ApiError(429, "rate_limited", "scripted",
+                    Map.of("Retry-After", Long.toString(settings.retryAfterSeconds())));
+            case 402 -> new ApiError(402, "card_declined", "scripted decline");
+            default -> new ApiError(status, status >= 500 ? "api_error" : "invalid_request", "scripted");
+        };
+    }
+
     private void charge(HttpExchange exchange) throws IOException, InterruptedException {
         counters.charges.incrementAndGet();
+        counters.chargeArrivals.add(java.time.Instant.now());
         // Read the whole request first: every fault below happens after the client finished
         // sending, which is exactly the case where the client cannot know what happened.
         byte[] raw = exchange.getRequestBody().readAllBytes();
+        Integer scripted = counters.scriptedStatuses.poll();
+        if (scripted != null) {
+            throw scriptedError(scripted, faults.current());
+        }
         FaultPlan plan = faults.roll();
         Faults settings = faults.current();
         if (plan.outage()) {

@@ -129,6 +129,21 @@ public final class PspSimulator implements AutoCloseable {
         return counters.charges.get();
     }
 
+    /**
+     * The next charge requests are answered with these HTTP statuses (error bodies, nothing
+     * executed), in order, before any random fault: for deterministic retry tests.
+     */
+    public void scriptChargeAnswers(int... statuses) {
+        for (int status : statuses) {
+            counters.scriptedStatuses.add(status);
+        }
+    }
+
+    /** When each charge request arrived, in order. */
+    public List<Instant> chargeArrivals() {
+        return List.copyOf(counters.chargeArrivals);
+    }
+
     /** {@code GET /v1/charges} requests received. */
     public int lookupRequests() {
         return counters.lookups.get();
