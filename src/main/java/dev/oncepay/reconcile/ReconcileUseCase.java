@@ -268,7 +268,7 @@ public class ReconcileUseCase {
         if (target == current) {
             return Optional.of(Outcome.SKIPPED); // settled the same way by someone else (or already in review)
         }
-        return review(payment, "conflicting facts: recorded " + current + ", provider lookup says " + settle.status()
+        return review(payment, "conflicting facts: recorded " + current + ", the provider says " + settle.status()
                 + " (" + settle.reason() + ")", Outcome.NEEDS_REVIEW, now);
     }
 

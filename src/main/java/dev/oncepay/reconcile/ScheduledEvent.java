@@ -2,6 +2,7 @@ package dev.oncepay.reconcile;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.List;
 import java.util.Map;
 
@@ -10,6 +11,7 @@ import java.util.Map;
  * the typed SDK class loses {@code detail-type}. The sweep does not depend on any field (a manual
  * invocation with {@code {}} sweeps as well); they identify the trigger in the logs.
  */
+@RegisterForReflection
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record ScheduledEvent(
         String version,

@@ -1,5 +1,7 @@
 package dev.oncepay.reconcile;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
+
 /**
  * What one sweep did: the function's output, and one structured log line per invocation.
  *
@@ -9,10 +11,12 @@ package dev.oncepay.reconcile;
  * @param deadLettered payments given up after the attempt or age cap: now {@code NEEDS_REVIEW}
  * @param skipped entries that needed nothing from this sweep: no longer due or settled (stale
  *        index entry, another sweep, a webhook or a charge retry got there first)
- * @param errors entries that failed unexpectedly; left untouched, so the next sweep retries them
+ * @param errors entries that failed unexpectedly (left untouched, so the next sweep retries them),
+ *        plus shard queries that failed
  * @param resent charges re-sent with the payment's own provider idempotency key (lookup found none)
  * @param notStarted due entries left for the next invocation because the time budget was spent
  */
+@RegisterForReflection
 public record SweepSummary(
         String trigger,
         int examined,
@@ -27,6 +31,7 @@ public record SweepSummary(
         long elapsedMillis) {
 
     /** @param needsReview contradicting provider facts (several charges, wrong amount, a conflicting webhook) */
+    @RegisterForReflection
     public record Settled(int succeeded, int failed, int needsReview) {
         public int total() {
             return succeeded + failed + needsReview;
