@@ -12,7 +12,9 @@ import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.payment.Transition;
+import dev.oncepay.provider.ProviderGateway;
 import dev.oncepay.reconcile.ReconcileFixture.AtProvider;
+import dev.oncepay.sim.Faults;
 import dev.oncepay.sim.LedgerEntry;
 import dev.oncepay.testing.PhaseHooks;
 import dev.oncepay.testing.TestClock;
@@ -35,6 +37,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -62,6 +65,8 @@ class ReconcileRaceTest {
     SweepHooks sweepHooks;
     @Inject
     PhaseHooks chargeHooks;
+    @Inject
+    ProviderGateway provider;
 
     private final ExecutorService threads = Executors.newFixedThreadPool(8);
 
@@ -115,6 +120,61 @@ class ReconcileRaceTest {
             assertEquals(ledger.get(0).id(), p.providerPaymentId());
             assertFalse(fx.listed(p.id()));
         }
+    }
+
+    @Test
+    void concurrentSweepsDeferEachPaymentOnceWhileTheBreakerIsOpen() throws Exception {
+        // An outage opens the charge breaker and leaves one UNKNOWN payment; seven more join it.
+        fx.sim().setFaults(Faults.none().withOutage(true));
+        HttpApiResponse accepted = fx.post(UUID.randomUUID().toString(), body(1000, "order_breaker"));
+        fx.sim().setFaults(Faults.none());
+        assertEquals(202, accepted.statusCode(), accepted.body());
+        assertTrue(provider.chargeBreakerOpen());
+        List<String> ids = new ArrayList<>(List.of(ReconcileFixture.paymentId(accepted)));
+        for (int i = 0; i < 7; i++) {
+            ids.add(fx.unknownPayment(1001 + i, AtProvider.SUCCEEDED).id());
+        }
+        clock.advance(Duration.ofSeconds(31));
+        int calls = fx.sim().chargeRequests() + fx.sim().lookupRequests();
+
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<SweepSummary>> running = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            int n = i;
+            running.add(threads.submit(() -> {
+                start.await();
+                return useCase.sweep("breaker-" + n);
+            }));
+        }
+        start.countDown();
+        List<SweepSummary> summaries = new ArrayList<>();
+        for (Future<SweepSummary> f : running) {
+            summaries.add(f.get(60, TimeUnit.SECONDS));
+        }
+
+        assertEquals(8, summaries.stream().mapToInt(SweepSummary::deferred).sum(), () -> "one deferral each: " + summaries);
+        for (SweepSummary s : summaries) {
+            assertEquals(s.examined(), s.deferred() + s.skipped(), s::toString);
+        }
+        for (String id : ids) {
+            assertEquals(1, fx.state(id).payment().checkAttempts(), "one attempt counted for " + id);
+        }
+        assertEquals(calls, fx.sim().chargeRequests() + fx.sim().lookupRequests(), "no provider call at all");
+    }
+
+    @Test
+    void sweepOvertakenByAnotherBetweenItsReadAndItsDeferralDoesNotCountTwice() {
+        fx.sim().setFaults(Faults.none().withOutage(true)); // lookups fail: both sweeps want to defer
+        Payment payment = fx.unknownPayment(1100, AtProvider.NOTHING);
+        AtomicReference<SweepSummary> overtaking = new AtomicReference<>();
+        sweepHooks.onceAt(ReconcilePhase.READ, id -> overtaking.set(useCase.sweep("overtaking")));
+
+        SweepSummary overtaken = fx.sweep();
+
+        assertEquals(1, overtaking.get().deferred(), overtaking.get()::toString);
+        assertEquals(0, overtaken.deferred(), overtaken::toString);
+        assertEquals(1, overtaken.skipped(), "its conditional deferral lost: the attempt was counted already");
+        assertEquals(1, fx.state(payment.id()).payment().checkAttempts());
     }
 
     @Test
