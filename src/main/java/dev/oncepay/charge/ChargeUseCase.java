@@ -58,11 +58,14 @@ public class ChargeUseCase {
     }
 
     public ChargeAnswer charge(ChargeCommand command) {
-        if (provider.chargeBreakerOpen()) {
-            // Fail fast before any write: the key stays free for a later retry.
-            throw unavailable("circuit breaker open");
-        }
         Instant now = clock.instant();
+        if (provider.chargeBreakerOpen()) {
+            // Fail fast before any write, so the key stays free; but a key that exists is still
+            // answered (replay, 409, 422): those never need the provider.
+            KeyRecord stored = keys.find(command.key().storageId(), now)
+                    .orElseThrow(() -> unavailable("circuit breaker open"));
+            return existing(stored, command);
+        }
         KeyRecord proposed = new KeyRecord(command.key().storageId(), command.key().tenant(), command.fingerprint(),
                 newPaymentId(), UUID.randomUUID().toString(), 1, now.plus(lease()),
                 now.plus(config.idempotency().retention()), now);
@@ -89,6 +92,9 @@ public class ChargeUseCase {
         Instant now = clock.instant();
         if (!stored.leaseExpiredAt(now)) {
             throw inFlight();
+        }
+        if (provider.chargeBreakerOpen()) {
+            throw unavailable("circuit breaker open");
         }
         KeyClaim claim = keys.takeOver(stored, UUID.randomUUID().toString(), now, now.plus(lease()))
                 .orElseThrow(this::inFlight);

@@ -63,6 +63,11 @@ public class PaymentsHttp {
             return responses.problem(ProblemType.PROVIDER_UNAVAILABLE,
                     "the payment provider is unavailable and nothing was charged; retry with the same Idempotency-Key",
                     Map.of(), HttpResponses.retryAfter(e.retryAfter()));
+        } catch (RuntimeException e) {
+            // State is safe whatever failed: a held key is recovered by a retry after its lease.
+            LOG.errorf("unexpected %s: %s", e.getClass().getName(), e.getMessage());
+            return responses.problem(ProblemType.INTERNAL,
+                    "an internal error occurred; retry with the same Idempotency-Key");
         }
     }
 

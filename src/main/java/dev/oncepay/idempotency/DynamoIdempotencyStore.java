@@ -75,6 +75,12 @@ public class DynamoIdempotencyStore implements IdempotencyStore {
     }
 
     @Override
+    public Optional<KeyRecord> find(String storageId, Instant now) {
+        return Optional.ofNullable(readConsistently(storageId)).map(DynamoIdempotencyStore::fromItem)
+                .filter(r -> !r.expiresAt().isBefore(now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS)));
+    }
+
+    @Override
     public boolean release(KeyRecord held) {
         try {
             dynamo.deleteItem(b -> b.tableName(table).key(Attr.key(held.storageId()))
