@@ -128,8 +128,9 @@ public class ChargeUseCase {
         Instant now = clock.instant();
         if (!payments.apply(payment.id(), transition, now)) {
             // A newer run fenced us off, or the payment was settled meanwhile: theirs is the truth.
+            // (Or the SDK retried our own successful write: then it is our answer, not a replay.)
             return payments.find(payment.id()).filter(p -> p.status() != PaymentStatus.PENDING)
-                    .map(p -> new ChargeAnswer(p, true))
+                    .map(p -> new ChargeAnswer(p, !(p.status() == transition.to() && p.leaseEpoch() == epoch)))
                     .orElseThrow(this::inFlight);
         }
         reached(payment.id(), ChargePhase.SETTLED, epoch);
