@@ -90,7 +90,7 @@ class PaymentLookupTest {
     }
 
     @Test
-    @Disabled("bug: PaymentsHttp.show passes any id to DynamoDB; ids over 2048 bytes fail with ValidationException")
+    @Disabled("bug: PaymentsHttp.show passes any id to DynamoDB; an id over 2048 bytes fails with ValidationException: 500, not 404")
     void oversizedPaymentIdIsNotFoundRatherThanACrash() {
         // DynamoDB rejects partition keys above 2048 bytes with a ValidationException.
         String id = "pay_" + "a".repeat(3000);

@@ -203,6 +203,34 @@ public abstract class StoreContract {
     }
 
     @Test
+    void repeatedClaimOfTheSameProposalIsStillOurs() {
+        // What an SDK retry of a put that succeeded (but whose answer was lost) looks like.
+        KeyRecord proposed = keyRecord(newKey(), now.plusSeconds(35), now.plusSeconds(86_400));
+        assertInstanceOf(KeyClaim.class, keys.claim(proposed, now));
+
+        KeyClaim again = assertInstanceOf(KeyClaim.class, keys.claim(proposed, now));
+
+        assertEquals(proposed, again.record());
+        assertFalse(again.takenOver());
+    }
+
+    @Test
+    void findSeesOnlyALiveRecord() {
+        String live = newKey();
+        KeyRecord record = keyRecord(live, now.plusSeconds(35), now.plusSeconds(86_400));
+        keys.claim(record, now);
+        assertEquals(Optional.of(record), keys.find(live, now));
+        assertTrue(keys.find(newKey(), now).isEmpty(), "absent");
+
+        String expiring = newKey();
+        KeyRecord edge = keyRecord(expiring, now.minusSeconds(100), now);
+        keys.claim(edge, now.minusSeconds(200));
+        assertEquals(Optional.of(edge), keys.find(expiring, now.plusMillis(999)), "live through its last second");
+        assertTrue(keys.find(expiring, now.plusSeconds(1)).isEmpty(), "expired though still stored");
+        assertTrue(item(expiring).isPresent());
+    }
+
+    @Test
     void expiredKeyCanBeClaimedAgain() {
         String storageId = newKey();
         KeyRecord old = keyRecord(storageId, now.minusSeconds(100), now.minusSeconds(1));
@@ -278,6 +306,21 @@ public abstract class StoreContract {
     }
 
     @Test
+    void repeatedTakeOverByTheSameOwnerIsStillOurs() {
+        String storageId = newKey();
+        KeyRecord held = keyRecord(storageId, now.minusSeconds(1), now.plusSeconds(86_400));
+        keys.claim(held, now.minusSeconds(40));
+        KeyClaim first = keys.takeOver(held, "retry", now, now.plusSeconds(35)).orElseThrow();
+
+        // An SDK retry of the update that succeeded: the condition fails, but the record names us.
+        KeyClaim again = keys.takeOver(held, "retry", now, now.plusSeconds(35)).orElseThrow();
+
+        assertEquals(first.record(), again.record());
+        assertTrue(again.takenOver());
+        assertTrue(keys.takeOver(held, "someone-else", now, now.plusSeconds(35)).isEmpty());
+    }
+
+    @Test
     void racingTakeOversOfOneObservationHaveExactlyOneWinner() throws Exception {
         for (int round = 0; round < 10; round++) {
             String storageId = newKey();
@@ -336,21 +379,23 @@ public abstract class StoreContract {
     }
 
     @Test
-    void fenceOnlyWithAHigherEpochOfAPendingPayment() {
+    void fenceNeverLowersTheEpochOfAPendingPayment() {
         String id = newPaymentId();
         payments.createPending(pending(id, 1), now.plusSeconds(70));
 
-        assertFalse(payments.fence(id, 1), "the same epoch is not higher");
-        assertFalse(payments.fence(id, 0));
-        assertTrue(payments.fence(id, 2));
+        assertFalse(payments.fence(id, 0), "a lower epoch is fenced off");
+        assertTrue(payments.fence(id, 1), "re-fencing at our own epoch (an SDK retry, a resumed run) is a no-op");
+        assertEquals(1, payments.find(id).orElseThrow().leaseEpoch());
+        assertTrue(payments.fence(id, 2), "a newer run fences");
         assertEquals(2, payments.find(id).orElseThrow().leaseEpoch());
-        assertFalse(payments.fence(id, 2), "already fenced at 2");
+        assertFalse(payments.fence(id, 1), "the older run can no longer");
         assertTrue(payments.fence(id, 5), "epochs may skip");
         assertFalse(payments.fence(id, 3), "never lowered");
         assertEquals(5, payments.find(id).orElseThrow().leaseEpoch());
 
         assertTrue(payments.apply(id, succeeded(5), now));
-        assertFalse(payments.fence(id, 6), "a settled payment cannot be fenced");
+        assertFalse(payments.fence(id, 5), "a settled payment cannot be fenced, not even at its epoch");
+        assertFalse(payments.fence(id, 6), "nor at a higher one");
         assertFalse(payments.fence(newPaymentId(), 1), "nor a missing one");
     }
 
