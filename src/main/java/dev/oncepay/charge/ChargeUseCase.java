@@ -67,7 +67,7 @@ public class ChargeUseCase {
             return existing(stored, command);
         }
         KeyRecord proposed = new KeyRecord(command.key().storageId(), command.key().tenant(), command.fingerprint(),
-                newPaymentId(), UUID.randomUUID().toString(), 1, now.plus(lease()),
+                Payment.newId(), UUID.randomUUID().toString(), 1, now.plus(lease()),
                 now.plus(config.idempotency().retention()), now);
         ClaimAttempt attempt = keys.claim(proposed, now);
         if (attempt instanceof KeyClaim claim) {
@@ -196,9 +196,5 @@ public class ChargeUseCase {
 
     private ProviderUnavailableException unavailable(String reason) {
         return new ProviderUnavailableException(reason, config.charge().unavailableRetryAfter());
-    }
-
-    private static String newPaymentId() {
-        return "pay_" + UUID.randomUUID().toString().replace("-", "");
     }
 }
