@@ -73,12 +73,14 @@ public class PaymentRepository {
     /**
      * Moves the fence of a PENDING payment to {@code epoch}: from now on only the run holding that
      * epoch may settle it. Fails if the payment left PENDING or a newer run fenced it already.
+     * Epochs are unique per run (each takeover increments the key's), so equal means ours.
      */
     public boolean fence(String paymentId, long epoch) {
         try {
             dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk(paymentId)))
                     .updateExpression("SET #epoch = :epoch")
-                    .conditionExpression("#status = :pending AND #epoch < :epoch")
+                    // "<=": re-fencing at our own epoch (an SDK retry, a resumed run) is a no-op.
+                    .conditionExpression("#status = :pending AND #epoch <= :epoch")
                     .expressionAttributeNames(Map.of("#epoch", Table.LEASE_EPOCH, "#status", Table.STATUS))
                     .expressionAttributeValues(Map.of(":epoch", Attr.n(epoch),
                             ":pending", Attr.s(PaymentStatus.PENDING.name()))));

@@ -50,7 +50,7 @@ public final class LambdaClient {
 
     /** An API Gateway v2 response as the function returned it. */
     public record ApiResponse(int status, Map<String, String> headers, String body, JsonNode json) {
-        static ApiResponse of(JsonNode output) {
+        public static ApiResponse of(JsonNode output) {
             if (!output.has("statusCode")) {
                 // The invocation itself failed (an exception escaped the function, as in a crash).
                 return new ApiResponse(-1, Map.of(), output.toString(), output);

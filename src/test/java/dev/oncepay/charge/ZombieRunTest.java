@@ -1,0 +1,58 @@
+package dev.oncepay.charge;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.oncepay.store.Table;
+import dev.oncepay.testing.HttpApiEvents;
+import dev.oncepay.testing.LambdaClient.ApiResponse;
+import dev.oncepay.testing.TestEnvironment;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/**
+ * A run that froze (GC pause, frozen sandbox) past its lease wakes up after a retry took over
+ * and finished: its late writes are fenced off by the lease epoch and change nothing.
+ */
+@QuarkusTest
+@WithTestResource(value = TestEnvironment.class, scope = TestResourceScope.GLOBAL)
+class ZombieRunTest extends ChargeTestSupport {
+    @ConfigProperty(name = "oncepay.idempotency.lease")
+    Duration lease;
+
+    @ParameterizedTest
+    @EnumSource(value = ChargePhase.class, names = { "PAYMENT_RECORDED", "PROVIDER_ANSWERED" })
+    void theZombiesLateCompletionIsRejected(ChargePhase frozenAfter) throws Exception {
+        String key = newKey();
+        String body = body(4200, "EUR", "order_zombie");
+        hooks.parkOnceAfter(frozenAfter);
+        CompletableFuture<ApiResponse> zombie = CompletableFuture.supplyAsync(
+                () -> direct.call(HttpApiEvents.postPayment(tenant, key, body)));
+        assertTrue(hooks.awaitParked(), "the first run froze after " + frozenAfter);
+
+        clock.advance(lease.plusSeconds(1));
+        ApiResponse winner = direct.call(HttpApiEvents.postPayment(tenant, key, body));
+        assertEquals(201, winner.status());
+        String id = winner.json().get("id").asText();
+        Map<String, AttributeValue> settled = storedPayment(id);
+        assertEquals("2", settled.get(Table.LEASE_EPOCH).n(), "the retry took over at epoch 2");
+
+        hooks.release();
+        ApiResponse late = zombie.get(30, TimeUnit.SECONDS);
+
+        assertEquals(settled, storedPayment(id), "the zombie changed nothing");
+        assertEquals(201, late.status());
+        assertEquals("true", late.header("Idempotent-Replayed"), "the zombie answers with the winner's truth");
+        assertEquals(winner.body(), late.body());
+        assertEquals(1, sim.ledger().size(), "the same provider key never charges twice");
+    }
+}
