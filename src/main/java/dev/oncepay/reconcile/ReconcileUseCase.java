@@ -265,8 +265,14 @@ public class ReconcileUseCase {
             return Optional.of(settle.status() == PaymentStatus.SUCCEEDED ? Outcome.SUCCEEDED : Outcome.FAILED);
         }
         PaymentStatus target = current.onProviderFact(settle.status());
-        if (target == current) {
+        if (target == current && (settle.providerPaymentId() == null || payment.providerPaymentId() == null
+                || settle.providerPaymentId().equals(payment.providerPaymentId()))) {
             return Optional.of(Outcome.SKIPPED); // settled the same way by someone else (or already in review)
+        }
+        if (target == current) {
+            return review(payment, "conflicting facts: recorded " + current + " with charge " + payment.providerPaymentId()
+                    + ", the provider says " + settle.status() + " with charge " + settle.providerPaymentId(),
+                    Outcome.NEEDS_REVIEW, now);
         }
         return review(payment, "conflicting facts: recorded " + current + ", the provider says " + settle.status()
                 + " (" + settle.reason() + ")", Outcome.NEEDS_REVIEW, now);

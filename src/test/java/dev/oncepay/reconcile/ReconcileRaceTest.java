@@ -15,15 +15,20 @@ import dev.oncepay.payment.Transition;
 import dev.oncepay.provider.ProviderGateway;
 import dev.oncepay.reconcile.ReconcileFixture.AtProvider;
 import dev.oncepay.sim.Faults;
+import dev.oncepay.sim.WebhookEvent;
 import dev.oncepay.sim.LedgerEntry;
 import dev.oncepay.testing.PhaseHooks;
 import dev.oncepay.testing.TestClock;
 import dev.oncepay.testing.TestEnvironment;
+import dev.oncepay.webhook.WebhookDelivery;
+import dev.oncepay.webhook.WebhookOutcome;
+import dev.oncepay.webhook.WebhookUseCase;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -67,6 +72,8 @@ class ReconcileRaceTest {
     PhaseHooks chargeHooks;
     @Inject
     ProviderGateway provider;
+    @Inject
+    WebhookUseCase webhooks;
 
     private final ExecutorService threads = Executors.newFixedThreadPool(8);
 
@@ -181,27 +188,30 @@ class ReconcileRaceTest {
     void webhookSettlingTheSameWayBetweenLookupAndWriteWins() {
         Payment payment = fx.unknownPayment(400, AtProvider.SUCCEEDED);
         String chargeId = fx.ledgerOf(payment.id()).get(0).id();
-        sweepHooks.onceAt(ReconcilePhase.LOOKED_UP, id -> assertTrue(webhook(id, PaymentStatus.SUCCEEDED, chargeId)));
+        AtomicReference<WebhookOutcome> delivered = new AtomicReference<>();
+        sweepHooks.onceAt(ReconcilePhase.LOOKED_UP, id -> delivered.set(webhook(WebhookEvent.SUCCEEDED, id)));
 
         SweepSummary sweep = fx.sweep();
 
+        assertEquals(WebhookOutcome.APPLIED, delivered.get());
         assertEquals(0, sweep.settled().total(), sweep::toString);
         assertEquals(1, sweep.skipped(), "settled by the webhook; nothing left for the sweep");
         Payment settled = fx.state(payment.id()).payment();
         assertEquals(PaymentStatus.SUCCEEDED, settled.status());
         assertEquals(chargeId, settled.providerPaymentId());
-        assertEquals("webhook", settled.statusReason(), "the webhook's write stands");
-        assertFalse(webhook(payment.id(), PaymentStatus.SUCCEEDED, chargeId), "a duplicate webhook changes nothing");
+        assertTrue(settled.statusReason().startsWith("webhook sim/evt_"), "the webhook's write stands");
+        assertEquals(WebhookOutcome.ALREADY_SETTLED, webhook(WebhookEvent.SUCCEEDED, payment.id()));
     }
 
     @Test
     void webhookWithAConflictingFactBetweenLookupAndWriteEndsInReview() {
         Payment payment = fx.unknownPayment(410, AtProvider.SUCCEEDED);
-        String chargeId = fx.ledgerOf(payment.id()).get(0).id();
-        sweepHooks.onceAt(ReconcilePhase.LOOKED_UP, id -> assertTrue(webhook(id, PaymentStatus.FAILED, chargeId)));
+        AtomicReference<WebhookOutcome> delivered = new AtomicReference<>();
+        sweepHooks.onceAt(ReconcilePhase.LOOKED_UP, id -> delivered.set(webhook(WebhookEvent.FAILED, id)));
 
         SweepSummary sweep = fx.sweep();
 
+        assertEquals(WebhookOutcome.APPLIED, delivered.get(), "the payment was UNKNOWN: the event applied");
         assertEquals(1, sweep.settled().needsReview(), sweep::toString);
         Payment review = fx.state(payment.id()).payment();
         assertEquals(PaymentStatus.NEEDS_REVIEW, review.status());
@@ -212,13 +222,67 @@ class ReconcileRaceTest {
     @Test
     void webhookAfterTheSweepFindsItSettledAndAConflictStillEndsInReview() {
         Payment payment = fx.unknownPayment(420, AtProvider.SUCCEEDED);
-        String chargeId = fx.ledgerOf(payment.id()).get(0).id();
         assertEquals(1, fx.sweep().settled().succeeded());
 
-        assertFalse(webhook(payment.id(), PaymentStatus.SUCCEEDED, chargeId), "identical fact: nothing to do");
+        assertEquals(WebhookOutcome.ALREADY_SETTLED, webhook(WebhookEvent.SUCCEEDED, payment.id()));
         assertEquals(PaymentStatus.SUCCEEDED, fx.state(payment.id()).payment().status());
-        assertTrue(webhook(payment.id(), PaymentStatus.FAILED, chargeId), "conflicting fact: review");
+        assertEquals(WebhookOutcome.CONFLICT, webhook(WebhookEvent.FAILED, payment.id()));
         assertEquals(PaymentStatus.NEEDS_REVIEW, fx.state(payment.id()).payment().status());
+    }
+
+    @Test
+    void paymentSettledMeanwhileWithAnotherChargeGoesToReview() {
+        Payment payment = fx.unknownPayment(425, AtProvider.SUCCEEDED);
+        // Someone records a success with a charge id the provider does not report for this payment.
+        sweepHooks.onceAt(ReconcilePhase.LOOKED_UP, id -> payments.apply(id, new Transition(PaymentStatus.UNKNOWN,
+                PaymentStatus.SUCCEEDED, "ch_someOtherCharge", null, "test", null, OptionalLong.empty()), clock.instant()));
+
+        SweepSummary sweep = fx.sweep();
+
+        assertEquals(1, sweep.settled().needsReview(), sweep::toString);
+        Payment review = fx.state(payment.id()).payment();
+        assertEquals(PaymentStatus.NEEDS_REVIEW, review.status());
+        assertTrue(review.statusReason().contains("with charge ch_someOtherCharge"), review.statusReason());
+    }
+
+    @Test
+    void commitThenTimeoutIsSettledBySweepOrWebhookWhicheverComesFirstAndReplaysOnce() throws Exception {
+        String key = UUID.randomUUID().toString();
+        String body = body(8800, "order_either");
+        String id = ReconcileFixture.paymentId(fx.commitThenTimeout(key, body, false));
+        clock.advance(Duration.ofSeconds(31));
+        CountDownLatch start = new CountDownLatch(1);
+
+        CompletableFuture<SweepSummary> sweep = CompletableFuture.supplyAsync(() -> {
+            await(start);
+            return fx.sweep(); // through the Lambda entry point
+        }, threads);
+        CompletableFuture<WebhookOutcome> webhook = CompletableFuture.supplyAsync(() -> {
+            await(start);
+            return webhook(WebhookEvent.SUCCEEDED, id);
+        }, threads);
+        start.countDown();
+        SweepSummary summary = sweep.get(60, TimeUnit.SECONDS);
+        WebhookOutcome outcome = webhook.get(60, TimeUnit.SECONDS);
+
+        int sweepWon = summary.settled().succeeded();
+        int webhookWon = outcome == WebhookOutcome.APPLIED ? 1 : 0;
+        System.out.printf("sweep or webhook: sweep %d, webhook %s%n", sweepWon, outcome);
+        assertEquals(1, sweepWon + webhookWon, () -> "exactly one settles: " + summary + ", webhook " + outcome);
+        assertEquals(webhookWon == 1 ? WebhookOutcome.APPLIED : WebhookOutcome.ALREADY_SETTLED, outcome);
+        HttpApiResponse replay = fx.post(key, body);
+        assertEquals(201, replay.statusCode(), replay.body());
+        assertEquals("true", replay.header("Idempotent-Replayed"));
+        assertEquals(1, fx.ledgerOf(id).size(), "exactly one charge");
+        assertEquals(fx.ledgerOf(id).get(0).id(), fx.state(id).payment().providerPaymentId());
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Test
@@ -226,19 +290,20 @@ class ReconcileRaceTest {
         Payment first = fx.unknownPayment(430, AtProvider.SUCCEEDED);
         clock.advance(Duration.ofMillis(5));
         Payment second = fx.unknownPayment(431, AtProvider.SUCCEEDED);
-        String secondCharge = fx.ledgerOf(second.id()).get(0).id();
         // While the sweep works on the first, a webhook settles the second, which the sweep listed already.
-        sweepHooks.onceAt(ReconcilePhase.READ, id -> assertTrue(webhook(second.id(), PaymentStatus.SUCCEEDED, secondCharge)));
+        AtomicReference<WebhookOutcome> delivered = new AtomicReference<>();
+        sweepHooks.onceAt(ReconcilePhase.READ, id -> delivered.set(webhook(WebhookEvent.SUCCEEDED, second.id())));
         int lookups = fx.sim().lookupRequests();
 
         SweepSummary sweep = fx.sweep();
 
+        assertEquals(WebhookOutcome.APPLIED, delivered.get());
         assertEquals(2, sweep.examined());
         assertEquals(1, sweep.settled().succeeded());
         assertEquals(1, sweep.skipped());
         assertEquals(1, fx.sim().lookupRequests() - lookups, "the re-read stops it before the provider is asked");
         assertEquals(PaymentStatus.SUCCEEDED, fx.state(first.id()).payment().status());
-        assertEquals("webhook", fx.state(second.id()).payment().statusReason());
+        assertTrue(fx.state(second.id()).payment().statusReason().startsWith("webhook sim/"));
     }
 
     @Test
@@ -249,6 +314,7 @@ class ReconcileRaceTest {
         }
         Map<String, String> charges = made.stream()
                 .collect(Collectors.toMap(Payment::id, p -> fx.ledgerOf(p.id()).get(0).id()));
+        AtomicInteger webhookLosses = new AtomicInteger();
         // The sweep works oldest first; the webhooks arrive newest first, from the moment the sweep
         // has read its first payment, so the two meet somewhere in the middle.
         CountDownLatch sweepStarted = new CountDownLatch(1);
@@ -259,9 +325,8 @@ class ReconcileRaceTest {
             assertTrue(sweepStarted.await(30, TimeUnit.SECONDS));
             for (int i = made.size() - 1; i >= 0; i--) {
                 String id = made.get(i).id();
-                if (webhook(id, PaymentStatus.SUCCEEDED, charges.get(id))) {
-                    webhookWins.incrementAndGet();
-                }
+                WebhookOutcome outcome = webhook(WebhookEvent.SUCCEEDED, id);
+                (outcome == WebhookOutcome.APPLIED ? webhookWins : webhookLosses).incrementAndGet();
             }
             return null;
         });
@@ -272,6 +337,7 @@ class ReconcileRaceTest {
 
         assertEquals(8, summary.settled().succeeded() + webhookWins.get(),
                 () -> "each payment settled by exactly one writer: " + summary + ", webhooks " + webhookWins);
+        assertEquals(summary.settled().succeeded(), webhookLosses.get(), "each webhook that lost found it settled");
         assertEquals(summary.examined(), summary.settled().total() + summary.skipped(), summary::toString);
         for (Payment p : made) {
             Payment settled = fx.state(p.id()).payment();
@@ -311,25 +377,12 @@ class ReconcileRaceTest {
     }
 
     /**
-     * What the webhook function does with a charge event (emulated through the same repository
-     * path): apply the fact through the state machine, conditional on the status it read.
-     *
-     * @return whether this write changed the payment
+     * The webhook function's use case receiving the simulator's signed {@code type} event about
+     * the payment's charge (as delivered to {@code POST /webhooks/sim}).
      */
-    private boolean webhook(String paymentId, PaymentStatus fact, String chargeId) {
-        for (int round = 0; round < 3; round++) {
-            Payment current = payments.find(paymentId).orElseThrow();
-            PaymentStatus target = current.status().onProviderFact(fact);
-            if (target == current.status()) {
-                return false;
-            }
-            Transition t = new Transition(current.status(), target, target == PaymentStatus.NEEDS_REVIEW ? null : chargeId,
-                    fact == PaymentStatus.FAILED && target == PaymentStatus.FAILED ? "card_declined" : null, "webhook", null,
-                    current.status() == PaymentStatus.PENDING ? OptionalLong.of(current.leaseEpoch()) : OptionalLong.empty());
-            if (payments.apply(paymentId, t, clock.instant())) {
-                return true;
-            }
-        }
-        throw new AssertionError("webhook emulation kept losing");
+    private WebhookOutcome webhook(String type, String paymentId) {
+        dev.oncepay.sim.WebhookDelivery signed = fx.sim().webhookFor(type, paymentId);
+        return webhooks.receive(new WebhookDelivery("sim", signed.signature(),
+                signed.body().getBytes(StandardCharsets.UTF_8))).outcome();
     }
 }
