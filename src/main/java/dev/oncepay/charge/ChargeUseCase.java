@@ -152,7 +152,7 @@ public class ChargeUseCase {
             return pending;
         }
         // An earlier run recorded it: fence it so that run can no longer settle it.
-        boolean fenced = payments.fence(key.paymentId(), key.leaseEpoch());
+        boolean fenced = payments.fence(key.paymentId(), key.leaseEpoch(), sweepAt);
         Payment existing = payments.find(key.paymentId()).orElseThrow(this::inFlight);
         if (fenced) {
             return existing;

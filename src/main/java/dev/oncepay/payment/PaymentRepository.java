@@ -75,15 +75,18 @@ public class PaymentRepository {
      * epoch may settle it. Fails if the payment left PENDING or a newer run fenced it already.
      * Epochs are unique per run (each takeover increments the key's), so equal means ours.
      */
-    public boolean fence(String paymentId, long epoch) {
+    public boolean fence(String paymentId, long epoch, Instant nextCheckAt) {
         try {
+            // The new run owns the payment now: the sweep waits for its lease, as for the first run.
             dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk(paymentId)))
-                    .updateExpression("SET #epoch = :epoch")
+                    .updateExpression("SET #epoch = :epoch, #next = :next")
                     // "<=": re-fencing at our own epoch (an SDK retry, a resumed run) is a no-op.
                     .conditionExpression("#status = :pending AND #epoch <= :epoch")
-                    .expressionAttributeNames(Map.of("#epoch", Table.LEASE_EPOCH, "#status", Table.STATUS))
+                    .expressionAttributeNames(Map.of("#epoch", Table.LEASE_EPOCH, "#status", Table.STATUS,
+                            "#next", Table.NEXT_CHECK_AT))
                     .expressionAttributeValues(Map.of(":epoch", Attr.n(epoch),
-                            ":pending", Attr.s(PaymentStatus.PENDING.name()))));
+                            ":pending", Attr.s(PaymentStatus.PENDING.name()),
+                            ":next", Attr.n(nextCheckAt.toEpochMilli()))));
             return true;
         } catch (ConditionalCheckFailedException lost) {
             return false;

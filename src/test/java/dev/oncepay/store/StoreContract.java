@@ -65,6 +65,7 @@ import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class StoreContract {
+    private static final Instant LATER = Instant.now().plusSeconds(70);
 
     /** Where the store listens and how to sign requests to it. */
     protected record StoreEndpoint(URI uri, String region, String accessKey, String secretKey) {
@@ -383,27 +384,27 @@ public abstract class StoreContract {
         String id = newPaymentId();
         payments.createPending(pending(id, 1), now.plusSeconds(70));
 
-        assertFalse(payments.fence(id, 0), "a lower epoch is fenced off");
-        assertTrue(payments.fence(id, 1), "re-fencing at our own epoch (an SDK retry, a resumed run) is a no-op");
+        assertFalse(payments.fence(id, 0, LATER), "a lower epoch is fenced off");
+        assertTrue(payments.fence(id, 1, LATER), "re-fencing at our own epoch (an SDK retry, a resumed run) is a no-op");
         assertEquals(1, payments.find(id).orElseThrow().leaseEpoch());
-        assertTrue(payments.fence(id, 2), "a newer run fences");
+        assertTrue(payments.fence(id, 2, LATER), "a newer run fences");
         assertEquals(2, payments.find(id).orElseThrow().leaseEpoch());
-        assertFalse(payments.fence(id, 1), "the older run can no longer");
-        assertTrue(payments.fence(id, 5), "epochs may skip");
-        assertFalse(payments.fence(id, 3), "never lowered");
+        assertFalse(payments.fence(id, 1, LATER), "the older run can no longer");
+        assertTrue(payments.fence(id, 5, LATER), "epochs may skip");
+        assertFalse(payments.fence(id, 3, LATER), "never lowered");
         assertEquals(5, payments.find(id).orElseThrow().leaseEpoch());
 
         assertTrue(payments.apply(id, succeeded(5), now));
-        assertFalse(payments.fence(id, 5), "a settled payment cannot be fenced, not even at its epoch");
-        assertFalse(payments.fence(id, 6), "nor at a higher one");
-        assertFalse(payments.fence(newPaymentId(), 1), "nor a missing one");
+        assertFalse(payments.fence(id, 5, LATER), "a settled payment cannot be fenced, not even at its epoch");
+        assertFalse(payments.fence(id, 6, LATER), "nor at a higher one");
+        assertFalse(payments.fence(newPaymentId(), 1, LATER), "nor a missing one");
     }
 
     @Test
     void applyIsFencedByEpoch() {
         String id = newPaymentId();
         payments.createPending(pending(id, 1), now.plusSeconds(70));
-        assertTrue(payments.fence(id, 2));
+        assertTrue(payments.fence(id, 2, LATER));
 
         assertFalse(payments.apply(id, succeeded(1), now), "the zombie at epoch 1 is fenced off");
         assertEquals(PaymentStatus.PENDING, payments.find(id).orElseThrow().status());
@@ -462,7 +463,7 @@ public abstract class StoreContract {
     void deleteUnsentIsFencedAndOnlyForPending() {
         String id = newPaymentId();
         payments.createPending(pending(id, 1), now.plusSeconds(70));
-        assertTrue(payments.fence(id, 2));
+        assertTrue(payments.fence(id, 2, LATER));
 
         assertFalse(payments.deleteUnsent(id, 1), "a fenced-off run cannot delete");
         assertTrue(payments.find(id).isPresent());
