@@ -40,6 +40,15 @@ public final class DeploymentSettings {
     public static final String ENV_AWS_MAX_ATTEMPTS = "AWS_MAX_ATTEMPTS";
     public static final int AWS_MAX_ATTEMPTS = 3;
 
+    /**
+     * Native runtime only: keeps the native image from installing its own signal handlers, which
+     * the Lambda sandbox does not allow (Quarkus' generated {@code sam.native.yaml} sets it too).
+     */
+    public static final String ENV_DISABLE_SIGNAL_HANDLERS = "DISABLE_SIGNAL_HANDLERS";
+
+    /** Default {@code oncepay.tenant.claim}. */
+    public static final String DEFAULT_TENANT_CLAIM = "tenant_id";
+
     // Handlers.
     /** The JVM ({@code java21}) Lambda handler. */
     public static final String JVM_HANDLER = "io.quarkus.funqy.lambda.FunqyStreamHandler::handleRequest";
@@ -61,6 +70,10 @@ public final class DeploymentSettings {
     public static final int PROVIDER_CHARGE_DEADLINE_SECONDS = 8 + 6;
     /** Worst case of one DynamoDB call ({@code quarkus.dynamodb.api-call-timeout}, all attempts). */
     public static final int DYNAMODB_CALL_TIMEOUT_SECONDS = 3;
-    /** API Gateway HTTP API's maximum integration timeout. */
-    public static final int HTTP_API_MAX_INTEGRATION_TIMEOUT_SECONDS = 30;
+    /**
+     * API Gateway HTTP API's maximum integration timeout as CDK enforces it (29 s; AWS's quota
+     * page says 30 s). API Gateway answers 503 itself when it runs out, so functions behind it
+     * must finish first.
+     */
+    public static final int HTTP_API_MAX_INTEGRATION_TIMEOUT_SECONDS = 29;
 }

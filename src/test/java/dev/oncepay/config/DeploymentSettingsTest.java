@@ -53,6 +53,12 @@ class DeploymentSettingsTest {
     }
 
     @Test
+    void theDefaultTenantClaimIsTheConfiguredDefault() throws NoSuchMethodException {
+        assertEquals(DeploymentSettings.DEFAULT_TENANT_CLAIM,
+                OncepayConfig.Tenant.class.getMethod("claim").getAnnotation(WithDefault.class).value());
+    }
+
+    @Test
     void theSdkAttemptsAgreeWithTheDynamoDbClient() throws ReflectiveOperationException {
         Field attempts = Class.forName("dev.oncepay.store.DynamoDbClientProducer").getDeclaredField("MAX_ATTEMPTS");
         attempts.setAccessible(true);
