@@ -33,6 +33,11 @@ public final class DeploymentSettings {
      * {@link SecretsManagerConfigSourceFactory} at startup; the environment never carries a secret.
      */
     public static final String ENV_SECRET_ARN = "ONCEPAY_SECRET_ARN";
+    /**
+     * Set by Lambda in every execution environment (the Runtime API's address), never by a build:
+     * the secret is read only where this is set.
+     */
+    public static final String ENV_LAMBDA_RUNTIME_API = "AWS_LAMBDA_RUNTIME_API";
     /** AWS SDK retry mode for DynamoDB (the SDK's own standard env variable). */
     public static final String ENV_AWS_RETRY_MODE = "AWS_RETRY_MODE";
     public static final String AWS_RETRY_MODE = "standard";

@@ -16,7 +16,9 @@ import org.jboss.logging.Logger;
  * Production secrets: when {@value DeploymentSettings#ENV_SECRET_ARN} is set, reads that Secrets
  * Manager secret once at startup and offers its properties ({@code oncepay.provider.api-key},
  * {@code oncepay.webhook.secrets.<provider>}, see {@link SecretProperties}) as a configuration
- * source. Without it, nothing is read and nothing changes (tests, local runs).
+ * source. Without it, nothing is read and nothing changes (tests, local runs). It is read only
+ * inside a Lambda sandbox ({@value DeploymentSettings#ENV_LAMBDA_RUNTIME_API} set): the Quarkus
+ * build runs configuration factories as well, and a secret must never reach the artifact.
  *
  * <p>The ordinal puts the secret above {@code application.properties} (250) and below system
  * properties (400) and the environment (300), which stay an operator's explicit override.
@@ -48,6 +50,13 @@ public class SecretsManagerConfigSourceFactory implements ConfigSourceFactory {
         Function<String, Optional<String>> env = name -> value(context, name);
         Optional<String> secretId = env.apply(DeploymentSettings.ENV_SECRET_ARN);
         if (secretId.isEmpty()) {
+            return List.of();
+        }
+        if (env.apply(DeploymentSettings.ENV_LAMBDA_RUNTIME_API).isEmpty()) {
+            // The Quarkus build runs configuration factories too, and may record what they supply
+            // in the artifact: read secrets only where the function runs.
+            LOG.warnf("%s is set but this is no Lambda sandbox (%s is not): not reading the secret",
+                    DeploymentSettings.ENV_SECRET_ARN, DeploymentSettings.ENV_LAMBDA_RUNTIME_API);
             return List.of();
         }
         Map<String, String> properties;

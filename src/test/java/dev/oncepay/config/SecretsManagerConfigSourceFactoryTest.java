@@ -36,13 +36,22 @@ class SecretsManagerConfigSourceFactoryTest {
 
     @Test
     void aBlankSecretArnCountsAsUnset() {
-        config(Map.of(DeploymentSettings.ENV_SECRET_ARN, "  "), "{}");
+        config(onLambda(DeploymentSettings.ENV_SECRET_ARN, "  "), "{}");
         assertEquals(List.of(), reads);
+    }
+
+    /** The Quarkus build runs configuration factories too: a secret must not reach the artifact. */
+    @Test
+    void outsideALambdaSandboxTheSecretIsNotRead() {
+        SmallRyeConfig config = config(Map.of(DeploymentSettings.ENV_SECRET_ARN, ARN), "{\"oncepay.provider.api-key\":\"sk\"}");
+
+        assertEquals(List.of(), reads);
+        assertEquals("local-sim-key", config.getConfigMapping(OncepayConfig.class).provider().apiKey());
     }
 
     @Test
     void withTheSecretArnTheSecretsBecomeConfiguration() {
-        SmallRyeConfig config = config(Map.of(DeploymentSettings.ENV_SECRET_ARN, ARN),
+        SmallRyeConfig config = config(onLambda(DeploymentSettings.ENV_SECRET_ARN, ARN),
                 "{\"oncepay.provider.api-key\":\"sk_${live}\",\"oncepay.webhook.secrets.sim\":[\"w1\",\"w2\"]}");
 
         assertEquals(List.of(ARN), reads);
@@ -57,7 +66,7 @@ class SecretsManagerConfigSourceFactoryTest {
                 .withSources(new PropertiesConfigSource(Map.of(
                         "oncepay.provider.api-key", "from-properties",
                         "oncepay.webhook.secrets.sim", "from-properties"), "application.properties", 250))
-                .withSources(new EnvConfigSource(Map.of(DeploymentSettings.ENV_SECRET_ARN, ARN,
+                .withSources(new EnvConfigSource(onLambda(DeploymentSettings.ENV_SECRET_ARN, ARN,
                         "ONCEPAY_WEBHOOK_SECRETS_SIM", "from-env"), 300))
                 .withSources(new SecretsManagerConfigSourceFactory(read("{\"oncepay.provider.api-key\":\"from-secret\","
                         + "\"oncepay.webhook.secrets.sim\":\"from-secret\"}")))
@@ -70,7 +79,7 @@ class SecretsManagerConfigSourceFactoryTest {
     @Test
     void aSecretOfTheWrongShapeStopsStartupNamingTheSecretNotItsValue() {
         IllegalStateException e = assertThrows(IllegalStateException.class,
-                () -> config(Map.of(DeploymentSettings.ENV_SECRET_ARN, ARN), "VALUE-not-json"));
+                () -> config(onLambda(DeploymentSettings.ENV_SECRET_ARN, ARN), "VALUE-not-json"));
         assertTrue(e.getMessage().contains(ARN), e.getMessage());
         assertFalse(e.getMessage().contains("VALUE-"), e.getMessage());
     }
@@ -81,7 +90,7 @@ class SecretsManagerConfigSourceFactoryTest {
             throw new IllegalStateException("reading secret " + id + " failed: HTTP 400 AccessDeniedException");
         });
         IllegalStateException e = assertThrows(IllegalStateException.class, () -> new SmallRyeConfigBuilder()
-                .withSources(new EnvConfigSource(Map.of(DeploymentSettings.ENV_SECRET_ARN, ARN), 300))
+                .withSources(new EnvConfigSource(onLambda(DeploymentSettings.ENV_SECRET_ARN, ARN), 300))
                 .withSources(failing).build());
         assertTrue(e.getMessage().contains("AccessDeniedException"), e.getMessage());
     }
@@ -90,13 +99,23 @@ class SecretsManagerConfigSourceFactoryTest {
     void theReaderSeesTheEnvironment() {
         List<Optional<String>> seen = new ArrayList<>();
         new SmallRyeConfigBuilder()
-                .withSources(new EnvConfigSource(Map.of(DeploymentSettings.ENV_SECRET_ARN, ARN, "AWS_REGION", "eu-west-1"), 300))
+                .withSources(new EnvConfigSource(onLambda(DeploymentSettings.ENV_SECRET_ARN, ARN, "AWS_REGION", "eu-west-1"), 300))
                 .withSources(new SecretsManagerConfigSourceFactory((id, env) -> {
                     seen.add(env.apply("AWS_REGION"));
                     seen.add(env.apply("AWS_ENDPOINT_URL_SECRETS_MANAGER"));
                     return "{}";
                 })).build();
         assertEquals(List.of(Optional.of("eu-west-1"), Optional.empty()), seen);
+    }
+
+    /** An environment as Lambda sets it up, plus the given variables. */
+    private static Map<String, String> onLambda(String... variables) {
+        Map<String, String> env = new java.util.HashMap<>();
+        env.put(DeploymentSettings.ENV_LAMBDA_RUNTIME_API, "127.0.0.1:9001");
+        for (int i = 0; i < variables.length; i += 2) {
+            env.put(variables[i], variables[i + 1]);
+        }
+        return env;
     }
 
     private SmallRyeConfig config(Map<String, String> env, String secret) {
