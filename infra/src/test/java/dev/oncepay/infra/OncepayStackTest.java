@@ -36,6 +36,9 @@ class OncepayStackTest {
     private static final List<String> NAMES = List.of(DeploymentSettings.FUNCTION_CHARGE,
             DeploymentSettings.FUNCTION_WEBHOOK, DeploymentSettings.FUNCTION_RECONCILE);
 
+    private static final Set<String> RESERVED = Set.of("AWS_REGION", "AWS_DEFAULT_REGION", "AWS_EXECUTION_ENV",
+            "AWS_ACCESS_KEY", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "TZ");
+
     @TempDir
     static Path dir;
     static Synth synth;
@@ -130,6 +133,9 @@ class OncepayStackTest {
         for (Map<String, Object> function : functions().values()) {
             Map<String, Object> env = at(function, "Environment", "Variables");
             assertTrue(known.containsAll(env.keySet()), "unknown variables: " + env.keySet() + " vs " + known);
+            // Lambda refuses to deploy a function that sets one of its reserved variables.
+            env.keySet().forEach(name -> assertFalse(name.startsWith("AWS_LAMBDA_") || name.startsWith("_")
+                    || name.startsWith("LAMBDA_") || RESERVED.contains(name), name + " is reserved by Lambda"));
             assertEquals(ref(table), env.get(DeploymentSettings.ENV_TABLE));
             assertEquals(ref(secret), env.get(DeploymentSettings.ENV_SECRET_ARN));
             assertEquals(ref("ProviderUrl"), env.get(DeploymentSettings.ENV_PROVIDER_URL));
