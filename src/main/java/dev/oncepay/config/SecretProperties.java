@@ -67,8 +67,8 @@ public final class SecretProperties {
             if (!PROVIDER_ID.matcher(provider).matches()) {
                 throw new IllegalArgumentException("secret key '" + name + "' does not end in a provider id");
             }
+            List<String> secrets = new ArrayList<>();
             if (node.isArray()) {
-                List<String> secrets = new ArrayList<>();
                 for (JsonNode element : node) {
                     String secret = nonEmptyText(name, element);
                     if (secret.contains(",")) {
@@ -76,18 +76,22 @@ public final class SecretProperties {
                     }
                     secrets.add(secret);
                 }
-                if (secrets.isEmpty()) {
-                    throw new IllegalArgumentException("secret key '" + name + "' has no secrets");
-                }
-                return String.join(",", secrets);
+            } else {
+                secrets.addAll(List.of(nonEmptyText(name, node).split(",", -1)));
             }
-            String list = nonEmptyText(name, node);
-            for (String secret : list.split(",", -1)) {
+            if (secrets.isEmpty()) {
+                throw new IllegalArgumentException("secret key '" + name + "' has no secrets");
+            }
+            for (String secret : secrets) {
                 if (secret.isEmpty()) {
                     throw new IllegalArgumentException("secret key '" + name + "' has an empty entry in its list");
                 }
+                // A configuration list takes '\' as an escape: such a secret would not arrive intact.
+                if (secret.contains("\\")) {
+                    throw new IllegalArgumentException("an entry of '" + name + "' contains a backslash");
+                }
             }
-            return list;
+            return String.join(",", secrets);
         }
         throw new IllegalArgumentException("secret key '" + name + "' is not a secret property (allowed: "
                 + DeploymentSettings.PROVIDER_API_KEY_PROPERTY + ", " + DeploymentSettings.WEBHOOK_SECRETS_PREFIX

@@ -30,6 +30,17 @@ class SecretPropertiesTest {
                 "oncepay.webhook.secrets.acme-pay", "a1,a2"), properties);
     }
 
+    /** Webhook secrets are read as a configuration list: each entry must come back exactly. */
+    @Test
+    void webhookSecretsSurviveListConversion() {
+        Map<String, String> properties = SecretProperties.fromJson(
+                "{\"oncepay.webhook.secrets.sim\": [\"whsec_${a}\", \"w$2/+=\"]}");
+        SmallRyeConfig config = new SmallRyeConfigBuilder().addDefaultInterceptors()
+                .withSources(new PropertiesConfigSource(Map.of("a", "expanded"), "other", 100))
+                .withSources(new PropertiesConfigSource(properties, "test", 275)).build();
+        assertEquals(List.of("whsec_${a}", "w$2/+="), config.getValues("oncepay.webhook.secrets.sim", String.class));
+    }
+
     @Test
     void anEmptyObjectGivesNoProperties() {
         assertEquals(Map.of(), SecretProperties.fromJson("{}"));
@@ -48,6 +59,8 @@ class SecretPropertiesTest {
         assertRejected("{\"oncepay.webhook.secrets.sim\": [\"VALUE-1,VALUE-2\"]}", "oncepay.webhook.secrets.sim");
         assertRejected("{\"oncepay.webhook.secrets.sim\": \"VALUE-1,,VALUE-2\"}", "oncepay.webhook.secrets.sim");
         assertRejected("{\"oncepay.webhook.secrets.sim\": [\"VALUE-1\", 7]}", "oncepay.webhook.secrets.sim");
+        assertRejected("{\"oncepay.webhook.secrets.sim\": [\"VALUE\\\\1\"]}", "oncepay.webhook.secrets.sim");
+        assertRejected("{\"oncepay.webhook.secrets.sim\": \"VALUE-1,VALUE\\\\2\"}", "oncepay.webhook.secrets.sim");
     }
 
     @Test
