@@ -3,8 +3,9 @@
 # credentials needed. Extra arguments go to `cdk synth`, e.g.
 #   infra/synth.sh -c oncepay:runtime=jvm
 #   infra/synth.sh -c oncepay:functionZip=/path/to/function.zip
-# Without target/function.zip (no build yet, as in CI) it synthesizes with placeholder code and
-# says so; deploy with `npx cdk deploy` from infra/ after ./native-build.sh instead.
+# Without target/function.zip (no build yet) it synthesizes with placeholder code, and with a JVM
+# function.zip (what `mvn package` leaves) the JVM variant, and says so. To deploy, run
+# `npx cdk deploy` from infra/ after ./native-build.sh (see infra/README.md).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -21,9 +22,16 @@ fi
 command -v mvn >/dev/null || { echo "synth.sh: mvn is not on PATH (the CDK app is a Maven build)" >&2; exit 1; }
 
 args=()
-if [[ ! -f "$root/target/function.zip" && " $* " != *"oncepay:functionZip="* ]]; then
-  echo "synth.sh: no target/function.zip: synthesizing with placeholder code (build it with ./native-build.sh)" >&2
-  args+=(-c oncepay:placeholderCode=true)
+zip="$root/target/function.zip"
+if [[ " $* " != *"oncepay:functionZip="* ]]; then
+  if [[ ! -f "$zip" ]]; then
+    echo "synth.sh: no target/function.zip: synthesizing with placeholder code (build it with ./native-build.sh)" >&2
+    args+=(-c oncepay:placeholderCode=true)
+  elif [[ " $* " != *"oncepay:runtime="* ]] && ! (unzip -Z1 "$zip" 2>/dev/null || jar tf "$zip") | grep -qx bootstrap; then
+    # `mvn package` leaves a JVM function.zip: synthesize what is built.
+    echo "synth.sh: target/function.zip is a JVM build: synthesizing the JVM variant (-c oncepay:runtime=jvm)" >&2
+    args+=(-c oncepay:runtime=jvm)
+  fi
 fi
 
 cd "$here"
