@@ -73,8 +73,19 @@ public final class DeploymentSettings {
      * (8 s) and each attempt may run {@code @Timeout} (6 s) more (see {@code PspCalls#charge}).
      */
     public static final int PROVIDER_CHARGE_DEADLINE_SECONDS = 8 + 6;
+    /**
+     * Worst case of one provider status lookup: retries may start until {@code @Retry(maxDuration)}
+     * (5 s) and each attempt may run {@code @Timeout} (6 s) more (see {@code PspCalls#chargesByReference}).
+     */
+    public static final int PROVIDER_LOOKUP_DEADLINE_SECONDS = 5 + 6;
     /** Worst case of one DynamoDB call ({@code quarkus.dynamodb.api-call-timeout}, all attempts). */
-    public static final int DYNAMODB_CALL_TIMEOUT_SECONDS = 3;
+    public static final int DYNAMODB_CALL_TIMEOUT_SECONDS = 6;
+    /**
+     * {@code oncepay.reconcile.time-budget}: a sweep starts no new payment after this; the one in
+     * hand (a lookup, maybe a re-sent charge) may still take its deadlines, so the reconcile Lambda
+     * timeout must exceed budget + lookup + charge deadlines + DynamoDB calls.
+     */
+    public static final int RECONCILE_TIME_BUDGET_SECONDS = 40;
     /**
      * API Gateway HTTP API's maximum integration timeout as CDK enforces it (29 s; AWS's quota
      * page says 30 s). API Gateway answers 503 itself when it runs out, so functions behind it

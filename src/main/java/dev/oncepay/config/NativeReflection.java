@@ -4,6 +4,8 @@ import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.provider.PspCharge;
 import dev.oncepay.provider.PspChargeRequest;
+import dev.oncepay.reconcile.ScheduledEvent;
+import dev.oncepay.reconcile.SweepSummary;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
@@ -23,6 +25,10 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
         HttpApiEvent.Authorizer.class,
         HttpApiEvent.Jwt.class,
         HttpApiResponse.class,
+        // EventBridge events in, sweep summaries out (the reconcile function).
+        ScheduledEvent.class,
+        SweepSummary.class,
+        SweepSummary.Settled.class,
         // The PSP's JSON.
         PspCharge.class,
         PspChargeRequest.class,

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.oncepay.provider.PspCalls;
+import dev.oncepay.reconcile.ReconcileConfig;
 import io.quarkus.funqy.Funq;
 import io.quarkus.runtime.configuration.DurationConverter;
 import io.smallrye.config.EnvConfigSource;
@@ -73,23 +74,42 @@ class DeploymentSettingsTest {
 
     @Test
     void theProviderDeadlineIsRetryDurationPlusOneAttemptTimeout() {
-        Method charge = Arrays.stream(PspCalls.class.getDeclaredMethods())
-                .filter(m -> m.getName().equals("charge")).findFirst().orElseThrow();
-        Retry retry = charge.getAnnotation(Retry.class);
-        Timeout timeout = charge.getAnnotation(Timeout.class);
-        Duration deadline = Duration.of(retry.maxDuration(), retry.durationUnit())
-                .plus(Duration.of(timeout.value(), timeout.unit()));
-        assertEquals(Duration.ofSeconds(DeploymentSettings.PROVIDER_CHARGE_DEADLINE_SECONDS), deadline);
+        assertEquals(Duration.ofSeconds(DeploymentSettings.PROVIDER_CHARGE_DEADLINE_SECONDS), deadline("charge"));
+    }
+
+    private static Duration deadline(String method) {
+        Method call = Arrays.stream(PspCalls.class.getDeclaredMethods())
+                .filter(m -> m.getName().equals(method)).findFirst().orElseThrow();
+        Retry retry = call.getAnnotation(Retry.class);
+        Timeout timeout = call.getAnnotation(Timeout.class);
+        return Duration.of(retry.maxDuration(), retry.durationUnit()).plus(Duration.of(timeout.value(), timeout.unit()));
+    }
+
+    @Test
+    void theLookupDeadlineIsRetryDurationPlusOneAttemptTimeout() {
+        assertEquals(Duration.ofSeconds(DeploymentSettings.PROVIDER_LOOKUP_DEADLINE_SECONDS), deadline("chargesByReference"));
     }
 
     @Test
     void theDynamoDbCallTimeoutIsTheConfiguredOne() throws IOException {
+        assertEquals(Duration.ofSeconds(DeploymentSettings.DYNAMODB_CALL_TIMEOUT_SECONDS),
+                DurationConverter.parseDuration(applicationProperties().getProperty("quarkus.dynamodb.api-call-timeout")));
+    }
+
+    @Test
+    void theReconcileTimeBudgetIsTheConfiguredOne() throws IOException, NoSuchMethodException {
+        String configured = applicationProperties().getProperty("oncepay.reconcile.time-budget",
+                ReconcileConfig.class.getMethod("timeBudget").getAnnotation(WithDefault.class).value());
+        assertEquals(Duration.ofSeconds(DeploymentSettings.RECONCILE_TIME_BUDGET_SECONDS),
+                DurationConverter.parseDuration(configured));
+    }
+
+    private Properties applicationProperties() throws IOException {
         Properties properties = new Properties();
         try (InputStream in = getClass().getClassLoader().getResourceAsStream("application.properties")) {
             properties.load(in);
         }
-        assertEquals(Duration.ofSeconds(DeploymentSettings.DYNAMODB_CALL_TIMEOUT_SECONDS),
-                DurationConverter.parseDuration(properties.getProperty("quarkus.dynamodb.api-call-timeout")));
+        return properties;
     }
 
     @Test

@@ -51,15 +51,20 @@ public record OncepaySettings(
 
     /**
      * Charge's Lambda timeout: above the provider deadline (8 s of retries plus one 6 s attempt)
-     * with 14 s left for the DynamoDB calls around it (each at most 3 s), below the idempotency
+     * with 14 s left for the DynamoDB calls around it (each at most 6 s), below the idempotency
      * lease (35 s) so a live request is never taken over, and a second inside API Gateway's
      * integration timeout (29 s) so the caller gets the function's answer, not the gateway's 503.
      */
     public static final int CHARGE_TIMEOUT_SECONDS = 28;
-    /** Webhook: no provider call, a few DynamoDB calls (journal, conditional transition), each at most 3 s. */
-    public static final int WEBHOOK_TIMEOUT_SECONDS = 15;
-    /** Reconcile: one sweep; it defers what it cannot finish and ends before the next run is due. */
-    public static final int RECONCILE_TIMEOUT_SECONDS = 50;
+    /** Webhook: no provider call; a few DynamoDB calls (journal, read, conditional transition), each at most 6 s. */
+    public static final int WEBHOOK_TIMEOUT_SECONDS = 20;
+    /**
+     * Reconcile: a sweep starts no new payment after its 40 s time budget; the one in hand may
+     * still need a lookup (11 s) and a re-sent charge (14 s) and their DynamoDB writes. A run may
+     * outlast the 1-minute schedule: with reserved concurrency 1 the next event waits its turn in
+     * Lambda's asynchronous queue (up to the 5-minute event age) instead of running alongside.
+     */
+    public static final int RECONCILE_TIMEOUT_SECONDS = 90;
 
     private static final Map<Integer, RetentionDays> RETENTIONS = Map.ofEntries(
             Map.entry(1, RetentionDays.ONE_DAY), Map.entry(3, RetentionDays.THREE_DAYS),
