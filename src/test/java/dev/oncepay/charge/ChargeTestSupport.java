@@ -12,9 +12,11 @@ import dev.oncepay.testing.TestClock;
 import dev.oncepay.testing.TestEnvironment;
 import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
 import jakarta.inject.Inject;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -31,6 +33,9 @@ abstract class ChargeTestSupport {
     CircuitBreakerMaintenance breakers;
     @Inject
     DirectInvoker direct;
+    /** How long a charge run holds its key: a retry past it takes over a dead or frozen run. */
+    @ConfigProperty(name = "oncepay.idempotency.lease")
+    Duration lease;
 
     PspSimulator sim;
     /** A tenant of this test alone, so table checks see only this test's items. */
