@@ -9,6 +9,7 @@ import dev.oncepay.testing.LambdaClient;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
 import dev.oncepay.testing.PhaseHooks;
 import dev.oncepay.testing.TestClock;
+import dev.oncepay.testing.StoredItems;
 import dev.oncepay.testing.TestEnvironment;
 import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
 import jakarta.inject.Inject;
@@ -76,9 +77,8 @@ abstract class ChargeTestSupport {
 
     /** Every item this test's tenant owns in the table (keys and payments), read by the test itself. */
     List<Map<String, AttributeValue>> storedItems() {
-        return TestEnvironment.dynamo().scan(b -> b.tableName(TestEnvironment.TABLE).consistentRead(true)
-                .filterExpression("#t = :t").expressionAttributeNames(Map.of("#t", Table.TENANT))
-                .expressionAttributeValues(Map.of(":t", AttributeValue.fromS(tenant)))).items();
+        // Every page: a first-page-only scan would miss items once the shared table grows.
+        return StoredItems.ofTenant(tenant);
     }
 
     Map<String, AttributeValue> storedPayment(String paymentId) {
