@@ -21,6 +21,6 @@ public final class Metrics {
     /** Counter (Count): 1 for each payment moved to {@code NEEDS_REVIEW}. Alarmed on Sum. */
     public static final String NEEDS_REVIEW = "NeedsReview";
 
-    /** Counter (Count): 1 for each provider call refused because a circuit breaker was open. Alarmed on Sum. */
+    /** Counter (Count): 1 each time a provider circuit breaker opens (in any sandbox). Alarmed on Sum. */
     public static final String BREAKER_OPEN = "BreakerOpen";
 }

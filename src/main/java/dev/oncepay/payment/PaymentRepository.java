@@ -1,5 +1,7 @@
 package dev.oncepay.payment;
 
+import dev.oncepay.config.EmbeddedMetrics;
+import dev.oncepay.config.Metrics;
 import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.store.Attr;
 import dev.oncepay.store.Table;
@@ -21,11 +23,13 @@ public class PaymentRepository {
     private static final String PREFIX = "payment#";
 
     private final DynamoDbClient dynamo;
+    private final EmbeddedMetrics metrics;
     private final String table;
     private final int shards;
 
-    public PaymentRepository(DynamoDbClient dynamo, OncepayConfig config) {
+    public PaymentRepository(DynamoDbClient dynamo, OncepayConfig config, EmbeddedMetrics metrics) {
         this.dynamo = dynamo;
+        this.metrics = metrics;
         this.table = config.table();
         this.shards = config.sweep().shards();
     }
@@ -128,6 +132,9 @@ public class PaymentRepository {
             dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk(paymentId)))
                     .updateExpression(update).conditionExpression(finalCondition)
                     .expressionAttributeNames(names).expressionAttributeValues(values));
+            if (t.to() == PaymentStatus.NEEDS_REVIEW && t.from() != PaymentStatus.NEEDS_REVIEW) {
+                metrics.count(Metrics.NEEDS_REVIEW); // every road to a human passes here
+            }
             return true;
         } catch (ConditionalCheckFailedException moved) {
             return false;

@@ -1,9 +1,13 @@
 package dev.oncepay.provider;
 
+import dev.oncepay.config.EmbeddedMetrics;
+import dev.oncepay.config.Metrics;
 import dev.oncepay.payment.Payment;
+import io.quarkus.runtime.StartupEvent;
 import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
 import io.smallrye.faulttolerance.api.CircuitBreakerState;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
 import java.util.List;
 import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 import org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException;
@@ -16,10 +20,24 @@ public class ProviderGateway {
 
     private final PspCalls calls;
     private final CircuitBreakerMaintenance breakers;
+    private final EmbeddedMetrics metrics;
 
-    public ProviderGateway(PspCalls calls, CircuitBreakerMaintenance breakers) {
+    public ProviderGateway(PspCalls calls, CircuitBreakerMaintenance breakers, EmbeddedMetrics metrics) {
         this.calls = calls;
         this.breakers = breakers;
+        this.metrics = metrics;
+    }
+
+    /** Breaker transitions are the signal of a provider outage: log every one, count the openings. */
+    void watchBreakers(@Observes StartupEvent started) {
+        for (String breaker : List.of(PspCalls.CHARGE_BREAKER, PspCalls.LOOKUP_BREAKER)) {
+            breakers.onStateChange(breaker, state -> {
+                LOG.warnf("circuit breaker %s is now %s", breaker, state);
+                if (state == CircuitBreakerState.OPEN) {
+                    metrics.count(Metrics.BREAKER_OPEN);
+                }
+            });
+        }
     }
 
     /** Charges the payment, retried only with the provider key derived from its id. */

@@ -1,5 +1,7 @@
 package dev.oncepay.reconcile;
 
+import dev.oncepay.config.EmbeddedMetrics;
+import dev.oncepay.config.Metrics;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentRepository.SweepListing;
@@ -56,9 +58,11 @@ public class ReconcileUseCase {
     private final Event<ReconcilePhaseReached> phases;
     private final Clock clock;
     private final ReconcileConfig config;
+    private final EmbeddedMetrics metrics;
 
     public ReconcileUseCase(PaymentRepository payments, ProviderGateway provider, Event<ReconcilePhaseReached> phases,
-            Clock clock, ReconcileConfig config) {
+            Clock clock, ReconcileConfig config, EmbeddedMetrics metrics) {
+        this.metrics = metrics;
         this.payments = payments;
         this.provider = provider;
         this.phases = phases;
@@ -90,6 +94,8 @@ public class ReconcileUseCase {
             }
         }
         SweepSummary summary = tally.summary(trigger, Duration.between(started, clock.instant()).toMillis());
+        metrics.gauge(Metrics.UNKNOWN_BACKLOG, tally.unknownWaiting, "Count");
+        metrics.gauge(Metrics.UNKNOWN_OLDEST_AGE, tally.oldestUnknownAge.toSeconds(), "Seconds");
         LOG.infof("sweep %s: %s", trigger, summary);
         return summary;
     }
@@ -123,6 +129,7 @@ public class ReconcileUseCase {
             return Outcome.SKIPPED; // the index lags: settled or re-scheduled meanwhile
         }
         Payment payment = read.get().payment();
+        tally.waiting(payment, now);
         reached(paymentId, ReconcilePhase.READ);
         Verdict verdict = ask(payment, tally);
         return record(read.get(), verdict);
@@ -405,6 +412,19 @@ public class ReconcileUseCase {
         int resent;
         int notStarted;
         boolean budgetExhausted;
+        /** UNKNOWN payments this sweep found due, and the age of the oldest: the backlog gauges. */
+        int unknownWaiting;
+        Duration oldestUnknownAge = Duration.ZERO;
+
+        void waiting(Payment payment, Instant now) {
+            if (payment.status() == PaymentStatus.UNKNOWN) {
+                unknownWaiting++;
+                Duration age = Duration.between(payment.createdAt(), now);
+                if (age.compareTo(oldestUnknownAge) > 0) {
+                    oldestUnknownAge = age;
+                }
+            }
+        }
 
         void count(Outcome outcome) {
             switch (outcome) {

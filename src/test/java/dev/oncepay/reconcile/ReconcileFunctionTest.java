@@ -12,6 +12,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.charge.ChargePhase;
 import dev.oncepay.http.HttpApiResponse;
+import dev.oncepay.config.Metrics;
+import dev.oncepay.testing.RecordingMetrics;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository.SweepState;
 import dev.oncepay.payment.PaymentStatus;
@@ -61,6 +63,8 @@ class ReconcileFunctionTest {
     PhaseHooks chargeHooks;
     @Inject
     SweepHooks sweepHooks;
+    @Inject
+    RecordingMetrics metrics;
     @Inject
     ProviderGateway provider;
     @Inject
@@ -211,6 +215,8 @@ class ReconcileFunctionTest {
             Instant before = clock.instant();
             SweepSummary sweep = fx.sweep();
             assertEquals(1, sweep.deferred(), "check " + check);
+            assertEquals(1.0, metrics.lastGauge(Metrics.UNKNOWN_BACKLOG), "the backlog gauge saw it waiting");
+            assertTrue(metrics.lastGauge(Metrics.UNKNOWN_OLDEST_AGE) >= FIRST_CHECK.toSeconds());
             SweepState state = fx.state(id);
             assertEquals(PaymentStatus.UNKNOWN, state.payment().status());
             assertEquals(check, state.payment().checkAttempts());
@@ -223,8 +229,10 @@ class ReconcileFunctionTest {
             clock.advance(NEXT_CHECK);
         }
 
+        metrics.reset();
         SweepSummary third = fx.sweep();
         assertEquals(1, third.deadLettered());
+        assertEquals(1, metrics.counted(Metrics.NEEDS_REVIEW), "every move to NEEDS_REVIEW is counted for the alarm");
         SweepState dead = fx.state(id);
         assertEquals(PaymentStatus.NEEDS_REVIEW, dead.payment().status());
         assertTrue(dead.payment().statusReason().startsWith("dead-lettered after 3 checks"), dead.payment().statusReason());

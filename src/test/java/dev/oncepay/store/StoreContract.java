@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.oncepay.config.EmbeddedMetrics;
 import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.idempotency.ClaimAttempt;
 import dev.oncepay.idempotency.ClaimAttempt.ExistingKey;
@@ -22,6 +24,7 @@ import dev.oncepay.payment.Transition;
 import io.smallrye.config.SmallRyeConfigBuilder;
 import io.quarkus.runtime.configuration.DurationConverter;
 import java.net.URI;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -113,7 +116,8 @@ public abstract class StoreContract {
                 .build()
                 .getConfigMapping(OncepayConfig.class);
         keys = new DynamoIdempotencyStore(dynamo, config);
-        payments = new PaymentRepository(dynamo, config);
+        payments = new PaymentRepository(dynamo, config,
+                new EmbeddedMetrics(new ObjectMapper(), Clock.systemUTC()));
     }
 
     @AfterAll
