@@ -6,9 +6,11 @@ import java.io.InputStream;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
@@ -24,8 +26,12 @@ final class SandboxCommand {
     static final String HANDLER = "io.quarkus.funqy.lambda.FunqyStreamHandler::handleRequest";
     static final String REGION = "us-east-1";
 
+    /** The runtime interface client reads its native library from here when set (the managed runtime sets it too). */
+    static final String JNI_PROPERTY = "com.amazonaws.services.lambda.runtime.api.client.runtimeapi.NativeClient.JNI";
+
     private final Path java;
     private final String classpath;
+    private final Path jniLibrary;
     private final Path taskRoot;
     private final String heap;
     private final String handler;
@@ -33,6 +39,7 @@ final class SandboxCommand {
     SandboxCommand(Path taskRoot, Path workDir, String heap, String handler) throws IOException {
         this.java = Path.of(System.getProperty("java.home"), "bin", "java");
         this.classpath = runtimeClasspath(workDir);
+        this.jniLibrary = jniLibrary(workDir);
         this.taskRoot = taskRoot;
         this.heap = heap;
         this.handler = handler;
@@ -48,7 +55,7 @@ final class SandboxCommand {
         // The flags the Lambda Java runtime starts its JVM with, and a modest heap.
         command.addAll(List.of("-Xmx" + heap, "-XX:+UseSerialGC", "-XX:+TieredCompilation", "-XX:TieredStopAtLevel=1",
                 "-Xshare:auto", "-XX:-UsePerfData", "-XX:+ErrorFileToStderr", "-Djava.net.preferIPv4Stack=true",
-                "--add-opens=java.base/java.io=ALL-UNNAMED"));
+                "--add-opens=java.base/java.io=ALL-UNNAMED", "-D" + JNI_PROPERTY + "=" + jniLibrary));
         command.add("-cp");
         command.add(classpath);
         command.add(SandboxMain.class.getName());
@@ -122,6 +129,41 @@ final class SandboxCommand {
             }
         }
         return String.join(File.pathSeparator, parts);
+    }
+
+    /**
+     * The client's JNI library for this platform, unpacked once per local run. Left to itself, every
+     * client unpacks it to the same {@code /tmp/.libaws-lambda-jni.so} (fine in a Lambda sandbox with
+     * its own /tmp); sandboxes starting together here would overwrite it under each other's feet.
+     */
+    private static Path jniLibrary(Path workDir) throws IOException {
+        String os = System.getProperty("os.name", "");
+        String arch = System.getProperty("os.arch", "");
+        if (!os.toLowerCase(Locale.ROOT).contains("linux")) {
+            throw new IOException("the Lambda runtime interface client runs on Linux only (it ships native code for "
+                    + "Linux x86_64 and arm64, glibc or musl); this is " + os + " " + arch
+                    + ". Run the local run in a Linux machine or VM.");
+        }
+        String cpu = switch (arch) {
+            case "amd64", "x86_64" -> "x86_64";
+            case "aarch64", "arm64" -> "aarch_64";
+            default -> throw new IOException("no runtime interface client native library for CPU " + arch);
+        };
+        boolean musl = Files.exists(Path.of("/lib/ld-musl-" + (cpu.equals("x86_64") ? "x86_64" : "aarch64") + ".so.1"));
+        String name = "libaws-lambda-jni.linux" + (musl ? "_musl-" : "-") + cpu + ".so";
+        Path target = workDir.resolve("jni").resolve(name).toAbsolutePath();
+        Files.createDirectories(target.getParent());
+        try (InputStream in = com.amazonaws.services.lambda.runtime.api.client.AWSLambda.class
+                .getResourceAsStream("/jni/" + name)) {
+            if (in == null) {
+                throw new IOException("the runtime interface client jar has no /jni/" + name);
+            }
+            Path temp = Files.createTempFile(target.getParent(), name, ".tmp");
+            Files.copy(in, temp, StandardCopyOption.REPLACE_EXISTING);
+            Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING,
+                    StandardCopyOption.ATOMIC_MOVE);
+        }
+        return target;
     }
 
     private static String location(Class<?> c) {
