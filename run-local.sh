@@ -61,10 +61,10 @@ java_opts=(-Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.util.logging
 # hook and the children's own watchdogs do it.
 if command -v setsid >/dev/null 2>&1; then
   own_group=1
-  setsid java "${java_opts[@]}" -cp "$classpath" "$main" --app target/function.zip ${args[@]+"${args[@]}"} &
+  setsid java "${java_opts[@]}" -cp "$classpath" "$main" --app target/function.zip --parent-pid $$ ${args[@]+"${args[@]}"} &
 else
   own_group=0
-  java "${java_opts[@]}" -cp "$classpath" "$main" --app target/function.zip ${args[@]+"${args[@]}"} &
+  java "${java_opts[@]}" -cp "$classpath" "$main" --app target/function.zip --parent-pid $$ ${args[@]+"${args[@]}"} &
 fi
 pid=$!
 

@@ -125,6 +125,18 @@ public final class LocalRun implements AutoCloseable {
         }
         banner(taskRoot);
         timers.execute(this::announceWhenReady);
+        if (options.parentPid() > 0) {
+            timers.scheduleWithFixedDelay(this::exitWithParent, 1, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    /** The process that started this run is gone (killed outright): stop, rather than linger. */
+    private void exitWithParent() {
+        if (ProcessHandle.of(options.parentPid()).map(ProcessHandle::isAlive).orElse(false)) {
+            return;
+        }
+        Log.warn("local-run", "process " + options.parentPid() + " that started this run is gone");
+        new Thread(() -> System.exit(1), "local-run-exit").start();
     }
 
     /**

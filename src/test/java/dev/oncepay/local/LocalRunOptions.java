@@ -21,6 +21,7 @@ import java.util.Map;
  * @param reconcileEvery the EventBridge schedule's rate; {@link Duration#ZERO} turns it off
  * @param dynamoPath dynalite's LevelDB directory, or null for an in-memory store
  * @param env extra environment for every sandbox (like a Lambda function's environment)
+ * @param parentPid stop when this process ends (run-local.sh, a test), or 0
  */
 public record LocalRunOptions(
         Path app,
@@ -37,7 +38,8 @@ public record LocalRunOptions(
         String webhookSecret,
         long simSeed,
         Path dynamoPath,
-        Map<String, String> env) {
+        Map<String, String> env,
+        long parentPid) {
 
     public static final List<String> FUNCTIONS = List.of("charge", "webhook", "reconcile");
     public static final int DEFAULT_API_PORT = 8080;
@@ -75,7 +77,8 @@ public record LocalRunOptions(
                 "local-sim-secret",
                 42,
                 null,
-                Map.of());
+                Map.of(),
+                0);
     }
 
     /** Parses environment variables first, then flags. */
@@ -129,6 +132,7 @@ public record LocalRunOptions(
                 "  --env KEY=VALUE          extra environment for every function (repeatable)",
                 "  --app PATH               function.zip or an unpacked task root (default target/function.zip)",
                 "  --work-dir DIR           local run's files (default target/local-run)",
+                "  --parent-pid PID         stop when that process ends (run-local.sh passes its own pid)",
                 "Durations: 500ms, 10s, 2m, 1h (a bare number is seconds).");
     }
 
@@ -191,6 +195,7 @@ public record LocalRunOptions(
         long simSeed;
         Path dynamoPath;
         final Map<String, String> env;
+        long parentPid;
 
         Builder(LocalRunOptions o) {
             app = o.app;
@@ -208,6 +213,7 @@ public record LocalRunOptions(
             simSeed = o.simSeed;
             dynamoPath = o.dynamoPath;
             env = new LinkedHashMap<>(o.env);
+            parentPid = o.parentPid;
         }
 
         void apply(String flag, String value, String source) {
@@ -234,6 +240,7 @@ public record LocalRunOptions(
                 }
                 case "--app" -> app = Path.of(value);
                 case "--work-dir" -> workDir = Path.of(value);
+                case "--parent-pid" -> parentPid = Long.parseLong(value.trim());
                 default -> throw new UsageException("unknown option " + source);
             }
         }
@@ -244,7 +251,7 @@ public record LocalRunOptions(
                         + integrationTimeout.toMillis() + " ms anyway (local only)");
             }
             return new LocalRunOptions(app, workDir, apiPort, simPort, dynamoPort, sandboxes, timeouts,
-                    integrationTimeout, reconcileEvery, table, heap, webhookSecret, simSeed, dynamoPath, env);
+                    integrationTimeout, reconcileEvery, table, heap, webhookSecret, simSeed, dynamoPath, env, parentPid);
         }
 
         private static Map<String, String> perFunction(String value, String source) {

@@ -64,7 +64,8 @@ class LocalRunTest {
                 "--api-port", Integer.toString(apiPort),
                 "--sim-port", Integer.toString(freePort()),
                 "--dynamo-port", Integer.toString(freePort()),
-                "--reconcile-every", "off");
+                "--reconcile-every", "off",
+                "--parent-pid", Long.toString(ProcessHandle.current().pid()));
         Process run = new ProcessBuilder(command).directory(root.toFile()).redirectErrorStream(true).start();
         List<String> output = Collections.synchronizedList(new ArrayList<>());
         CountDownLatch ready = new CountDownLatch(1);
