@@ -36,6 +36,7 @@ public record ChargeRequest(long amount, String currency, String reference, Stri
     private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
     private static final ObjectMapper STRICT = JsonMapper.builder()
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
+            .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .build();
 
     public static ChargeRequest parse(byte[] body) {
@@ -120,8 +121,8 @@ public record ChargeRequest(long amount, String currency, String reference, Stri
 
     private static boolean isIso4217(String code) {
         try {
-            Currency.getInstance(code);
-            return true;
+            // Pseudo-currencies (XXX, XTS, XAU, XDR, ...) have no minor unit: not money to charge.
+            return Currency.getInstance(code).getDefaultFractionDigits() >= 0;
         } catch (IllegalArgumentException unknown) {
             return false;
         }

@@ -58,13 +58,16 @@ public class ChargeUseCase {
     }
 
     public ChargeAnswer charge(ChargeCommand command) {
-        if (provider.chargeBreakerOpen()) {
-            // Fail fast before any write: the key stays free for a later retry.
-            throw unavailable("circuit breaker open");
-        }
         Instant now = clock.instant();
+        if (provider.chargeBreakerOpen()) {
+            // Fail fast before any write, so the key stays free; but a key that exists is still
+            // answered (replay, 409, 422): those never need the provider.
+            KeyRecord stored = keys.find(command.key().storageId(), now)
+                    .orElseThrow(() -> unavailable("circuit breaker open"));
+            return existing(stored, command);
+        }
         KeyRecord proposed = new KeyRecord(command.key().storageId(), command.key().tenant(), command.fingerprint(),
-                newPaymentId(), UUID.randomUUID().toString(), 1, now.plus(lease()),
+                Payment.newId(), UUID.randomUUID().toString(), 1, now.plus(lease()),
                 now.plus(config.idempotency().retention()), now);
         ClaimAttempt attempt = keys.claim(proposed, now);
         if (attempt instanceof KeyClaim claim) {
@@ -89,6 +92,9 @@ public class ChargeUseCase {
         Instant now = clock.instant();
         if (!stored.leaseExpiredAt(now)) {
             throw inFlight();
+        }
+        if (provider.chargeBreakerOpen()) {
+            throw unavailable("circuit breaker open");
         }
         KeyClaim claim = keys.takeOver(stored, UUID.randomUUID().toString(), now, now.plus(lease()))
                 .orElseThrow(this::inFlight);
@@ -122,8 +128,9 @@ public class ChargeUseCase {
         Instant now = clock.instant();
         if (!payments.apply(payment.id(), transition, now)) {
             // A newer run fenced us off, or the payment was settled meanwhile: theirs is the truth.
+            // (Or the SDK retried our own successful write: then it is our answer, not a replay.)
             return payments.find(payment.id()).filter(p -> p.status() != PaymentStatus.PENDING)
-                    .map(p -> new ChargeAnswer(p, true))
+                    .map(p -> new ChargeAnswer(p, !(p.status() == transition.to() && p.leaseEpoch() == epoch)))
                     .orElseThrow(this::inFlight);
         }
         reached(payment.id(), ChargePhase.SETTLED, epoch);
@@ -145,7 +152,7 @@ public class ChargeUseCase {
             return pending;
         }
         // An earlier run recorded it: fence it so that run can no longer settle it.
-        boolean fenced = payments.fence(key.paymentId(), key.leaseEpoch());
+        boolean fenced = payments.fence(key.paymentId(), key.leaseEpoch(), sweepAt);
         Payment existing = payments.find(key.paymentId()).orElseThrow(this::inFlight);
         if (fenced) {
             return existing;
@@ -189,9 +196,5 @@ public class ChargeUseCase {
 
     private ProviderUnavailableException unavailable(String reason) {
         return new ProviderUnavailableException(reason, config.charge().unavailableRetryAfter());
-    }
-
-    private static String newPaymentId() {
-        return "pay_" + UUID.randomUUID().toString().replace("-", "");
     }
 }

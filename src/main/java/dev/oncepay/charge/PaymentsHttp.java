@@ -16,7 +16,9 @@ import dev.oncepay.payment.Payment;
 import dev.oncepay.provider.ProviderUnavailableException;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import org.jboss.logging.Logger;
 
 /** {@code POST /payments} and {@code GET /payments/{id}}: API Gateway events in, responses out. */
@@ -42,12 +44,11 @@ public class PaymentsHttp {
             String method = event.method();
             String path = event.path();
             if (path != null && path.equals(COLLECTION)) {
-                return "POST".equals(method) ? create(event)
-                        : responses.problem(ProblemType.METHOD_NOT_ALLOWED, "use POST " + COLLECTION);
+                return "POST".equals(method) ? create(event) : methodNotAllowed("POST");
             }
             if (path != null && path.startsWith(COLLECTION + "/")) {
                 return "GET".equals(method) ? show(event, path.substring(COLLECTION.length() + 1))
-                        : responses.problem(ProblemType.METHOD_NOT_ALLOWED, "use GET " + COLLECTION + "/{id}");
+                        : methodNotAllowed("GET");
             }
             return responses.problem(ProblemType.NOT_FOUND, "no such route");
         } catch (UnauthenticatedException e) {
@@ -63,6 +64,11 @@ public class PaymentsHttp {
             return responses.problem(ProblemType.PROVIDER_UNAVAILABLE,
                     "the payment provider is unavailable and nothing was charged; retry with the same Idempotency-Key",
                     Map.of(), HttpResponses.retryAfter(e.retryAfter()));
+        } catch (RuntimeException e) {
+            // State is safe whatever failed: a held key is recovered by a retry after its lease.
+            LOG.errorf("unexpected %s: %s", e.getClass().getName(), e.getMessage());
+            return responses.problem(ProblemType.INTERNAL,
+                    "an internal error occurred; retry with the same Idempotency-Key");
         }
     }
 
@@ -74,7 +80,8 @@ public class PaymentsHttp {
             throw new InvalidRequestException("Idempotency-Key", keyProblem);
         }
         String contentType = event.header("Content-Type");
-        if (contentType != null && !contentType.toLowerCase().startsWith("application/json")) {
+        String mediaType = contentType == null ? "" : contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
+        if (!mediaType.equals("application/json")) {
             throw new InvalidRequestException("Content-Type", "must be application/json");
         }
         ChargeRequest request = ChargeRequest.parse(event.rawBody());
@@ -85,9 +92,14 @@ public class PaymentsHttp {
 
     private HttpApiResponse show(HttpApiEvent event, String id) {
         String tenant = tenants.tenantOf(event);
-        return charges.payment(tenant, id)
+        return (Payment.isWellFormedId(id) ? charges.payment(tenant, id) : Optional.<Payment>empty())
                 .map(p -> responses.json(200, PaymentView.of(p), Map.of()))
-                .orElseGet(() -> responses.problem(ProblemType.NOT_FOUND, "no payment " + id));
+                .orElseGet(() -> responses.problem(ProblemType.NOT_FOUND, "no such payment"));
+    }
+
+    private HttpApiResponse methodNotAllowed(String allowed) {
+        return responses.problem(ProblemType.METHOD_NOT_ALLOWED, "this resource allows " + allowed, Map.of(),
+                Map.of("Allow", allowed));
     }
 
     /** The answer is derived from the payment alone, so a replay renders the very same bytes. */

@@ -44,7 +44,12 @@ public class DynamoIdempotencyStore implements IdempotencyStore {
                         // Stores that ignore ReturnValuesOnConditionCheckFailure (dynalite): read it.
                         : readConsistently(proposed.storageId());
                 if (old != null) {
-                    return new ClaimAttempt.ExistingKey(fromItem(old));
+                    KeyRecord existing = fromItem(old);
+                    // An SDK retry of our own successful put also fails its condition: still ours.
+                    return existing.leaseOwner().equals(proposed.leaseOwner())
+                            && existing.leaseEpoch() == proposed.leaseEpoch()
+                                    ? new ClaimAttempt.KeyClaim(existing, false)
+                                    : new ClaimAttempt.ExistingKey(existing);
                 }
                 if (attempt == CLAIM_ATTEMPTS) {
                     throw new IllegalStateException("idempotency key kept changing under a claim", taken);
@@ -67,11 +72,21 @@ public class DynamoIdempotencyStore implements IdempotencyStore {
                             ":lease", Attr.n(leaseExpiresAt.toEpochMilli()), ":observed", Attr.n(observed.leaseEpoch()),
                             ":now", Attr.n(now.toEpochMilli()))));
         } catch (ConditionalCheckFailedException anotherRetryWon) {
-            return Optional.empty();
+            // Unless the SDK retried our own successful update: then the record names us.
+            Map<String, AttributeValue> current = readConsistently(observed.storageId());
+            return Optional.ofNullable(current).map(DynamoIdempotencyStore::fromItem)
+                    .filter(r -> newOwner.equals(r.leaseOwner()) && r.leaseEpoch() == nextEpoch)
+                    .map(r -> new ClaimAttempt.KeyClaim(r, true));
         }
         KeyRecord mine = new KeyRecord(observed.storageId(), observed.tenant(), observed.fingerprint(),
                 observed.paymentId(), newOwner, nextEpoch, leaseExpiresAt, observed.expiresAt(), observed.createdAt());
         return Optional.of(new ClaimAttempt.KeyClaim(mine, true));
+    }
+
+    @Override
+    public Optional<KeyRecord> find(String storageId, Instant now) {
+        return Optional.ofNullable(readConsistently(storageId)).map(DynamoIdempotencyStore::fromItem)
+                .filter(r -> !r.expiresAt().isBefore(now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS)));
     }
 
     @Override

@@ -18,6 +18,9 @@ public interface IdempotencyStore {
      */
     Optional<ClaimAttempt.KeyClaim> takeOver(KeyRecord observed, String newOwner, Instant now, Instant leaseExpiresAt);
 
+    /** The live (unexpired) record of a key, read consistently; for paths that must not write. */
+    Optional<KeyRecord> find(String storageId, Instant now);
+
     /** Forgets a key we hold, so the client can try again with it (nothing reached the provider). */
     boolean release(KeyRecord held);
 }

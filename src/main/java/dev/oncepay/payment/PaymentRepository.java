@@ -73,15 +73,20 @@ public class PaymentRepository {
     /**
      * Moves the fence of a PENDING payment to {@code epoch}: from now on only the run holding that
      * epoch may settle it. Fails if the payment left PENDING or a newer run fenced it already.
+     * Epochs are unique per run (each takeover increments the key's), so equal means ours.
      */
-    public boolean fence(String paymentId, long epoch) {
+    public boolean fence(String paymentId, long epoch, Instant nextCheckAt) {
         try {
+            // The new run owns the payment now: the sweep waits for its lease, as for the first run.
             dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk(paymentId)))
-                    .updateExpression("SET #epoch = :epoch")
-                    .conditionExpression("#status = :pending AND #epoch < :epoch")
-                    .expressionAttributeNames(Map.of("#epoch", Table.LEASE_EPOCH, "#status", Table.STATUS))
+                    .updateExpression("SET #epoch = :epoch, #next = :next")
+                    // "<=": re-fencing at our own epoch (an SDK retry, a resumed run) is a no-op.
+                    .conditionExpression("#status = :pending AND #epoch <= :epoch")
+                    .expressionAttributeNames(Map.of("#epoch", Table.LEASE_EPOCH, "#status", Table.STATUS,
+                            "#next", Table.NEXT_CHECK_AT))
                     .expressionAttributeValues(Map.of(":epoch", Attr.n(epoch),
-                            ":pending", Attr.s(PaymentStatus.PENDING.name()))));
+                            ":pending", Attr.s(PaymentStatus.PENDING.name()),
+                            ":next", Attr.n(nextCheckAt.toEpochMilli()))));
             return true;
         } catch (ConditionalCheckFailedException lost) {
             return false;
@@ -177,5 +182,93 @@ public class PaymentRepository {
                 Instant.parse(Attr.string(item, Table.UPDATED_AT)),
                 Attr.number(item, Table.LEASE_EPOCH, 0),
                 (int) Attr.number(item, Table.CHECK_ATTEMPTS, 0));
+    }
+
+    // Sweep
+    // (reconcile's access to the sparse, sharded index `sweep`; fully qualified names keep this
+    // section independent of the import block, so parallel additions merge cleanly)
+
+    /** A payment listed in the sweep index, as the index (eventually consistent) saw it. */
+    public record SweepListing(String paymentId, Instant nextCheckAt) {
+    }
+
+    /** A payment read consistently, with its next-check time ({@code null} once it left the sweep). */
+    public record SweepState(Payment payment, Instant nextCheckAt) {
+        public boolean dueAt(Instant now) {
+            return payment.status().isUnsettled() && nextCheckAt != null && !nextCheckAt.isAfter(now);
+        }
+    }
+
+    /** Number of sweep-index shards ({@code sweepShard} is {@code "0"} .. {@code shards-1}). */
+    public int sweepShards() {
+        return shards;
+    }
+
+    /**
+     * The payments of one shard whose next check is due ({@code nextCheckAt <= now}), oldest
+     * first, at most {@code limit}: one Query of the KEYS_ONLY index. Eventually consistent, so
+     * callers re-read each payment with {@link #findForSweep} before acting.
+     */
+    public java.util.List<SweepListing> dueForCheck(int shard, Instant now, int limit) {
+        java.util.List<Map<String, AttributeValue>> items = dynamo.query(b -> b.tableName(table)
+                .indexName(Table.SWEEP_INDEX)
+                .keyConditionExpression("#shard = :shard AND #next <= :now")
+                .expressionAttributeNames(Map.of("#shard", Table.SWEEP_SHARD, "#next", Table.NEXT_CHECK_AT))
+                .expressionAttributeValues(Map.of(":shard", Attr.s(Integer.toString(shard)),
+                        ":now", Attr.n(now.toEpochMilli())))
+                .scanIndexForward(true)
+                .limit(limit)).items();
+        java.util.List<SweepListing> due = new java.util.ArrayList<>(items.size());
+        for (Map<String, AttributeValue> item : items) {
+            due.add(new SweepListing(Attr.string(item, Table.PK).substring(PREFIX.length()),
+                    Instant.ofEpochMilli(Attr.number(item, Table.NEXT_CHECK_AT, 0))));
+        }
+        return due;
+    }
+
+    /** Consistent read of a payment with its next-check time: one GetItem, like {@link #find}. */
+    public Optional<SweepState> findForSweep(String paymentId) {
+        Map<String, AttributeValue> item = dynamo.getItem(b -> b.tableName(table).key(Attr.key(pk(paymentId)))
+                .consistentRead(true)).item();
+        if (item == null || item.isEmpty()) {
+            return Optional.empty();
+        }
+        AttributeValue next = item.get(Table.NEXT_CHECK_AT);
+        return Optional.of(new SweepState(fromItem(item),
+                next == null ? null : Instant.ofEpochMilli(Long.parseLong(next.n()))));
+    }
+
+    /**
+     * Puts off the next check of an unsettled payment: {@code nextCheckAt} and
+     * {@code checkAttempts + 1}, in one write conditional on what the sweep read (status, attempts
+     * and, for PENDING, the lease epoch), so two racing sweeps count one attempt and a concurrent
+     * settlement or takeover wins. {@code updatedAt} stays: a deferral is not a change a client
+     * sees, and a replay of the client's key must render the same bytes.
+     */
+    public boolean deferCheck(Payment observed, Instant nextCheckAt) {
+        if (!observed.status().isUnsettled()) {
+            throw new IllegalArgumentException("only an unsettled payment is deferred: " + observed.status());
+        }
+        Map<String, String> names = new HashMap<>(Map.of("#status", Table.STATUS, "#attempts", Table.CHECK_ATTEMPTS,
+                "#next", Table.NEXT_CHECK_AT));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":status", Attr.s(observed.status().name()),
+                ":attempts", Attr.n(observed.checkAttempts()), ":nextAttempts", Attr.n(observed.checkAttempts() + 1L),
+                ":next", Attr.n(nextCheckAt.toEpochMilli())));
+        String condition = "#status = :status AND #attempts = :attempts";
+        if (observed.status() == PaymentStatus.PENDING) {
+            condition += " AND #epoch = :epoch";
+            names.put("#epoch", Table.LEASE_EPOCH);
+            values.put(":epoch", Attr.n(observed.leaseEpoch()));
+        }
+        String finalCondition = condition;
+        try {
+            dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk(observed.id())))
+                    .updateExpression("SET #next = :next, #attempts = :nextAttempts")
+                    .conditionExpression(finalCondition)
+                    .expressionAttributeNames(names).expressionAttributeValues(values));
+            return true;
+        } catch (ConditionalCheckFailedException moved) {
+            return false;
+        }
     }
 }

@@ -49,4 +49,19 @@ public final class Table {
     public static final String KIND_KEY = "key";
     public static final String KIND_PAYMENT = "payment";
     public static final String KIND_EVENT = "event";
+
+    // Webhook event journal: one item per (provider, event id), pk event#<provider>#<eventId>,
+    // TTL'd by EXPIRES_AT; PAYMENT_ID holds the event's data.reference.
+    public static final String EVENT_PROVIDER = "provider";
+    public static final String EVENT_ID = "eventId";
+    public static final String EVENT_TYPE = "eventType";
+    /** {@code RECEIVED} (journaled, maybe not yet applied) or {@code PROCESSED}. */
+    public static final String EVENT_STATE = "eventState";
+    /** What processing did: {@code applied}, {@code conflict}, {@code unknown_payment}, ... */
+    public static final String EVENT_OUTCOME = "outcome";
+    public static final String EVENT_OUTCOME_DETAIL = "outcomeDetail";
+    /** The raw event JSON as received and verified, kept for audit. */
+    public static final String EVENT_BODY = "body";
+    public static final String RECEIVED_AT = "receivedAt";
+    public static final String PROCESSED_AT = "processedAt";
 }

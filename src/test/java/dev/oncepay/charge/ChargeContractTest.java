@@ -129,12 +129,12 @@ class ChargeContractTest extends ChargeTestSupport {
 
     @Test
     void sameKeyWhileTheFirstRequestRunsIs409WithRetryAfter() throws Exception {
-        sim.holdCharges();
+        hooks.parkOnceAfter(ChargePhase.PAYMENT_RECORDED);
         String key = newKey();
         CompletableFuture<ApiResponse> first = CompletableFuture
                 .supplyAsync(() -> direct.call(dev.oncepay.testing.HttpApiEvents.postPayment(tenant, key,
                         body(4200, "EUR", "order_busy"))));
-        assertTrue(sim.awaitHeldRequests(1, java.time.Duration.ofSeconds(10)), "first request reached the provider");
+        assertTrue(hooks.awaitParked(), "the first request is about to call the provider");
 
         ApiResponse second = direct.call(dev.oncepay.testing.HttpApiEvents.postPayment(tenant, key,
                 body(4200, "EUR", "order_busy")));
@@ -143,7 +143,7 @@ class ChargeContractTest extends ChargeTestSupport {
         assertEquals("application/problem+json", second.header("Content-Type"));
         assertEquals("https://oncepay.dev/problems/request-in-flight", second.json().get("type").asText());
         assertEquals("1", second.header("Retry-After"));
-        sim.releaseCharges();
+        hooks.release();
         assertEquals(201, first.get(30, TimeUnit.SECONDS).status());
         assertEquals(1, sim.ledger().size());
     }
@@ -173,6 +173,23 @@ class ChargeContractTest extends ChargeTestSupport {
         ApiResponse later = post(key, body(4200, "EUR", "order_refused"));
         assertEquals(201, later.status());
         assertNull(later.header("Idempotent-Replayed"));
+    }
+
+    @Test
+    void aReplayIsAnsweredEvenWhileTheBreakerIsOpen() {
+        String key = newKey();
+        ApiResponse first = post(key, body(4200, "EUR", "order_before_outage"));
+        sim.setFaults(Faults.none().withServerErrorRate(1.0));
+        assertEquals(202, post(newKey(), body(100, "EUR", "order_trip")).status());
+        int calls = sim.chargeRequests();
+
+        ApiResponse replay = post(key, body(4200, "EUR", "order_before_outage"));
+
+        assertEquals(201, replay.status(), "stored answers never depend on the provider");
+        assertEquals("true", replay.header("Idempotent-Replayed"));
+        assertEquals(first.body(), replay.body());
+        assertEquals(422, post(key, body(1, "EUR", "order_before_outage")).status());
+        assertEquals(calls, sim.chargeRequests());
     }
 
     @Test

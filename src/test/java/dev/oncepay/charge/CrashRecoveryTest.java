@@ -80,14 +80,14 @@ class CrashRecoveryTest extends ChargeTestSupport {
         hooks.crashOnceAfter(ChargePhase.PAYMENT_RECORDED);
         assertEquals(-1, post(key, body).status());
         clock.advance(lease.plusSeconds(1));
-        sim.holdCharges();
+        hooks.parkOnceAfter(ChargePhase.PAYMENT_RECORDED);
 
         CompletableFuture<ApiResponse> a = CompletableFuture.supplyAsync(
                 () -> direct.call(HttpApiEvents.postPayment(tenant, key, body)));
-        assertTrue(sim.awaitHeldRequests(1, Duration.ofSeconds(10)));
+        assertTrue(hooks.awaitParked(), "the first retry took over and holds the key");
         ApiResponse b = direct.call(HttpApiEvents.postPayment(tenant, key, body));
         assertEquals(409, b.status(), "the takeover is exclusive");
-        sim.releaseCharges();
+        hooks.release();
 
         assertEquals(201, a.get(30, TimeUnit.SECONDS).status());
         assertEquals(1, sim.ledger().size());

@@ -1,5 +1,7 @@
 package dev.oncepay.sim;
 
+import dev.oncepay.testing.TestClock;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -21,11 +23,8 @@ import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -287,7 +286,7 @@ class PspSimulatorTest {
 
     @Test
     void aKeyIsForgottenAfterTheRetention() throws Exception {
-        MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+        TestClock clock = new TestClock();
         sim.close();
         sim = PspSimulator.start(SimulatorOptions.onPort(0).withClock(clock));
 
@@ -508,33 +507,6 @@ class PspSimulatorTest {
         @Override
         public void close() {
             server.stop(0);
-        }
-    }
-
-    private static final class MutableClock extends Clock {
-        private volatile Instant now;
-
-        MutableClock(Instant start) {
-            now = start;
-        }
-
-        void advance(Duration by) {
-            now = now.plus(by);
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
         }
     }
 }

@@ -13,8 +13,11 @@ import java.util.concurrent.TimeUnit;
  */
 @ApplicationScoped
 public class PhaseHooks {
-    /** What a crashed process looks like from the outside: the invocation errors. */
-    public static class SimulatedCrash extends RuntimeException {
+    /**
+     * What a crashed process looks like from the outside: the invocation errors. An Error, so
+     * that no handler for application exceptions runs, as none would in a dead process.
+     */
+    public static class SimulatedCrash extends Error {
         public SimulatedCrash(ChargePhase phase) {
             super("simulated crash after " + phase);
         }

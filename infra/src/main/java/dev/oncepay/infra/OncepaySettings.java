@@ -1,0 +1,159 @@
+package dev.oncepay.infra;
+
+import dev.oncepay.config.DeploymentSettings;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.function.Function;
+import software.amazon.awscdk.services.logs.RetentionDays;
+
+/**
+ * Every deploy-time choice of the stack, read from CDK context ({@code -c oncepay:<name>=<value>}
+ * or {@code cdk.json}), with the defaults below. Values that differ per environment and need no
+ * code (JWT issuer and audience, provider URL and id, tenant claim) are CloudFormation parameters
+ * of the stack instead (see {@link OncepayStack}).
+ *
+ * @param runtime                 {@code native} ({@code provided.al2023}, the default) or {@code jvm} ({@code java21})
+ * @param arm64                   run on Graviton; a native binary must then have been built on/for arm64
+ * @param functionZip             the function.zip that {@code ./native-build.sh} (or {@code --jvm}) produced
+ * @param placeholderCode         synthesize without a function.zip (CI, tests): a stub that cannot serve
+ * @param memoryMb                memory of each function
+ * @param chargeConcurrency       reserved concurrency of charge (a bulkhead: a slow provider cannot starve the others)
+ * @param webhookConcurrency      reserved concurrency of webhook
+ * @param reconcileConcurrency    reserved concurrency of reconcile (1: sweeps never overlap)
+ * @param reconcileRateMinutes    how often EventBridge runs reconcile
+ * @param logRetention            how long function logs are kept
+ * @param secretArn               an existing secret to use; empty: the stack creates one
+ * @param alarmServerErrorPercent API 5xx rate (percent of requests) that alarms
+ * @param alarmUnknownBacklog     UNKNOWN payments waiting that alarm
+ * @param alarmUnknownAgeMinutes  age of the oldest UNKNOWN payment that alarms
+ */
+public record OncepaySettings(
+        String runtime,
+        boolean arm64,
+        Path functionZip,
+        boolean placeholderCode,
+        int memoryMb,
+        Optional<Integer> chargeConcurrency,
+        Optional<Integer> webhookConcurrency,
+        Optional<Integer> reconcileConcurrency,
+        int reconcileRateMinutes,
+        RetentionDays logRetention,
+        Optional<String> secretArn,
+        double alarmServerErrorPercent,
+        int alarmUnknownBacklog,
+        int alarmUnknownAgeMinutes) {
+
+    public static final String NATIVE = "native";
+    public static final String JVM = "jvm";
+    public static final String PREFIX = "oncepay:";
+
+    /**
+     * Charge's Lambda timeout: above the provider deadline (8 s of retries plus one 6 s attempt)
+     * with 14 s left for the DynamoDB calls around it (each at most 6 s), below the idempotency
+     * lease (35 s) so a live request is never taken over, and a second inside API Gateway's
+     * integration timeout (29 s) so the caller gets the function's answer, not the gateway's 503.
+     */
+    public static final int CHARGE_TIMEOUT_SECONDS = 28;
+    /** Webhook: no provider call; a few DynamoDB calls (journal, read, conditional transition), each at most 6 s. */
+    public static final int WEBHOOK_TIMEOUT_SECONDS = 20;
+    /**
+     * Reconcile: a sweep starts no new payment after its 40 s time budget; the one in hand may
+     * still need a lookup (11 s) and a re-sent charge (14 s) and their DynamoDB writes. A run may
+     * outlast the 1-minute schedule: with reserved concurrency 1 the next event waits its turn in
+     * Lambda's asynchronous queue (up to the 5-minute event age) instead of running alongside.
+     */
+    public static final int RECONCILE_TIMEOUT_SECONDS = 90;
+
+    private static final Map<Integer, RetentionDays> RETENTIONS = Map.ofEntries(
+            Map.entry(1, RetentionDays.ONE_DAY), Map.entry(3, RetentionDays.THREE_DAYS),
+            Map.entry(5, RetentionDays.FIVE_DAYS), Map.entry(7, RetentionDays.ONE_WEEK),
+            Map.entry(14, RetentionDays.TWO_WEEKS), Map.entry(30, RetentionDays.ONE_MONTH),
+            Map.entry(60, RetentionDays.TWO_MONTHS), Map.entry(90, RetentionDays.THREE_MONTHS),
+            Map.entry(180, RetentionDays.SIX_MONTHS), Map.entry(365, RetentionDays.ONE_YEAR),
+            Map.entry(400, RetentionDays.THIRTEEN_MONTHS), Map.entry(731, RetentionDays.TWO_YEARS));
+
+    public OncepaySettings {
+        if (!runtime.equals(NATIVE) && !runtime.equals(JVM)) {
+            throw new IllegalArgumentException(PREFIX + "runtime must be native or jvm, not " + runtime);
+        }
+        for (Optional<Integer> reserved : List.of(chargeConcurrency, webhookConcurrency, reconcileConcurrency)) {
+            if (reserved.isPresent() && reserved.get() < 1) {
+                throw new IllegalArgumentException("reserved concurrency must be at least 1, or none");
+            }
+        }
+        if (reconcileRateMinutes < 1) {
+            throw new IllegalArgumentException(PREFIX + "reconcileRateMinutes must be at least 1");
+        }
+        if (memoryMb < 128 || memoryMb > 10240) {
+            throw new IllegalArgumentException(PREFIX + "memoryMb must be within 128..10240");
+        }
+    }
+
+    public boolean isNative() {
+        return runtime.equals(NATIVE);
+    }
+
+    /** The settings from a context lookup (for example {@code app.getNode()::tryGetContext}). */
+    public static OncepaySettings from(Function<String, Object> context) {
+        Function<String, Optional<String>> get = name -> Optional.ofNullable(context.apply(PREFIX + name))
+                .map(Object::toString).map(String::trim).filter(s -> !s.isEmpty());
+        String runtime = get.apply("runtime").orElse(NATIVE);
+        String architecture = get.apply("architecture").orElse("x86_64");
+        if (!architecture.equals("x86_64") && !architecture.equals("arm64")) {
+            throw new IllegalArgumentException(PREFIX + "architecture must be x86_64 or arm64, not " + architecture);
+        }
+        int retentionDays = get.apply("logRetentionDays").map(Integer::parseInt).orElse(30);
+        RetentionDays retention = Optional.ofNullable(RETENTIONS.get(retentionDays)).orElseThrow(
+                () -> new IllegalArgumentException(PREFIX + "logRetentionDays must be one of " + RETENTIONS.keySet()));
+        return new OncepaySettings(
+                runtime,
+                architecture.equals("arm64"),
+                Path.of(get.apply("functionZip").orElse("../target/function.zip")),
+                get.apply("placeholderCode").map(Boolean::parseBoolean).orElse(false),
+                get.apply("memoryMb").map(Integer::parseInt).orElse(runtime.equals(JVM) ? 1024 : 256),
+                reserved(get, "chargeConcurrency", 50),
+                reserved(get, "webhookConcurrency", 20),
+                reserved(get, "reconcileConcurrency", 1),
+                get.apply("reconcileRateMinutes").map(Integer::parseInt).orElse(1),
+                retention,
+                get.apply("secretArn"),
+                get.apply("alarmServerErrorPercent").map(Double::parseDouble).orElse(1.0),
+                get.apply("alarmUnknownBacklog").map(Integer::parseInt).orElse(10),
+                get.apply("alarmUnknownAgeMinutes").map(Integer::parseInt).orElse(15));
+    }
+
+    /** Lambda timeout of a function, in seconds. */
+    public static int timeoutSeconds(String function) {
+        return switch (function) {
+            case DeploymentSettings.FUNCTION_CHARGE -> CHARGE_TIMEOUT_SECONDS;
+            case DeploymentSettings.FUNCTION_WEBHOOK -> WEBHOOK_TIMEOUT_SECONDS;
+            case DeploymentSettings.FUNCTION_RECONCILE -> RECONCILE_TIMEOUT_SECONDS;
+            default -> throw new IllegalArgumentException(function);
+        };
+    }
+
+    /** API Gateway waits a second longer than the function, so the function's own answer gets through. */
+    public static int integrationTimeoutSeconds(String function) {
+        return Math.min(timeoutSeconds(function) + 1, DeploymentSettings.HTTP_API_MAX_INTEGRATION_TIMEOUT_SECONDS);
+    }
+
+    public Optional<Integer> reservedConcurrency(String function) {
+        return switch (function) {
+            case DeploymentSettings.FUNCTION_CHARGE -> chargeConcurrency;
+            case DeploymentSettings.FUNCTION_WEBHOOK -> webhookConcurrency;
+            case DeploymentSettings.FUNCTION_RECONCILE -> reconcileConcurrency;
+            default -> throw new IllegalArgumentException(function);
+        };
+    }
+
+    /** {@code none} leaves a function unreserved (for accounts with a small concurrency quota). */
+    private static Optional<Integer> reserved(Function<String, Optional<String>> get, String name, int fallback) {
+        Optional<String> value = get.apply(name);
+        if (value.isPresent() && value.get().equalsIgnoreCase("none")) {
+            return Optional.empty();
+        }
+        return Optional.of(value.map(Integer::parseInt).orElse(fallback));
+    }
+}

@@ -1,0 +1,95 @@
+package dev.oncepay.config;
+
+/**
+ * What a deployment hands the functions: environment variable names, function names, handlers
+ * and the timing facts the infrastructure must respect. {@code infra/} compiles this very file
+ * (it has no dependencies), so the stack and the application cannot drift apart;
+ * {@code DeploymentSettingsTest} checks each name against the configuration the app reads and
+ * each timing fact against the code that defines it.
+ */
+public final class DeploymentSettings {
+    private DeploymentSettings() {
+    }
+
+    // The functions (the @Funq names; the value of QUARKUS_FUNQY_EXPORT selects one).
+    public static final String FUNCTION_CHARGE = "charge";
+    public static final String FUNCTION_WEBHOOK = "webhook";
+    public static final String FUNCTION_RECONCILE = "reconcile";
+
+    // Environment variables. Each maps to a configuration property by MicroProfile's env rules.
+    /** {@code quarkus.funqy.export}: which function this Lambda runs. */
+    public static final String ENV_FUNQY_EXPORT = "QUARKUS_FUNQY_EXPORT";
+    /** {@code oncepay.table}: the DynamoDB table name. */
+    public static final String ENV_TABLE = "ONCEPAY_TABLE";
+    /** {@code oncepay.provider.url}: base URL of the PSP's REST API. */
+    public static final String ENV_PROVIDER_URL = "ONCEPAY_PROVIDER_URL";
+    /** {@code oncepay.provider.id}: the provider id in webhook paths ({@code /webhooks/{id}}). */
+    public static final String ENV_PROVIDER_ID = "ONCEPAY_PROVIDER_ID";
+    /** {@code oncepay.tenant.claim}: the JWT claim carrying the tenant id. */
+    public static final String ENV_TENANT_CLAIM = "ONCEPAY_TENANT_CLAIM";
+    /**
+     * ARN of the Secrets Manager secret (a JSON object) holding {@link #PROVIDER_API_KEY_PROPERTY}
+     * and {@link #WEBHOOK_SECRETS_PREFIX}{@code <provider>}. Read by
+     * {@link SecretsManagerConfigSourceFactory} at startup; the environment never carries a secret.
+     */
+    public static final String ENV_SECRET_ARN = "ONCEPAY_SECRET_ARN";
+    /**
+     * Set by Lambda in every execution environment (the Runtime API's address), never by a build:
+     * the secret is read only where this is set.
+     */
+    public static final String ENV_LAMBDA_RUNTIME_API = "AWS_LAMBDA_RUNTIME_API";
+    /** AWS SDK retry mode for DynamoDB (the SDK's own standard env variable). */
+    public static final String ENV_AWS_RETRY_MODE = "AWS_RETRY_MODE";
+    public static final String AWS_RETRY_MODE = "standard";
+    /** AWS SDK attempts for DynamoDB calls (first try included); the same as the client producer's. */
+    public static final String ENV_AWS_MAX_ATTEMPTS = "AWS_MAX_ATTEMPTS";
+    public static final int AWS_MAX_ATTEMPTS = 3;
+
+    /**
+     * Native runtime only: keeps the native image from installing its own signal handlers, which
+     * the Lambda sandbox does not allow (Quarkus' generated {@code sam.native.yaml} sets it too).
+     */
+    public static final String ENV_DISABLE_SIGNAL_HANDLERS = "DISABLE_SIGNAL_HANDLERS";
+
+    /** Default {@code oncepay.tenant.claim}. */
+    public static final String DEFAULT_TENANT_CLAIM = "tenant_id";
+
+    // Handlers.
+    /** The JVM ({@code java21}) Lambda handler. */
+    public static final String JVM_HANDLER = "io.quarkus.funqy.lambda.FunqyStreamHandler::handleRequest";
+    /** The native ({@code provided.al2023}) runtime runs {@code bootstrap}; Lambda still wants a name. */
+    public static final String NATIVE_HANDLER = "not.used.in.provided.runtime";
+
+    // Configuration properties that only the secret may carry.
+    public static final String PROVIDER_API_KEY_PROPERTY = "oncepay.provider.api-key";
+    /** Followed by the provider id; the value is a comma-separated list (several during rotation). */
+    public static final String WEBHOOK_SECRETS_PREFIX = "oncepay.webhook.secrets.";
+
+    // Timing facts that Lambda and API Gateway settings must respect.
+    /** Default {@code oncepay.idempotency.lease}: the charge Lambda must time out before it. */
+    public static final int IDEMPOTENCY_LEASE_SECONDS = 35;
+    /**
+     * Worst case of one provider charge call: retries may start until {@code @Retry(maxDuration)}
+     * (8 s) and each attempt may run {@code @Timeout} (6 s) more (see {@code PspCalls#charge}).
+     */
+    public static final int PROVIDER_CHARGE_DEADLINE_SECONDS = 8 + 6;
+    /**
+     * Worst case of one provider status lookup: retries may start until {@code @Retry(maxDuration)}
+     * (5 s) and each attempt may run {@code @Timeout} (6 s) more (see {@code PspCalls#chargesByReference}).
+     */
+    public static final int PROVIDER_LOOKUP_DEADLINE_SECONDS = 5 + 6;
+    /** Worst case of one DynamoDB call ({@code quarkus.dynamodb.api-call-timeout}, all attempts). */
+    public static final int DYNAMODB_CALL_TIMEOUT_SECONDS = 6;
+    /**
+     * {@code oncepay.reconcile.time-budget}: a sweep starts no new payment after this; the one in
+     * hand (a lookup, maybe a re-sent charge) may still take its deadlines, so the reconcile Lambda
+     * timeout must exceed budget + lookup + charge deadlines + DynamoDB calls.
+     */
+    public static final int RECONCILE_TIME_BUDGET_SECONDS = 40;
+    /**
+     * API Gateway HTTP API's maximum integration timeout as CDK enforces it (29 s; AWS's quota
+     * page says 30 s). API Gateway answers 503 itself when it runs out, so functions behind it
+     * must finish first.
+     */
+    public static final int HTTP_API_MAX_INTEGRATION_TIMEOUT_SECONDS = 29;
+}

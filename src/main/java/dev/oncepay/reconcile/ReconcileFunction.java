@@ -1,0 +1,21 @@
+package dev.oncepay.reconcile;
+
+import io.quarkus.funqy.Funq;
+import jakarta.inject.Inject;
+
+/**
+ * The {@code reconcile} Lambda: an EventBridge schedule (e.g. every minute) triggers one sweep.
+ * Thin on purpose: the event only names the trigger; {@link ReconcileUseCase} knows no Lambda types.
+ *
+ * <p>Funqy does not pass the Lambda context, so the sweep bounds itself with
+ * {@code oncepay.reconcile.time-budget} instead of the remaining invocation time.
+ */
+public class ReconcileFunction {
+    @Inject
+    ReconcileUseCase sweep;
+
+    @Funq("reconcile")
+    public SweepSummary reconcile(ScheduledEvent event) {
+        return sweep.sweep(event == null ? "manual" : event.trigger());
+    }
+}

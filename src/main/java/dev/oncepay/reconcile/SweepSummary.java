@@ -1,0 +1,40 @@
+package dev.oncepay.reconcile;
+
+import io.quarkus.runtime.annotations.RegisterForReflection;
+
+/**
+ * What one sweep did: the function's output, and one structured log line per invocation.
+ *
+ * @param examined due index entries the sweep started on (each re-read consistently)
+ * @param settled payments this sweep moved to a final status, by outcome
+ * @param deferred payments still unresolved, checked again later (backoff)
+ * @param deadLettered payments given up after the attempt or age cap: now {@code NEEDS_REVIEW}
+ * @param skipped entries that needed nothing from this sweep: no longer due or settled (stale
+ *        index entry, another sweep, a webhook or a charge retry got there first)
+ * @param errors entries that failed unexpectedly (left untouched, so the next sweep retries them),
+ *        plus shard queries that failed
+ * @param resent charges re-sent with the payment's own provider idempotency key (lookup found none)
+ * @param notStarted due entries left for the next invocation because the time budget was spent
+ */
+@RegisterForReflection
+public record SweepSummary(
+        String trigger,
+        int examined,
+        Settled settled,
+        int deferred,
+        int deadLettered,
+        int skipped,
+        int errors,
+        int resent,
+        int notStarted,
+        boolean budgetExhausted,
+        long elapsedMillis) {
+
+    /** @param needsReview contradicting provider facts (several charges, wrong amount, a conflicting webhook) */
+    @RegisterForReflection
+    public record Settled(int succeeded, int failed, int needsReview) {
+        public int total() {
+            return succeeded + failed + needsReview;
+        }
+    }
+}

@@ -1,0 +1,36 @@
+package dev.oncepay.webhook;
+
+/** What processing an event did, as journaled and answered. */
+public enum WebhookOutcome {
+    /** This event moved the payment to the fact it reports. */
+    APPLIED("applied"),
+    /** The payment already had this outcome (the charge run or the sweep got there first): nothing changed. */
+    ALREADY_SETTLED("already_settled"),
+    /** The event contradicts the payment (other terminal outcome, amount, currency, charge): now NEEDS_REVIEW. */
+    CONFLICT("conflict"),
+    /** The payment is already waiting for a human: nothing changed. */
+    UNDER_REVIEW("under_review"),
+    /** No payment has the event's reference: kept for audit only. */
+    UNKNOWN_PAYMENT("unknown_payment"),
+    /** A type oncepay does not act on: kept for audit only. */
+    IGNORED_TYPE("ignored_type");
+
+    private final String apiName;
+
+    WebhookOutcome(String apiName) {
+        this.apiName = apiName;
+    }
+
+    public String apiName() {
+        return apiName;
+    }
+
+    public static WebhookOutcome fromApiName(String name) {
+        for (WebhookOutcome o : values()) {
+            if (o.apiName.equals(name)) {
+                return o;
+            }
+        }
+        throw new IllegalArgumentException("unknown outcome " + name);
+    }
+}

@@ -1,0 +1,222 @@
+package dev.oncepay.webhook;
+
+import dev.oncepay.config.OncepayConfig;
+import dev.oncepay.payment.Payment;
+import dev.oncepay.payment.PaymentRepository;
+import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.Transition;
+import dev.oncepay.webhook.JournalEntry.State;
+import dev.oncepay.webhook.ProviderEvent.ChargeFact;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.jboss.logging.Logger;
+
+/**
+ * Accepts provider events at least once and applies each exactly once.
+ *
+ * <p>Three single-item conditional writes, in this order:
+ * <ol>
+ * <li>journal the event {@code RECEIVED} ({@code attribute_not_exists OR expired}). If it is
+ * already {@code PROCESSED}, this is a duplicate: answer with the stored outcome. If it is
+ * {@code RECEIVED}, an earlier delivery died (or is running right now): carry on, because step 2
+ * is idempotent;</li>
+ * <li>apply the fact to the payment through the state machine: read, decide with
+ * {@link PaymentStatus#onProviderFact}, conditional update on the status read (no fence epoch: a
+ * provider fact outranks a running charge, whose fenced settle then fails and replays the settled
+ * payment). A fact the payment already has is a no-op, so re-applying after a crash writes
+ * nothing. The write carries {@code webhook <provider>/<eventId>} as status reason, so a later
+ * delivery can tell that this event made the change;</li>
+ * <li>mark the journal {@code PROCESSED} with the outcome.</li>
+ * </ol>
+ * A crash after 1 leaves {@code RECEIVED}: the provider's redelivery (we did not answer 2xx)
+ * applies it, and if the provider gave up the reconcile sweep settles the payment anyway. A crash
+ * after 2 leaves the payment settled and the journal {@code RECEIVED}: the redelivery re-applies,
+ * which writes nothing, and completes the journal. Nothing is lost, nothing applied twice.
+ */
+@ApplicationScoped
+public class WebhookUseCase {
+    private static final Logger LOG = Logger.getLogger(WebhookUseCase.class);
+
+    private final WebhookConfig config;
+    private final OncepayConfig oncepay;
+    private final EventJournal journal;
+    private final PaymentRepository payments;
+    private final Clock clock;
+    private final Event<WebhookPhaseReached> phases;
+
+    public WebhookUseCase(WebhookConfig config, OncepayConfig oncepay, EventJournal journal,
+            PaymentRepository payments, Clock clock, Event<WebhookPhaseReached> phases) {
+        this.config = config;
+        this.oncepay = oncepay;
+        this.journal = journal;
+        this.payments = payments;
+        this.clock = clock;
+        this.phases = phases;
+    }
+
+    /**
+     * @throws UnknownProviderException no secret is configured for the provider
+     * @throws InvalidSignatureException the signature does not verify; nothing was stored
+     * @throws MalformedEventException the verified body is not an event; nothing was stored
+     */
+    public WebhookReceipt receive(WebhookDelivery delivery) {
+        List<String> secrets = secretsOf(delivery.provider());
+        if (delivery.rawBody().length > config.maxBodyBytes()) {
+            throw new MalformedEventException("body", "larger than " + config.maxBodyBytes() + " bytes");
+        }
+        SignatureVerifier.verify(delivery.signatureHeader(), delivery.rawBody(), secrets, clock.instant(),
+                config.tolerance());
+        ProviderEvent event = ProviderEvent.parse(delivery.rawBody());
+        String provider = delivery.provider();
+
+        Instant now = clock.instant();
+        Optional<JournalEntry> earlier = journal.receive(provider, event, now, now.plus(config.retention()));
+        if (earlier.isPresent() && earlier.get().state() == State.PROCESSED) {
+            LOG.infof("webhook duplicate provider=%s eventId=%s outcome=%s", provider, event.id(),
+                    earlier.get().outcome().apiName());
+            return new WebhookReceipt(event.id(), event.type(), earlier.get().outcome(), true);
+        }
+        if (earlier.isPresent()) {
+            LOG.infof("webhook resuming provider=%s eventId=%s (journaled RECEIVED by an earlier delivery)",
+                    provider, event.id());
+        }
+        reached(provider, event.id(), WebhookPhase.JOURNALED, false);
+
+        Applied applied = apply(provider, event);
+        reached(provider, event.id(), WebhookPhase.PAYMENT_UPDATED, applied.written());
+
+        journal.markProcessed(provider, event.id(), applied.outcome(), applied.detail(), clock.instant());
+        reached(provider, event.id(), WebhookPhase.PROCESSED, false);
+        LOG.infof("webhook processed provider=%s eventId=%s type=%s paymentId=%s outcome=%s", provider, event.id(),
+                event.type(), event.reference(), applied.outcome().apiName());
+        return new WebhookReceipt(event.id(), event.type(), applied.outcome(), false);
+    }
+
+    private List<String> secretsOf(String provider) {
+        List<String> configured = provider == null ? null : config.secrets().get(provider);
+        List<String> usable = configured == null ? List.of()
+                : configured.stream().filter(s -> s != null && !s.isBlank()).toList();
+        if (usable.isEmpty()) {
+            throw new UnknownProviderException(provider);
+        }
+        return usable;
+    }
+
+    /** What applying did; {@code written} if this delivery's write moved the payment. */
+    private record Applied(WebhookOutcome outcome, String detail, boolean written) {
+    }
+
+    /** The writes a decision needs (none for a no-op), the outcome, and its detail. */
+    private record Decision(List<Transition> transitions, WebhookOutcome outcome, String detail) {
+    }
+
+    private Applied apply(String provider, ProviderEvent event) {
+        if (event.fact().isEmpty()) {
+            return new Applied(WebhookOutcome.IGNORED_TYPE, "type " + event.type() + " is not applied", false);
+        }
+        ChargeFact fact = event.fact().get();
+        String marker = "webhook " + provider + "/" + event.id();
+        boolean written = false;
+        for (int attempt = 1; attempt <= config.applyAttempts(); attempt++) {
+            Optional<Payment> found = payments.find(event.reference());
+            if (found.isEmpty()) {
+                LOG.warnf("webhook for unknown payment provider=%s eventId=%s reference=%s", provider, event.id(),
+                        event.reference());
+                return new Applied(WebhookOutcome.UNKNOWN_PAYMENT, "no payment " + event.reference(), false);
+            }
+            Payment payment = found.get();
+            Instant now = clock.instant();
+            Decision decision = decide(payment, fact, event.type(), marker, now);
+            boolean complete = true;
+            for (Transition t : decision.transitions()) {
+                if (!payments.apply(payment.id(), t, now)) {
+                    complete = false;
+                    break;
+                }
+                written = true;
+            }
+            if (complete) {
+                if (decision.outcome() == WebhookOutcome.CONFLICT && !decision.transitions().isEmpty()) {
+                    LOG.warnf("webhook conflict: payment %s moved to NEEDS_REVIEW: %s", payment.id(), decision.detail());
+                }
+                return new Applied(decision.outcome(), decision.detail(), written);
+            }
+            LOG.debugf("webhook eventId=%s lost a race on payment %s (attempt %d); re-reading", event.id(),
+                    payment.id(), attempt);
+        }
+        // The provider retries a failed delivery; the journal stays RECEIVED until then.
+        throw new IllegalStateException("payment " + event.reference() + " kept changing under webhook " + event.id());
+    }
+
+    /**
+     * The state machine's answer to a provider fact about {@code payment}, as conditional writes.
+     * A fact that contradicts the payment's recorded facts (amount, currency, charge id) or its
+     * terminal outcome leads to {@code NEEDS_REVIEW}; nothing is ever silently overwritten.
+     */
+    private Decision decide(Payment payment, ChargeFact fact, String type, String marker, Instant now) {
+        PaymentStatus status = payment.status();
+        boolean oursAlready = isMarkedBy(payment.statusReason(), marker);
+        if (status == PaymentStatus.NEEDS_REVIEW) {
+            return new Decision(List.of(), oursAlready ? WebhookOutcome.CONFLICT : WebhookOutcome.UNDER_REVIEW,
+                    oursAlready ? payment.statusReason() : "payment already needs review");
+        }
+        String mismatch = mismatch(payment, fact);
+        if (mismatch != null) {
+            String reason = marker + ": " + type + " " + mismatch;
+            List<Transition> moves = new ArrayList<>();
+            PaymentStatus from = status;
+            if (from == PaymentStatus.PENDING) {
+                // PENDING may not jump to NEEDS_REVIEW; go through UNKNOWN (listed for the sweep meanwhile).
+                moves.add(new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null, reason,
+                        now.plus(oncepay.sweep().firstCheckDelay()), OptionalLong.empty()));
+                from = PaymentStatus.UNKNOWN;
+            }
+            moves.add(new Transition(from, PaymentStatus.NEEDS_REVIEW, null, null, reason, null, OptionalLong.empty()));
+            return new Decision(moves, WebhookOutcome.CONFLICT, reason);
+        }
+        PaymentStatus target = status.onProviderFact(fact.outcome());
+        if (target == status) {
+            return new Decision(List.of(), oursAlready ? WebhookOutcome.APPLIED : WebhookOutcome.ALREADY_SETTLED, null);
+        }
+        if (target == PaymentStatus.NEEDS_REVIEW) {
+            String reason = marker + ": " + type + " contradicts recorded " + status;
+            // Keep the recorded provider ids: the reviewer needs both facts, the event is journaled.
+            return new Decision(List.of(new Transition(status, target, null, null, reason, null, OptionalLong.empty())),
+                    WebhookOutcome.CONFLICT, reason);
+        }
+        String declineCode = target == PaymentStatus.FAILED ? fact.declineCode() : null;
+        return new Decision(List.of(new Transition(status, target, fact.chargeId(), declineCode, marker, null,
+                OptionalLong.empty())), WebhookOutcome.APPLIED, null);
+    }
+
+    /** A description of how the event's charge differs from the payment, or {@code null}. */
+    private static String mismatch(Payment payment, ChargeFact fact) {
+        List<String> differences = new ArrayList<>();
+        if (fact.amount() != payment.amount()) {
+            differences.add("amount " + fact.amount() + " != " + payment.amount());
+        }
+        if (!fact.currency().equals(payment.currency())) {
+            differences.add("currency " + fact.currency() + " != " + payment.currency());
+        }
+        if (fact.chargeId() != null && payment.providerPaymentId() != null
+                && !Objects.equals(fact.chargeId(), payment.providerPaymentId())) {
+            differences.add("charge " + fact.chargeId() + " != " + payment.providerPaymentId());
+        }
+        return differences.isEmpty() ? null : "does not match the payment: " + String.join(", ", differences);
+    }
+
+    private static boolean isMarkedBy(String statusReason, String marker) {
+        return statusReason != null && (statusReason.equals(marker) || statusReason.startsWith(marker + ":"));
+    }
+
+    private void reached(String provider, String eventId, WebhookPhase phase, boolean paymentWritten) {
+        phases.fire(new WebhookPhaseReached(provider, eventId, phase, paymentWritten));
+    }
+}

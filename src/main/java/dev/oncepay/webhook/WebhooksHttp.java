@@ -1,0 +1,95 @@
+package dev.oncepay.webhook;
+
+import dev.oncepay.http.HttpApiEvent;
+import dev.oncepay.http.HttpApiResponse;
+import dev.oncepay.http.HttpResponses;
+import dev.oncepay.http.InvalidRequestException;
+import dev.oncepay.http.ProblemType;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.jboss.logging.Logger;
+
+/**
+ * {@code POST /webhooks/{provider}}: API Gateway events in, responses out.
+ *
+ * <ul>
+ * <li>{@code 200} processed or duplicate, also for unknown payments and ignored types (so the
+ * provider does not retry them for days);</li>
+ * <li>{@code 401} any signature failure; {@code 400} a verified body that is not an event;</li>
+ * <li>{@code 404} a provider id without configured secrets: there is no such endpoint. Not 401,
+ * which would tell the operator of a misrouted or unconfigured provider to look at secret
+ * rotation instead of the route; the id is not secret (it is in the URL the provider was given).
+ * Either way nothing is stored.</li>
+ * </ul>
+ * Anything else (DynamoDB unavailable, a simulated crash) escapes: the invocation fails, API
+ * Gateway answers 5xx and the provider redelivers.
+ */
+@ApplicationScoped
+public class WebhooksHttp {
+    private static final Logger LOG = Logger.getLogger(WebhooksHttp.class);
+    static final String PREFIX = "/webhooks/";
+    static final String SIGNATURE_HEADER = "Payment-Signature";
+
+    private final WebhookUseCase webhooks;
+    private final HttpResponses responses;
+
+    public WebhooksHttp(WebhookUseCase webhooks, HttpResponses responses) {
+        this.webhooks = webhooks;
+        this.responses = responses;
+    }
+
+    public HttpApiResponse handle(HttpApiEvent event) {
+        String provider = providerOf(event);
+        if (provider == null) {
+            return responses.problem(ProblemType.NOT_FOUND, "no such route");
+        }
+        if (!"POST".equals(event.method())) {
+            return responses.problem(ProblemType.METHOD_NOT_ALLOWED, "use POST " + PREFIX + "{provider}");
+        }
+        String requestId = event.requestContext() == null ? null : event.requestContext().requestId();
+        try {
+            byte[] body;
+            try {
+                body = event.rawBody();
+            } catch (IllegalArgumentException notBase64) {
+                throw new InvalidSignatureException("body is not valid base64, cannot verify it");
+            }
+            WebhookReceipt receipt = webhooks.receive(new WebhookDelivery(provider,
+                    event.header(SIGNATURE_HEADER), body));
+            Map<String, Object> answer = new LinkedHashMap<>();
+            answer.put("received", true);
+            answer.put("eventId", receipt.eventId());
+            answer.put("outcome", receipt.outcome().apiName());
+            answer.put("duplicate", receipt.duplicate());
+            return responses.json(200, answer, Map.of());
+        } catch (UnknownProviderException e) {
+            LOG.warnf("webhook for unconfigured provider=%s requestId=%s", provider, requestId);
+            return responses.problem(ProblemType.NOT_FOUND, e.getMessage());
+        } catch (InvalidSignatureException e) {
+            // The reason only: never the header, the body or a secret.
+            LOG.warnf("webhook rejected provider=%s requestId=%s: %s", provider, requestId, e.getMessage());
+            return responses.problem(ProblemType.INVALID_SIGNATURE, e.getMessage());
+        } catch (MalformedEventException e) {
+            LOG.warnf("webhook malformed provider=%s requestId=%s: %s", provider, requestId, e.getMessage());
+            return responses.invalid(new InvalidRequestException(e.field(), e.reason()));
+        }
+    }
+
+    /** {@code {provider}} from the route's path parameter, or from the path for a catch-all route. */
+    static String providerOf(HttpApiEvent event) {
+        String provider = event.pathParameter("provider");
+        if (provider == null) {
+            String path = event.path();
+            if (path == null || !path.startsWith(PREFIX)) {
+                return null;
+            }
+            provider = path.substring(PREFIX.length());
+        }
+        if (provider.isEmpty() || provider.length() > 64 || !provider.chars().allMatch(
+                c -> (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_')) {
+            return null;
+        }
+        return provider;
+    }
+}

@@ -1,0 +1,438 @@
+package dev.oncepay.reconcile;
+
+import static dev.oncepay.reconcile.ReconcileFixture.body;
+import static dev.oncepay.reconcile.ReconcileFixture.paymentId;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.oncepay.charge.ChargePhase;
+import dev.oncepay.http.HttpApiResponse;
+import dev.oncepay.payment.Payment;
+import dev.oncepay.payment.PaymentRepository.SweepState;
+import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.provider.ProviderGateway;
+import dev.oncepay.reconcile.ReconcileFixture.AtProvider;
+import dev.oncepay.sim.Faults;
+import dev.oncepay.sim.LedgerEntry;
+import dev.oncepay.store.DynamoRequestCounter;
+import dev.oncepay.testing.PhaseHooks;
+import dev.oncepay.testing.TestClock;
+import dev.oncepay.testing.TestEnvironment;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The reconcile Lambda through its entry point: a real EventBridge scheduled event posted to the
+ * Lambda mock event server, against dynalite and the PSP simulator. Time moves by the test clock.
+ */
+@QuarkusTest
+@TestProfile(ReconcileProfile.class)
+@WithTestResource(value = TestEnvironment.class, scope = TestResourceScope.GLOBAL)
+class ReconcileFunctionTest {
+    /** The charge run's first check of an UNKNOWN payment (oncepay.sweep.first-check-delay) plus a second. */
+    private static final Duration FIRST_CHECK = Duration.ofSeconds(31);
+    /** Twice the charge lease (35 s) plus a second: when a stuck PENDING payment becomes due. */
+    private static final Duration PENDING_DUE = Duration.ofSeconds(71);
+    /** The longest deferral in the test profile (backoff cap 1 min) plus a second. */
+    private static final Duration NEXT_CHECK = Duration.ofSeconds(61);
+
+    @Inject
+    ReconcileFixture fx;
+    @Inject
+    TestClock clock;
+    @Inject
+    DynamoRequestCounter dynamoCalls;
+    @Inject
+    PhaseHooks chargeHooks;
+    @Inject
+    SweepHooks sweepHooks;
+    @Inject
+    ProviderGateway provider;
+    @Inject
+    ObjectMapper json;
+
+    @BeforeEach
+    void reset() {
+        fx.reset();
+    }
+
+    @Test
+    void commitThenTimeoutIsSettledByTheNextSweepAndTheKeyThenReplaysTheSettledPayment() throws Exception {
+        String key = UUID.randomUUID().toString();
+        String body = body(4200, "order_e2e");
+        HttpApiResponse accepted = fx.commitThenTimeout(key, body, false);
+        String id = paymentId(accepted);
+        assertEquals("pending", json.readTree(accepted.body()).get("status").asText());
+        assertEquals(1, fx.ledgerOf(id).size(), "the provider executed the charge before timing out");
+
+        SweepSummary early = fx.sweep();
+        assertEquals(0, early.examined(), "not due before the first check delay");
+
+        clock.advance(FIRST_CHECK);
+        int chargesBefore = fx.sim().chargeRequests();
+        int lookupsBefore = fx.sim().lookupRequests();
+        dynamoCalls.reset();
+        SweepSummary sweep = fx.sweep();
+        Map<String, Long> calls = dynamoCalls.snapshot();
+
+        assertEquals(1, sweep.examined());
+        assertEquals(1, sweep.settled().succeeded());
+        assertEquals(0, sweep.resent());
+        assertEquals(Map.of("Query", 4L, "GetItem", 1L, "UpdateItem", 1L), calls,
+                "4 shard queries per sweep, then one consistent read and one conditional write per payment");
+        assertEquals(1, fx.sim().lookupRequests() - lookupsBefore, "one lookup by reference");
+        assertEquals(chargesBefore, fx.sim().chargeRequests(), "no charge sent: the lookup found it");
+
+        List<LedgerEntry> ledger = fx.ledgerOf(id);
+        assertEquals(1, ledger.size());
+        SweepState settled = fx.state(id);
+        assertEquals(PaymentStatus.SUCCEEDED, settled.payment().status());
+        assertEquals(ledger.get(0).id(), settled.payment().providerPaymentId());
+        assertNull(settled.nextCheckAt());
+        assertFalse(fx.listed(id), "out of the sweep index");
+
+        HttpApiResponse replay = fx.post(key, body);
+        assertEquals(201, replay.statusCode(), replay.body());
+        assertEquals("true", replay.header("Idempotent-Replayed"));
+        JsonNode payment = json.readTree(replay.body());
+        assertEquals("succeeded", payment.get("status").asText());
+        assertEquals(ledger.get(0).id(), payment.get("providerPaymentId").asText());
+        assertEquals(replay.body(), fx.get(id).body(), "GET shows the same settled payment");
+        assertEquals(0, fx.sweep().examined(), "nothing left to do");
+        assertEquals(1, fx.ledgerOf(id).size(), "still exactly one charge");
+    }
+
+    @Test
+    void unknownDeclinedChargeIsFailedByTheLookup() throws Exception {
+        String key = UUID.randomUUID().toString();
+        String body = body(1500, "order_declined");
+        String id = paymentId(fx.commitThenTimeout(key, body, true));
+        clock.advance(FIRST_CHECK);
+
+        SweepSummary sweep = fx.sweep();
+
+        assertEquals(1, sweep.settled().failed());
+        Payment failed = fx.state(id).payment();
+        assertEquals(PaymentStatus.FAILED, failed.status());
+        assertEquals("card_declined", failed.declineCode());
+        assertEquals(fx.ledgerOf(id).get(0).id(), failed.providerPaymentId());
+        HttpApiResponse replay = fx.post(key, body);
+        assertEquals(402, replay.statusCode());
+        assertEquals("true", replay.header("Idempotent-Replayed"));
+        assertEquals("card_declined", json.readTree(replay.body()).get("declineCode").asText());
+        assertEquals(1, fx.ledgerOf(id).size());
+    }
+
+    @Test
+    void chargeThatNeverReachedTheProviderIsResentWithTheSameProviderKeyOnce() throws Exception {
+        // The connection drops before the provider executes anything: UNKNOWN, nothing in the ledger.
+        fx.sim().setFaults(Faults.none().withResetRate(1.0));
+        String key = UUID.randomUUID().toString();
+        String body = body(990, "order_lost");
+        HttpApiResponse accepted = fx.post(key, body);
+        fx.sim().setFaults(Faults.none());
+        assertEquals(202, accepted.statusCode(), accepted.body());
+        String id = paymentId(accepted);
+        assertEquals(List.of(), fx.ledgerOf(id));
+        clock.advance(FIRST_CHECK);
+
+        int chargesBefore = fx.sim().chargeRequests();
+        int lookupsBefore = fx.sim().lookupRequests();
+        dynamoCalls.reset();
+        SweepSummary sweep = fx.sweep();
+        Map<String, Long> calls = dynamoCalls.snapshot();
+
+        assertEquals(1, sweep.resent());
+        assertEquals(1, sweep.settled().succeeded());
+        assertEquals(1, fx.sim().lookupRequests() - lookupsBefore);
+        assertEquals(1, fx.sim().chargeRequests() - chargesBefore);
+        assertEquals(Map.of("Query", 4L, "GetItem", 1L, "UpdateItem", 1L), calls);
+        List<LedgerEntry> ledger = fx.ledgerOf(id);
+        assertEquals(1, ledger.size());
+        assertEquals("oncepay-" + id, ledger.get(0).idempotencyKey(), "re-sent with the payment's provider key");
+        assertEquals(ledger.get(0).id(), fx.state(id).payment().providerPaymentId());
+
+        HttpApiResponse replay = fx.post(key, body);
+        assertEquals(201, replay.statusCode());
+        assertEquals("true", replay.header("Idempotent-Replayed"));
+        clock.advance(NEXT_CHECK);
+        assertEquals(0, fx.sweep().examined());
+        assertEquals(1, fx.ledgerOf(id).size());
+    }
+
+    @Test
+    void notFoundPastTheResendHorizonIsNeverResentAndIsFinalOnlyAfterTheProviderWindow() {
+        Payment payment = fx.unknownPayment(700, AtProvider.NOTHING);
+        int chargesBefore = fx.sim().chargeRequests();
+        Instant finalAt = payment.createdAt().plus(Duration.ofHours(25)); // window 24 h + margin 1 h
+
+        // 2 h: past the re-send horizon (1 h). Nothing is sent; the next check is when "not found" is final.
+        clock.advance(Duration.ofHours(2));
+        SweepSummary pastHorizon = fx.sweep();
+        assertEquals(1, pastHorizon.deferred());
+        assertEquals(0, pastHorizon.resent());
+        SweepState deferred = fx.state(payment.id());
+        assertEquals(PaymentStatus.UNKNOWN, deferred.payment().status());
+        assertEquals(1, deferred.payment().checkAttempts());
+        assertEquals(finalAt.toEpochMilli(), deferred.nextCheckAt().toEpochMilli());
+        clock.advance(Duration.ofHours(22));
+        assertEquals(0, fx.sweep().examined(), "not checked again before then");
+
+        clock.advance(Duration.ofHours(1).plusSeconds(1));
+        SweepSummary afterWindow = fx.sweep();
+        assertEquals(1, afterWindow.settled().failed());
+        Payment failed = fx.state(payment.id()).payment();
+        assertEquals(PaymentStatus.FAILED, failed.status());
+        assertEquals(ReconcileUseCase.NO_CHARGE, failed.declineCode());
+        assertNull(failed.providerPaymentId());
+        assertEquals(chargesBefore, fx.sim().chargeRequests(), "never re-sent");
+        assertEquals(List.of(), fx.ledgerOf(payment.id()));
+    }
+
+    @Test
+    void deferralsBackOffKeepTheReplayByteIdenticalAndTheCapDeadLettersToNeedsReview() {
+        String key = UUID.randomUUID().toString();
+        String body = body(3100, "order_capped");
+        HttpApiResponse accepted = fx.commitThenTimeout(key, body, false);
+        String id = paymentId(accepted);
+        fx.sim().setFaults(Faults.none().withOutage(true)); // every lookup answers 503
+        clock.advance(FIRST_CHECK);
+
+        for (int check = 1; check <= 2; check++) {
+            Instant before = clock.instant();
+            SweepSummary sweep = fx.sweep();
+            assertEquals(1, sweep.deferred(), "check " + check);
+            SweepState state = fx.state(id);
+            assertEquals(PaymentStatus.UNKNOWN, state.payment().status());
+            assertEquals(check, state.payment().checkAttempts());
+            Duration ceiling = Duration.ofSeconds(10L << (check - 1)); // full jitter under base·2^attempts
+            assertTrue(!state.nextCheckAt().isBefore(before.minusSeconds(1))
+                    && !state.nextCheckAt().isAfter(clock.instant().plus(ceiling)), () -> "next check " + state);
+            HttpApiResponse replay = fx.post(key, body);
+            assertEquals(202, replay.statusCode());
+            assertEquals(accepted.body(), replay.body(), "a deferral changes nothing a client sees");
+            clock.advance(NEXT_CHECK);
+        }
+
+        SweepSummary third = fx.sweep();
+        assertEquals(1, third.deadLettered());
+        SweepState dead = fx.state(id);
+        assertEquals(PaymentStatus.NEEDS_REVIEW, dead.payment().status());
+        assertTrue(dead.payment().statusReason().startsWith("dead-lettered after 3 checks"), dead.payment().statusReason());
+        assertTrue(dead.payment().statusReason().contains("lookup failed"), dead.payment().statusReason());
+        assertFalse(fx.listed(id), "out of the sweep index");
+        clock.advance(NEXT_CHECK);
+        assertEquals(0, fx.sweep().examined());
+        assertEquals(1, fx.ledgerOf(id).size(), "dead-lettering never touches the charge");
+    }
+
+    @Test
+    void unresolvedPastTheAgeCapIsDeadLettered() {
+        Payment payment = fx.unknownPayment(500, AtProvider.SUCCEEDED);
+        fx.sim().setFaults(Faults.none().withOutage(true));
+        clock.advance(Duration.ofHours(73));
+
+        SweepSummary sweep = fx.sweep();
+
+        assertEquals(1, sweep.deadLettered());
+        Payment dead = fx.state(payment.id()).payment();
+        assertEquals(PaymentStatus.NEEDS_REVIEW, dead.status());
+        assertTrue(dead.statusReason().contains("caps: 3 checks, PT72H"), dead.statusReason());
+    }
+
+    @Test
+    void openChargeBreakerDefersWithoutAnyProviderCall() {
+        // An outage opens the charge breaker (test threshold: 4 attempts); the charge ends UNKNOWN.
+        fx.sim().setFaults(Faults.none().withOutage(true));
+        String key = UUID.randomUUID().toString();
+        String body = body(2500, "order_outage");
+        HttpApiResponse accepted = fx.post(key, body);
+        assertEquals(202, accepted.statusCode(), accepted.body());
+        assertTrue(provider.chargeBreakerOpen());
+        String id = paymentId(accepted);
+        Payment before = fx.state(id).payment();
+        fx.sim().setFaults(Faults.none()); // healthy again, but the breaker stays open for its delay
+        clock.advance(FIRST_CHECK);
+        int charges = fx.sim().chargeRequests();
+        int lookups = fx.sim().lookupRequests();
+
+        SweepSummary sweep = fx.sweep();
+
+        assertEquals(1, sweep.deferred());
+        assertEquals(charges, fx.sim().chargeRequests());
+        assertEquals(lookups, fx.sim().lookupRequests(), "not even a lookup");
+        SweepState deferred = fx.state(id);
+        assertEquals(PaymentStatus.UNKNOWN, deferred.payment().status());
+        assertEquals(1, deferred.payment().checkAttempts());
+        assertTrue(deferred.nextCheckAt().isAfter(clock.instant().minusSeconds(1)));
+        assertEquals(before.updatedAt(), deferred.payment().updatedAt(), "a deferral does not touch updatedAt");
+    }
+
+    @Test
+    void stuckPendingIsSettledAfterItsLeaseWithExactlyOneCharge() {
+        // The charge run dies right after recording the payment: nothing reached the provider.
+        chargeHooks.crashOnceAfter(ChargePhase.PAYMENT_RECORDED);
+        String key = UUID.randomUUID().toString();
+        String body = body(6400, "order_stuck");
+        assertThrows(PhaseHooks.SimulatedCrash.class, () -> fx.post(key, body));
+        clock.advance(Duration.ofSeconds(36));
+        assertEquals(0, fx.sweep().examined(), "the lease has ended but the charge run may still be retried by its client");
+
+        clock.advance(PENDING_DUE.minusSeconds(36));
+        SweepSummary sweep = fx.sweep();
+
+        assertEquals(1, sweep.examined());
+        assertEquals(1, sweep.resent());
+        assertEquals(1, sweep.settled().succeeded());
+        String id = fx.sim().ledger().get(0).reference();
+        assertEquals(1, fx.sim().ledger().size(), "exactly one charge");
+        assertEquals("oncepay-" + id, fx.sim().ledger().get(0).idempotencyKey());
+        assertEquals(PaymentStatus.SUCCEEDED, fx.state(id).payment().status());
+        HttpApiResponse replay = fx.post(key, body);
+        assertEquals(201, replay.statusCode(), replay.body());
+        assertEquals("true", replay.header("Idempotent-Replayed"));
+        assertEquals(1, fx.sim().ledger().size());
+    }
+
+    @Test
+    void pendingWhoseChargeExecutedIsSettledFromTheLookupWithoutResending() {
+        chargeHooks.crashOnceAfter(ChargePhase.PROVIDER_ANSWERED);
+        String key = UUID.randomUUID().toString();
+        String body = body(6500, "order_answered");
+        assertThrows(PhaseHooks.SimulatedCrash.class, () -> fx.post(key, body));
+        String id = fx.sim().ledger().get(0).reference();
+        assertEquals(PaymentStatus.PENDING, fx.state(id).payment().status());
+        clock.advance(PENDING_DUE);
+        int charges = fx.sim().chargeRequests();
+
+        SweepSummary sweep = fx.sweep();
+
+        assertEquals(1, sweep.settled().succeeded());
+        assertEquals(0, sweep.resent());
+        assertEquals(charges, fx.sim().chargeRequests());
+        assertEquals(PaymentStatus.SUCCEEDED, fx.state(id).payment().status());
+        assertEquals(201, fx.post(key, body).statusCode());
+        assertEquals(1, fx.sim().ledger().size());
+    }
+
+    @Test
+    void crashAfterTheLookupBeforeTheWriteIsRecoveredByTheNextSweep() {
+        String key = UUID.randomUUID().toString();
+        String id = paymentId(fx.commitThenTimeout(key, body(1200, "order_crash1"), false));
+        clock.advance(FIRST_CHECK);
+        sweepHooks.crashOnceAt(ReconcilePhase.LOOKED_UP);
+
+        SweepSummary crashed = fx.sweep();
+        assertEquals(1, crashed.errors());
+        SweepState untouched = fx.state(id);
+        assertEquals(PaymentStatus.UNKNOWN, untouched.payment().status());
+        assertEquals(0, untouched.payment().checkAttempts());
+        assertTrue(untouched.dueAt(clock.instant()), "still due: the next sweep picks it up");
+
+        SweepSummary next = fx.sweep();
+        assertEquals(1, next.settled().succeeded());
+        assertEquals(PaymentStatus.SUCCEEDED, fx.state(id).payment().status());
+        assertEquals(1, fx.ledgerOf(id).size());
+    }
+
+    @Test
+    void crashAfterAResendBeforeTheWriteIsRecoveredFromTheLookupWithoutASecondCharge() {
+        Payment payment = fx.unknownPayment(800, AtProvider.NOTHING);
+        sweepHooks.crashOnceAt(ReconcilePhase.RESENT);
+
+        SweepSummary crashed = fx.sweep();
+        assertEquals(1, crashed.errors());
+        assertEquals(1, crashed.resent());
+        assertEquals(1, fx.ledgerOf(payment.id()).size(), "the re-sent charge executed");
+        assertEquals(PaymentStatus.UNKNOWN, fx.state(payment.id()).payment().status());
+        int charges = fx.sim().chargeRequests();
+
+        SweepSummary next = fx.sweep();
+        assertEquals(1, next.settled().succeeded());
+        assertEquals(0, next.resent(), "the lookup finds the charge now");
+        assertEquals(charges, fx.sim().chargeRequests());
+        assertEquals(1, fx.ledgerOf(payment.id()).size());
+        assertEquals(fx.ledgerOf(payment.id()).get(0).id(), fx.state(payment.id()).payment().providerPaymentId());
+    }
+
+    @Test
+    void severalChargesForOnePaymentGoToReview() {
+        Payment payment = fx.unknownPayment(900, AtProvider.TWO_CHARGES);
+
+        SweepSummary sweep = fx.sweep();
+
+        assertEquals(1, sweep.settled().needsReview());
+        Payment review = fx.state(payment.id()).payment();
+        assertEquals(PaymentStatus.NEEDS_REVIEW, review.status());
+        assertTrue(review.statusReason().contains("2 charges"), review.statusReason());
+        assertFalse(fx.listed(payment.id()));
+    }
+
+    @Test
+    void pendingWithContradictingChargesGoesToReviewThroughUnknownEvenAcrossACrash() {
+        Payment payment = fx.pendingPayment(950, AtProvider.TWO_CHARGES, Duration.ZERO);
+        sweepHooks.crashOnceAt(ReconcilePhase.MARKED_UNKNOWN);
+
+        SweepSummary crashed = fx.sweep();
+        assertEquals(1, crashed.errors());
+        SweepState between = fx.state(payment.id());
+        assertEquals(PaymentStatus.UNKNOWN, between.payment().status(), "PENDING → UNKNOWN is the only way on");
+        assertTrue(between.dueAt(clock.instant()), "and it is due at once");
+
+        SweepSummary next = fx.sweep();
+        assertEquals(1, next.settled().needsReview());
+        assertEquals(PaymentStatus.NEEDS_REVIEW, fx.state(payment.id()).payment().status());
+        assertEquals(2, fx.ledgerOf(payment.id()).size(), "reconcile charged nothing");
+    }
+
+    @Test
+    void batchSizeAndOldestFirst() {
+        Payment[] made = new Payment[10];
+        for (int i = 0; i < made.length; i++) {
+            made[i] = fx.unknownPayment(100 + i, AtProvider.SUCCEEDED);
+            clock.advance(Duration.ofMillis(5)); // distinct next-check times, in creation order
+        }
+
+        SweepSummary first = fx.sweep();
+        assertEquals(8, first.examined(), "batch size 8");
+        assertEquals(8, first.settled().succeeded());
+        for (int i = 0; i < made.length; i++) {
+            assertEquals(i < 8 ? PaymentStatus.SUCCEEDED : PaymentStatus.UNKNOWN, fx.state(made[i].id()).payment().status(),
+                    "oldest due first: payment " + i);
+        }
+        SweepSummary second = fx.sweep();
+        assertEquals(2, second.settled().succeeded());
+    }
+
+    @Test
+    void timeBudgetStopsStartingNewPayments() {
+        for (int i = 0; i < 3; i++) {
+            fx.unknownPayment(200 + i, AtProvider.SUCCEEDED);
+        }
+        // The first payment takes "41 s" (time budget 40 s): the sweep finishes it and starts no other.
+        sweepHooks.onceAt(ReconcilePhase.READ, id -> clock.advance(Duration.ofSeconds(41)));
+
+        SweepSummary sweep = fx.sweep();
+
+        assertEquals(1, sweep.examined());
+        assertEquals(1, sweep.settled().succeeded());
+        assertEquals(2, sweep.notStarted());
+        assertTrue(sweep.budgetExhausted());
+        assertEquals(2, fx.sweep().settled().succeeded(), "the next invocation takes the rest");
+    }
+}

@@ -1,0 +1,125 @@
+package dev.oncepay.reconcile;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.oncepay.payment.Payment;
+import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.provider.PspCharge;
+import dev.oncepay.reconcile.ReconcileUseCase.NoAnswer;
+import dev.oncepay.reconcile.ReconcileUseCase.NotFound;
+import dev.oncepay.reconcile.ReconcileUseCase.Review;
+import dev.oncepay.reconcile.ReconcileUseCase.Settle;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** How a lookup answer is read, and the backoff: plain rules, no application needed. */
+class ReconcileRulesTest {
+    private static final Payment PAYMENT = new Payment("pay_1", "t", PaymentStatus.UNKNOWN, 4200, "EUR", "order", null,
+            null, null, null, Instant.EPOCH, Instant.EPOCH, 1, 0);
+
+    private static PspCharge charge(String id, String status, long amount, String currency, String declineCode) {
+        return new PspCharge(id, status, "pay_1", amount, currency, declineCode);
+    }
+
+    @Test
+    void oneSucceededChargeSettlesSucceeded() {
+        Settle settle = assertInstanceOf(Settle.class,
+                ReconcileUseCase.judge(PAYMENT, List.of(charge("ch_1", "succeeded", 4200, "EUR", null))));
+        assertEquals(PaymentStatus.SUCCEEDED, settle.status());
+        assertEquals("ch_1", settle.providerPaymentId());
+    }
+
+    @Test
+    void declinedOrFailedChargeSettlesFailedWithItsCode() {
+        Settle declined = assertInstanceOf(Settle.class,
+                ReconcileUseCase.judge(PAYMENT, List.of(charge("ch_1", "declined", 4200, "EUR", "insufficient_funds"))));
+        assertEquals(PaymentStatus.FAILED, declined.status());
+        assertEquals("insufficient_funds", declined.declineCode());
+        Settle failed = assertInstanceOf(Settle.class,
+                ReconcileUseCase.judge(PAYMENT, List.of(charge("ch_2", "failed", 4200, "EUR", null))));
+        assertEquals("failed", failed.declineCode());
+    }
+
+    @Test
+    void noChargeIsNotFoundNotFailed() {
+        assertInstanceOf(NotFound.class, ReconcileUseCase.judge(PAYMENT, List.of()));
+        assertInstanceOf(NotFound.class, ReconcileUseCase.judge(PAYMENT,
+                List.of(new PspCharge("ch_x", "succeeded", "pay_other", 4200L, "EUR", null))));
+    }
+
+    @Test
+    void severalChargesOrAContradictingOneGoToReview() {
+        Review several = assertInstanceOf(Review.class, ReconcileUseCase.judge(PAYMENT,
+                List.of(charge("ch_1", "succeeded", 4200, "EUR", null), charge("ch_2", "declined", 4200, "EUR", null))));
+        assertTrue(several.reason().contains("2 charges"), several.reason());
+        assertInstanceOf(Review.class,
+                ReconcileUseCase.judge(PAYMENT, List.of(charge("ch_1", "succeeded", 4300, "EUR", null))));
+        assertInstanceOf(Review.class,
+                ReconcileUseCase.judge(PAYMENT, List.of(charge("ch_1", "succeeded", 4200, "USD", null))));
+    }
+
+    @Test
+    void aChargeNotYetFinalIsNoAnswer() {
+        assertInstanceOf(NoAnswer.class,
+                ReconcileUseCase.judge(PAYMENT, List.of(charge("ch_1", "processing", 4200, "EUR", null))));
+    }
+
+    @Test
+    void backoffIsFullJitterUnderTheExponentialCeilingAndTheCap() {
+        ReconcileUseCase useCase = new ReconcileUseCase(null, null, null, null, config());
+        for (int attempts = 0; attempts < 40; attempts++) {
+            long ceiling = Math.min(Duration.ofMinutes(10).toMillis(), Duration.ofSeconds(1).toMillis() << Math.min(attempts, 30));
+            long max = 0;
+            for (int i = 0; i < 200; i++) {
+                long ms = useCase.backoff(attempts).toMillis();
+                assertTrue(ms >= 0 && ms <= ceiling, attempts + ": " + ms);
+                max = Math.max(max, ms);
+            }
+            assertTrue(max > ceiling / 2, "spread over the whole range, not a fixed delay");
+        }
+    }
+
+    private static ReconcileConfig config() {
+        return new ReconcileConfig() {
+            public int batchSize() {
+                return 10;
+            }
+
+            public Duration timeBudget() {
+                return Duration.ofSeconds(40);
+            }
+
+            public Duration backoffBase() {
+                return Duration.ofSeconds(1);
+            }
+
+            public Duration backoffCap() {
+                return Duration.ofMinutes(10);
+            }
+
+            public int maxAttempts() {
+                return 10;
+            }
+
+            public Duration maxAge() {
+                return Duration.ofDays(3);
+            }
+
+            public Duration resendHorizon() {
+                return Duration.ofHours(1);
+            }
+
+            public Duration providerIdempotencyWindow() {
+                return Duration.ofHours(24);
+            }
+
+            public Duration windowMargin() {
+                return Duration.ofHours(1);
+            }
+        };
+    }
+}
