@@ -23,12 +23,13 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * The local stand-in for API Gateway (HTTP API, Lambda proxy integrations, payload format 2.0) on
  * 127.0.0.1: routes requests, turns each into the v2 event its function receives, and the
  * function's output back into HTTP; function errors become {@code 502}, an integration timeout
- * {@code 504}, unknown routes {@code 404}, as on AWS.
+ * {@code 503}, unknown routes {@code 404}, as on AWS.
  *
  * <p>Locally only, the {@code X-Tenant-Id} header stands in for the JWT authorizer of the
  * {@code /payments} routes: its value becomes the {@code tenant_id} claim. No token is verified;
@@ -43,15 +44,17 @@ final class ApiGateway implements AutoCloseable {
 
     private final List<HttpApiV2.Route> routes;
     private final BiFunction<String, byte[], CompletableFuture<InvocationResult>> invoker;
-    private final Duration integrationTimeout;
+    private final Function<String, Duration> integrationTimeout;
     private final HttpServer server;
     private final ExecutorService threads;
 
     /**
      * @param invoker invokes a function by name with an event and ends with its result
+     * @param integrationTimeout how long to wait for each function
      */
     ApiGateway(int port, List<HttpApiV2.Route> routes,
-            BiFunction<String, byte[], CompletableFuture<InvocationResult>> invoker, Duration integrationTimeout)
+            BiFunction<String, byte[], CompletableFuture<InvocationResult>> invoker,
+            Function<String, Duration> integrationTimeout)
             throws IOException {
         this.routes = routes;
         this.invoker = invoker;
@@ -139,13 +142,14 @@ final class ApiGateway implements AutoCloseable {
         CompletableFuture<InvocationResult> pending = invoker.apply(routed.route.function(),
                 event.toString().getBytes(StandardCharsets.UTF_8));
         InvocationResult result;
+        Duration timeout = integrationTimeout.apply(routed.route.function());
         try {
-            result = pending.get(integrationTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            result = pending.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            // The function may still be running (as on AWS): only the gateway stops waiting.
+            // HTTP API answers 503 when its integration times out; the function may still be running.
             Log.warn("gateway", routed.route.function() + " did not answer within the integration timeout ("
-                    + integrationTimeout.toMillis() + " ms), trace " + trace);
-            return HttpApiV2.Response.message(504, "Service Unavailable");
+                    + timeout.toMillis() + " ms), trace " + trace);
+            return HttpApiV2.Response.message(503, "Service Unavailable");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return HttpApiV2.Response.message(503, "Service Unavailable");

@@ -1,7 +1,9 @@
 package dev.oncepay.local;
 
+import dev.oncepay.config.DeploymentSettings;
 import dev.oncepay.sim.PspSimulator;
 import dev.oncepay.sim.SimulatorOptions;
+import dev.oncepay.sim.WebhookTarget;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -31,7 +33,8 @@ import java.util.stream.Collectors;
 public final class LocalRun implements AutoCloseable {
     /** Printed once every sandbox has initialised; tests wait for it. */
     public static final String READY = "local run ready";
-    private static final long MEMORY_MB = 512;
+    /** The JVM variant's memory in {@code infra/} (informational here: each sandbox gets --heap). */
+    private static final long MEMORY_MB = 1024;
 
     private final LocalRunOptions options;
     private final ScheduledExecutorService timers = Executors.newScheduledThreadPool(4, r -> {
@@ -116,11 +119,12 @@ public final class LocalRun implements AutoCloseable {
         functions().forEach(f -> f.sandboxes().forEach(Sandbox::start));
 
         ApiGateway g = new ApiGateway(options.apiPort(), HttpApiV2.oncepayRoutes(), this::invoke,
-                options.integrationTimeout());
+                options::integrationTimeout);
         register(() -> gateway = g, g);
-        if (!options.reconcileEvery().isZero() && options.sandboxCount("reconcile") > 0) {
-            EventBridgeSchedule s = new EventBridgeSchedule("reconcile", options.reconcileEvery(), timers,
-                    event -> invoke("reconcile", event));
+        String reconcile = DeploymentSettings.FUNCTION_RECONCILE;
+        if (!options.reconcileEvery().isZero() && options.sandboxCount(reconcile) > 0) {
+            EventBridgeSchedule s = new EventBridgeSchedule(reconcile, options.reconcileEvery(), timers,
+                    event -> invoke(reconcile, event));
             register(() -> schedule = s, s);
         }
         banner(taskRoot);
@@ -185,16 +189,25 @@ public final class LocalRun implements AutoCloseable {
         return f.invoke(event, trace);
     }
 
-    /** The environment of each function, as its Lambda configuration would set it (plus local-only parts). */
+    /**
+     * The environment of each function: what {@code infra/} gives the deployed function, with
+     * local values, plus the local-only parts (the DynamoDB endpoint, the webhook secret that
+     * production reads from Secrets Manager, the tenant header).
+     */
     private Map<String, String> functionEnvironment(String function) {
         Map<String, String> env = new LinkedHashMap<>();
-        env.put("QUARKUS_FUNQY_EXPORT", function);
-        env.put("ONCEPAY_TABLE", options.table());
-        env.put("ONCEPAY_PROVIDER_URL", "http://127.0.0.1:" + options.simPort());
+        env.put(DeploymentSettings.ENV_FUNQY_EXPORT, function);
+        env.put(DeploymentSettings.ENV_TABLE, options.table());
+        env.put(DeploymentSettings.ENV_PROVIDER_URL, "http://127.0.0.1:" + options.simPort());
+        env.put(DeploymentSettings.ENV_PROVIDER_ID, WebhookTarget.DEFAULT_PROVIDER_ID);
+        env.put(DeploymentSettings.ENV_TENANT_CLAIM, DeploymentSettings.DEFAULT_TENANT_CLAIM);
+        env.put(DeploymentSettings.ENV_AWS_RETRY_MODE, DeploymentSettings.AWS_RETRY_MODE);
+        env.put(DeploymentSettings.ENV_AWS_MAX_ATTEMPTS, Integer.toString(DeploymentSettings.AWS_MAX_ATTEMPTS));
+        // Local only. No ONCEPAY_SECRET_ARN: the simulator's webhook secret is public anyway.
         env.put("QUARKUS_DYNAMODB_ENDPOINT_OVERRIDE", "http://127.0.0.1:" + options.dynamoPort());
-        // Production takes these from Secrets Manager/SSM; the simulator's secret is public anyway.
-        env.put("ONCEPAY_WEBHOOK_SECRETS_SIM", options.webhookSecret());
-        // Local only: lets a direct invocation carry the tenant in this header (the gateway sets the claim).
+        env.put("ONCEPAY_WEBHOOK_SECRETS_" + WebhookTarget.DEFAULT_PROVIDER_ID.toUpperCase(Locale.ROOT),
+                options.webhookSecret());
+        // Lets a direct invocation carry the tenant in this header (the gateway sets the claim itself).
         env.put("ONCEPAY_TENANT_TRUSTED_HEADER", ApiGateway.TENANT_HEADER);
         // The developer's own overrides (e.g. QUARKUS_LOG_LEVEL=DEBUG ./run-local.sh), then --env.
         System.getenv().forEach((k, v) -> {
@@ -222,7 +235,7 @@ public final class LocalRun implements AutoCloseable {
         for (LambdaFunction f : functions()) {
             String pids = f.sandboxes().stream().map(Sandbox::process).filter(p -> p != null)
                     .map(p -> Long.toString(p.pid())).collect(Collectors.joining(", "));
-            String extra = f.name.equals("reconcile")
+            String extra = f.name.equals(DeploymentSettings.FUNCTION_RECONCILE)
                     ? (schedule == null ? ", no schedule" : ", EventBridge rate(" + options.reconcileEvery().toSeconds()
                             + " seconds)")
                     : "";

@@ -1,5 +1,6 @@
 package dev.oncepay.local;
 
+import dev.oncepay.config.DeploymentSettings;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -17,7 +18,8 @@ import java.util.Map;
  * @param workDir where the local run keeps its files (unpacked task root, dynalite data)
  * @param sandboxes sandbox processes per function (like Lambda's concurrent execution environments)
  * @param timeouts each function's Lambda timeout
- * @param integrationTimeout how long the API gateway waits for a function (HTTP API: at most 30 s)
+ * @param integrationTimeout how long the API gateway waits for any function, or null for each route's
+ *        own (its function's timeout plus a second, at most 29 s, as {@code infra/} configures it)
  * @param reconcileEvery the EventBridge schedule's rate; {@link Duration#ZERO} turns it off
  * @param dynamoPath dynalite's LevelDB directory, or null for an in-memory store
  * @param env extra environment for every sandbox (like a Lambda function's environment)
@@ -41,12 +43,19 @@ public record LocalRunOptions(
         Map<String, String> env,
         long parentPid) {
 
-    public static final List<String> FUNCTIONS = List.of("charge", "webhook", "reconcile");
+    public static final List<String> FUNCTIONS = List.of(DeploymentSettings.FUNCTION_CHARGE,
+            DeploymentSettings.FUNCTION_WEBHOOK, DeploymentSettings.FUNCTION_RECONCILE);
     public static final int DEFAULT_API_PORT = 8080;
     public static final int DEFAULT_SIM_PORT = 8090;
     public static final int DEFAULT_DYNAMO_PORT = 8000;
-    /** API Gateway HTTP API's largest integration timeout. */
-    public static final Duration MAX_INTEGRATION_TIMEOUT = Duration.ofSeconds(30);
+    /** API Gateway HTTP API's largest integration timeout (as CDK enforces it). */
+    public static final Duration MAX_INTEGRATION_TIMEOUT =
+            Duration.ofSeconds(DeploymentSettings.HTTP_API_MAX_INTEGRATION_TIMEOUT_SECONDS);
+    /** The Lambda timeouts of {@code infra/}'s OncepaySettings (a test keeps the two equal). */
+    static final Map<String, Duration> LAMBDA_TIMEOUTS = Map.of(
+            DeploymentSettings.FUNCTION_CHARGE, Duration.ofSeconds(28),
+            DeploymentSettings.FUNCTION_WEBHOOK, Duration.ofSeconds(20),
+            DeploymentSettings.FUNCTION_RECONCILE, Duration.ofSeconds(90));
 
     public LocalRunOptions {
         sandboxes = Map.copyOf(sandboxes);
@@ -66,11 +75,11 @@ public record LocalRunOptions(
                 DEFAULT_API_PORT,
                 DEFAULT_SIM_PORT,
                 DEFAULT_DYNAMO_PORT,
-                Map.of("charge", 2, "webhook", 1, "reconcile", 1),
-                // charge/webhook answer API Gateway (30 s); reconcile's sweep budget is 40 s.
-                Map.of("charge", Duration.ofSeconds(29), "webhook", Duration.ofSeconds(29),
-                        "reconcile", Duration.ofSeconds(60)),
-                MAX_INTEGRATION_TIMEOUT,
+                // Like Lambda scaling out: concurrent payments really race in different processes.
+                Map.of(DeploymentSettings.FUNCTION_CHARGE, 2, DeploymentSettings.FUNCTION_WEBHOOK, 1,
+                        DeploymentSettings.FUNCTION_RECONCILE, 1),
+                LAMBDA_TIMEOUTS,
+                null,
                 Duration.ofSeconds(60),
                 "oncepay-local",
                 "256m",
@@ -121,8 +130,8 @@ public record LocalRunOptions(
                 "  --sim-port N             PSP simulator (default 8090)",
                 "  --dynamo-port N          dynalite, the DynamoDB-compatible store (default 8000)",
                 "  --sandboxes LIST         sandboxes per function (default charge=2,webhook=1,reconcile=1)",
-                "  --timeout LIST           Lambda timeouts (default charge=29s,webhook=29s,reconcile=60s)",
-                "  --integration-timeout D  how long the gateway waits for a function (default 30s, HTTP API's maximum)",
+                "  --timeout LIST           Lambda timeouts (default charge=28s,webhook=20s,reconcile=90s, as infra/)",
+                "  --integration-timeout D  how long the gateway waits for a function (default: its timeout + 1 s, at most 29 s)",
                 "  --reconcile-every D      EventBridge schedule for reconcile (default 60s; 'off' disables)",
                 "  --table NAME             DynamoDB table (default oncepay-local)",
                 "  --heap SIZE              -Xmx of each sandbox JVM (default 256m)",
@@ -142,6 +151,15 @@ public record LocalRunOptions(
 
     public Duration timeout(String function) {
         return timeouts.get(function);
+    }
+
+    /** How long the gateway waits for {@code function}: as {@code infra/} sets it, unless overridden. */
+    public Duration integrationTimeout(String function) {
+        if (integrationTimeout != null) {
+            return integrationTimeout;
+        }
+        Duration oneMore = timeout(function).plusSeconds(1);
+        return oneMore.compareTo(MAX_INTEGRATION_TIMEOUT) < 0 ? oneMore : MAX_INTEGRATION_TIMEOUT;
     }
 
     /** Thrown for --help and for invalid flags; the message (null for --help) goes before the usage. */
@@ -246,9 +264,9 @@ public record LocalRunOptions(
         }
 
         LocalRunOptions build() {
-            if (integrationTimeout.compareTo(MAX_INTEGRATION_TIMEOUT) > 0) {
-                System.out.println("note: API Gateway HTTP API allows at most 30s of integration timeout; using "
-                        + integrationTimeout.toMillis() + " ms anyway (local only)");
+            if (integrationTimeout != null && integrationTimeout.compareTo(MAX_INTEGRATION_TIMEOUT) > 0) {
+                System.out.println("note: API Gateway HTTP API allows at most " + MAX_INTEGRATION_TIMEOUT.toSeconds()
+                        + " s of integration timeout; using " + integrationTimeout.toMillis() + " ms anyway (local only)");
             }
             return new LocalRunOptions(app, workDir, apiPort, simPort, dynamoPort, sandboxes, timeouts,
                     integrationTimeout, reconcileEvery, table, heap, webhookSecret, simSeed, dynamoPath, env, parentPid);

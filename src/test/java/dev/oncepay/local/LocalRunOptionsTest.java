@@ -20,12 +20,31 @@ class LocalRunOptionsTest {
         assertEquals(8090, o.simPort());
         assertEquals(8000, o.dynamoPort());
         assertEquals(Map.of("charge", 2, "webhook", 1, "reconcile", 1), o.sandboxes());
-        assertEquals(Duration.ofSeconds(29), o.timeout("charge"));
-        assertEquals(Duration.ofSeconds(30), o.integrationTimeout());
+        assertEquals(Duration.ofSeconds(28), o.timeout("charge"));
+        assertEquals(Duration.ofSeconds(20), o.timeout("webhook"));
+        assertEquals(Duration.ofSeconds(90), o.timeout("reconcile"));
+        assertEquals(Duration.ofSeconds(29), o.integrationTimeout("charge"), "a second more, at most 29 s");
+        assertEquals(Duration.ofSeconds(21), o.integrationTimeout("webhook"));
+        assertEquals(Duration.ofMillis(500),
+                LocalRunOptions.parse(List.of("--integration-timeout", "500ms"), Map.of()).integrationTimeout("charge"));
         assertEquals(Duration.ofSeconds(60), o.reconcileEvery());
         assertEquals(Path.of("target/function.zip"), o.app());
         assertEquals("local-sim-secret", o.webhookSecret());
         assertNull(o.dynamoPath());
+    }
+
+    /** infra/ deploys the functions with these timeouts; the local run must not drift from them. */
+    @Test
+    void lambdaTimeoutsEqualInfrasSettings() throws Exception {
+        Path settings = LocalRun.projectRoot().resolve("infra/src/main/java/dev/oncepay/infra/OncepaySettings.java");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.exists(settings), "no infra/ in this checkout");
+        String source = java.nio.file.Files.readString(settings);
+        for (Map.Entry<String, Duration> e : LocalRunOptions.LAMBDA_TIMEOUTS.entrySet()) {
+            String constant = e.getKey().toUpperCase(java.util.Locale.ROOT) + "_TIMEOUT_SECONDS";
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile(constant + "\\s*=\\s*(\\d+)\\s*;").matcher(source);
+            assertTrue(m.find(), constant + " in " + settings);
+            assertEquals(Long.parseLong(m.group(1)), e.getValue().toSeconds(), constant);
+        }
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.oncepay.local;
 
+import dev.oncepay.config.DeploymentSettings;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -23,7 +24,7 @@ import java.util.jar.JarOutputStream;
  * only argument, and an environment made of Lambda's reserved variables plus the function's own.
  */
 final class SandboxCommand {
-    static final String HANDLER = "io.quarkus.funqy.lambda.FunqyStreamHandler::handleRequest";
+    static final String HANDLER = DeploymentSettings.JVM_HANDLER;
     static final String REGION = "us-east-1";
 
     /** The runtime interface client reads its native library from here when set (the managed runtime sets it too). */
@@ -77,7 +78,7 @@ final class SandboxCommand {
     private Map<String, String> reservedVariables(String function, int runtimeApiPort, long memoryMb) {
         Map<String, String> env = new LinkedHashMap<>();
         env.put("_HANDLER", handler);
-        env.put("AWS_LAMBDA_RUNTIME_API", "127.0.0.1:" + runtimeApiPort);
+        env.put(DeploymentSettings.ENV_LAMBDA_RUNTIME_API, "127.0.0.1:" + runtimeApiPort);
         env.put("LAMBDA_TASK_ROOT", taskRoot.toString());
         env.put("AWS_LAMBDA_FUNCTION_NAME", function);
         env.put("AWS_LAMBDA_FUNCTION_VERSION", "$LATEST");
