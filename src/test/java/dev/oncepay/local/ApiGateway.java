@@ -83,7 +83,7 @@ final class ApiGateway implements AutoCloseable {
     private void handle(HttpExchange exchange) {
         long started = System.nanoTime();
         String requestId = requestId();
-        String target = "-";
+        String[] target = {"-"};
         HttpApiV2.Response response;
         try (exchange) {
             try {
@@ -95,8 +95,8 @@ final class ApiGateway implements AutoCloseable {
                 } else if (routed == null) {
                     response = HttpApiV2.Response.message(404, "Not Found");
                 } else {
-                    target = routed.route.function();
-                    response = dispatch(request, routed, requestId);
+                    target[0] = routed.route.function();
+                    response = dispatch(request, routed, requestId, target);
                 }
             } catch (RuntimeException e) {
                 Log.warn("gateway", "cannot serve " + exchange.getRequestURI() + ": " + e);
@@ -104,7 +104,7 @@ final class ApiGateway implements AutoCloseable {
             }
             write(exchange, response, requestId);
             Log.info("gateway", String.format("%s %s -> %s %d (%d ms) %s", exchange.getRequestMethod(),
-                    exchange.getRequestURI(), target, response.status(), (System.nanoTime() - started) / 1_000_000,
+                    exchange.getRequestURI(), target[0], response.status(), (System.nanoTime() - started) / 1_000_000,
                     requestId));
         } catch (IOException clientGone) {
             // the client went away; nothing to answer
@@ -124,7 +124,8 @@ final class ApiGateway implements AutoCloseable {
         return null;
     }
 
-    private HttpApiV2.Response dispatch(HttpApiV2.Request request, Routed routed, String requestId) {
+    /** @param target the function's name; set to the sandbox that ran it, once known (for the access log) */
+    private HttpApiV2.Response dispatch(HttpApiV2.Request request, Routed routed, String requestId, String[] target) {
         String tenant = null;
         if (routed.route.authorized()) {
             tenant = request.header(TENANT_HEADER);
@@ -155,6 +156,9 @@ final class ApiGateway implements AutoCloseable {
             return HttpApiV2.Response.message(503, "Service Unavailable");
         } catch (ExecutionException e) {
             return HttpApiV2.Response.message(500, "Internal Server Error");
+        }
+        if (result.sandbox() != null) {
+            target[0] = result.sandbox();
         }
         if (result instanceof InvocationResult.Failure f) {
             Log.warn("gateway", routed.route.function() + " failed: " + f.errorType() + ": " + f.errorMessage());

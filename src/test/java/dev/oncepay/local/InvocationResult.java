@@ -7,8 +7,22 @@ import java.nio.charset.StandardCharsets;
 /** How an invocation ended, as Lambda reports it to its caller: the function's output, or an error. */
 sealed interface InvocationResult {
 
+    /** The sandbox that ran the invocation (e.g. {@code charge#2}), or null if none did. */
+    String sandbox();
+
+    /** The same result, attributed to {@code label}. */
+    InvocationResult ranIn(String label);
+
     /** The function returned {@code payload} (posted to {@code /invocation/{id}/response}). */
-    record Success(byte[] payload) implements InvocationResult {
+    record Success(byte[] payload, String sandbox) implements InvocationResult {
+        Success(byte[] payload) {
+            this(payload, null);
+        }
+
+        @Override
+        public Success ranIn(String label) {
+            return new Success(payload, label);
+        }
     }
 
     /**
@@ -16,7 +30,15 @@ sealed interface InvocationResult {
      * died or timed out, or Lambda could not run it at all. {@code payload} is Lambda's error JSON
      * ({@code errorType}, {@code errorMessage}, maybe {@code stackTrace}).
      */
-    record Failure(String errorType, String errorMessage, byte[] payload) implements InvocationResult {
+    record Failure(String errorType, String errorMessage, byte[] payload, String sandbox) implements InvocationResult {
+        Failure(String errorType, String errorMessage, byte[] payload) {
+            this(errorType, errorMessage, payload, null);
+        }
+
+        @Override
+        public Failure ranIn(String label) {
+            return new Failure(errorType, errorMessage, payload, label);
+        }
     }
 
     static Failure failure(String errorType, String message) {

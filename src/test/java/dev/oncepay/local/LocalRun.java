@@ -242,6 +242,7 @@ public final class LocalRun implements AutoCloseable {
                 + "/payments/<id> -H 'X-Tenant-Id: merchant-a'");
         lines.add("  curl -X POST " + simulator.baseUrl() + "/_sim/faults -d '{\"commitThenTimeoutRate\":1}'"
                 + "   (then a new key: 202 pending, settled later by webhook or reconcile)");
+        lines.add("  kill <a sandbox pid>   (what it was running fails with 502; a new sandbox replaces it, as on Lambda)");
         lines.add("");
         Log.plain(String.join("\n", lines));
     }

@@ -126,8 +126,8 @@ class LocalRunTest {
 
             // The simulator's signed webhook for that charge went through the gateway to the webhook
             // function (200: signature valid), and scheduled events reached reconcile.
-            awaitLine(output, "POST /webhooks/sim -> webhook 200", Duration.ofSeconds(30));
-            awaitLine(output, "rule/oncepay-reconcile -> reconcile (", Duration.ofSeconds(30));
+            awaitLine(output, "POST /webhooks/sim -> webhook#1 200", Duration.ofSeconds(30));
+            awaitLine(output, "rule/oncepay-reconcile -> reconcile#1 (", Duration.ofSeconds(30));
             long requests = System.nanoTime();
 
             // Everything the run started, seen from the outside before it stops.

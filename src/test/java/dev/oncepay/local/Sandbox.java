@@ -189,7 +189,7 @@ final class Sandbox {
         if (g.timeoutTimer != null) {
             g.timeoutTimer.cancel(false);
         }
-        invocation.complete(result);
+        invocation.complete(result.ranIn(g.label()));
     }
 
     private void timedOut(Generation g, Invocation invocation) {
