@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# oncepay on this machine, the way it runs on AWS:
+#   - dynalite (DynamoDB API) on 127.0.0.1:8000 with the table created,
+#   - the PSP simulator on 127.0.0.1:8090, its signed webhooks sent to the gateway's /webhooks/sim,
+#   - the three functions (charge, webhook, reconcile) from the real target/function.zip, each in
+#     sandbox JVMs running the Lambda handler under AWS's runtime interface client,
+#   - a local API Gateway (HTTP API, payload 2.0) on http://127.0.0.1:8080,
+#   - an EventBridge-like schedule that invokes reconcile every 60 s.
+# Needs Java 17+, Maven 3.8+ and Node.js 20+. Ctrl-C (or SIGTERM) stops everything it started.
+#
+#   ./run-local.sh                       build, then run
+#   ./run-local.sh --skip-build [opts]   run what was built last
+#   ./run-local.sh --help                all options (ports, sandboxes, timeouts, schedule, ...)
+set -euo pipefail
+cd "$(dirname "$0")"
+
+need() {
+  command -v "$1" >/dev/null 2>&1 || { echo "run-local.sh: '$1' not found: $2" >&2; exit 1; }
+}
+need java "install Java 17 or newer"
+need mvn "install Maven 3.8 or newer"
+need node "install Node.js 20 or newer (dynalite, the local DynamoDB, runs on it)"
+
+build=1
+help=0
+args=()
+for arg in "$@"; do
+  case "$arg" in
+    --skip-build) build=0 ;;
+    -h|--help) help=1; args+=("$arg") ;;
+    *) args+=("$arg") ;;
+  esac
+done
+
+classpath_file=target/local-run.classpath
+if [ "$help" = 1 ] && [ -f "$classpath_file" ]; then
+  build=0
+fi
+
+if [ ! -f node_modules/dynalite/cli.js ]; then
+  echo "run-local.sh: installing dynalite (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
+
+if [ "$build" = 1 ]; then
+  echo "run-local.sh: building target/function.zip and the local tooling (mvn package -DskipTests)"
+  mvn -q -B package dependency:build-classpath -DskipTests \
+    -Dmdep.includeScope=test -Dmdep.outputFile="$classpath_file"
+fi
+if [ ! -f target/function.zip ] || [ ! -f "$classpath_file" ]; then
+  echo "run-local.sh: nothing built yet; run it without --skip-build" >&2
+  exit 1
+fi
+
+classpath="target/test-classes:target/classes:$(cat "$classpath_file")"
+main=dev.oncepay.local.LocalRun
+java_opts=(-Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.util.logging.manager=org.jboss.logmanager.LogManager)
+
+# The local run gets a process group of its own (setsid) so that stopping it can end every
+# process it started, whatever happened to the JVM; without setsid (macOS) the JVM's shutdown
+# hook and the children's own watchdogs do it.
+if command -v setsid >/dev/null 2>&1; then
+  own_group=1
+  setsid java "${java_opts[@]}" -cp "$classpath" "$main" --app target/function.zip --parent-pid $$ ${args[@]+"${args[@]}"} &
+else
+  own_group=0
+  java "${java_opts[@]}" -cp "$classpath" "$main" --app target/function.zip --parent-pid $$ ${args[@]+"${args[@]}"} &
+fi
+pid=$!
+
+stop() {
+  trap - INT TERM HUP
+  kill -TERM "$pid" 2>/dev/null || true
+  # The JVM's shutdown hook stops sandboxes, simulator and dynalite (a few seconds at most).
+  for _ in $(seq 1 200); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  finish
+}
+
+finish() {
+  if [ "$own_group" = 1 ]; then
+    kill -KILL -- "-$pid" 2>/dev/null || true
+  else
+    kill -KILL "$pid" 2>/dev/null || true
+  fi
+}
+
+trap 'stop; exit 130' INT
+trap 'stop; exit 143' TERM
+trap 'stop; exit 129' HUP
+
+status=0
+wait "$pid" || status=$?
+finish
+exit "$status"

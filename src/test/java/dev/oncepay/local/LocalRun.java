@@ -1,0 +1,334 @@
+package dev.oncepay.local;
+
+import dev.oncepay.config.DeploymentSettings;
+import dev.oncepay.sim.PspSimulator;
+import dev.oncepay.sim.SimulatorOptions;
+import dev.oncepay.sim.WebhookTarget;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+
+/**
+ * oncepay on one machine, the way it runs on AWS: dynalite for DynamoDB, the PSP simulator, each
+ * function's packaged Lambda handler in sandbox JVMs under AWS's runtime interface client, a local
+ * API Gateway (HTTP API, payload 2.0) in front of them and an EventBridge-like schedule for
+ * reconcile. {@code ./run-local.sh} builds the package and starts this; Ctrl-C or SIGTERM stops
+ * everything it started.
+ */
+public final class LocalRun implements AutoCloseable {
+    /** Printed once every sandbox has initialised; tests wait for it. */
+    public static final String READY = "local run ready";
+    /** The JVM variant's memory in {@code infra/} (informational here: each sandbox gets --heap). */
+    private static final long MEMORY_MB = 1024;
+
+    private final LocalRunOptions options;
+    private final ScheduledExecutorService timers = Executors.newScheduledThreadPool(4, r -> {
+        Thread t = new Thread(r, "local-run-timer");
+        t.setDaemon(true);
+        return t;
+    });
+    private final Map<String, LambdaFunction> functions = new LinkedHashMap<>();
+    private final CountDownLatch stopped = new CountDownLatch(1);
+    private final long startedNanos = System.nanoTime();
+    private LocalDynamo dynamo;
+    private PspSimulator simulator;
+    private ApiGateway gateway;
+    private EventBridgeSchedule schedule;
+    private volatile boolean closed;
+
+    private LocalRun(LocalRunOptions options) {
+        this.options = options;
+    }
+
+    public static void main(String[] args) {
+        LocalRunOptions options;
+        try {
+            options = LocalRunOptions.parse(List.of(args), System.getenv());
+        } catch (LocalRunOptions.UsageException e) {
+            if (e.getMessage() != null) {
+                System.err.println(e.getMessage());
+            }
+            System.err.println(LocalRunOptions.usage());
+            System.exit(e.getMessage() == null ? 0 : 2);
+            return;
+        }
+        LocalRun run = new LocalRun(options);
+        // Registered first: a Ctrl-C during start-up stops whatever has started so far.
+        Runtime.getRuntime().addShutdownHook(new Thread(run::close, "local-run-shutdown"));
+        try {
+            run.startAll();
+        } catch (Exception e) {
+            System.err.println("The local run could not start: " + e.getMessage());
+            run.close();
+            System.exit(1);
+        }
+        run.awaitStopped();
+    }
+
+    private void startAll() throws IOException {
+        requireFreePorts();
+        Path workDir = options.workDir().toAbsolutePath();
+        Files.createDirectories(workDir);
+        Path taskRoot = TaskRoot.prepare(options.app(), workDir);
+        SandboxCommand command = new SandboxCommand(taskRoot, workDir, options.heap(), SandboxCommand.HANDLER);
+
+        LocalDynamo d = LocalDynamo.start(projectRoot(), options.dynamoPort(), options.dynamoPath());
+        register(() -> dynamo = d, d);
+        d.createTable(options.table());
+
+        String webhookUrl = "http://127.0.0.1:" + options.apiPort() + "/webhooks/sim";
+        PspSimulator sim = PspSimulator.start(SimulatorOptions.onPort(options.simPort()).withSeed(options.simSeed()));
+        register(() -> simulator = sim, sim);
+        sim.setWebhookTarget(URI.create(webhookUrl), options.webhookSecret());
+
+        for (String name : LocalRunOptions.FUNCTIONS) {
+            LambdaFunction function = new LambdaFunction(name, options.timeout(name), MEMORY_MB, timers);
+            Map<String, String> env = functionEnvironment(name);
+            for (int slot = 1; slot <= options.sandboxCount(name); slot++) {
+                function.add(new Sandbox(function, slot, command, env));
+            }
+            register(() -> functions.put(name, function), function);
+        }
+        functions().forEach(f -> f.sandboxes().forEach(Sandbox::start));
+
+        ApiGateway g = new ApiGateway(options.apiPort(), HttpApiV2.oncepayRoutes(), this::invoke,
+                options::integrationTimeout);
+        register(() -> gateway = g, g);
+        String reconcile = DeploymentSettings.FUNCTION_RECONCILE;
+        if (!options.reconcileEvery().isZero() && options.sandboxCount(reconcile) > 0) {
+            EventBridgeSchedule s = new EventBridgeSchedule(reconcile, options.reconcileEvery(), timers,
+                    event -> invoke(reconcile, event));
+            register(() -> schedule = s, s);
+        }
+        banner(taskRoot);
+        timers.execute(this::announceWhenReady);
+        if (options.parentPid() > 0) {
+            timers.scheduleWithFixedDelay(this::exitWithParent, 1, 1, TimeUnit.SECONDS);
+        }
+    }
+
+    /** The process that started this run is gone (killed outright): stop, rather than linger. */
+    private void exitWithParent() {
+        if (ProcessHandle.of(options.parentPid()).map(ProcessHandle::isAlive).orElse(false)) {
+            return;
+        }
+        Log.warn("local-run", "process " + options.parentPid() + " that started this run is gone");
+        new Thread(() -> System.exit(1), "local-run-exit").start();
+    }
+
+    /**
+     * Keeps a started component so {@link #close()} stops it, or stops it at once when the run is
+     * already closing (a Ctrl-C during start-up).
+     */
+    private void register(Runnable keep, AutoCloseable component) {
+        synchronized (this) {
+            if (!closed) {
+                keep.run();
+                return;
+            }
+        }
+        try {
+            component.close();
+        } catch (Exception e) {
+            // stopping anyway
+        }
+        throw new IllegalStateException("stopped during start-up");
+    }
+
+    private synchronized List<LambdaFunction> functions() {
+        return List.copyOf(functions.values());
+    }
+
+    /** Invokes {@code function} like Lambda's Invoke API (used by the gateway and the schedule). */
+    CompletableFuture<InvocationResult> invoke(String function, byte[] event) {
+        LambdaFunction f;
+        synchronized (this) {
+            f = functions.get(function);
+        }
+        if (f == null) {
+            return CompletableFuture.completedFuture(
+                    InvocationResult.failure("ResourceNotFoundException", "no function " + function));
+        }
+        String trace = HttpApiV2.traceHeader(java.time.Instant.now());
+        try {
+            String fromEvent = new com.fasterxml.jackson.databind.ObjectMapper().readTree(event)
+                    .path("headers").path("x-amzn-trace-id").asText(null);
+            if (fromEvent != null) {
+                trace = fromEvent;
+            }
+        } catch (IOException notJson) {
+            // keep the generated trace id
+        }
+        return f.invoke(event, trace);
+    }
+
+    /**
+     * The environment of each function: what {@code infra/} gives the deployed function, with
+     * local values, plus the local-only parts (the DynamoDB endpoint, the webhook secret that
+     * production reads from Secrets Manager, the tenant header).
+     */
+    private Map<String, String> functionEnvironment(String function) {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put(DeploymentSettings.ENV_FUNQY_EXPORT, function);
+        env.put(DeploymentSettings.ENV_TABLE, options.table());
+        env.put(DeploymentSettings.ENV_PROVIDER_URL, "http://127.0.0.1:" + options.simPort());
+        env.put(DeploymentSettings.ENV_PROVIDER_ID, WebhookTarget.DEFAULT_PROVIDER_ID);
+        env.put(DeploymentSettings.ENV_TENANT_CLAIM, DeploymentSettings.DEFAULT_TENANT_CLAIM);
+        env.put(DeploymentSettings.ENV_AWS_RETRY_MODE, DeploymentSettings.AWS_RETRY_MODE);
+        env.put(DeploymentSettings.ENV_AWS_MAX_ATTEMPTS, Integer.toString(DeploymentSettings.AWS_MAX_ATTEMPTS));
+        // Local only. No ONCEPAY_SECRET_ARN: the simulator's webhook secret is public anyway.
+        env.put("QUARKUS_DYNAMODB_ENDPOINT_OVERRIDE", "http://127.0.0.1:" + options.dynamoPort());
+        env.put("ONCEPAY_WEBHOOK_SECRETS_" + WebhookTarget.DEFAULT_PROVIDER_ID.toUpperCase(Locale.ROOT),
+                options.webhookSecret());
+        // Lets a direct invocation carry the tenant in this header (the gateway sets the claim itself).
+        env.put("ONCEPAY_TENANT_TRUSTED_HEADER", ApiGateway.TENANT_HEADER);
+        // The developer's own overrides (e.g. QUARKUS_LOG_LEVEL=DEBUG ./run-local.sh), then --env.
+        System.getenv().forEach((k, v) -> {
+            if ((k.startsWith("ONCEPAY_") && !k.startsWith("ONCEPAY_LOCAL_")) || k.startsWith("QUARKUS_")) {
+                env.put(k, v);
+            }
+        });
+        env.putAll(options.env());
+        return env;
+    }
+
+    private void banner(Path taskRoot) {
+        String api = "http://127.0.0.1:" + gateway.port();
+        List<String> lines = new ArrayList<>();
+        lines.add("");
+        lines.add("oncepay local run — everything below stops on Ctrl-C (or SIGTERM to this process, pid "
+                + ProcessHandle.current().pid() + ")");
+        lines.add(String.format("  %-26s %s   POST /payments, GET /payments/{id} -> charge; POST /webhooks/{provider} -> webhook",
+                "API Gateway (HTTP API v2)", api));
+        lines.add(String.format("  %-26s %s   /_sim/faults /_sim/ledger /_sim/reset; webhooks -> %s/webhooks/sim",
+                "PSP simulator", simulator.baseUrl(), api));
+        lines.add(String.format("  %-26s %s   table %s (%s), pid %d", "DynamoDB (dynalite)", dynamo.endpoint(),
+                options.table(), options.dynamoPath() == null ? "in memory" : "data in " + options.dynamoPath(),
+                dynamo.pid()));
+        for (LambdaFunction f : functions()) {
+            String pids = f.sandboxes().stream().map(Sandbox::process).filter(p -> p != null)
+                    .map(p -> Long.toString(p.pid())).collect(Collectors.joining(", "));
+            String extra = f.name.equals(DeploymentSettings.FUNCTION_RECONCILE)
+                    ? (schedule == null ? ", no schedule" : ", EventBridge rate(" + options.reconcileEvery().toSeconds()
+                            + " seconds)")
+                    : "";
+            lines.add(String.format("  %-26s %d sandbox(es), timeout %d s%s%s", "λ " + f.name, f.sandboxes().size(),
+                    f.timeout.toSeconds(), extra, pids.isEmpty() ? "" : ", pids " + pids));
+        }
+        lines.add("  package: " + taskRoot + " (handler " + SandboxCommand.HANDLER + ")");
+        lines.add("");
+        lines.add("WARNING: locally the X-Tenant-Id header stands in for the JWT authorizer (it becomes the");
+        lines.add("         tenant_id claim, no token is checked). Never do this in production.");
+        lines.add("");
+        lines.add("Try (the first request per sandbox pays its cold start):");
+        lines.add("  curl -i -X POST " + api + "/payments -H 'Idempotency-Key: k1' -H 'X-Tenant-Id: merchant-a' \\");
+        lines.add("       -H 'Content-Type: application/json' -d '{\"amount\":4200,\"currency\":\"EUR\",\"reference\":\"order_1\"}'");
+        lines.add("  (the same again replays it: Idempotent-Replayed: true)   curl -i " + api
+                + "/payments/<id> -H 'X-Tenant-Id: merchant-a'");
+        lines.add("  curl -X POST " + simulator.baseUrl() + "/_sim/faults -d '{\"commitThenTimeoutRate\":1}'"
+                + "   (then a new key: 202 pending, settled later by webhook or reconcile)");
+        lines.add("  kill <a sandbox pid>   (what it was running fails with 502; a new sandbox replaces it, as on Lambda)");
+        lines.add("");
+        Log.plain(String.join("\n", lines));
+    }
+
+    private void announceWhenReady() {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+        while (!closed && System.nanoTime() < deadline) {
+            List<LambdaFunction> all = functions();
+            if (all.stream().allMatch(LambdaFunction::settled)) {
+                Log.info("local-run", String.format(Locale.ROOT, "%s in %.1f s: %s; API on http://127.0.0.1:%d",
+                        READY, (System.nanoTime() - startedNanos) / 1e9,
+                        all.stream().map(LambdaFunction::readiness).collect(Collectors.joining(", ")),
+                        gateway.port()));
+                return;
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                return;
+            }
+        }
+    }
+
+    private void requireFreePorts() throws IOException {
+        Map<String, Integer> ports = new LinkedHashMap<>();
+        ports.put("--api-port", options.apiPort());
+        ports.put("--sim-port", options.simPort());
+        ports.put("--dynamo-port", options.dynamoPort());
+        if (ports.values().stream().distinct().count() < ports.size()) {
+            throw new IOException("the ports must differ: " + ports);
+        }
+        for (Map.Entry<String, Integer> p : ports.entrySet()) {
+            try (ServerSocket socket = new ServerSocket()) {
+                socket.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), p.getValue()));
+            } catch (IOException e) {
+                throw new IOException("port " + p.getValue() + " is in use (another local run?); choose another with "
+                        + p.getKey());
+            }
+        }
+    }
+
+    static Path projectRoot() {
+        Path dir = Path.of("").toAbsolutePath();
+        while (dir != null && !Files.exists(dir.resolve("package.json"))) {
+            dir = dir.getParent();
+        }
+        if (dir == null) {
+            throw new IllegalStateException("run from the oncepay checkout (no package.json above "
+                    + Path.of("").toAbsolutePath() + ")");
+        }
+        return dir;
+    }
+
+    private void awaitStopped() {
+        try {
+            stopped.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Stops everything this run started, in reverse order; safe to call more than once. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        Log.info("local-run", "stopping…");
+        if (schedule != null) {
+            schedule.close();
+        }
+        if (gateway != null) {
+            gateway.close();
+        }
+        functions().parallelStream().forEach(LambdaFunction::close);
+        if (simulator != null) {
+            simulator.close();
+        }
+        if (dynamo != null) {
+            dynamo.close();
+        }
+        timers.shutdownNow();
+        Log.info("local-run", "stopped");
+        stopped.countDown();
+    }
+}

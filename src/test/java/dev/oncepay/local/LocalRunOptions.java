@@ -1,0 +1,337 @@
+package dev.oncepay.local;
+
+import dev.oncepay.config.DeploymentSettings;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Everything the local run can be told, from flags and {@code ONCEPAY_LOCAL_*} environment
+ * variables (flags win). {@link #usage()} lists them.
+ *
+ * @param app the deployable artifact: {@code function.zip} (unpacked like Lambda does) or an
+ *        already unpacked task directory
+ * @param workDir where the local run keeps its files (unpacked task root, dynalite data)
+ * @param sandboxes sandbox processes per function (like Lambda's concurrent execution environments)
+ * @param timeouts each function's Lambda timeout
+ * @param integrationTimeout how long the API gateway waits for any function, or null for each route's
+ *        own (its function's timeout plus a second, at most 29 s, as {@code infra/} configures it)
+ * @param reconcileEvery the EventBridge schedule's rate; {@link Duration#ZERO} turns it off
+ * @param dynamoPath dynalite's LevelDB directory, or null for an in-memory store
+ * @param env extra environment for every sandbox (like a Lambda function's environment)
+ * @param parentPid stop when this process ends (run-local.sh, a test), or 0
+ */
+public record LocalRunOptions(
+        Path app,
+        Path workDir,
+        int apiPort,
+        int simPort,
+        int dynamoPort,
+        Map<String, Integer> sandboxes,
+        Map<String, Duration> timeouts,
+        Duration integrationTimeout,
+        Duration reconcileEvery,
+        String table,
+        String heap,
+        String webhookSecret,
+        long simSeed,
+        Path dynamoPath,
+        Map<String, String> env,
+        long parentPid) {
+
+    public static final List<String> FUNCTIONS = List.of(DeploymentSettings.FUNCTION_CHARGE,
+            DeploymentSettings.FUNCTION_WEBHOOK, DeploymentSettings.FUNCTION_RECONCILE);
+    public static final int DEFAULT_API_PORT = 8080;
+    public static final int DEFAULT_SIM_PORT = 8090;
+    public static final int DEFAULT_DYNAMO_PORT = 8000;
+    /** API Gateway HTTP API's largest integration timeout (as CDK enforces it). */
+    public static final Duration MAX_INTEGRATION_TIMEOUT =
+            Duration.ofSeconds(DeploymentSettings.HTTP_API_MAX_INTEGRATION_TIMEOUT_SECONDS);
+    /** The Lambda timeouts of {@code infra/}'s OncepaySettings (a test keeps the two equal). */
+    static final Map<String, Duration> LAMBDA_TIMEOUTS = Map.of(
+            DeploymentSettings.FUNCTION_CHARGE, Duration.ofSeconds(28),
+            DeploymentSettings.FUNCTION_WEBHOOK, Duration.ofSeconds(20),
+            DeploymentSettings.FUNCTION_RECONCILE, Duration.ofSeconds(90));
+
+    public LocalRunOptions {
+        sandboxes = Map.copyOf(sandboxes);
+        timeouts = Map.copyOf(timeouts);
+        env = Map.copyOf(env);
+        for (String function : FUNCTIONS) {
+            if (!sandboxes.containsKey(function) || !timeouts.containsKey(function)) {
+                throw new IllegalArgumentException("no sandbox count or timeout for " + function);
+            }
+        }
+    }
+
+    public static LocalRunOptions defaults() {
+        return new LocalRunOptions(
+                Path.of("target/function.zip"),
+                Path.of("target/local-run"),
+                DEFAULT_API_PORT,
+                DEFAULT_SIM_PORT,
+                DEFAULT_DYNAMO_PORT,
+                // Like Lambda scaling out: concurrent payments really race in different processes.
+                Map.of(DeploymentSettings.FUNCTION_CHARGE, 2, DeploymentSettings.FUNCTION_WEBHOOK, 1,
+                        DeploymentSettings.FUNCTION_RECONCILE, 1),
+                LAMBDA_TIMEOUTS,
+                null,
+                Duration.ofSeconds(60),
+                "oncepay-local",
+                "256m",
+                "local-sim-secret",
+                42,
+                null,
+                Map.of(),
+                0);
+    }
+
+    /** Parses environment variables first, then flags. */
+    public static LocalRunOptions parse(List<String> args, Map<String, String> environment) {
+        Builder b = new Builder(defaults());
+        for (Map.Entry<String, String> e : environment.entrySet()) {
+            String key = e.getKey();
+            if (key.startsWith("ONCEPAY_LOCAL_")) {
+                String flag = "--" + key.substring("ONCEPAY_LOCAL_".length()).toLowerCase(Locale.ROOT).replace('_', '-');
+                if (!flag.equals("--env")) {
+                    b.apply(flag, e.getValue(), key);
+                }
+            }
+        }
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            String flag = arg;
+            String value;
+            int eq = arg.indexOf('=');
+            if (arg.startsWith("--") && eq > 0) {
+                flag = arg.substring(0, eq);
+                value = arg.substring(eq + 1);
+            } else if (arg.equals("--help") || arg.equals("-h")) {
+                throw new UsageException(null);
+            } else {
+                if (i + 1 >= args.size()) {
+                    throw new UsageException(arg + " needs a value");
+                }
+                value = args.get(++i);
+            }
+            b.apply(flag, value, flag);
+        }
+        return b.build();
+    }
+
+    public static String usage() {
+        return String.join("\n",
+                "Usage: ./run-local.sh [options]   (every option also as env ONCEPAY_LOCAL_<NAME>, e.g. ONCEPAY_LOCAL_API_PORT)",
+                "  --api-port N             local API Gateway (default 8080)",
+                "  --sim-port N             PSP simulator (default 8090)",
+                "  --dynamo-port N          dynalite, the DynamoDB-compatible store (default 8000)",
+                "  --sandboxes LIST         sandboxes per function (default charge=2,webhook=1,reconcile=1)",
+                "  --timeout LIST           Lambda timeouts (default charge=28s,webhook=20s,reconcile=90s, as infra/)",
+                "  --integration-timeout D  how long the gateway waits for a function (default: its timeout + 1 s, at most 29 s)",
+                "  --reconcile-every D      EventBridge schedule for reconcile (default 60s; 'off' disables)",
+                "  --table NAME             DynamoDB table (default oncepay-local)",
+                "  --heap SIZE              -Xmx of each sandbox JVM (default 256m)",
+                "  --webhook-secret S       secret the simulator signs webhooks with (default local-sim-secret)",
+                "  --sim-seed N             seed of the simulator's fault dice (default 42)",
+                "  --dynamo-path DIR        keep the store on disk (LevelDB) instead of in memory",
+                "  --env KEY=VALUE          extra environment for every function (repeatable)",
+                "  --app PATH               function.zip or an unpacked task root (default target/function.zip)",
+                "  --work-dir DIR           local run's files (default target/local-run)",
+                "  --parent-pid PID         stop when that process ends (run-local.sh passes its own pid)",
+                "Durations: 500ms, 10s, 2m, 1h (a bare number is seconds).");
+    }
+
+    public int sandboxCount(String function) {
+        return sandboxes.get(function);
+    }
+
+    public Duration timeout(String function) {
+        return timeouts.get(function);
+    }
+
+    /** How long the gateway waits for {@code function}: as {@code infra/} sets it, unless overridden. */
+    public Duration integrationTimeout(String function) {
+        if (integrationTimeout != null) {
+            return integrationTimeout;
+        }
+        Duration oneMore = timeout(function).plusSeconds(1);
+        return oneMore.compareTo(MAX_INTEGRATION_TIMEOUT) < 0 ? oneMore : MAX_INTEGRATION_TIMEOUT;
+    }
+
+    /** Thrown for --help and for invalid flags; the message (null for --help) goes before the usage. */
+    public static final class UsageException extends IllegalArgumentException {
+        public UsageException(String message) {
+            super(message);
+        }
+    }
+
+    static Duration duration(String text) {
+        String t = text.trim().toLowerCase(Locale.ROOT);
+        try {
+            if (t.startsWith("pt")) {
+                return Duration.parse(t.toUpperCase(Locale.ROOT));
+            }
+            if (t.endsWith("ms")) {
+                return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
+            }
+            char unit = t.charAt(t.length() - 1);
+            if (Character.isDigit(unit)) {
+                return Duration.ofSeconds(Long.parseLong(t));
+            }
+            long n = Long.parseLong(t.substring(0, t.length() - 1));
+            return switch (unit) {
+                case 's' -> Duration.ofSeconds(n);
+                case 'm' -> Duration.ofMinutes(n);
+                case 'h' -> Duration.ofHours(n);
+                default -> throw new UsageException("not a duration: " + text);
+            };
+        } catch (RuntimeException e) {
+            if (e instanceof UsageException u) {
+                throw u;
+            }
+            throw new UsageException("not a duration: " + text + " (use e.g. 500ms, 10s, 2m)");
+        }
+    }
+
+    private static final class Builder {
+        Path app;
+        Path workDir;
+        int apiPort;
+        int simPort;
+        int dynamoPort;
+        final Map<String, Integer> sandboxes;
+        final Map<String, Duration> timeouts;
+        Duration integrationTimeout;
+        Duration reconcileEvery;
+        String table;
+        String heap;
+        String webhookSecret;
+        long simSeed;
+        Path dynamoPath;
+        final Map<String, String> env;
+        long parentPid;
+
+        Builder(LocalRunOptions o) {
+            app = o.app;
+            workDir = o.workDir;
+            apiPort = o.apiPort;
+            simPort = o.simPort;
+            dynamoPort = o.dynamoPort;
+            sandboxes = new LinkedHashMap<>(o.sandboxes);
+            timeouts = new LinkedHashMap<>(o.timeouts);
+            integrationTimeout = o.integrationTimeout;
+            reconcileEvery = o.reconcileEvery;
+            table = o.table;
+            heap = o.heap;
+            webhookSecret = o.webhookSecret;
+            simSeed = o.simSeed;
+            dynamoPath = o.dynamoPath;
+            env = new LinkedHashMap<>(o.env);
+            parentPid = o.parentPid;
+        }
+
+        void apply(String flag, String value, String source) {
+            switch (flag) {
+                case "--api-port" -> apiPort = port(value, source);
+                case "--sim-port" -> simPort = port(value, source);
+                case "--dynamo-port" -> dynamoPort = port(value, source);
+                case "--sandboxes" -> perFunction(value, source).forEach((f, v) -> sandboxes.put(f, count(v, source)));
+                case "--timeout" -> perFunction(value, source).forEach((f, v) -> timeouts.put(f, positive(duration(v), source)));
+                case "--integration-timeout" -> integrationTimeout = positive(duration(value), source);
+                case "--reconcile-every" -> reconcileEvery = value.equalsIgnoreCase("off") ? Duration.ZERO
+                        : positive(duration(value), source);
+                case "--table" -> table = tableName(value, source);
+                case "--heap" -> heap = value;
+                case "--webhook-secret" -> webhookSecret = value;
+                case "--sim-seed" -> simSeed = Long.parseLong(value);
+                case "--dynamo-path" -> dynamoPath = value.isBlank() ? null : Path.of(value);
+                case "--env" -> {
+                    int eq = value.indexOf('=');
+                    if (eq <= 0) {
+                        throw new UsageException(source + " needs KEY=VALUE, got " + value);
+                    }
+                    env.put(value.substring(0, eq), value.substring(eq + 1));
+                }
+                case "--app" -> app = Path.of(value);
+                case "--work-dir" -> workDir = Path.of(value);
+                case "--parent-pid" -> parentPid = Long.parseLong(value.trim());
+                default -> throw new UsageException("unknown option " + source);
+            }
+        }
+
+        LocalRunOptions build() {
+            if (integrationTimeout != null && integrationTimeout.compareTo(MAX_INTEGRATION_TIMEOUT) > 0) {
+                System.out.println("note: API Gateway HTTP API allows at most " + MAX_INTEGRATION_TIMEOUT.toSeconds()
+                        + " s of integration timeout; using " + integrationTimeout.toMillis() + " ms anyway (local only)");
+            }
+            return new LocalRunOptions(app, workDir, apiPort, simPort, dynamoPort, sandboxes, timeouts,
+                    integrationTimeout, reconcileEvery, table, heap, webhookSecret, simSeed, dynamoPath, env, parentPid);
+        }
+
+        private static Map<String, String> perFunction(String value, String source) {
+            Map<String, String> result = new LinkedHashMap<>();
+            List<String> unknown = new ArrayList<>();
+            for (String part : value.split(",")) {
+                String p = part.trim();
+                if (p.isEmpty()) {
+                    continue;
+                }
+                int eq = p.indexOf('=');
+                if (eq <= 0) {
+                    throw new UsageException(source + " needs function=value pairs, e.g. charge=2,webhook=1");
+                }
+                String function = p.substring(0, eq).trim();
+                if (!FUNCTIONS.contains(function)) {
+                    unknown.add(function);
+                }
+                result.put(function, p.substring(eq + 1).trim());
+            }
+            if (!unknown.isEmpty()) {
+                throw new UsageException(source + ": unknown function(s) " + unknown + " (known: " + FUNCTIONS + ")");
+            }
+            return result;
+        }
+
+        private static int port(String value, String source) {
+            int port = integer(value, source);
+            if (port < 1 || port > 65535) {
+                throw new UsageException(source + ": not a port: " + value);
+            }
+            return port;
+        }
+
+        private static int count(String value, String source) {
+            int n = integer(value, source);
+            if (n < 0 || n > 16) {
+                throw new UsageException(source + ": sandbox count must be 0..16, got " + value);
+            }
+            return n;
+        }
+
+        private static int integer(String value, String source) {
+            try {
+                return Integer.parseInt(value.trim());
+            } catch (NumberFormatException e) {
+                throw new UsageException(source + ": not a number: " + value);
+            }
+        }
+
+        private static Duration positive(Duration d, String source) {
+            if (d.isNegative() || d.isZero()) {
+                throw new UsageException(source + " must be positive");
+            }
+            return d;
+        }
+
+        private static String tableName(String value, String source) {
+            if (!value.matches("[A-Za-z0-9_.-]{3,255}")) {
+                throw new UsageException(source + ": a DynamoDB table name has 3-255 of [A-Za-z0-9_.-]");
+            }
+            return value;
+        }
+    }
+}

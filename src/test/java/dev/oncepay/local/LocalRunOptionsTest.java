@@ -1,0 +1,93 @@
+package dev.oncepay.local;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class LocalRunOptionsTest {
+
+    @Test
+    void defaultsMatchTheDesign() {
+        LocalRunOptions o = LocalRunOptions.parse(List.of(), Map.of());
+        assertEquals(8080, o.apiPort());
+        assertEquals(8090, o.simPort());
+        assertEquals(8000, o.dynamoPort());
+        assertEquals(Map.of("charge", 2, "webhook", 1, "reconcile", 1), o.sandboxes());
+        assertEquals(Duration.ofSeconds(28), o.timeout("charge"));
+        assertEquals(Duration.ofSeconds(20), o.timeout("webhook"));
+        assertEquals(Duration.ofSeconds(90), o.timeout("reconcile"));
+        assertEquals(Duration.ofSeconds(29), o.integrationTimeout("charge"), "a second more, at most 29 s");
+        assertEquals(Duration.ofSeconds(21), o.integrationTimeout("webhook"));
+        assertEquals(Duration.ofMillis(500),
+                LocalRunOptions.parse(List.of("--integration-timeout", "500ms"), Map.of()).integrationTimeout("charge"));
+        assertEquals(Duration.ofSeconds(60), o.reconcileEvery());
+        assertEquals(Path.of("target/function.zip"), o.app());
+        assertEquals("local-sim-secret", o.webhookSecret());
+        assertNull(o.dynamoPath());
+    }
+
+    /** infra/ deploys the functions with these timeouts; the local run must not drift from them. */
+    @Test
+    void lambdaTimeoutsEqualInfrasSettings() throws Exception {
+        Path settings = LocalRun.projectRoot().resolve("infra/src/main/java/dev/oncepay/infra/OncepaySettings.java");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.exists(settings), "no infra/ in this checkout");
+        String source = java.nio.file.Files.readString(settings);
+        for (Map.Entry<String, Duration> e : LocalRunOptions.LAMBDA_TIMEOUTS.entrySet()) {
+            String constant = e.getKey().toUpperCase(java.util.Locale.ROOT) + "_TIMEOUT_SECONDS";
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile(constant + "\\s*=\\s*(\\d+)\\s*;").matcher(source);
+            assertTrue(m.find(), constant + " in " + settings);
+            assertEquals(Long.parseLong(m.group(1)), e.getValue().toSeconds(), constant);
+        }
+    }
+
+    @Test
+    void flagsOverrideTheEnvironment() {
+        LocalRunOptions o = LocalRunOptions.parse(
+                List.of("--api-port", "9080", "--sandboxes=charge=4", "--timeout", "reconcile=2m",
+                        "--reconcile-every", "10s", "--env", "QUARKUS_LOG_LEVEL=DEBUG", "--env", "A=b=c"),
+                Map.of("ONCEPAY_LOCAL_API_PORT", "7080", "ONCEPAY_LOCAL_SIM_PORT", "7090", "PATH", "/bin"));
+        assertEquals(9080, o.apiPort(), "flag wins");
+        assertEquals(7090, o.simPort(), "env applies");
+        assertEquals(4, o.sandboxCount("charge"));
+        assertEquals(1, o.sandboxCount("webhook"), "unnamed functions keep their default");
+        assertEquals(Duration.ofMinutes(2), o.timeout("reconcile"));
+        assertEquals(Duration.ofSeconds(10), o.reconcileEvery());
+        assertEquals(Map.of("QUARKUS_LOG_LEVEL", "DEBUG", "A", "b=c"), o.env());
+    }
+
+    @Test
+    void durationsReadLikeAPersonWritesThem() {
+        assertEquals(Duration.ofMillis(500), LocalRunOptions.duration("500ms"));
+        assertEquals(Duration.ofSeconds(10), LocalRunOptions.duration("10s"));
+        assertEquals(Duration.ofSeconds(10), LocalRunOptions.duration("10"));
+        assertEquals(Duration.ofMinutes(2), LocalRunOptions.duration("2m"));
+        assertEquals(Duration.ofHours(1), LocalRunOptions.duration("1h"));
+        assertEquals(Duration.ofSeconds(90), LocalRunOptions.duration("PT90S"));
+        assertEquals(Duration.ZERO, LocalRunOptions.parse(List.of("--reconcile-every", "off"), Map.of()).reconcileEvery());
+    }
+
+    @Test
+    void mistakesAreNamed() {
+        assertTrue(message("--nope", "1").contains("unknown option --nope"));
+        assertTrue(message("--api-port", "x").contains("not a number"));
+        assertTrue(message("--api-port", "70000").contains("not a port"));
+        assertTrue(message("--sandboxes", "charg=2").contains("unknown function"));
+        assertTrue(message("--reconcile-every", "soon").contains("not a duration"));
+        assertTrue(message("--table", "ab").contains("3-255"));
+        assertTrue(message("--api-port").contains("needs a value"));
+        assertNull(assertThrows(LocalRunOptions.UsageException.class,
+                () -> LocalRunOptions.parse(List.of("--help"), Map.of())).getMessage(), "--help is not an error");
+    }
+
+    private static String message(String... args) {
+        return assertThrows(LocalRunOptions.UsageException.class, () -> LocalRunOptions.parse(List.of(args), Map.of()))
+                .getMessage();
+    }
+}

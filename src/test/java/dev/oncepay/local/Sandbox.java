@@ -1,0 +1,280 @@
+package dev.oncepay.local;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * One execution environment of a function: a JVM running the packaged handler under the runtime
+ * interface client, fed through a Runtime API of its own. Like Lambda it replaces the process when
+ * it dies (the invocation it was running fails with {@code Runtime.ExitError}) or when an
+ * invocation outlives the function's timeout (that one fails with {@code Sandbox.Timedout}).
+ * A sandbox whose init failed is not retried in a loop: like Lambda, the next invocation that
+ * needs it tries a new cold start.
+ */
+final class Sandbox {
+    private static final Duration STOP_GRACE = Duration.ofSeconds(3);
+    private static final Duration MAX_RESTART_DELAY = Duration.ofSeconds(30);
+    /** A process that lived at least this long was healthy: replace it at once when it dies. */
+    private static final Duration HEALTHY_LIFETIME = Duration.ofSeconds(20);
+
+    final LambdaFunction function;
+    final int slot;
+    final String label;
+    private final SandboxCommand command;
+    private final Map<String, String> env;
+    private final AtomicInteger generations = new AtomicInteger();
+    private volatile Generation current;
+    private volatile boolean stopped;
+    private volatile boolean restartPending;
+    private volatile String initFailure;
+    private Duration restartDelay = Duration.ZERO;
+
+    Sandbox(LambdaFunction function, int slot, SandboxCommand command, Map<String, String> env) {
+        this.function = function;
+        this.slot = slot;
+        this.label = function.name + "#" + slot;
+        this.command = command;
+        this.env = env;
+    }
+
+    /** One process of this sandbox and its Runtime API; a replacement gets new ones. */
+    final class Generation {
+        final int number;
+        final long startedNanos = System.nanoTime();
+        RuntimeApiServer api;
+        Process process;
+        volatile boolean ready;
+        volatile boolean dead;
+        volatile String initError;
+        volatile String lastCause;
+        volatile String killedBecause;
+        Invocation running;
+        ScheduledFuture<?> timeoutTimer;
+
+        Generation(int number) {
+            this.number = number;
+        }
+
+        String label() {
+            return number == 1 ? label : label + "." + number;
+        }
+
+        /** Remembers the innermost cause a failing init prints, for a one-line init error. */
+        void observe(String line) {
+            if (!ready && line.startsWith("Caused by: ")) {
+                lastCause = line.substring("Caused by: ".length());
+            }
+        }
+    }
+
+    synchronized void start() {
+        restartPending = false;
+        if (stopped || (current != null && !current.dead)) {
+            return;
+        }
+        Generation g = new Generation(generations.incrementAndGet());
+        try {
+            g.api = RuntimeApiServer.start(this, g);
+            g.process = ChildProcesses.start(command.builder(function.name, g.api.port(), function.memoryMb, env),
+                    g.label(), g::observe);
+        } catch (IOException | RuntimeException e) {
+            Log.warn(label, "cannot start a sandbox: " + e);
+            if (g.api != null) {
+                g.api.stop();
+            }
+            initFailure = String.valueOf(e);
+            function.initFailed("Runtime.Unknown", initFailure);
+            return;
+        }
+        current = g;
+        Log.info(g.label(), "sandbox started: pid " + g.process.pid() + ", Runtime API 127.0.0.1:" + g.api.port());
+        g.process.onExit().thenRun(() -> exited(g));
+    }
+
+    /** Starts a cold sandbox (none running, none about to start) because an invocation waits. */
+    void startIfCold() {
+        Generation g = current;
+        if (!stopped && !restartPending && (g == null || g.dead)) {
+            function.timers().execute(this::start);
+        }
+    }
+
+    /** Has this sandbox's current process initialised and asked for an invocation? */
+    boolean ready() {
+        Generation g = current;
+        return g != null && g.ready && !g.dead && g.killedBecause == null;
+    }
+
+    /** Ready and not running anything. */
+    boolean idle() {
+        Generation g = current;
+        synchronized (this) {
+            return g != null && g.ready && !g.dead && g.killedBecause == null && g.running == null;
+        }
+    }
+
+    /** Why the last init failed, while this sandbox is cold because of it; else null. */
+    String initFailure() {
+        return ready() ? null : initFailure;
+    }
+
+    /** The current process, if any. */
+    ProcessHandle process() {
+        Generation g = current;
+        return g == null || g.process == null || g.dead ? null : g.process.toHandle();
+    }
+
+    // --- called by the sandbox's Runtime API -------------------------------------------------
+
+    /** {@code GET /invocation/next}: blocks until there is an invocation for this process, or it is gone. */
+    Invocation next(Generation g) throws InterruptedException {
+        synchronized (this) {
+            if (!g.ready) {
+                g.ready = true;
+                initFailure = null;
+                Log.info(g.label(), String.format(Locale.ROOT, "ready after %.1f s (cold start)",
+                        (System.nanoTime() - g.startedNanos) / 1e9));
+            }
+            if (g.running != null) {
+                // The runtime asks for more without having answered: Lambda counts that as a failure.
+                endRunning(g, InvocationResult.failure("Runtime.InvalidState",
+                        "the runtime asked for the next invocation before answering " + g.running.requestId));
+            }
+        }
+        while (!g.dead && !stopped) {
+            Invocation invocation = function.poll(500);
+            if (invocation == null) {
+                continue;
+            }
+            synchronized (this) {
+                if (g.dead || stopped) {
+                    function.requeue(invocation);
+                    return null;
+                }
+                g.running = invocation;
+                g.timeoutTimer = function.timers().schedule(() -> timedOut(g, invocation),
+                        function.timeout.toMillis(), TimeUnit.MILLISECONDS);
+            }
+            return invocation;
+        }
+        return null;
+    }
+
+    /** {@code POST /invocation/{id}/response} or {@code /error}; false if that invocation is not running here. */
+    boolean finished(Generation g, String requestId, InvocationResult result) {
+        synchronized (this) {
+            if (g.running == null || !g.running.requestId.equals(requestId)) {
+                return false;
+            }
+            endRunning(g, result);
+            return true;
+        }
+    }
+
+    /** {@code POST /init/error}: the runtime could not load the handler; it exits next. */
+    void initError(Generation g, String errorType, String message) {
+        g.initError = errorType + ": " + message;
+    }
+
+    // --- Lambda's supervision ----------------------------------------------------------------
+
+    private void endRunning(Generation g, InvocationResult result) {
+        Invocation invocation = g.running;
+        g.running = null;
+        if (g.timeoutTimer != null) {
+            g.timeoutTimer.cancel(false);
+        }
+        invocation.complete(result.ranIn(g.label()));
+    }
+
+    private void timedOut(Generation g, Invocation invocation) {
+        synchronized (this) {
+            if (g.running != invocation || g.dead) {
+                return;
+            }
+            String seconds = String.format(Locale.ROOT, "%.2f", function.timeout.toMillis() / 1000.0);
+            g.killedBecause = "timeout";
+            endRunning(g, InvocationResult.failure("Sandbox.Timedout",
+                    invocation.requestId + " Task timed out after " + seconds + " seconds"));
+        }
+        Log.warn(g.label(), "invocation " + invocation.requestId + " timed out after " + function.timeout.toMillis()
+                + " ms: ending the sandbox (Lambda replaces it)");
+        ChildProcesses.kill(g.process);
+    }
+
+    private void exited(Generation g) {
+        Invocation lost;
+        int status = g.process.exitValue();
+        synchronized (this) {
+            g.dead = true;
+            lost = g.running;
+            if (lost != null) {
+                endRunning(g, InvocationResult.failure("Runtime.ExitError", "RequestId: " + lost.requestId
+                        + " Error: Runtime exited with error: exit status " + status));
+            }
+        }
+        g.api.stop();
+        if (stopped) {
+            return;
+        }
+        if (!g.ready && g.killedBecause == null) {
+            String cause = g.lastCause != null ? g.lastCause
+                    : g.initError != null ? g.initError : "exit status " + status;
+            initFailure = cause;
+            Log.warn(g.label(), "init failed (" + cause + "); the sandbox stays cold until an invocation needs it"
+                    + hint(cause));
+            function.initFailed("Runtime.ExitError", "init failed: " + cause);
+            return;
+        }
+        String why = g.killedBecause != null ? "ended after a " + g.killedBecause : "exited with status " + status;
+        Log.warn(g.label(), "sandbox " + why + (lost != null ? "; invocation " + lost.requestId + " failed" : "")
+                + "; replacing it");
+        boolean crashedEarly = g.killedBecause == null
+                && System.nanoTime() - g.startedNanos < HEALTHY_LIFETIME.toNanos();
+        scheduleRestart(crashedEarly);
+    }
+
+    private String hint(String cause) {
+        return cause.contains("does not match a function")
+                ? " — this build has no @Funq(\"" + function.name + "\") yet"
+                : "";
+    }
+
+    private synchronized void scheduleRestart(boolean backOff) {
+        if (stopped) {
+            return;
+        }
+        restartDelay = !backOff ? Duration.ZERO
+                : restartDelay.isZero() ? Duration.ofSeconds(1) : min(restartDelay.multipliedBy(2), MAX_RESTART_DELAY);
+        restartPending = true;
+        function.timers().schedule(this::start, restartDelay.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    void stop() {
+        Generation g;
+        synchronized (this) {
+            stopped = true;
+            g = current;
+        }
+        if (g == null) {
+            return;
+        }
+        ChildProcesses.stop(g.process, STOP_GRACE);
+        synchronized (this) {
+            g.dead = true;
+            if (g.running != null) {
+                endRunning(g, InvocationResult.failure("Runtime.ExitError", "the local run stopped"));
+            }
+        }
+        g.api.stop();
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+}

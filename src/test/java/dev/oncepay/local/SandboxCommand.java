@@ -1,0 +1,177 @@
+package dev.oncepay.local;
+
+import dev.oncepay.config.DeploymentSettings;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+
+/**
+ * How a sandbox JVM is started, the way the Lambda Java runtime starts one: the runtime's own
+ * jars (the runtime interface client and what it needs) on the system classpath, the function's
+ * code only in the task root (working directory = the unpacked {@code function.zip}, loaded by
+ * the client's customer class loader from {@code ./} and {@code ./lib/*.jar}), the handler as the
+ * only argument, and an environment made of Lambda's reserved variables plus the function's own.
+ */
+final class SandboxCommand {
+    static final String HANDLER = DeploymentSettings.JVM_HANDLER;
+    static final String REGION = "us-east-1";
+
+    /** The runtime interface client reads its native library from here when set (the managed runtime sets it too). */
+    static final String JNI_PROPERTY = "com.amazonaws.services.lambda.runtime.api.client.runtimeapi.NativeClient.JNI";
+
+    private final Path java;
+    private final String classpath;
+    private final Path jniLibrary;
+    private final Path taskRoot;
+    private final String heap;
+    private final String handler;
+
+    SandboxCommand(Path taskRoot, Path workDir, String heap, String handler) throws IOException {
+        this.java = Path.of(System.getProperty("java.home"), "bin", "java");
+        this.classpath = runtimeClasspath(workDir);
+        this.jniLibrary = jniLibrary(workDir);
+        this.taskRoot = taskRoot;
+        this.heap = heap;
+        this.handler = handler;
+    }
+
+    /**
+     * @param function the Lambda function name (for the reserved variables)
+     * @param functionEnv the function's configured environment
+     */
+    ProcessBuilder builder(String function, int runtimeApiPort, long memoryMb, Map<String, String> functionEnv) {
+        List<String> command = new ArrayList<>();
+        command.add(java.toString());
+        // The flags the Lambda Java runtime starts its JVM with, and a modest heap.
+        command.addAll(List.of("-Xmx" + heap, "-XX:+UseSerialGC", "-XX:+TieredCompilation", "-XX:TieredStopAtLevel=1",
+                "-Xshare:auto", "-XX:-UsePerfData", "-XX:+ErrorFileToStderr", "-Djava.net.preferIPv4Stack=true",
+                "--add-opens=java.base/java.io=ALL-UNNAMED", "-D" + JNI_PROPERTY + "=" + jniLibrary));
+        command.add("-cp");
+        command.add(classpath);
+        command.add(SandboxMain.class.getName());
+        command.add(handler);
+
+        ProcessBuilder builder = new ProcessBuilder(command).directory(taskRoot.toFile());
+        Map<String, String> env = builder.environment();
+        // A Lambda sandbox does not inherit the developer's shell (nor its AWS credentials).
+        String path = env.get("PATH");
+        env.clear();
+        if (path != null) {
+            env.put("PATH", path);
+        }
+        env.putAll(reservedVariables(function, runtimeApiPort, memoryMb));
+        env.putAll(functionEnv);
+        return builder;
+    }
+
+    private Map<String, String> reservedVariables(String function, int runtimeApiPort, long memoryMb) {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put("_HANDLER", handler);
+        env.put(DeploymentSettings.ENV_LAMBDA_RUNTIME_API, "127.0.0.1:" + runtimeApiPort);
+        env.put("LAMBDA_TASK_ROOT", taskRoot.toString());
+        env.put("AWS_LAMBDA_FUNCTION_NAME", function);
+        env.put("AWS_LAMBDA_FUNCTION_VERSION", "$LATEST");
+        env.put("AWS_LAMBDA_FUNCTION_MEMORY_SIZE", Long.toString(memoryMb));
+        env.put("AWS_LAMBDA_LOG_GROUP_NAME", "/aws/lambda/" + function);
+        env.put("AWS_LAMBDA_INITIALIZATION_TYPE", "on-demand");
+        env.put("AWS_REGION", REGION);
+        env.put("AWS_DEFAULT_REGION", REGION);
+        // Lambda gives each sandbox its execution role's credentials; dynalite accepts any.
+        env.put("AWS_ACCESS_KEY_ID", "local");
+        env.put("AWS_SECRET_ACCESS_KEY", "local");
+        env.put("AWS_SESSION_TOKEN", "local");
+        env.put("TZ", ":UTC");
+        env.put("LANG", "en_US.UTF-8");
+        return env;
+    }
+
+    String classpath() {
+        return classpath;
+    }
+
+    /**
+     * The runtime's side of the classpath: a tiny jar with {@link SandboxMain}, the runtime
+     * interface client and its dependencies, taken from this JVM's own classpath.
+     */
+    private static String runtimeClasspath(Path workDir) throws IOException {
+        Files.createDirectories(workDir);
+        Path bootstrap = workDir.resolve("sandbox-bootstrap.jar");
+        String entry = SandboxMain.class.getName().replace('.', '/') + ".class";
+        try (InputStream in = SandboxMain.class.getClassLoader().getResourceAsStream(entry);
+                JarOutputStream out = new JarOutputStream(Files.newOutputStream(bootstrap))) {
+            if (in == null) {
+                throw new IOException("cannot find " + entry + " on the classpath");
+            }
+            out.putNextEntry(new JarEntry(entry));
+            in.transferTo(out);
+            out.closeEntry();
+        }
+        List<String> parts = new ArrayList<>();
+        parts.add(bootstrap.toAbsolutePath().toString());
+        for (Class<?> c : List.of(
+                com.amazonaws.services.lambda.runtime.api.client.AWSLambda.class,
+                com.amazonaws.services.lambda.runtime.RequestStreamHandler.class,
+                com.amazonaws.services.lambda.runtime.serialization.PojoSerializer.class,
+                software.amazon.awssdk.utilslite.SdkInternalThreadLocal.class)) {
+            String location = location(c);
+            if (!parts.contains(location)) {
+                parts.add(location);
+            }
+        }
+        return String.join(File.pathSeparator, parts);
+    }
+
+    /**
+     * The client's JNI library for this platform, unpacked once per local run. Left to itself, every
+     * client unpacks it to the same {@code /tmp/.libaws-lambda-jni.so} (fine in a Lambda sandbox with
+     * its own /tmp); sandboxes starting together here would overwrite it under each other's feet.
+     */
+    private static Path jniLibrary(Path workDir) throws IOException {
+        String os = System.getProperty("os.name", "");
+        String arch = System.getProperty("os.arch", "");
+        if (!os.toLowerCase(Locale.ROOT).contains("linux")) {
+            throw new IOException("the Lambda runtime interface client runs on Linux only (it ships native code for "
+                    + "Linux x86_64 and arm64, glibc or musl); this is " + os + " " + arch
+                    + ". Run the local run in a Linux machine or VM.");
+        }
+        String cpu = switch (arch) {
+            case "amd64", "x86_64" -> "x86_64";
+            case "aarch64", "arm64" -> "aarch_64";
+            default -> throw new IOException("no runtime interface client native library for CPU " + arch);
+        };
+        boolean musl = Files.exists(Path.of("/lib/ld-musl-" + (cpu.equals("x86_64") ? "x86_64" : "aarch64") + ".so.1"));
+        String name = "libaws-lambda-jni.linux" + (musl ? "_musl-" : "-") + cpu + ".so";
+        Path target = workDir.resolve("jni").resolve(name).toAbsolutePath();
+        Files.createDirectories(target.getParent());
+        try (InputStream in = com.amazonaws.services.lambda.runtime.api.client.AWSLambda.class
+                .getResourceAsStream("/jni/" + name)) {
+            if (in == null) {
+                throw new IOException("the runtime interface client jar has no /jni/" + name);
+            }
+            Path temp = Files.createTempFile(target.getParent(), name, ".tmp");
+            Files.copy(in, temp, StandardCopyOption.REPLACE_EXISTING);
+            Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING,
+                    StandardCopyOption.ATOMIC_MOVE);
+        }
+        return target;
+    }
+
+    private static String location(Class<?> c) {
+        try {
+            return Path.of(c.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+        } catch (URISyntaxException | NullPointerException e) {
+            throw new IllegalStateException("cannot locate the jar of " + c.getName(), e);
+        }
+    }
+}
