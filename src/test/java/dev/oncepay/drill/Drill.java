@@ -157,7 +157,9 @@ public final class Drill {
             }
             recorder.event("workload starts");
             long hardDeadline = System.nanoTime() + options.maxWorkload().toNanos();
-            GoodClient client = new GoodClient(http, api, recorder);
+            ExecutorService pollers = Executors.newCachedThreadPool(daemon("poller"));
+            GoodClient client = new GoodClient(http, api, recorder, pollers,
+                    hardDeadline + options.settleTimeout().toNanos());
             runWorkload(records, started, hardDeadline, (r, submitter) -> client.submit(r, submitter, hardDeadline,
                     Math.min(hardDeadline, System.nanoTime() + CLIENT_POLL_WINDOW.toNanos())), "client");
             m.workloadEndMs = recorder.nowMs();
@@ -176,6 +178,7 @@ public final class Drill {
             recorder.event("settle phase: faults off, no crashes");
             Oracle oracle = new Oracle(http, api, simUrl, "http://127.0.0.1:" + dynamoPort, TABLE);
             Oracle.Snapshot snapshot = settle(oracle, client, records, recorder);
+            pollers.shutdownNow();
             m.settleEndMs = recorder.nowMs();
             out.printf("drill: settled after %.1f s%n", (m.settleEndMs - m.workloadEndMs) / 1000.0);
 

@@ -24,11 +24,20 @@ final class GoodClient {
     private final HttpClient http;
     private final String api;
     private final Recorder recorder;
+    private final java.util.concurrent.ExecutorService pollers;
+    private final long pollersUntilNanos;
 
-    GoodClient(HttpClient http, String api, Recorder recorder) {
+    /**
+     * @param pollers where a 202 is polled (a merchant's background status check), so the client
+     *        goes on with its next payment; null to poll on the submitting thread
+     */
+    GoodClient(HttpClient http, String api, Recorder recorder, java.util.concurrent.ExecutorService pollers,
+            long pollersUntilNanos) {
         this.http = http;
         this.api = api;
         this.recorder = recorder;
+        this.pollers = pollers;
+        this.pollersUntilNanos = pollersUntilNanos;
     }
 
     /**
@@ -47,6 +56,20 @@ final class GoodClient {
                 }
                 case 202 -> {
                     r.answered(submitter, new Recorder.Answer(202, "pending", res.paymentId, res.atMs));
+                    if (pollers != null && !pollers.isShutdown()) {
+                        try {
+                            pollers.execute(() -> {
+                                try {
+                                    poll(r, submitter, res.paymentId, pollersUntilNanos);
+                                } catch (InterruptedException e) {
+                                    Thread.currentThread().interrupt();
+                                }
+                            });
+                            return;
+                        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                            // poll here instead
+                        }
+                    }
                     poll(r, submitter, res.paymentId, pollUntilNanos);
                     return;
                 }
