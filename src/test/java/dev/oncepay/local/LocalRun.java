@@ -80,18 +80,6 @@ public final class LocalRun implements AutoCloseable {
         run.awaitStopped();
     }
 
-    /** Starts a local run in this JVM (tests); {@link #close()} stops it. */
-    public static LocalRun start(LocalRunOptions options) throws IOException {
-        LocalRun run = new LocalRun(options);
-        try {
-            run.startAll();
-            return run;
-        } catch (IOException | RuntimeException e) {
-            run.close();
-            throw e;
-        }
-    }
-
     private void startAll() throws IOException {
         requireFreePorts();
         Path workDir = options.workDir().toAbsolutePath();
@@ -167,7 +155,7 @@ public final class LocalRun implements AutoCloseable {
     }
 
     /** Invokes {@code function} like Lambda's Invoke API (used by the gateway and the schedule). */
-    public CompletableFuture<InvocationResult> invoke(String function, byte[] event) {
+    CompletableFuture<InvocationResult> invoke(String function, byte[] event) {
         LambdaFunction f;
         synchronized (this) {
             f = functions.get(function);
@@ -307,20 +295,7 @@ public final class LocalRun implements AutoCloseable {
         return dir;
     }
 
-    /** Sandbox processes by function (tests). */
-    public Map<String, List<ProcessHandle>> sandboxProcesses() {
-        Map<String, List<ProcessHandle>> result = new LinkedHashMap<>();
-        for (LambdaFunction f : functions()) {
-            result.put(f.name, f.sandboxes().stream().map(Sandbox::process).filter(p -> p != null).toList());
-        }
-        return result;
-    }
-
-    public int apiPort() {
-        return gateway.port();
-    }
-
-    public void awaitStopped() {
+    private void awaitStopped() {
         try {
             stopped.await();
         } catch (InterruptedException e) {

@@ -32,7 +32,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The local run end to end, as {@code run-local.sh} starts it: the same Java entry point in its own
  * JVM on free ports with the real Lambda package, a payment over plain HTTP, its replay, a read,
- * and SIGTERM — after which every process the run started is gone.
+ * the simulator's webhook reaching the webhook function, scheduled events reaching reconcile, and
+ * SIGTERM — after which every process the run started is gone.
  *
  * <p>Runs in the normal {@code mvn test}: that phase comes before {@code package}, so the package
  * is {@code target/function.zip} when it is newer than the code, else built here from
@@ -64,7 +65,7 @@ class LocalRunTest {
                 "--api-port", Integer.toString(apiPort),
                 "--sim-port", Integer.toString(freePort()),
                 "--dynamo-port", Integer.toString(freePort()),
-                "--reconcile-every", "off",
+                "--reconcile-every", "2s",
                 "--parent-pid", Long.toString(ProcessHandle.current().pid()));
         Process run = new ProcessBuilder(command).directory(root.toFile()).redirectErrorStream(true).start();
         List<String> output = Collections.synchronizedList(new ArrayList<>());
@@ -94,6 +95,8 @@ class LocalRunTest {
                 fail("the local run was not ready within " + READY_WITHIN.toSeconds() + " s (alive: " + run.isAlive() + ")");
             }
             long started = System.nanoTime();
+            String readyLine = output.stream().filter(l -> l.contains(LocalRun.READY)).findFirst().orElseThrow();
+            assertTrue(readyLine.contains("charge 2/2 ready, webhook 1/1 ready, reconcile 1/1 ready"), readyLine);
             String api = "http://127.0.0.1:" + apiPort;
             String body = "{\"amount\":4200,\"currency\":\"EUR\",\"reference\":\"order_1\"}";
 
@@ -120,6 +123,11 @@ class LocalRunTest {
             HttpResponse<String> otherTenant = send(HttpRequest.newBuilder(URI.create(api + "/payments/" + id))
                     .header("X-Tenant-Id", "merchant-b").GET());
             assertEquals(404, otherTenant.statusCode(), "tenants are apart");
+
+            // The simulator's signed webhook for that charge went through the gateway to the webhook
+            // function (200: signature valid), and scheduled events reached reconcile.
+            awaitLine(output, "POST /webhooks/sim -> webhook 200", Duration.ofSeconds(30));
+            awaitLine(output, "rule/oncepay-reconcile -> reconcile (", Duration.ofSeconds(30));
             long requests = System.nanoTime();
 
             // Everything the run started, seen from the outside before it stops.
@@ -148,6 +156,19 @@ class LocalRunTest {
                 run.destroyForcibly();
             }
         }
+    }
+
+    private static void awaitLine(List<String> output, String fragment, Duration within) throws InterruptedException {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (System.nanoTime() < deadline) {
+            synchronized (output) {
+                if (output.stream().anyMatch(l -> l.contains(fragment))) {
+                    return;
+                }
+            }
+            Thread.sleep(100);
+        }
+        fail("no line with '" + fragment + "' within " + within.toSeconds() + " s");
     }
 
     private static HttpRequest.Builder payment(String api, String key, String body) {
