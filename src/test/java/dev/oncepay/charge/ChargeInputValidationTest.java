@@ -7,25 +7,19 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.oncepay.sim.PspSimulator;
-import dev.oncepay.store.DynamoRequestCounter;
 import dev.oncepay.testing.HttpApiEvents;
 import dev.oncepay.testing.LambdaClient;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
 import dev.oncepay.testing.StoredItems;
-import dev.oncepay.testing.TestClock;
 import dev.oncepay.testing.TestEnvironment;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
-import jakarta.inject.Inject;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.function.BiFunction;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -37,28 +31,10 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 @QuarkusTest
 @WithTestResource(value = TestEnvironment.class, scope = TestResourceScope.GLOBAL)
-class ChargeInputValidationTest {
+class ChargeInputValidationTest extends ChargeTestSupport {
     static final String GOOD = "{\"amount\":4200,\"currency\":\"EUR\",\"reference\":\"order_9182\"}";
     private static final Set<String> WRITES = Set.of("PutItem", "UpdateItem", "DeleteItem", "BatchWriteItem",
             "TransactWriteItems");
-
-    @Inject
-    TestClock clock;
-    @Inject
-    CircuitBreakerMaintenance breakers;
-    @Inject
-    DynamoRequestCounter dynamoCalls;
-
-    PspSimulator psp;
-
-    @BeforeEach
-    void reset() {
-        clock.reset();
-        breakers.resetAll(); // another class's breaker test may have left it open
-        psp = TestEnvironment.simulator();
-        psp.reset();
-        dynamoCalls.reset();
-    }
 
     /** One bad request: how to build it, which fields the 400 must name, whether its key is usable. */
     enum BadRequest {
@@ -189,7 +165,7 @@ class ChargeInputValidationTest {
     private void assertRejectedAndNothingStored(BadRequest bad) {
         String tenant = "val-" + bad.name().toLowerCase() + "-" + UUID.randomUUID();
         String key = UUID.randomUUID().toString();
-        int providerCallsBefore = psp.chargeRequests();
+        int providerCallsBefore = sim.chargeRequests();
 
         ApiResponse response = LambdaClient.call(bad.event.apply(tenant, key));
 
@@ -203,8 +179,8 @@ class ChargeInputValidationTest {
             assertEquals(201, corrected.status(), corrected::toString);
             assertNull(corrected.header("Idempotent-Replayed"), corrected::toString);
             assertEquals("succeeded", corrected.json().path("status").asText());
-            assertEquals(1, psp.ledger().size(), "exactly the corrected request was charged");
-            assertEquals(corrected.json().path("id").asText(), psp.ledger().get(0).reference());
+            assertEquals(1, sim.ledger().size(), "exactly the corrected request was charged");
+            assertEquals(corrected.json().path("id").asText(), sim.ledger().get(0).reference());
         }
     }
 
@@ -228,20 +204,20 @@ class ChargeInputValidationTest {
             ApiResponse response = LambdaClient.call(event);
             assertEquals(201, response.status(), () -> what + ": " + response);
         });
-        assertEquals(accepted.size(), psp.ledger().size());
+        assertEquals(accepted.size(), sim.ledger().size());
     }
 
     @Test
     void noTenantInTheAuthorizerContextIsUnauthenticatedAndStoresNothing() {
         long itemsBefore = StoredItems.count();
-        int providerCallsBefore = psp.chargeRequests();
+        int providerCallsBefore = sim.chargeRequests();
 
         ApiResponse response = LambdaClient.call(postPayment("ignored", UUID.randomUUID().toString(), GOOD).tenant(null));
 
         assertProblem(response, 401, "unauthenticated");
         assertEquals(itemsBefore, StoredItems.count(), "no item written");
         assertNoWrites();
-        assertEquals(providerCallsBefore, psp.chargeRequests(), "no provider call");
+        assertEquals(providerCallsBefore, sim.chargeRequests(), "no provider call");
     }
 
     @Test
@@ -259,7 +235,7 @@ class ChargeInputValidationTest {
     void tenantHeaderWithoutAuthorizerContextIsNotTrusted() {
         String tenant = "val-spoofed-" + UUID.randomUUID();
         long itemsBefore = StoredItems.count();
-        int providerCallsBefore = psp.chargeRequests();
+        int providerCallsBefore = sim.chargeRequests();
 
         ApiResponse response = LambdaClient.call(postPayment("ignored", UUID.randomUUID().toString(), GOOD)
                 .tenant(null).header("x-tenant-id", tenant));
@@ -268,18 +244,18 @@ class ChargeInputValidationTest {
         assertEquals(itemsBefore, StoredItems.count(), "no item written");
         assertTrue(StoredItems.ofTenant(tenant).isEmpty(), "nothing stored for the tenant the header claimed");
         assertNoWrites();
-        assertEquals(providerCallsBefore, psp.chargeRequests(), "no provider call");
+        assertEquals(providerCallsBefore, sim.chargeRequests(), "no provider call");
     }
 
     private void assertNothingStored(String tenant, int providerCallsBefore) {
         assertEquals(0, StoredItems.ofTenant(tenant).size(), "items stored for " + tenant);
         assertNoWrites();
-        assertEquals(providerCallsBefore, psp.chargeRequests(), "provider calls");
-        assertTrue(psp.ledger().isEmpty(), "ledger");
+        assertEquals(providerCallsBefore, sim.chargeRequests(), "provider calls");
+        assertTrue(sim.ledger().isEmpty(), "ledger");
     }
 
     private void assertNoWrites() {
-        Map<String, Long> calls = dynamoCalls.snapshot();
+        Map<String, Long> calls = dynamoRequests.snapshot();
         assertTrue(calls.keySet().stream().noneMatch(WRITES::contains), () -> "DynamoDB writes: " + calls);
     }
 

@@ -12,10 +12,8 @@ import dev.oncepay.testing.TestEnvironment;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Test;
@@ -27,9 +25,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(value = TestEnvironment.class, scope = TestResourceScope.GLOBAL)
 class CrashRecoveryTest extends ChargeTestSupport {
-    @ConfigProperty(name = "oncepay.idempotency.lease")
-    Duration lease;
-
     @ParameterizedTest
     @EnumSource(value = ChargePhase.class, names = { "KEY_CLAIMED", "PAYMENT_RECORDED", "PROVIDER_ANSWERED" })
     void aRetryAfterTheLeaseFinishesTheCrashedRun(ChargePhase crashAfter) {

@@ -1,7 +1,6 @@
 package dev.oncepay.charge;
 
 import static dev.oncepay.testing.HttpApiEvents.getPayment;
-import static dev.oncepay.testing.HttpApiEvents.postPayment;
 import static dev.oncepay.testing.HttpApiEvents.request;
 import static dev.oncepay.testing.Problems.assertProblem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -11,51 +10,32 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.oncepay.testing.LambdaClient;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
-import dev.oncepay.testing.TestClock;
 import dev.oncepay.testing.TestEnvironment;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
-import jakarta.inject.Inject;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** {@code GET /payments/{id}} and the routes around it (design §3). */
 @QuarkusTest
 @WithTestResource(value = TestEnvironment.class, scope = TestResourceScope.GLOBAL)
-class PaymentLookupTest {
+class PaymentLookupTest extends ChargeTestSupport {
     static final String BODY = "{\"amount\":4200,\"currency\":\"EUR\",\"reference\":\"order_9182\","
             + "\"description\":\"two coffees\"}";
     static final List<String> CONTRACT_FIELDS = List.of("id", "status", "amount", "currency", "reference",
             "providerPaymentId", "createdAt", "updatedAt");
 
-    @Inject
-    TestClock clock;
-    @Inject
-    CircuitBreakerMaintenance breakers;
-
-    String tenant;
-
-    @BeforeEach
-    void reset() {
-        clock.reset();
-        breakers.resetAll(); // another class's breaker test may have left it open
-        TestEnvironment.simulator().reset();
-        tenant = "lookup-" + UUID.randomUUID();
-    }
-
     @Test
     void existingPaymentHasExactlyTheContractFields() {
-        ApiResponse created = LambdaClient.call(postPayment(tenant, UUID.randomUUID().toString(), BODY));
+        ApiResponse created = post(newKey(), BODY);
         assertEquals(201, created.status(), created::toString);
         String id = created.json().path("id").asText();
 
-        ApiResponse found = LambdaClient.call(getPayment(tenant, id));
+        ApiResponse found = get(id);
 
         assertEquals(200, found.status(), found::toString);
         assertEquals("application/json", found.header("Content-Type"));
@@ -72,7 +52,7 @@ class PaymentLookupTest {
         assertEquals("EUR", payment.path("currency").asText());
         assertEquals("order_9182", payment.path("reference").asText());
         String providerId = payment.path("providerPaymentId").asText();
-        assertEquals(TestEnvironment.simulator().ledger().get(0).id(), providerId);
+        assertEquals(sim.ledger().get(0).id(), providerId);
         Instant createdAt = Instant.parse(payment.path("createdAt").asText());
         Instant updatedAt = Instant.parse(payment.path("updatedAt").asText());
         assertFalse(updatedAt.isBefore(createdAt));
@@ -83,16 +63,16 @@ class PaymentLookupTest {
     @Test
     void unknownPaymentIsNotFound() {
         String id = "pay_" + UUID.randomUUID().toString().replace("-", "");
-        assertProblem(LambdaClient.call(getPayment(tenant, id)), 404, "not-found");
-        assertProblem(LambdaClient.call(getPayment(tenant, "not-an-id")), 404, "not-found");
-        assertProblem(LambdaClient.call(getPayment(tenant, "")), 404, "not-found");
+        assertProblem(get(id), 404, "not-found");
+        assertProblem(get("not-an-id"), 404, "not-found");
+        assertProblem(get(""), 404, "not-found");
     }
 
     @Test
     void oversizedPaymentIdIsNotFoundRatherThanACrash() {
         // DynamoDB rejects partition keys above 2048 bytes with a ValidationException.
         String id = "pay_" + "a".repeat(3000);
-        assertProblem(LambdaClient.call(getPayment(tenant, id)), 404, "not-found");
+        assertProblem(get(id), 404, "not-found");
     }
 
     @Test

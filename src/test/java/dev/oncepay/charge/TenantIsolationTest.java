@@ -10,18 +10,14 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.oncepay.sim.LedgerEntry;
-import dev.oncepay.sim.PspSimulator;
 import dev.oncepay.store.Table;
 import dev.oncepay.testing.LambdaClient;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
 import dev.oncepay.testing.StoredItems;
-import dev.oncepay.testing.TestClock;
 import dev.oncepay.testing.TestEnvironment;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
-import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -32,28 +28,17 @@ import org.junit.jupiter.api.Test;
 /** Keys and payments are scoped per tenant (design rule 3, §3 {@code GET} → 404 for another tenant's payment). */
 @QuarkusTest
 @WithTestResource(value = TestEnvironment.class, scope = TestResourceScope.GLOBAL)
-class TenantIsolationTest {
+class TenantIsolationTest extends ChargeTestSupport {
     static final String BODY = "{\"amount\":4200,\"currency\":\"EUR\",\"reference\":\"order_9182\"}";
 
-    @Inject
-    TestClock clock;
-    @Inject
-    CircuitBreakerMaintenance breakers;
-
-    PspSimulator psp;
     String tenantA;
     String tenantB;
     String key;
 
     @BeforeEach
-    void reset() {
-        clock.reset();
-        breakers.resetAll(); // another class's breaker test may have left it open
-        psp = TestEnvironment.simulator();
-        psp.reset();
-        String run = UUID.randomUUID().toString();
-        tenantA = "tenant-a-" + run;
-        tenantB = "tenant-b-" + run;
+    void twoTenantsOneKey() {
+        tenantA = tenant;
+        tenantB = "merchant-b-" + newKey();
         key = "order-9182-attempt-1"; // the same client key from both merchants
     }
 
@@ -70,7 +55,7 @@ class TenantIsolationTest {
         String idB = b.json().path("id").asText();
         assertNotEquals(idA, idB);
 
-        List<LedgerEntry> ledger = psp.ledger();
+        List<LedgerEntry> ledger = sim.ledger();
         assertEquals(Set.of(idA, idB), ledger.stream().map(LedgerEntry::reference).collect(Collectors.toSet()),
                 "one provider charge per tenant");
         assertEquals(2, ledger.size());
@@ -130,7 +115,7 @@ class TenantIsolationTest {
         assertEquals("true", replayB.header("Idempotent-Replayed"));
         assertEquals(a.body(), replayA.body());
         assertEquals(b.body(), replayB.body());
-        assertEquals(2, psp.ledger().size(), "replays charge nothing");
+        assertEquals(2, sim.ledger().size(), "replays charge nothing");
     }
 
     @Test

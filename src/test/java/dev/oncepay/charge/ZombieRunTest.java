@@ -10,11 +10,9 @@ import dev.oncepay.testing.TestEnvironment;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -26,9 +24,6 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 @QuarkusTest
 @WithTestResource(value = TestEnvironment.class, scope = TestResourceScope.GLOBAL)
 class ZombieRunTest extends ChargeTestSupport {
-    @ConfigProperty(name = "oncepay.idempotency.lease")
-    Duration lease;
-
     @ParameterizedTest
     @EnumSource(value = ChargePhase.class, names = { "PAYMENT_RECORDED", "PROVIDER_ANSWERED" })
     void theZombiesLateCompletionIsRejected(ChargePhase frozenAfter) throws Exception {

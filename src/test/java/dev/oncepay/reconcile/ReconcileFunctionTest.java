@@ -84,19 +84,16 @@ class ReconcileFunctionTest {
         assertEquals(0, early.examined(), "not due before the first check delay");
 
         clock.advance(FIRST_CHECK);
-        int chargesBefore = fx.sim().chargeRequests();
-        int lookupsBefore = fx.sim().lookupRequests();
-        dynamoCalls.reset();
-        SweepSummary sweep = fx.sweep();
-        Map<String, Long> calls = dynamoCalls.snapshot();
+        CountedSweep counted = countedSweep();
+        SweepSummary sweep = counted.summary();
 
         assertEquals(1, sweep.examined());
         assertEquals(1, sweep.settled().succeeded());
         assertEquals(0, sweep.resent());
-        assertEquals(Map.of("Query", 4L, "GetItem", 1L, "UpdateItem", 1L), calls,
+        assertEquals(Map.of("Query", 4L, "GetItem", 1L, "UpdateItem", 1L), counted.dynamoCalls(),
                 "4 shard queries per sweep, then one consistent read and one conditional write per payment");
-        assertEquals(1, fx.sim().lookupRequests() - lookupsBefore, "one lookup by reference");
-        assertEquals(chargesBefore, fx.sim().chargeRequests(), "no charge sent: the lookup found it");
+        assertEquals(1, counted.lookups(), "one lookup by reference");
+        assertEquals(0, counted.charges(), "no charge sent: the lookup found it");
 
         List<LedgerEntry> ledger = fx.ledgerOf(id);
         assertEquals(1, ledger.size());
@@ -151,17 +148,14 @@ class ReconcileFunctionTest {
         assertEquals(List.of(), fx.ledgerOf(id));
         clock.advance(FIRST_CHECK);
 
-        int chargesBefore = fx.sim().chargeRequests();
-        int lookupsBefore = fx.sim().lookupRequests();
-        dynamoCalls.reset();
-        SweepSummary sweep = fx.sweep();
-        Map<String, Long> calls = dynamoCalls.snapshot();
+        CountedSweep counted = countedSweep();
+        SweepSummary sweep = counted.summary();
 
         assertEquals(1, sweep.resent());
         assertEquals(1, sweep.settled().succeeded());
-        assertEquals(1, fx.sim().lookupRequests() - lookupsBefore);
-        assertEquals(1, fx.sim().chargeRequests() - chargesBefore);
-        assertEquals(Map.of("Query", 4L, "GetItem", 1L, "UpdateItem", 1L), calls);
+        assertEquals(1, counted.lookups());
+        assertEquals(1, counted.charges());
+        assertEquals(Map.of("Query", 4L, "GetItem", 1L, "UpdateItem", 1L), counted.dynamoCalls());
         List<LedgerEntry> ledger = fx.ledgerOf(id);
         assertEquals(1, ledger.size());
         assertEquals("oncepay-" + id, ledger.get(0).idempotencyKey(), "re-sent with the payment's provider key");
@@ -268,14 +262,13 @@ class ReconcileFunctionTest {
         Payment before = fx.state(id).payment();
         fx.sim().setFaults(Faults.none()); // healthy again, but the breaker stays open for its delay
         clock.advance(FIRST_CHECK);
-        int charges = fx.sim().chargeRequests();
-        int lookups = fx.sim().lookupRequests();
 
-        SweepSummary sweep = fx.sweep();
+        CountedSweep counted = countedSweep();
+        SweepSummary sweep = counted.summary();
 
         assertEquals(1, sweep.deferred());
-        assertEquals(charges, fx.sim().chargeRequests());
-        assertEquals(lookups, fx.sim().lookupRequests(), "not even a lookup");
+        assertEquals(0, counted.charges());
+        assertEquals(0, counted.lookups(), "not even a lookup");
         SweepState deferred = fx.state(id);
         assertEquals(PaymentStatus.UNKNOWN, deferred.payment().status());
         assertEquals(1, deferred.payment().checkAttempts());
@@ -434,5 +427,18 @@ class ReconcileFunctionTest {
         assertEquals(2, sweep.notStarted());
         assertTrue(sweep.budgetExhausted());
         assertEquals(2, fx.sweep().settled().succeeded(), "the next invocation takes the rest");
+    }
+
+    /** One sweep and what it cost: provider charges and lookups sent, DynamoDB requests by operation. */
+    private record CountedSweep(SweepSummary summary, int charges, int lookups, Map<String, Long> dynamoCalls) {
+    }
+
+    private CountedSweep countedSweep() {
+        int chargesBefore = fx.sim().chargeRequests();
+        int lookupsBefore = fx.sim().lookupRequests();
+        dynamoCalls.reset();
+        SweepSummary summary = fx.sweep();
+        return new CountedSweep(summary, fx.sim().chargeRequests() - chargesBefore,
+                fx.sim().lookupRequests() - lookupsBefore, dynamoCalls.snapshot());
     }
 }

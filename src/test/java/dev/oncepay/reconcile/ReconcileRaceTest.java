@@ -95,21 +95,7 @@ class ReconcileRaceTest {
             AtProvider at = i < 4 ? AtProvider.SUCCEEDED : i < 6 ? AtProvider.DECLINED : AtProvider.NOTHING;
             made.add(fx.unknownPayment(300 + i, at));
         }
-        int sweeps = 4;
-        CountDownLatch start = new CountDownLatch(1);
-        List<Future<SweepSummary>> running = new ArrayList<>();
-        for (int i = 0; i < sweeps; i++) {
-            int n = i;
-            running.add(threads.submit(() -> {
-                start.await();
-                return useCase.sweep("concurrent-" + n);
-            }));
-        }
-        start.countDown();
-        List<SweepSummary> summaries = new ArrayList<>();
-        for (Future<SweepSummary> f : running) {
-            summaries.add(f.get(60, TimeUnit.SECONDS));
-        }
+        List<SweepSummary> summaries = sweepAtOnce(4, "concurrent-");
 
         for (SweepSummary s : summaries) {
             assertEquals(s.examined(), s.settled().total() + s.deferred() + s.deadLettered() + s.skipped() + s.errors(),
@@ -144,20 +130,7 @@ class ReconcileRaceTest {
         clock.advance(Duration.ofSeconds(31));
         int calls = fx.sim().chargeRequests() + fx.sim().lookupRequests();
 
-        CountDownLatch start = new CountDownLatch(1);
-        List<Future<SweepSummary>> running = new ArrayList<>();
-        for (int i = 0; i < 4; i++) {
-            int n = i;
-            running.add(threads.submit(() -> {
-                start.await();
-                return useCase.sweep("breaker-" + n);
-            }));
-        }
-        start.countDown();
-        List<SweepSummary> summaries = new ArrayList<>();
-        for (Future<SweepSummary> f : running) {
-            summaries.add(f.get(60, TimeUnit.SECONDS));
-        }
+        List<SweepSummary> summaries = sweepAtOnce(4, "breaker-");
 
         assertEquals(8, summaries.stream().mapToInt(SweepSummary::deferred).sum(), () -> "one deferral each: " + summaries);
         for (SweepSummary s : summaries) {
@@ -275,6 +248,25 @@ class ReconcileRaceTest {
         assertEquals("true", replay.header("Idempotent-Replayed"));
         assertEquals(1, fx.ledgerOf(id).size(), "exactly one charge");
         assertEquals(fx.ledgerOf(id).get(0).id(), fx.state(id).payment().providerPaymentId());
+    }
+
+    /** {@code count} sweeps released together, invocation ids {@code prefix + n}; their summaries in that order. */
+    private List<SweepSummary> sweepAtOnce(int count, String prefix) throws Exception {
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<SweepSummary>> running = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            int n = i;
+            running.add(threads.submit(() -> {
+                start.await();
+                return useCase.sweep(prefix + n);
+            }));
+        }
+        start.countDown();
+        List<SweepSummary> summaries = new ArrayList<>();
+        for (Future<SweepSummary> f : running) {
+            summaries.add(f.get(60, TimeUnit.SECONDS));
+        }
+        return summaries;
     }
 
     private static void await(CountDownLatch latch) {

@@ -1,6 +1,5 @@
 package dev.oncepay.webhook;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.oncepay.sim.WebhookSignature;
@@ -10,8 +9,6 @@ import dev.oncepay.testing.LambdaClient.ApiResponse;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.util.HashMap;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.UUID;
@@ -93,23 +90,7 @@ final class WebhookRequests {
 
     /** Invokes the function through the Lambda mock event server. */
     static ApiResponse call(String eventJson) {
-        JsonNode output = LambdaClient.invoke(eventJson);
-        if (!output.has("statusCode")) {
-            return new ApiResponse(-1, Map.of(), output.toString(), output);
-        }
-        Map<String, String> headers = new HashMap<>();
-        for (Iterator<Map.Entry<String, JsonNode>> it = output.path("headers").fields(); it.hasNext();) {
-            Map.Entry<String, JsonNode> h = it.next();
-            headers.put(h.getKey(), h.getValue().asText());
-        }
-        String body = output.path("body").asText(null);
-        JsonNode json = null;
-        try {
-            json = body == null || body.isEmpty() ? null : JSON.readTree(body);
-        } catch (IOException notJson) {
-            // leave null
-        }
-        return new ApiResponse(output.get("statusCode").asInt(), headers, body, json);
+        return ApiResponse.of(LambdaClient.invoke(eventJson));
     }
 
     static byte[] utf8(String s) {
