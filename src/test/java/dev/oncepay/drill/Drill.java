@@ -1,18 +1,14 @@
 package dev.oncepay.drill;
 
-import dev.oncepay.local.LocalRun;
 import dev.oncepay.local.LocalRunOptions;
-import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.lang.reflect.Field;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -81,10 +77,6 @@ public final class Drill {
         try {
             // The local run's console (sandboxes, gateway, dynalite) goes to a file; the drill's own
             // progress and summary stay on the screen.
-            Files.createDirectories(options.reportDir());
-            Path log = options.reportDir().resolve("local-run.log");
-            System.setOut(new PrintStream(new FileOutputStream(log.toFile()), true, StandardCharsets.UTF_8));
-            console.println("drill: the local run's output goes to " + log);
             Outcome outcome = new Drill(options, console).run();
             status = outcome.ok() ? 0 : 1;
         } catch (Exception e) {
@@ -92,7 +84,6 @@ public final class Drill {
             e.printStackTrace(console);
             status = 3;
         }
-        System.setOut(console);
         System.exit(status);
     }
 
@@ -123,7 +114,7 @@ public final class Drill {
                 "--table", TABLE,
                 "--sim-seed", Long.toString(options.seed())));
         args.addAll(COMPRESSED_TIME);
-        LocalRunOptions runOptions = LocalRunOptions.parse(args, Map.of());
+        LocalRunOptions.parse(args, Map.of()); // fail early on a bad option
         String api = "http://127.0.0.1:" + apiPort;
         String simUrl = "http://127.0.0.1:" + simPort;
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
@@ -134,22 +125,26 @@ public final class Drill {
                 options.crashes() ? "every ~" + options.crashEvery().toSeconds() + " s" : "off",
                 options.outage().toSeconds(), options.chargeSandboxes());
         long startNanos = System.nanoTime();
-        try (LocalRun run = LocalRun.start(runOptions)) {
-            awaitReady(http, api, Duration.ofSeconds(240));
+        Path log = options.reportDir().resolve("local-run.log");
+        out.println("drill: the local run's output goes to " + log);
+        try (LocalRunProcess run = LocalRunProcess.start(args, log)) {
+            if (!run.awaitReady(240)) {
+                throw new IOException("the local run was not ready within 240 s; see " + log);
+            }
+            awaitReady(http, api, Duration.ofSeconds(120));
             out.printf("drill: local run ready in %.1f s%n", (System.nanoTime() - startNanos) / 1e9);
-            Object simulator = simulatorOf(run);
+            Object simulator = null; // lives in the local run's JVM: counted from its logs instead
+            long loggedCalls0 = run.loggedProviderChargeCalls.get();
             Recorder recorder = new Recorder();
             List<Workload.Plan> plans = Workload.generate(options.payments(), options.seed());
             List<Recorder.PaymentRecord> records = plans.stream().map(Recorder.PaymentRecord::new).toList();
             Measurements m = new Measurements(options, recorder, records);
-            int chargeRequests0 = counter(simulator, "chargeRequests");
-            int lookups0 = counter(simulator, "lookupRequests");
 
             // --- workload -----------------------------------------------------------------------
             AtomicInteger started = new AtomicInteger();
             FaultSchedule faults = new FaultSchedule(http, simUrl, recorder, options.profile(), options.seed(),
                     options.maxWorkload(), options.outage(), () -> started.get() / (double) options.payments());
-            CrashInjector crashes = new CrashInjector(run::sandboxProcesses, recorder, options.seed(),
+            CrashInjector crashes = new CrashInjector(run::sandboxes, recorder, options.seed(),
                     options.crashEvery());
             faults.start();
             if (options.crashes()) {
@@ -186,9 +181,8 @@ public final class Drill {
             List<Oracle.LedgerCharge> ledger = oracle.ledger();
             Oracle.Verdict verdict = oracle.verdict(records, snapshot, ledger);
             oracle.close();
-            m.providerCharges = counter(simulator, "chargeRequests") - chargeRequests0;
-            m.providerLookups = counter(simulator, "lookupRequests") - lookups0;
-            m.simulatorCounters = simulator != null;
+            m.providerCharges = (int) (run.loggedProviderChargeCalls.get() - loggedCalls0);
+            m.ledgerCharges = ledger.size();
 
             // --- comparison ---------------------------------------------------------------------
             if (options.naive()) {
@@ -326,7 +320,7 @@ public final class Drill {
             throws Exception {
         http.send(HttpRequest.newBuilder(URI.create(simUrl + "/_sim/reset")).POST(HttpRequest.BodyPublishers.noBody())
                 .build(), HttpResponse.BodyHandlers.ofString());
-        invoke(simulator, "clearWebhookTarget"); // its charges are no oncepay payments
+        // Its charges still send webhooks; the webhook function answers them as unknown payments.
         Recorder recorder = new Recorder();
         NaiveClient naive = new NaiveClient(http, simUrl, recorder);
         AtomicInteger started = new AtomicInteger();
@@ -365,36 +359,6 @@ public final class Drill {
             Thread.sleep(consecutive > 0 ? 50 : 500);
         }
         throw new IOException("the local run did not answer within " + within.toSeconds() + " s");
-    }
-
-    /**
-     * The simulator runs inside the local run (this JVM); its request counters are not on its HTTP
-     * API, so the drill reads them through reflection — null if the local run changes shape.
-     */
-    private static Object simulatorOf(LocalRun run) {
-        try {
-            Field f = LocalRun.class.getDeclaredField("simulator");
-            f.setAccessible(true);
-            return f.get(run);
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            return null;
-        }
-    }
-
-    private static int counter(Object simulator, String method) {
-        Object v = invoke(simulator, method);
-        return v instanceof Integer i ? i : -1;
-    }
-
-    private static Object invoke(Object target, String method) {
-        if (target == null) {
-            return null;
-        }
-        try {
-            return target.getClass().getMethod(method).invoke(target);
-        } catch (ReflectiveOperationException | RuntimeException e) {
-            return null;
-        }
     }
 
     private static java.util.concurrent.ThreadFactory daemon(String name) {

@@ -21,7 +21,7 @@ final class Measurements {
     String killsByFunction = "{}";
     int providerCharges = -1;
     int providerLookups = -1;
-    boolean simulatorCounters;
+    int ledgerCharges;
     boolean naiveRan;
     long naiveDurationMs;
     int naiveDoubleCharges;

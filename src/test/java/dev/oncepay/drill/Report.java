@@ -47,11 +47,10 @@ final class Report {
         l.add(String.format(Locale.ROOT, "requests per payment: %.2f POST (%.2f retries beyond the %d submitters' first), "
                 + "%.2f polls", posts / (double) o.payments(), (posts - m.submitters()) / (double) o.payments(),
                 m.submitters(), m.polls() / (double) o.payments()));
-        if (m.simulatorCounters) {
-            l.add(String.format(Locale.ROOT, "provider calls per payment: %.2f charge requests + %.2f lookups "
-                    + "(simulator counters; %d + %d)", m.providerCharges / (double) o.payments(),
-                    m.providerLookups / (double) o.payments(), m.providerCharges, m.providerLookups));
-        }
+        l.add(String.format(Locale.ROOT, "provider calls per payment: %.2f charge requests (functions' logged attempts,"
+                + " %d; a killed sandbox's last call is not logged), %.2f executed (ledger, %d)",
+                m.providerCharges / (double) o.payments(), m.providerCharges, m.ledgerCharges / (double) o.payments(),
+                m.ledgerCharges));
         l.add(String.format(Locale.ROOT, "DynamoDB requests per payment (charge API, estimated): %.2f", dynamoEstimate(m)
                 / o.payments()));
         List<long[]> open = m.breakerOpenIntervals();
