@@ -66,7 +66,7 @@ public record DrillOptions(
 
     /** The CI configuration: a couple of hundred payments, still every kind of fault and crash. */
     public static DrillOptions smoke(long seed, Path app, Path reportDir) {
-        return new DrillOptions(200, 6, seed, "hostile", true, Duration.ofSeconds(5), Duration.ofSeconds(12),
+        return new DrillOptions(150, 6, seed, "hostile", true, Duration.ofSeconds(6), Duration.ofSeconds(12),
                 Duration.ofSeconds(75), Duration.ofMinutes(3), 3, Duration.ofSeconds(3), false, reportDir, app);
     }
 
