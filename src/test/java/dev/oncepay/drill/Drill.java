@@ -1,0 +1,378 @@
+package dev.oncepay.drill;
+
+import dev.oncepay.local.LocalRunOptions;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The chaos drill (issue 5): starts the local run in this JVM, drives N logical payments from M
+ * good clients through it while the provider misbehaves and sandboxes are killed, lets everything
+ * settle, and judges the result against the simulator's ledger. {@code ./drill.sh} runs
+ * {@link #main}; {@code DrillSmokeTest} runs {@link #run} with a small configuration.
+ */
+public final class Drill {
+    static final String TABLE = "oncepay-drill";
+    /**
+     * Time compression for a drill that fits in minutes: a shorter charge timeout and lease (the
+     * lease still exceeds the timeout, as the design requires), a first reconcile check after 3 s
+     * instead of 30 s, and reconcile backoff 2 s..10 s instead of 1 min..6 h. The breaker keeps its
+     * production values (10 calls, 50 %, 10 s), and so do all provider timeouts and retries.
+     */
+    static final List<String> COMPRESSED_TIME = List.of(
+            "--timeout", "charge=12s",
+            "--env", "ONCEPAY_IDEMPOTENCY_LEASE=15S",
+            "--env", "ONCEPAY_SWEEP_FIRST_CHECK_DELAY=3S",
+            "--env", "ONCEPAY_RECONCILE_BACKOFF_BASE=2S",
+            "--env", "ONCEPAY_RECONCILE_BACKOFF_CAP=10S",
+            "--env", "ONCEPAY_CHARGE_UNKNOWN_RETRY_AFTER=2S");
+    /** How long a client polls a 202 itself during the workload before leaving it to the settle phase. */
+    static final Duration CLIENT_POLL_WINDOW = Duration.ofSeconds(20);
+
+    /** The outcome of one drill. */
+    public record Outcome(Oracle.Verdict verdict, String summary, Path report) {
+        public boolean ok() {
+            return verdict.ok();
+        }
+    }
+
+    private final DrillOptions options;
+    private final PrintStream out;
+
+    Drill(DrillOptions options, PrintStream out) {
+        this.options = options;
+        this.out = out;
+    }
+
+    public static void main(String[] args) {
+        DrillOptions options;
+        try {
+            options = DrillOptions.parse(List.of(args));
+        } catch (IllegalArgumentException e) {
+            if (!e.getMessage().isEmpty()) {
+                System.err.println("drill: " + e.getMessage());
+            }
+            System.err.println(DrillOptions.usage());
+            System.exit(e.getMessage().isEmpty() ? 0 : 2);
+            return;
+        }
+        PrintStream console = System.out;
+        int status;
+        try {
+            // The local run's console (sandboxes, gateway, dynalite) goes to a file; the drill's own
+            // progress and summary stay on the screen.
+            Outcome outcome = new Drill(options, console).run();
+            status = outcome.ok() ? 0 : 1;
+        } catch (Exception e) {
+            console.println("drill: could not run: " + e);
+            e.printStackTrace(console);
+            status = 3;
+        }
+        System.exit(status);
+    }
+
+    /** Runs the drill; everything it started is stopped before it returns. */
+    public static Outcome run(DrillOptions options, PrintStream out) throws Exception {
+        return new Drill(options, out).run();
+    }
+
+    Outcome run() throws Exception {
+        Files.createDirectories(options.reportDir());
+        int apiPort = freePort();
+        int simPort = freePort();
+        int dynamoPort = freePort();
+        while (simPort == apiPort) {
+            simPort = freePort();
+        }
+        while (dynamoPort == apiPort || dynamoPort == simPort) {
+            dynamoPort = freePort();
+        }
+        List<String> args = new ArrayList<>(List.of(
+                "--app", options.app().toString(),
+                "--work-dir", options.reportDir().resolve("run").toString(),
+                "--api-port", Integer.toString(apiPort),
+                "--sim-port", Integer.toString(simPort),
+                "--dynamo-port", Integer.toString(dynamoPort),
+                "--sandboxes", "charge=" + options.chargeSandboxes() + ",webhook=1,reconcile=1",
+                "--reconcile-every", options.reconcileEvery().toMillis() + "ms",
+                "--table", TABLE,
+                "--sim-seed", Long.toString(options.seed())));
+        args.addAll(COMPRESSED_TIME);
+        LocalRunOptions.parse(args, Map.of()); // fail early on a bad option
+        String api = "http://127.0.0.1:" + apiPort;
+        String simUrl = "http://127.0.0.1:" + simPort;
+        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
+
+        out.printf("drill: %d payments, %d clients, seed %d, fault profile %s, crashes %s, outage %d s; "
+                        + "starting the local run (%d charge sandboxes)%n",
+                options.payments(), options.clients(), options.seed(), options.profile(),
+                options.crashes() ? "every ~" + options.crashEvery().toSeconds() + " s" : "off",
+                options.outage().toSeconds(), options.chargeSandboxes());
+        long startNanos = System.nanoTime();
+        Path log = options.reportDir().resolve("local-run.log");
+        out.println("drill: the local run's output goes to " + log);
+        try (LocalRunProcess run = LocalRunProcess.start(args, log)) {
+            if (!run.awaitReady(240)) {
+                throw new IOException("the local run was not ready within 240 s; see " + log);
+            }
+            awaitReady(http, api, Duration.ofSeconds(120));
+            out.printf("drill: local run ready in %.1f s%n", (System.nanoTime() - startNanos) / 1e9);
+            Object simulator = null; // lives in the local run's JVM: counted from its logs instead
+            long loggedCalls0 = run.loggedProviderChargeCalls.get();
+            Recorder recorder = new Recorder();
+            List<Workload.Plan> plans = Workload.generate(options.payments(), options.seed());
+            List<Recorder.PaymentRecord> records = plans.stream().map(Recorder.PaymentRecord::new).toList();
+            Measurements m = new Measurements(options, recorder, records);
+
+            // --- workload -----------------------------------------------------------------------
+            AtomicInteger started = new AtomicInteger();
+            FaultSchedule faults = new FaultSchedule(http, simUrl, recorder, options.profile(), options.seed(),
+                    options.maxWorkload(), options.outage(), () -> started.get() / (double) options.payments());
+            CrashInjector crashes = new CrashInjector(run::sandboxes, recorder, options.seed(),
+                    options.crashEvery());
+            faults.start();
+            if (options.crashes()) {
+                crashes.start();
+            }
+            recorder.event("workload starts");
+            long hardDeadline = System.nanoTime() + options.maxWorkload().toNanos();
+            ExecutorService pollers = Executors.newCachedThreadPool(daemon("poller"));
+            GoodClient client = new GoodClient(http, api, recorder, pollers,
+                    hardDeadline + options.settleTimeout().toNanos());
+            runWorkload(records, started, hardDeadline, (r, submitter) -> client.submit(r, submitter, hardDeadline,
+                    Math.min(hardDeadline, System.nanoTime() + CLIENT_POLL_WINDOW.toNanos())), "client");
+            m.workloadEndMs = recorder.nowMs();
+            crashes.close();
+            faults.allOff();
+            m.outageStartMs = faults.outageStartMs();
+            m.outageEndMs = faults.outageEndMs();
+            m.windows = faults.windows();
+            m.baseline = FaultSchedule.describe(faults.baseline());
+            m.kills = crashes.kills();
+            m.killsByFunction = crashes.byFunction().toString();
+            out.printf("drill: workload done in %.1f s (%d sandbox kills); settle phase (at most %d s)%n",
+                    m.workloadEndMs / 1000.0, crashes.kills(), options.settleTimeout().toSeconds());
+
+            // --- settle -------------------------------------------------------------------------
+            recorder.event("settle phase: faults off, no crashes");
+            Oracle oracle = new Oracle(http, api, simUrl, "http://127.0.0.1:" + dynamoPort, TABLE);
+            Oracle.Snapshot snapshot = settle(oracle, client, records, recorder);
+            pollers.shutdownNow();
+            m.settleEndMs = recorder.nowMs();
+            out.printf("drill: settled after %.1f s%n", (m.settleEndMs - m.workloadEndMs) / 1000.0);
+
+            // --- verdict ------------------------------------------------------------------------
+            List<Oracle.LedgerCharge> ledger = oracle.ledger();
+            Oracle.Verdict verdict = oracle.verdict(records, snapshot, ledger);
+            oracle.close();
+            m.providerCharges = (int) (run.loggedProviderChargeCalls.get() - loggedCalls0);
+            m.ledgerCharges = ledger.size();
+
+            // --- comparison ---------------------------------------------------------------------
+            if (options.naive()) {
+                out.println("drill: naive-client comparison (same workload and fault schedule, straight to the PSP)");
+                naive(http, simUrl, simulator, plans, m);
+            }
+            String summary = Report.summary(options, verdict, m);
+            Path report = Report.write(options, verdict, m, summary);
+            out.println(summary);
+            out.println("report: " + report.toAbsolutePath());
+            return new Outcome(verdict, summary, report);
+        }
+    }
+
+    interface Submitter {
+        void submit(Recorder.PaymentRecord r, int submitter) throws InterruptedException;
+    }
+
+    /** M worker threads take the payments in order; a second submitter runs on a helper thread. */
+    private void runWorkload(List<Recorder.PaymentRecord> records, AtomicInteger started, long hardDeadline,
+            Submitter submitter, String name) throws InterruptedException {
+        AtomicInteger next = new AtomicInteger();
+        ExecutorService workers = Executors.newFixedThreadPool(options.clients(), daemon(name));
+        ExecutorService helpers = Executors.newCachedThreadPool(daemon(name + "-twin"));
+        try {
+            for (int w = 0; w < options.clients(); w++) {
+                workers.execute(() -> {
+                    try {
+                        for (int i = next.getAndIncrement(); i < records.size() && System.nanoTime() < hardDeadline;
+                                i = next.getAndIncrement()) {
+                            Recorder.PaymentRecord r = records.get(i);
+                            started.incrementAndGet();
+                            runPayment(r, submitter, helpers);
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    } catch (Exception e) {
+                        e.printStackTrace(out);
+                    }
+                });
+            }
+            workers.shutdown();
+            long left = hardDeadline - System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            if (!workers.awaitTermination(Math.max(1, left), TimeUnit.NANOSECONDS)) {
+                workers.shutdownNow();
+            }
+        } finally {
+            workers.shutdownNow();
+            helpers.shutdownNow();
+        }
+    }
+
+    private void runPayment(Recorder.PaymentRecord r, Submitter submitter, ExecutorService helpers) throws Exception {
+        r.startMs = -1;
+        Workload.Plan p = r.plan;
+        switch (p.behaviour()) {
+            case NORMAL -> submitter.submit(r, 0);
+            case DOUBLE_SUBMIT -> {
+                Future<?> twin = helpers.submit(() -> {
+                    Thread.sleep(p.secondSubmitDelayMs());
+                    submitter.submit(r, 1);
+                    return null;
+                });
+                submitter.submit(r, 0);
+                twin.get();
+            }
+            case CONCURRENT -> {
+                java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
+                Future<?> twin = helpers.submit(() -> {
+                    together.await(10, TimeUnit.SECONDS);
+                    submitter.submit(r, 1);
+                    return null;
+                });
+                together.await(10, TimeUnit.SECONDS);
+                submitter.submit(r, 0);
+                twin.get();
+            }
+        }
+    }
+
+    /**
+     * Faults and crashes are off: clients poll what is pending (a client without any answer retries
+     * its key), until every payment is terminal for its clients and in the table and no lease is
+     * live — or the settle timeout.
+     */
+    private Oracle.Snapshot settle(Oracle oracle, GoodClient client, List<Recorder.PaymentRecord> records,
+            Recorder recorder) throws InterruptedException {
+        long deadline = System.nanoTime() + options.settleTimeout().toNanos();
+        ExecutorService pollers = Executors.newFixedThreadPool(options.clients(), daemon("settle"));
+        try {
+            while (true) {
+                List<Future<?>> work = new ArrayList<>();
+                for (Recorder.PaymentRecord r : records) {
+                    List<Recorder.Answer> last = r.lastAnswers();
+                    for (int s = 0; s < last.size(); s++) {
+                        Recorder.Answer a = last.get(s);
+                        if (a != null && a.terminal()) {
+                            continue;
+                        }
+                        int submitter = s;
+                        long until = Math.min(deadline, System.nanoTime() + TimeUnit.SECONDS.toNanos(3));
+                        work.add(pollers.submit(() -> {
+                            if (a != null && "pending".equals(a.paymentStatus()) && a.paymentId() != null) {
+                                client.poll(r, submitter, a.paymentId(), until);
+                            } else {
+                                client.submit(r, submitter, until, until);
+                            }
+                            return null;
+                        }));
+                    }
+                }
+                for (Future<?> f : work) {
+                    try {
+                        f.get();
+                    } catch (java.util.concurrent.ExecutionException e) {
+                        // counted by the verdict
+                    }
+                }
+                Oracle.Snapshot snapshot = oracle.scan();
+                boolean clientsDone = records.stream().allMatch(Recorder.PaymentRecord::settledForClient);
+                if ((clientsDone && snapshot.nonTerminal() == 0
+                        && snapshot.liveLeasesWithoutOutcome(System.currentTimeMillis()) == 0)
+                        || System.nanoTime() > deadline) {
+                    recorder.event(clientsDone ? "settled" : "settle timeout");
+                    return snapshot;
+                }
+                Thread.sleep(1000);
+            }
+        } finally {
+            pollers.shutdownNow();
+        }
+    }
+
+    private void naive(HttpClient http, String simUrl, Object simulator, List<Workload.Plan> plans, Measurements m)
+            throws Exception {
+        http.send(HttpRequest.newBuilder(URI.create(simUrl + "/_sim/reset")).POST(HttpRequest.BodyPublishers.noBody())
+                .build(), HttpResponse.BodyHandlers.ofString());
+        // Its charges still send webhooks; the webhook function answers them as unknown payments.
+        Recorder recorder = new Recorder();
+        NaiveClient naive = new NaiveClient(http, simUrl, recorder);
+        AtomicInteger started = new AtomicInteger();
+        List<Recorder.PaymentRecord> records = plans.stream().map(Recorder.PaymentRecord::new).toList();
+        FaultSchedule faults = new FaultSchedule(http, simUrl, recorder, options.profile(), options.seed(),
+                options.maxWorkload(), options.outage(), () -> started.get() / (double) options.payments());
+        faults.start();
+        long hardDeadline = System.nanoTime() + options.maxWorkload().toNanos();
+        runWorkload(records, started, hardDeadline, (r, s) -> naive.submit(r.plan, s), "naive");
+        m.naiveDurationMs = recorder.nowMs();
+        faults.allOff();
+        List<Oracle.LedgerCharge> ledger = Oracle.ledger(http, simUrl);
+        int[] doubles = NaiveClient.doubleCharges(ledger);
+        m.naiveDoubleCharges = doubles[0];
+        m.naiveExtraCharges = doubles[1];
+        m.naiveResults = List.copyOf(naive.results);
+        m.naiveRan = true;
+    }
+
+    /** The charge function answers (a 404 for an unknown id) from every sandbox, several times over. */
+    private static void awaitReady(HttpClient http, String api, Duration within) throws Exception {
+        long deadline = System.nanoTime() + within.toNanos();
+        int consecutive = 0;
+        while (System.nanoTime() < deadline) {
+            try {
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(api + "/payments/pay_warmup"))
+                        .timeout(Duration.ofSeconds(30)).header("X-Tenant-Id", "merchant-a").GET().build(),
+                        HttpResponse.BodyHandlers.ofString());
+                consecutive = r.statusCode() == 404 ? consecutive + 1 : 0;
+            } catch (IOException e) {
+                consecutive = 0;
+            }
+            if (consecutive >= 6) {
+                return;
+            }
+            Thread.sleep(consecutive > 0 ? 50 : 500);
+        }
+        throw new IOException("the local run did not answer within " + within.toSeconds() + " s");
+    }
+
+    private static java.util.concurrent.ThreadFactory daemon(String name) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, "drill-" + name + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+}

@@ -1,0 +1,185 @@
+package dev.oncepay.drill;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The drill's knobs. Defaults are the benchmark configuration; {@link #smoke(long)} is the small
+ * CI one. Every run is seeded: the workload (keys, amounts, client behaviours), the fault schedule
+ * and the crash schedule come from {@link #seed}; timing on a real machine is not deterministic.
+ *
+ * @param payments logical payments (one Idempotency-Key each)
+ * @param clients concurrent good clients
+ * @param profile fault profile: {@code none}, {@code mild} or {@code hostile}
+ * @param crashes kill sandboxes (SIGKILL) at random moments during the workload
+ * @param crashEvery mean time between crashes
+ * @param outage length of the provider outage window ({@link Duration#ZERO}: none); longer than
+ *        the breaker's 10 s delay so the breaker opens and is seen to recover
+ * @param settleTimeout longest settle phase (faults and crashes off, reconcile and webhooks settle)
+ * @param maxWorkload hard bound on the workload phase (clients stop retrying then)
+ * @param chargeSandboxes charge sandbox JVMs (requests really race across processes)
+ * @param reconcileEvery the reconcile schedule
+ * @param naive also run the naive-client comparison
+ * @param reportDir where report.html, summary.txt and the local run's log go
+ * @param app the Lambda package (function.zip)
+ */
+public record DrillOptions(
+        int payments,
+        int clients,
+        long seed,
+        String profile,
+        boolean crashes,
+        Duration crashEvery,
+        Duration outage,
+        Duration settleTimeout,
+        Duration maxWorkload,
+        int chargeSandboxes,
+        Duration reconcileEvery,
+        boolean naive,
+        Path reportDir,
+        Path app) {
+
+    public static final List<String> PROFILES = List.of("none", "mild", "hostile");
+
+    public DrillOptions {
+        if (payments < 1 || payments > 1_000_000) {
+            throw new IllegalArgumentException("--payments must be 1..1000000");
+        }
+        if (clients < 1 || clients > 256) {
+            throw new IllegalArgumentException("--clients must be 1..256");
+        }
+        if (!PROFILES.contains(profile)) {
+            throw new IllegalArgumentException("--fault-profile must be one of " + PROFILES);
+        }
+        if (chargeSandboxes < 1 || chargeSandboxes > 16) {
+            throw new IllegalArgumentException("--charge-sandboxes must be 1..16");
+        }
+    }
+
+    public static DrillOptions defaults() {
+        return new DrillOptions(1000, 8, 1, "hostile", true, Duration.ofSeconds(7), Duration.ofSeconds(15),
+                Duration.ofSeconds(120), Duration.ofMinutes(15), 3, Duration.ofSeconds(3), true,
+                Path.of("target/drill"), Path.of("target/function.zip"));
+    }
+
+    /** The CI configuration: a couple of hundred payments, still every kind of fault and crash. */
+    public static DrillOptions smoke(long seed, Path app, Path reportDir) {
+        return new DrillOptions(150, 6, seed, "hostile", true, Duration.ofSeconds(6), Duration.ofSeconds(12),
+                Duration.ofSeconds(75), Duration.ofMinutes(3), 3, Duration.ofSeconds(3), false, reportDir, app);
+    }
+
+    public static String usage() {
+        return String.join("\n",
+                "Usage: ./drill.sh [--skip-build] [options]",
+                "  --payments N          logical payments, one Idempotency-Key each (default 1000)",
+                "  --clients M           concurrent good clients (default 8)",
+                "  --seed S              seed of workload, fault schedule and crashes (default 1)",
+                "  --fault-profile P     none | mild | hostile (default hostile)",
+                "  --no-crashes          do not kill sandboxes",
+                "  --crash-every D       mean time between sandbox kills (default 7s)",
+                "  --outage D            provider outage window, 0 for none (default 15s; the breaker delay is 10 s)",
+                "  --settle-timeout D    longest settle phase (default 120s)",
+                "  --max-workload D      hard bound of the workload phase (default 15m)",
+                "  --charge-sandboxes N  charge sandbox JVMs (default 3)",
+                "  --reconcile-every D   reconcile schedule (default 3s)",
+                "  --no-naive            skip the naive-client comparison",
+                "  --report-dir DIR      report.html, summary.txt, local-run.log (default target/drill)",
+                "  --app PATH            the Lambda package (default target/function.zip)",
+                "Durations: 500ms, 10s, 2m (a bare number is seconds). Exit status: 0 all invariants hold,",
+                "1 an invariant was violated, 2 usage error, 3 the drill could not run.");
+    }
+
+    public static DrillOptions parse(List<String> args) {
+        DrillOptions o = defaults();
+        int payments = o.payments;
+        int clients = o.clients;
+        long seed = o.seed;
+        String profile = o.profile;
+        boolean crashes = o.crashes;
+        Duration crashEvery = o.crashEvery;
+        Duration outage = o.outage;
+        Duration settle = o.settleTimeout;
+        Duration maxWorkload = o.maxWorkload;
+        int chargeSandboxes = o.chargeSandboxes;
+        Duration reconcileEvery = o.reconcileEvery;
+        boolean naive = o.naive;
+        Path reportDir = o.reportDir;
+        Path app = o.app;
+        for (int i = 0; i < args.size(); i++) {
+            String arg = args.get(i);
+            String value = null;
+            int eq = arg.indexOf('=');
+            if (arg.startsWith("--") && eq > 0) {
+                value = arg.substring(eq + 1);
+                arg = arg.substring(0, eq);
+            }
+            switch (arg) {
+                case "--no-crashes" -> {
+                    crashes = false;
+                    continue;
+                }
+                case "--no-naive" -> {
+                    naive = false;
+                    continue;
+                }
+                case "-h", "--help" -> throw new IllegalArgumentException("");
+                default -> {
+                }
+            }
+            if (value == null) {
+                if (i + 1 >= args.size()) {
+                    throw new IllegalArgumentException(arg + " needs a value");
+                }
+                value = args.get(++i);
+            }
+            try {
+                switch (arg) {
+                    case "--payments" -> payments = Integer.parseInt(value.trim());
+                    case "--clients" -> clients = Integer.parseInt(value.trim());
+                    case "--seed" -> seed = Long.parseLong(value.trim());
+                    case "--fault-profile" -> profile = value.trim().toLowerCase(Locale.ROOT);
+                    case "--crash-every" -> crashEvery = duration(value);
+                    case "--outage" -> outage = duration(value);
+                    case "--settle-timeout" -> settle = duration(value);
+                    case "--max-workload" -> maxWorkload = duration(value);
+                    case "--charge-sandboxes" -> chargeSandboxes = Integer.parseInt(value.trim());
+                    case "--reconcile-every" -> reconcileEvery = duration(value);
+                    case "--report-dir" -> reportDir = Path.of(value);
+                    case "--app" -> app = Path.of(value);
+                    default -> throw new IllegalArgumentException("unknown option " + arg);
+                }
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException(arg + ": not a number: " + value);
+            }
+        }
+        if (crashEvery.isZero() || crashEvery.isNegative() || reconcileEvery.isZero() || reconcileEvery.isNegative()
+                || settle.isNegative() || settle.isZero()) {
+            throw new IllegalArgumentException("durations must be positive");
+        }
+        return new DrillOptions(payments, clients, seed, profile, crashes, crashEvery, outage, settle, maxWorkload,
+                chargeSandboxes, reconcileEvery, naive, reportDir, app);
+    }
+
+    static Duration duration(String text) {
+        String t = text.trim().toLowerCase(Locale.ROOT);
+        try {
+            if (t.endsWith("ms")) {
+                return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
+            }
+            char unit = t.charAt(t.length() - 1);
+            if (Character.isDigit(unit)) {
+                return Duration.ofSeconds(Long.parseLong(t));
+            }
+            long n = Long.parseLong(t.substring(0, t.length() - 1));
+            return switch (unit) {
+                case 's' -> Duration.ofSeconds(n);
+                case 'm' -> Duration.ofMinutes(n);
+                default -> throw new IllegalArgumentException("not a duration: " + text);
+            };
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("not a duration: " + text + " (use e.g. 500ms, 10s, 2m)");
+        }
+    }
+}

@@ -1,0 +1,216 @@
+package dev.oncepay.drill;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * A well-behaved merchant client of oncepay: one key per payment reused on every retry; retries
+ * timeouts, 5xx and 409 (honouring Retry-After), polls a 202 with {@code GET /payments/{id}} (and
+ * now and then by replaying its key) until the payment is terminal or its time is up.
+ */
+final class GoodClient {
+    static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(20);
+    private static final long MAX_RETRY_AFTER_MS = 10_000;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final HttpClient http;
+    private final String api;
+    private final Recorder recorder;
+    private final java.util.concurrent.ExecutorService pollers;
+    private final long pollersUntilNanos;
+
+    /**
+     * @param pollers where a 202 is polled (a merchant's background status check), so the client
+     *        goes on with its next payment; null to poll on the submitting thread
+     */
+    GoodClient(HttpClient http, String api, Recorder recorder, java.util.concurrent.ExecutorService pollers,
+            long pollersUntilNanos) {
+        this.http = http;
+        this.api = api;
+        this.recorder = recorder;
+        this.pollers = pollers;
+        this.pollersUntilNanos = pollersUntilNanos;
+    }
+
+    /**
+     * Submits until a definitive answer (201, 402 or 202), then polls a 202 until terminal or
+     * {@code pollUntilNanos}; gives up retrying at {@code retryUntilNanos}.
+     */
+    void submit(Recorder.PaymentRecord r, int submitter, long retryUntilNanos, long pollUntilNanos)
+            throws InterruptedException {
+        int failures = 0;
+        while (System.nanoTime() < retryUntilNanos) {
+            Result res = post(r);
+            switch (res.status) {
+                case 200, 201, 402 -> { // 200: a replay of a payment in NEEDS_REVIEW
+                    r.answered(submitter, new Recorder.Answer(res.status, res.paymentStatus, res.paymentId, res.atMs));
+                    return;
+                }
+                case 202 -> {
+                    r.answered(submitter, new Recorder.Answer(202, "pending", res.paymentId, res.atMs));
+                    if (pollers != null && !pollers.isShutdown()) {
+                        try {
+                            pollers.execute(() -> {
+                                try {
+                                    poll(r, submitter, res.paymentId, pollersUntilNanos);
+                                } catch (InterruptedException e) {
+                                    Thread.currentThread().interrupt();
+                                }
+                            });
+                            return;
+                        } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                            // poll here instead
+                        }
+                    }
+                    poll(r, submitter, res.paymentId, pollUntilNanos);
+                    return;
+                }
+                case 409 -> sleep(retryAfter(res, 1000));
+                case 503 -> {
+                    if (res.breaker) {
+                        // Nothing was sent and the key is free again: the honest "not charged (yet)".
+                        r.answered(submitter, new Recorder.Answer(503, "unavailable", null, res.atMs));
+                        sleep(retryAfter(res, 5000));
+                    } else {
+                        sleep(backoff(failures++));
+                    }
+                }
+                default -> {
+                    if (res.status >= 500 || res.status <= 0) {
+                        sleep(backoff(failures++));
+                    } else {
+                        // 400/422/404...: a good client with a fixed body never sees these.
+                        r.unexpected.incrementAndGet();
+                        r.answered(submitter, new Recorder.Answer(res.status, "rejected", null, res.atMs));
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /** Polls a pending payment; every third poll replays the key instead of reading by id. */
+    void poll(Recorder.PaymentRecord r, int submitter, String paymentId, long untilNanos) throws InterruptedException {
+        int n = 0;
+        while (System.nanoTime() < untilNanos) {
+            sleep(1000);
+            Result res = ++n % 3 == 0 ? post(r) : get(r, paymentId);
+            r.polls.incrementAndGet();
+            if (res.paymentStatus != null && !"pending".equals(res.paymentStatus)
+                    && (res.status == 200 || res.status == 201 || res.status == 402)) {
+                r.answered(submitter, new Recorder.Answer(res.status, res.paymentStatus, paymentId, res.atMs));
+                return;
+            }
+        }
+    }
+
+    private record Result(int status, String paymentStatus, String paymentId, boolean breaker, String retryAfter,
+            long atMs) {
+    }
+
+    private Result post(Recorder.PaymentRecord r) throws InterruptedException {
+        r.posts.incrementAndGet();
+        HttpRequest request = HttpRequest.newBuilder(URI.create(api + "/payments"))
+                .timeout(REQUEST_TIMEOUT)
+                .header("Idempotency-Key", r.plan.key())
+                .header("X-Tenant-Id", r.plan.tenant())
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(r.plan.body()))
+                .build();
+        return send(r, "POST", request);
+    }
+
+    private Result get(Recorder.PaymentRecord r, String paymentId) throws InterruptedException {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(api + "/payments/" + paymentId))
+                .timeout(REQUEST_TIMEOUT)
+                .header("X-Tenant-Id", r.plan.tenant())
+                .GET()
+                .build();
+        return send(r, "GET", request);
+    }
+
+    private Result send(Recorder.PaymentRecord r, String method, HttpRequest request) throws InterruptedException {
+        long start = recorder.nowMs();
+        long t = System.nanoTime();
+        int status;
+        String outcome;
+        String paymentStatus = null;
+        String paymentId = null;
+        boolean breaker = false;
+        boolean replayed = false;
+        String retryAfter = null;
+        try {
+            HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
+            status = response.statusCode();
+            outcome = Integer.toString(status);
+            replayed = response.headers().firstValue("Idempotent-Replayed").isPresent();
+            retryAfter = response.headers().firstValue("Retry-After").orElse(null);
+            JsonNode body = parse(response.body());
+            if (status == 201 || status == 202 || status == 200) {
+                paymentId = text(body, "id");
+                paymentStatus = text(body, "status");
+            } else if (status == 402) {
+                paymentId = text(body, "paymentId");
+                JsonNode payment = body.path("payment");
+                paymentStatus = payment.hasNonNull("status") ? payment.get("status").asText() : "failed";
+            } else if (status == 503) {
+                breaker = text(body, "type") != null && text(body, "type").endsWith("provider-unavailable");
+                String detail = text(body, "detail");
+                outcome = !breaker ? "503-gw" : detail != null && detail.contains("circuit breaker") ? "503-breaker" : "503";
+            }
+        } catch (HttpTimeoutException e) {
+            status = 0;
+            outcome = "timeout";
+        } catch (IOException e) {
+            status = -1;
+            outcome = "io-error";
+        }
+        long latency = (System.nanoTime() - t) / 1_000_000;
+        recorder.attempts.add(new Recorder.Attempt(r.plan.index(), method, start, latency, outcome, replayed));
+        return new Result(status, paymentStatus, paymentId, breaker, retryAfter, recorder.nowMs());
+    }
+
+    private static JsonNode parse(String body) {
+        try {
+            return body == null || body.isBlank() ? JSON.createObjectNode() : JSON.readTree(body);
+        } catch (IOException e) {
+            return JSON.createObjectNode();
+        }
+    }
+
+    private static String text(JsonNode node, String field) {
+        JsonNode v = node.get(field);
+        return v == null || v.isNull() ? null : v.asText();
+    }
+
+    private static long retryAfter(Result res, long fallbackMs) {
+        if (res.retryAfter == null) {
+            return fallbackMs;
+        }
+        try {
+            return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, Long.parseLong(res.retryAfter.trim()) * 1000));
+        } catch (NumberFormatException e) {
+            return fallbackMs;
+        }
+    }
+
+    /** Exponential backoff with full jitter: 0..min(2 s, 200 ms * 2^n). */
+    static long backoff(int failures) {
+        long ceiling = Math.min(2000, 200L << Math.min(failures, 10));
+        return ThreadLocalRandom.current().nextLong(ceiling + 1);
+    }
+
+    static void sleep(long ms) throws InterruptedException {
+        if (ms > 0) {
+            Thread.sleep(ms);
+        }
+    }
+}

@@ -1,0 +1,129 @@
+package dev.oncepay.drill;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** What a drill measured, and the statistics derived from it. */
+final class Measurements {
+    final DrillOptions options;
+    final Recorder recorder;
+    final List<Recorder.PaymentRecord> records;
+    long workloadEndMs;
+    long settleEndMs;
+    long outageStartMs = -1;
+    long outageEndMs = -1;
+    List<FaultSchedule.Window> windows = List.of();
+    String baseline = "";
+    int kills;
+    String killsByFunction = "{}";
+    int providerCharges = -1;
+    int providerLookups = -1;
+    int ledgerCharges;
+    boolean naiveRan;
+    long naiveDurationMs;
+    int naiveDoubleCharges;
+    int naiveExtraCharges;
+    List<NaiveClient.Result> naiveResults = List.of();
+
+    Measurements(DrillOptions options, Recorder recorder, List<Recorder.PaymentRecord> records) {
+        this.options = options;
+        this.recorder = recorder;
+        this.records = records;
+    }
+
+    /** POST attempts' latencies by outcome (201, 402, 202, 409, 503, 503-breaker, 502, timeout, ...). */
+    Map<String, List<Long>> postLatencyByOutcome() {
+        Map<String, List<Long>> result = new TreeMap<>();
+        for (Recorder.Attempt a : recorder.attempts) {
+            if (a.method().equals("POST")) {
+                result.computeIfAbsent(a.outcome() + (a.replayed() ? " replay" : ""), k -> new ArrayList<>())
+                        .add(a.latencyMs());
+            }
+        }
+        return result;
+    }
+
+    /** Per logical payment: from its first request to its first definitive answer (201/402/202 or 200 review). */
+    List<Long> endToEnd() {
+        List<Long> result = new ArrayList<>();
+        Map<Integer, Long> firstStart = new TreeMap<>();
+        for (Recorder.Attempt a : recorder.attempts) {
+            firstStart.merge(a.payment(), a.startMs(), Math::min);
+        }
+        for (Recorder.PaymentRecord r : records) {
+            Long s = firstStart.get(r.plan.index());
+            if (s != null && r.firstAnswerMs >= 0) {
+                result.add(r.firstAnswerMs - s);
+            }
+        }
+        return result;
+    }
+
+    /** 202 → terminal, as the clients saw it (1 s polling resolution). */
+    List<Long> unknownToTerminal() {
+        List<Long> result = new ArrayList<>();
+        for (Recorder.PaymentRecord r : records) {
+            if (r.unknownAtMs >= 0 && r.terminalAtMs >= r.unknownAtMs) {
+                result.add(r.terminalAtMs - r.unknownAtMs);
+            }
+        }
+        return result;
+    }
+
+    int answered() {
+        return (int) records.stream().filter(r -> r.firstAnswerMs >= 0).count();
+    }
+
+    long lastFirstAnswerMs() {
+        return records.stream().mapToLong(r -> r.firstAnswerMs).max().orElse(0);
+    }
+
+    int posts() {
+        return records.stream().mapToInt(r -> r.posts.get()).sum();
+    }
+
+    int submitters() {
+        return records.stream().mapToInt(r -> r.plan.submitters()).sum();
+    }
+
+    int polls() {
+        return records.stream().mapToInt(r -> r.polls.get()).sum();
+    }
+
+    long count(String outcome) {
+        return recorder.attempts.stream().filter(a -> a.outcome().equals(outcome)).count();
+    }
+
+    /** Intervals in which clients were answered "503, circuit breaker open": [from, to] ms. */
+    List<long[]> breakerOpenIntervals() {
+        List<Long> times = recorder.attempts.stream().filter(a -> a.outcome().equals("503-breaker"))
+                .map(a -> a.startMs() + a.latencyMs()).sorted().toList();
+        List<long[]> intervals = new ArrayList<>();
+        for (long t : times) {
+            if (!intervals.isEmpty() && t - intervals.get(intervals.size() - 1)[1] <= 3000) {
+                intervals.get(intervals.size() - 1)[1] = t;
+            } else {
+                intervals.add(new long[] {t, t});
+            }
+        }
+        return intervals;
+    }
+
+    /** The first fresh 201 after {@code ms}, or -1. */
+    long firstSuccessAfter(long ms) {
+        return recorder.attempts.stream().filter(a -> a.outcome().equals("201") && !a.replayed())
+                .mapToLong(a -> a.startMs() + a.latencyMs()).filter(t -> t > ms).min().orElse(-1);
+    }
+
+    static long percentile(Collection<Long> values, double p) {
+        if (values.isEmpty()) {
+            return -1;
+        }
+        List<Long> sorted = values.stream().sorted().toList();
+        int i = (int) Math.ceil(p / 100.0 * sorted.size()) - 1;
+        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, i)));
+    }
+}
