@@ -62,7 +62,8 @@ public class PaymentsHttp {
             return responses.problem(ProblemType.KEY_REUSED, e.getMessage());
         } catch (ProviderUnavailableException e) {
             return responses.problem(ProblemType.PROVIDER_UNAVAILABLE,
-                    "the payment provider is unavailable and nothing was charged; retry with the same Idempotency-Key",
+                    "the payment provider is unavailable (" + e.getMessage()
+                            + ") and nothing was charged; retry with the same Idempotency-Key",
                     Map.of(), HttpResponses.retryAfter(e.retryAfter()));
         } catch (RuntimeException e) {
             // State is safe whatever failed: a held key is recovered by a retry after its lease.

@@ -164,6 +164,7 @@ class ChargeContractTest extends ChargeTestSupport {
         assertEquals(503, refused.status());
         assertEquals("application/problem+json", refused.header("Content-Type"));
         assertEquals("https://oncepay.dev/problems/provider-unavailable", refused.json().get("type").asText());
+        assertTrue(refused.json().get("detail").asText().contains("circuit breaker open"), refused.body());
         assertNotNull(refused.header("Retry-After"));
         assertEquals(calls, sim.chargeRequests(), "an open breaker fails fast");
         assertEquals(before, storedItems(), "nothing stored for a refused request");

@@ -133,7 +133,6 @@ public final class Drill {
             }
             awaitReady(http, api, Duration.ofSeconds(120));
             out.printf("drill: local run ready in %.1f s%n", (System.nanoTime() - startNanos) / 1e9);
-            Object simulator = null; // lives in the local run's JVM: counted from its logs instead
             long loggedCalls0 = run.loggedProviderChargeCalls.get();
             Recorder recorder = new Recorder();
             List<Workload.Plan> plans = Workload.generate(options.payments(), options.seed());
@@ -187,7 +186,7 @@ public final class Drill {
             // --- comparison ---------------------------------------------------------------------
             if (options.naive()) {
                 out.println("drill: naive-client comparison (same workload and fault schedule, straight to the PSP)");
-                naive(http, simUrl, simulator, plans, m);
+                naive(http, simUrl, plans, m);
             }
             String summary = Report.summary(options, verdict, m);
             Path report = Report.write(options, verdict, m, summary);
@@ -316,7 +315,7 @@ public final class Drill {
         }
     }
 
-    private void naive(HttpClient http, String simUrl, Object simulator, List<Workload.Plan> plans, Measurements m)
+    private void naive(HttpClient http, String simUrl, List<Workload.Plan> plans, Measurements m)
             throws Exception {
         http.send(HttpRequest.newBuilder(URI.create(simUrl + "/_sim/reset")).POST(HttpRequest.BodyPublishers.noBody())
                 .build(), HttpResponse.BodyHandlers.ofString());
