@@ -75,8 +75,11 @@ public interface OncepayConfig {
         @WithDefault("2S")
         Duration backoffCap();
 
-        /** API key sent as a bearer token; from Secrets Manager/SSM in production, never logged. */
-        @WithDefault("local-sim-key")
+        /**
+         * API key sent as a bearer token; in production from the {@code ONCEPAY_SECRET_ARN} secret,
+         * never logged. No default outside dev/test: a deployment without it refuses to start
+         * rather than calling the provider with a placeholder.
+         */
         String apiKey();
 
         /** A 429 asking us to wait longer than this ends the attempt instead of blocking the caller. */

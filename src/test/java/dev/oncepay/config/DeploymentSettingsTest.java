@@ -40,6 +40,8 @@ class DeploymentSettingsTest {
                         DeploymentSettings.ENV_PROVIDER_URL, "https://psp.example",
                         DeploymentSettings.ENV_PROVIDER_ID, "acme",
                         DeploymentSettings.ENV_TENANT_CLAIM, "org_id"), 300))
+                // In production the API key comes from the secret (see SecretsManagerConfigSourceFactoryTest).
+                .withDefaultValue("oncepay.provider.api-key", "from-the-secret")
                 // Quarkus' duration format ("35S"), as Quarkus registers it.
                 .withConverter(Duration.class, 100, new DurationConverter())
                 .withMapping(OncepayConfig.class)

@@ -125,6 +125,8 @@ class SecretsManagerConfigSourceFactoryTest {
                 // Quarkus' duration format ("35S"), as Quarkus registers it.
                 .withConverter(Duration.class, 100, new DurationConverter())
                 .withMapping(OncepayConfig.class)
+                // What the dev and test profiles set (production has no default: it must come from the secret).
+                .withDefaultValue("oncepay.provider.api-key", "local-sim-key")
                 // The webhook settings are not mapped in this branch yet; don't fail on them.
                 .withValidateUnknown(false)
                 .build();

@@ -197,6 +197,7 @@ public final class LocalRun implements AutoCloseable {
                 options.webhookSecret());
         // Lets a direct invocation carry the tenant in this header (the gateway sets the claim itself).
         env.put("ONCEPAY_TENANT_TRUSTED_HEADER", ApiGateway.TENANT_HEADER);
+        env.put("ONCEPAY_PROVIDER_API_KEY", "local-sim-key"); // the simulator accepts any key
         // The developer's own overrides (e.g. QUARKUS_LOG_LEVEL=DEBUG ./run-local.sh), then --env.
         System.getenv().forEach((k, v) -> {
             if ((k.startsWith("ONCEPAY_") && !k.startsWith("ONCEPAY_LOCAL_")) || k.startsWith("QUARKUS_")) {
