@@ -2,6 +2,7 @@ package dev.oncepay.config;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import jakarta.inject.Inject;
 import jakarta.inject.Singleton;
 import java.io.PrintStream;
 import java.time.Clock;
@@ -20,6 +21,7 @@ public class EmbeddedMetrics {
     private final Clock clock;
     private final PrintStream out;
 
+    @Inject
     public EmbeddedMetrics(ObjectMapper json, Clock clock) {
         this(json, clock, System.out);
     }
