@@ -113,6 +113,7 @@ public abstract class StoreContract {
                 // Quarkus' own converter, so "35S"-style defaults read as they do in the application.
                 .withConverter(Duration.class, 100, new DurationConverter())
                 .withDefaultValue("oncepay.table", table)
+                .withDefaultValue("oncepay.provider.api-key", "unused-by-the-store")
                 .build()
                 .getConfigMapping(OncepayConfig.class);
         keys = new DynamoIdempotencyStore(dynamo, config);
