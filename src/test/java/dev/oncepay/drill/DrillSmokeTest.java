@@ -3,7 +3,7 @@ package dev.oncepay.drill;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.lang.reflect.Method;
+import dev.oncepay.local.LambdaPackage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Tag;
@@ -26,7 +26,7 @@ class DrillSmokeTest {
         while (!Files.exists(root.resolve("package.json"))) {
             root = root.getParent();
         }
-        Path app = lambdaPackage(root, root.resolve("target/drill-test/app"));
+        Path app = LambdaPackage.current(root, root.resolve("target/drill-test/app"));
         DrillOptions options = DrillOptions.smoke(7, app, root.resolve("target/drill-test"));
         Drill.Outcome outcome = Drill.run(options, System.out);
         assertTrue(outcome.summary().contains("double charges: "), outcome.summary());
@@ -35,17 +35,5 @@ class DrillSmokeTest {
         assertEquals(0, outcome.verdict().stuck(), outcome.verdict().details().toString());
         assertEquals(0, outcome.verdict().disagreeing(), outcome.verdict().details().toString());
         assertTrue(Files.exists(outcome.report()));
-    }
-
-    /**
-     * The local run's own packaging helper ({@code LambdaPackage.current}: {@code target/function.zip}
-     * when up to date, else Quarkus' production build from {@code target/classes}) is package-private;
-     * reflection reuses it instead of copying it.
-     */
-    private static Path lambdaPackage(Path root, Path outputDir) throws Exception {
-        Class<?> type = Class.forName("dev.oncepay.local.LambdaPackage");
-        Method current = type.getDeclaredMethod("current", Path.class, Path.class);
-        current.setAccessible(true);
-        return (Path) current.invoke(null, root, outputDir);
     }
 }

@@ -18,12 +18,12 @@ import java.util.stream.Stream;
  * pom; otherwise this builds a fresh one from {@code target/classes} with Quarkus' own production
  * build (the augmentation {@code mvn package} runs), into a directory of the caller's choice.
  */
-final class LambdaPackage {
+public final class LambdaPackage {
     private LambdaPackage() {
     }
 
     /** A package of the current code: {@code target/function.zip} if up to date, else a new build in {@code outputDir}. */
-    static Path current(Path projectRoot, Path outputDir) throws Exception {
+    public static Path current(Path projectRoot, Path outputDir) throws Exception {
         Path packaged = projectRoot.resolve("target/function.zip");
         if (isUpToDate(packaged, projectRoot)) {
             return packaged;
