@@ -14,12 +14,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
-need() {
-  command -v "$1" >/dev/null 2>&1 || { echo "run-local.sh: '$1' not found: $2" >&2; exit 1; }
-}
-need java "install Java 17 or newer"
-need mvn "install Maven 3.8 or newer"
-need node "install Node.js 20 or newer (dynalite, the local DynamoDB, runs on it)"
+# shellcheck source=scripts/local-tooling.sh
+. scripts/local-tooling.sh
 
 build=1
 help=0
@@ -32,27 +28,11 @@ for arg in "$@"; do
   esac
 done
 
-classpath_file=target/local-run.classpath
-if [ "$help" = 1 ] && [ -f "$classpath_file" ]; then
+if [ "$help" = 1 ] && [ -f "$tooling_classpath_file" ]; then
   build=0
 fi
-
-if [ ! -f node_modules/dynalite/cli.js ]; then
-  echo "run-local.sh: installing dynalite (npm ci)"
-  npm ci --no-audit --no-fund --loglevel=error
-fi
-
-if [ "$build" = 1 ]; then
-  echo "run-local.sh: building target/function.zip and the local tooling (mvn package -DskipTests)"
-  mvn -q -B package dependency:build-classpath -DskipTests \
-    -Dmdep.includeScope=test -Dmdep.outputFile="$classpath_file"
-fi
-if [ ! -f target/function.zip ] || [ ! -f "$classpath_file" ]; then
-  echo "run-local.sh: nothing built yet; run it without --skip-build" >&2
-  exit 1
-fi
-
-classpath="target/test-classes:target/classes:$(cat "$classpath_file")"
+tooling_prepare run-local.sh "$build"
+classpath=$(tooling_classpath)
 main=dev.oncepay.local.LocalRun
 java_opts=(-Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.util.logging.manager=org.jboss.logmanager.LogManager)
 

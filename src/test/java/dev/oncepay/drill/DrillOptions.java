@@ -1,5 +1,6 @@
 package dev.oncepay.drill;
 
+import dev.oncepay.local.LocalRunOptions;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -140,12 +141,12 @@ public record DrillOptions(
                     case "--clients" -> clients = Integer.parseInt(value.trim());
                     case "--seed" -> seed = Long.parseLong(value.trim());
                     case "--fault-profile" -> profile = value.trim().toLowerCase(Locale.ROOT);
-                    case "--crash-every" -> crashEvery = duration(value);
-                    case "--outage" -> outage = duration(value);
-                    case "--settle-timeout" -> settle = duration(value);
-                    case "--max-workload" -> maxWorkload = duration(value);
+                    case "--crash-every" -> crashEvery = LocalRunOptions.duration(value);
+                    case "--outage" -> outage = LocalRunOptions.duration(value);
+                    case "--settle-timeout" -> settle = LocalRunOptions.duration(value);
+                    case "--max-workload" -> maxWorkload = LocalRunOptions.duration(value);
                     case "--charge-sandboxes" -> chargeSandboxes = Integer.parseInt(value.trim());
-                    case "--reconcile-every" -> reconcileEvery = duration(value);
+                    case "--reconcile-every" -> reconcileEvery = LocalRunOptions.duration(value);
                     case "--report-dir" -> reportDir = Path.of(value);
                     case "--app" -> app = Path.of(value);
                     default -> throw new IllegalArgumentException("unknown option " + arg);
@@ -160,26 +161,5 @@ public record DrillOptions(
         }
         return new DrillOptions(payments, clients, seed, profile, crashes, crashEvery, outage, settle, maxWorkload,
                 chargeSandboxes, reconcileEvery, naive, reportDir, app);
-    }
-
-    static Duration duration(String text) {
-        String t = text.trim().toLowerCase(Locale.ROOT);
-        try {
-            if (t.endsWith("ms")) {
-                return Duration.ofMillis(Long.parseLong(t.substring(0, t.length() - 2)));
-            }
-            char unit = t.charAt(t.length() - 1);
-            if (Character.isDigit(unit)) {
-                return Duration.ofSeconds(Long.parseLong(t));
-            }
-            long n = Long.parseLong(t.substring(0, t.length() - 1));
-            return switch (unit) {
-                case 's' -> Duration.ofSeconds(n);
-                case 'm' -> Duration.ofMinutes(n);
-                default -> throw new IllegalArgumentException("not a duration: " + text);
-            };
-        } catch (RuntimeException e) {
-            throw new IllegalArgumentException("not a duration: " + text + " (use e.g. 500ms, 10s, 2m)");
-        }
     }
 }

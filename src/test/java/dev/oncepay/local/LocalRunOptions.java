@@ -169,7 +169,8 @@ public record LocalRunOptions(
         }
     }
 
-    static Duration duration(String text) {
+    /** {@code 500ms}, {@code 10s}, {@code 2m}, {@code 1h}, ISO-8601 {@code PT…}; a bare number is seconds. */
+    public static Duration duration(String text) {
         String t = text.trim().toLowerCase(Locale.ROOT);
         try {
             if (t.startsWith("pt")) {
