@@ -3,6 +3,7 @@ package dev.oncepay.idempotency;
 import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.store.Attr;
 import dev.oncepay.store.Table;
+import dev.oncepay.store.TableItems;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Instant;
 import java.util.HashMap;
@@ -11,14 +12,10 @@ import java.util.Optional;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
-import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
 
 /** {@link IdempotencyStore} over the oncepay DynamoDB table. */
 @ApplicationScoped
 public class DynamoIdempotencyStore implements IdempotencyStore {
-    /** A claim can lose to a record that vanishes before we read it (released): try again. */
-    private static final int CLAIM_ATTEMPTS = 3;
-
     private final DynamoDbClient dynamo;
     private final String table;
 
@@ -29,33 +26,14 @@ public class DynamoIdempotencyStore implements IdempotencyStore {
 
     @Override
     public ClaimAttempt claim(KeyRecord proposed, Instant now) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                dynamo.putItem(b -> b.tableName(table).item(toItem(proposed))
-                        // Expiry is compared here, not left to TTL, which deletes days late.
-                        .conditionExpression("attribute_not_exists(#pk) OR #expiresAt < :now")
-                        .expressionAttributeNames(Map.of("#pk", Table.PK, "#expiresAt", Table.EXPIRES_AT))
-                        .expressionAttributeValues(Map.of(":now", Attr.n(now.getEpochSecond())))
-                        .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD));
-                return new ClaimAttempt.KeyClaim(proposed, false);
-            } catch (ConditionalCheckFailedException taken) {
-                Map<String, AttributeValue> old = taken.hasItem() && !taken.item().isEmpty()
-                        ? taken.item()
-                        // Stores that ignore ReturnValuesOnConditionCheckFailure (dynalite): read it.
-                        : readConsistently(proposed.storageId());
-                if (old != null) {
-                    KeyRecord existing = fromItem(old);
-                    // An SDK retry of our own successful put also fails its condition: still ours.
-                    return existing.leaseOwner().equals(proposed.leaseOwner())
-                            && existing.leaseEpoch() == proposed.leaseEpoch()
-                                    ? new ClaimAttempt.KeyClaim(existing, false)
-                                    : new ClaimAttempt.ExistingKey(existing);
-                }
-                if (attempt == CLAIM_ATTEMPTS) {
-                    throw new IllegalStateException("idempotency key kept changing under a claim", taken);
-                }
-            }
-        }
+        return TableItems.claim(dynamo, table, toItem(proposed), now)
+                .map(DynamoIdempotencyStore::fromItem)
+                // An SDK retry of our own successful put also fails its condition: still ours.
+                .<ClaimAttempt>map(existing -> existing.leaseOwner().equals(proposed.leaseOwner())
+                        && existing.leaseEpoch() == proposed.leaseEpoch()
+                                ? new ClaimAttempt.KeyClaim(existing, false)
+                                : new ClaimAttempt.ExistingKey(existing))
+                .orElseGet(() -> new ClaimAttempt.KeyClaim(proposed, false));
     }
 
     @Override
@@ -73,8 +51,7 @@ public class DynamoIdempotencyStore implements IdempotencyStore {
                             ":now", Attr.n(now.toEpochMilli()))));
         } catch (ConditionalCheckFailedException anotherRetryWon) {
             // Unless the SDK retried our own successful update: then the record names us.
-            Map<String, AttributeValue> current = readConsistently(observed.storageId());
-            return Optional.ofNullable(current).map(DynamoIdempotencyStore::fromItem)
+            return TableItems.readConsistently(dynamo, table, observed.storageId()).map(DynamoIdempotencyStore::fromItem)
                     .filter(r -> newOwner.equals(r.leaseOwner()) && r.leaseEpoch() == nextEpoch)
                     .map(r -> new ClaimAttempt.KeyClaim(r, true));
         }
@@ -85,7 +62,7 @@ public class DynamoIdempotencyStore implements IdempotencyStore {
 
     @Override
     public Optional<KeyRecord> find(String storageId, Instant now) {
-        return Optional.ofNullable(readConsistently(storageId)).map(DynamoIdempotencyStore::fromItem)
+        return TableItems.readConsistently(dynamo, table, storageId).map(DynamoIdempotencyStore::fromItem)
                 .filter(r -> !r.expiresAt().isBefore(now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS)));
     }
 
@@ -100,12 +77,6 @@ public class DynamoIdempotencyStore implements IdempotencyStore {
         } catch (ConditionalCheckFailedException takenOver) {
             return false;
         }
-    }
-
-    private Map<String, AttributeValue> readConsistently(String storageId) {
-        Map<String, AttributeValue> item = dynamo.getItem(b -> b.tableName(table).key(Attr.key(storageId))
-                .consistentRead(true)).item();
-        return item == null || item.isEmpty() ? null : item;
     }
 
     private static Map<String, AttributeValue> toItem(KeyRecord r) {

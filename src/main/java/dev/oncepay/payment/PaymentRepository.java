@@ -5,9 +5,12 @@ import dev.oncepay.config.Metrics;
 import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.store.Attr;
 import dev.oncepay.store.Table;
+import dev.oncepay.store.TableItems;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -69,9 +72,7 @@ public class PaymentRepository {
 
     /** Consistent read: the answer a client gets must reflect every acknowledged write. */
     public Optional<Payment> find(String paymentId) {
-        Map<String, AttributeValue> item = dynamo.getItem(b -> b.tableName(table).key(Attr.key(pk(paymentId)))
-                .consistentRead(true)).item();
-        return item == null || item.isEmpty() ? Optional.empty() : Optional.of(fromItem(item));
+        return TableItems.readConsistently(dynamo, table, pk(paymentId)).map(PaymentRepository::fromItem);
     }
 
     /**
@@ -191,9 +192,7 @@ public class PaymentRepository {
                 (int) Attr.number(item, Table.CHECK_ATTEMPTS, 0));
     }
 
-    // Sweep
-    // (reconcile's access to the sparse, sharded index `sweep`; fully qualified names keep this
-    // section independent of the import block, so parallel additions merge cleanly)
+    // Sweep: reconcile's access to the sparse, sharded index `sweep`.
 
     /** A payment listed in the sweep index, as the index (eventually consistent) saw it. */
     public record SweepListing(String paymentId, Instant nextCheckAt) {
@@ -216,8 +215,8 @@ public class PaymentRepository {
      * first, at most {@code limit}: one Query of the KEYS_ONLY index. Eventually consistent, so
      * callers re-read each payment with {@link #findForSweep} before acting.
      */
-    public java.util.List<SweepListing> dueForCheck(int shard, Instant now, int limit) {
-        java.util.List<Map<String, AttributeValue>> items = dynamo.query(b -> b.tableName(table)
+    public List<SweepListing> dueForCheck(int shard, Instant now, int limit) {
+        List<Map<String, AttributeValue>> items = dynamo.query(b -> b.tableName(table)
                 .indexName(Table.SWEEP_INDEX)
                 .keyConditionExpression("#shard = :shard AND #next <= :now")
                 .expressionAttributeNames(Map.of("#shard", Table.SWEEP_SHARD, "#next", Table.NEXT_CHECK_AT))
@@ -225,7 +224,7 @@ public class PaymentRepository {
                         ":now", Attr.n(now.toEpochMilli())))
                 .scanIndexForward(true)
                 .limit(limit)).items();
-        java.util.List<SweepListing> due = new java.util.ArrayList<>(items.size());
+        List<SweepListing> due = new ArrayList<>(items.size());
         for (Map<String, AttributeValue> item : items) {
             due.add(new SweepListing(Attr.string(item, Table.PK).substring(PREFIX.length()),
                     Instant.ofEpochMilli(Attr.number(item, Table.NEXT_CHECK_AT, 0))));
@@ -235,14 +234,10 @@ public class PaymentRepository {
 
     /** Consistent read of a payment with its next-check time: one GetItem, like {@link #find}. */
     public Optional<SweepState> findForSweep(String paymentId) {
-        Map<String, AttributeValue> item = dynamo.getItem(b -> b.tableName(table).key(Attr.key(pk(paymentId)))
-                .consistentRead(true)).item();
-        if (item == null || item.isEmpty()) {
-            return Optional.empty();
-        }
-        AttributeValue next = item.get(Table.NEXT_CHECK_AT);
-        return Optional.of(new SweepState(fromItem(item),
-                next == null ? null : Instant.ofEpochMilli(Long.parseLong(next.n()))));
+        return TableItems.readConsistently(dynamo, table, pk(paymentId)).map(item -> {
+            AttributeValue next = item.get(Table.NEXT_CHECK_AT);
+            return new SweepState(fromItem(item), next == null ? null : Instant.ofEpochMilli(Long.parseLong(next.n())));
+        });
     }
 
     /**

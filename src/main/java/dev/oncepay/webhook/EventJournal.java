@@ -3,6 +3,7 @@ package dev.oncepay.webhook;
 import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.store.Attr;
 import dev.oncepay.store.Table;
+import dev.oncepay.store.TableItems;
 import dev.oncepay.webhook.JournalEntry.State;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Instant;
@@ -12,7 +13,6 @@ import java.util.Optional;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
-import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
 
 /**
  * The webhook event journal: one item per (provider, event id) in the oncepay table, keyed
@@ -23,8 +23,6 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionChe
 @ApplicationScoped
 public class EventJournal {
     private static final String PREFIX = "event#";
-    /** A receipt can lose to an expired record that TTL deletes before we read it: try again. */
-    private static final int RECEIVE_ATTEMPTS = 3;
 
     private final DynamoDbClient dynamo;
     private final String table;
@@ -47,8 +45,7 @@ public class EventJournal {
      */
     public Optional<JournalEntry> receive(String provider, ProviderEvent event, Instant now, Instant expiresAt) {
         Map<String, AttributeValue> item = new HashMap<>();
-        String pk = pk(provider, event.id());
-        item.put(Table.PK, Attr.s(pk));
+        item.put(Table.PK, Attr.s(pk(provider, event.id())));
         item.put(Table.KIND, Attr.s(Table.KIND_EVENT));
         item.put(Table.EVENT_PROVIDER, Attr.s(provider));
         item.put(Table.EVENT_ID, Attr.s(event.id()));
@@ -60,27 +57,7 @@ public class EventJournal {
         item.put(Table.EVENT_BODY, Attr.s(event.json()));
         item.put(Table.RECEIVED_AT, Attr.s(now.toString()));
         item.put(Table.EXPIRES_AT, Attr.n(expiresAt.getEpochSecond()));
-        for (int attempt = 1; ; attempt++) {
-            try {
-                dynamo.putItem(b -> b.tableName(table).item(item)
-                        .conditionExpression("attribute_not_exists(#pk) OR #expiresAt < :now")
-                        .expressionAttributeNames(Map.of("#pk", Table.PK, "#expiresAt", Table.EXPIRES_AT))
-                        .expressionAttributeValues(Map.of(":now", Attr.n(now.getEpochSecond())))
-                        .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD));
-                return Optional.empty();
-            } catch (ConditionalCheckFailedException seen) {
-                Optional<JournalEntry> existing = seen.hasItem() && !seen.item().isEmpty()
-                        ? Optional.of(fromItem(seen.item()))
-                        // Stores that ignore ReturnValuesOnConditionCheckFailure (dynalite): read it.
-                        : find(provider, event.id());
-                if (existing.isPresent()) {
-                    return existing;
-                }
-                if (attempt == RECEIVE_ATTEMPTS) {
-                    throw new IllegalStateException("journal item " + pk + " kept changing under a receipt", seen);
-                }
-            }
-        }
+        return TableItems.claim(dynamo, table, item, now).map(EventJournal::fromItem);
     }
 
     /**
@@ -116,9 +93,7 @@ public class EventJournal {
 
     /** Consistent read of an entry (for the receipt fallback, audits and tests). */
     public Optional<JournalEntry> find(String provider, String eventId) {
-        Map<String, AttributeValue> item = dynamo.getItem(b -> b.tableName(table)
-                .key(Attr.key(pk(provider, eventId))).consistentRead(true)).item();
-        return item == null || item.isEmpty() ? Optional.empty() : Optional.of(fromItem(item));
+        return TableItems.readConsistently(dynamo, table, pk(provider, eventId)).map(EventJournal::fromItem);
     }
 
     static JournalEntry fromItem(Map<String, AttributeValue> item) {
