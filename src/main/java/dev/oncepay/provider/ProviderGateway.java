@@ -47,7 +47,7 @@ public class ProviderGateway {
                 payment.reference());
         ChargeResult result;
         try {
-            result = calls.charge(payment.providerIdempotencyKey(), body, log).toChargeResult();
+            result = calls.charge(payment.providerIdempotencyKey(), body, log);
         } catch (CircuitBreakerOpenException open) {
             result = log.anyMaybeExecuted() ? ChargeResult.unknown("circuit breaker opened after a possibly executed attempt")
                     : ChargeResult.notSent("circuit breaker open");

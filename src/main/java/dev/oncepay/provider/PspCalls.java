@@ -1,6 +1,5 @@
 package dev.oncepay.provider;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.config.OncepayConfig;
 import io.smallrye.faulttolerance.api.CircuitBreakerName;
@@ -52,9 +51,9 @@ public class PspCalls {
             retryOn = RetryableProviderFault.class)
     @CustomBackoff(FullJitterBackoff.class)
     @Timeout(value = 6, unit = ChronoUnit.SECONDS)
-    public PspAnswer charge(String idempotencyKey, PspChargeRequest body, CallLog log) {
+    public ChargeResult charge(String idempotencyKey, PspChargeRequest body, CallLog log) {
         log.attempted();
-        return answer(() -> api.charge(idempotencyKey, body), log);
+        return answer(() -> api.charge(idempotencyKey, body), log).toChargeResult(body, json);
     }
 
     @CircuitBreakerName(LOOKUP_BREAKER)
@@ -65,14 +64,12 @@ public class PspCalls {
     @CustomBackoff(FullJitterBackoff.class)
     @Timeout(value = 6, unit = ChronoUnit.SECONDS)
     public List<PspCharge> chargesByReference(String reference) {
-        // A lookup changes nothing at the provider, so unlike a charge it may be retried after a timeout.
-        PspAnswer answer = answer(() -> api.chargesByReference(reference), new CallLog());
-        if (answer.httpStatus() / 100 != 2) {
-            throw new RetryableProviderFault("lookup answered HTTP " + answer.httpStatus(), false, null, null);
-        }
-        return answer.charges();
+        // A lookup changes nothing at the provider, so unlike a charge it may be retried after a
+        // timeout, and after an answer without its list.
+        return answer(() -> api.chargesByReference(reference), new CallLog()).toLookup(json);
     }
 
+    /** The provider's answer, or the fault that it gave none we may read as one. */
     private PspAnswer answer(Supplier<Response> call, CallLog log) {
         Response response;
         try {
@@ -102,38 +99,25 @@ public class PspCalls {
             }
             throw new RetryableProviderFault("provider answered HTTP 429", false, wait, null);
         }
+        if (status == 409) {
+            // The key is still in flight at the provider (an earlier attempt of ours may be running
+            // there): ask again with the same key; our payload for a key never changes.
+            log.mayHaveExecuted();
+            throw new RetryableProviderFault("provider reports the key in flight (HTTP 409)", true, retryAfter(response),
+                    null);
+        }
         if (status == 401 || status == 403) {
             throw new ThrottledProviderFault("provider refused our credentials (HTTP " + status + ")");
         }
-        if (status == 409) {
-            // Our payload for a provider key never changes, so a mismatch means the truth is unclear.
-            log.mayHaveExecuted();
-            throw new IndeterminateProviderFault("provider reported an idempotency conflict", null);
-        }
-        return read(status, response.readEntity(String.class));
+        return new PspAnswer(status, body(response));
     }
 
-    private PspAnswer read(int status, String body) {
+    /** The body as text; none when there is none or it broke off (the status still stands, the body is no answer). */
+    private static String body(Response response) {
         try {
-            JsonNode node = body == null || body.isBlank() ? json.createObjectNode() : json.readTree(body);
-            if (status / 100 == 2) {
-                if (node.has("data")) {
-                    List<PspCharge> charges = json.convertValue(node.get("data"),
-                            json.getTypeFactory().constructCollectionType(List.class, PspCharge.class));
-                    return new PspAnswer(status, null, null, charges);
-                }
-                return new PspAnswer(status, json.treeToValue(node, PspCharge.class), null, List.of());
-            }
-            JsonNode error = node.path("error");
-            String code = error.hasNonNull("code") ? error.get("code").asText()
-                    : error.hasNonNull("type") ? error.get("type").asText() : null;
-            return new PspAnswer(status, null, code, List.of());
-        } catch (Exception unreadable) {
-            if (status / 100 == 2) {
-                // A 2xx we cannot read may still have charged: that is not an answer.
-                throw new IndeterminateProviderFault("unreadable provider answer", unreadable);
-            }
-            return new PspAnswer(status, null, null, List.of());
+            return response.hasEntity() ? response.readEntity(String.class) : null;
+        } catch (RuntimeException brokenOff) {
+            return null;
         }
     }
 
