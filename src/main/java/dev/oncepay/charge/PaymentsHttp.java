@@ -94,7 +94,7 @@ public class PaymentsHttp {
         if (!mediaType.equals("application/json")) {
             throw new InvalidRequestException("Content-Type", "must be application/json");
         }
-        ChargeRequest request = ChargeRequest.parse(event.rawBody());
+        ChargeRequest request = ChargeRequest.parse(event.utf8Body());
         RequestFingerprint fingerprint = RequestFingerprint.of("POST", COLLECTION, request.canonicalJson());
         ChargeAnswer answer = charges.charge(new ChargeCommand(new IdempotencyKey(tenant, key), fingerprint, request));
         return render(answer);
