@@ -20,6 +20,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.jboss.logging.Logger;
+import software.amazon.awssdk.core.exception.SdkException;
 
 /** {@code POST /payments} and {@code GET /payments/{id}}: API Gateway events in, responses out. */
 @ApplicationScoped
@@ -65,6 +66,14 @@ public class PaymentsHttp {
                     "the payment provider is unavailable (" + e.getMessage()
                             + ") and nothing was charged; retry with the same Idempotency-Key",
                     Map.of(), HttpResponses.retryAfter(e.retryAfter()));
+        } catch (SdkException e) {
+            // The store failed before anything reached the provider (the use case answers store
+            // failures after the provider call itself): nothing was charged.
+            LOG.warnf("store unavailable: %s: %s", e.getClass().getSimpleName(), e.getMessage());
+            return responses.problem(ProblemType.STORE_UNAVAILABLE,
+                    "the payment store is unavailable and this request charged nothing; retry later"
+                            + " (a payment with the same Idempotency-Key)",
+                    Map.of(), HttpResponses.retryAfter(config.charge().unavailableRetryAfter()));
         } catch (RuntimeException e) {
             // State is safe whatever failed: a held key is recovered by a retry after its lease.
             LOG.errorf("unexpected %s: %s", e.getClass().getName(), e.getMessage());
@@ -85,7 +94,7 @@ public class PaymentsHttp {
         if (!mediaType.equals("application/json")) {
             throw new InvalidRequestException("Content-Type", "must be application/json");
         }
-        ChargeRequest request = ChargeRequest.parse(event.rawBody());
+        ChargeRequest request = ChargeRequest.parse(event.utf8Body());
         RequestFingerprint fingerprint = RequestFingerprint.of("POST", COLLECTION, request.canonicalJson());
         ChargeAnswer answer = charges.charge(new ChargeCommand(new IdempotencyKey(tenant, key), fingerprint, request));
         return render(answer);

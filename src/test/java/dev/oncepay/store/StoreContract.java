@@ -364,6 +364,43 @@ public abstract class StoreContract {
                 "a released key is free again");
     }
 
+    @Test
+    void aRepeatedReleaseNeverDeletesTheNextClaimAtTheSameEpoch() {
+        String storageId = newKey();
+        KeyRecord released = keyRecord(storageId, now.plusSeconds(35), now.plusSeconds(86_400));
+        keys.claim(released, now);
+        assertTrue(keys.release(released));
+        // A fresh claim starts at epoch 1 again, like the one just released.
+        KeyRecord next = keyRecord(storageId, now.plusSeconds(35), now.plusSeconds(86_400));
+        assertInstanceOf(KeyClaim.class, keys.claim(next, now));
+        assertEquals(released.leaseEpoch(), next.leaseEpoch());
+
+        // The SDK retrying the first release (its answer was lost): not ours any more.
+        assertFalse(keys.release(released));
+
+        assertEquals(next.leaseOwner(), item(storageId).orElseThrow().get(Table.LEASE_OWNER).s());
+    }
+
+    @Test
+    void aKeyPastItsRetentionIsNotClaimedWhileItsLeaseLives() {
+        String storageId = newKey();
+        // Taken over just before its retention ended: the takeover's lease outlives the retention.
+        KeyRecord stale = keyRecord(storageId, now.minusSeconds(100), now.plusSeconds(5));
+        keys.claim(stale, now.minusSeconds(200));
+        KeyClaim takeover = keys.takeOver(stale, "late-retry", now, now.plusSeconds(35)).orElseThrow();
+        Instant pastRetention = now.plusSeconds(10);
+
+        ClaimAttempt during = keys.claim(keyRecord(storageId, pastRetention.plusSeconds(35),
+                pastRetention.plusSeconds(86_400)), pastRetention);
+
+        assertEquals(takeover.record(), assertInstanceOf(ExistingKey.class, during).record(),
+                "the takeover still works on it");
+        Instant leaseOver = now.plusSeconds(36);
+        KeyRecord fresh = keyRecord(storageId, leaseOver.plusSeconds(35), leaseOver.plusSeconds(86_400));
+        assertEquals(fresh, assertInstanceOf(KeyClaim.class, keys.claim(fresh, leaseOver)).record(),
+                "once the lease is over too, the key is absent");
+    }
+
     // --- payments -------------------------------------------------------------------------------
 
     @Test
