@@ -92,7 +92,9 @@ public class PspCalls {
     @CircuitBreakerName(LOOKUP_BREAKER)
     @CircuitBreaker(requestVolumeThreshold = 10, failureRatio = 0.5, delay = 10, delayUnit = ChronoUnit.SECONDS,
             successThreshold = 1, failOn = { ProviderFault.class, TimeoutException.class })
-    @Retry(maxRetries = 2, delay = 100, maxDuration = 8, durationUnit = ChronoUnit.SECONDS, jitter = 0,
+    // An attempt (5 s, the REST client's read timeout) must fit the budget (6 s): a retry only
+    // follows a fast failure. DeploymentSettings.PROVIDER_LOOKUP_DEADLINE_SECONDS bounds both.
+    @Retry(maxRetries = 2, delay = 100, maxDuration = 6, durationUnit = ChronoUnit.SECONDS, jitter = 0,
             retryOn = RetryableProviderFault.class)
     @CustomBackoff(DecidedDelay.class)
     @Timeout(value = 5, unit = ChronoUnit.SECONDS)
