@@ -108,13 +108,15 @@ public class PspCalls {
     @Timeout(value = LOOKUP_ATTEMPT_SECONDS, unit = ChronoUnit.SECONDS)
     public List<PspCharge> chargesByReference(String reference, CallLog log) {
         log.attempted();
+        PspAnswer answer;
         try {
-            return answer(() -> api.chargesByReference(reference), log).toLookup(json);
+            answer = answer(() -> api.chargesByReference(reference), log);
         } catch (IndeterminateProviderFault noAnswer) {
             // A lookup changes nothing at the provider, so unlike a charge it may be asked again
-            // after a timeout, a reset or an answer without its list.
+            // after a timeout or a reset.
             throw retryOrEnd(noAnswer.getMessage(), false, null, log, noAnswer);
         }
+        return answer.toLookup(json); // anything but a list is no answer: a fault, not retried
     }
 
     /** The provider's answer, or the fault that it gave none we may read as one. */
