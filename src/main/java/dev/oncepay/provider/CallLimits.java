@@ -1,19 +1,17 @@
 package dev.oncepay.provider;
 
-import java.lang.reflect.Method;
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
-import java.util.Arrays;
 import org.eclipse.microprofile.config.Config;
-import org.eclipse.microprofile.faulttolerance.Retry;
-import org.eclipse.microprofile.faulttolerance.Timeout;
 
 /**
  * The time limits of one guarded {@link PspCalls} method as SmallRye enforces them: the
  * annotation values, overridden per method by MicroProfile Fault Tolerance configuration
- * ({@code dev.oncepay.provider.PspCalls/charge/Retry/maxDuration}, {@code .../durationUnit},
- * {@code .../Timeout/value}, {@code .../unit}, {@code .../Retry/delay}, {@code .../delayUnit}).
- * Read once, so the deadline arithmetic uses the numbers that are really in force.
+ * ({@code dev.oncepay.provider.PspCalls/charge/Retry/maxDuration} with {@code .../durationUnit},
+ * {@code .../Timeout/value} with {@code .../unit}, {@code .../Retry/delay} with
+ * {@code .../delayUnit}; a value overridden without its unit keeps the annotation's unit). Read
+ * once, so the deadline arithmetic uses the numbers really in force — without reflection, which a
+ * native image would not allow for this class.
  *
  * @param budget the whole call, every attempt and wait ({@code Retry.maxDuration})
  * @param attemptTimeout the longest one attempt may take ({@code Timeout})
@@ -21,18 +19,14 @@ import org.eclipse.microprofile.faulttolerance.Timeout;
  */
 record CallLimits(Duration budget, Duration attemptTimeout, Duration backoffBase) {
 
-    static CallLimits of(Class<?> type, String methodName, Config config) {
-        Method method = Arrays.stream(type.getDeclaredMethods()).filter(m -> m.getName().equals(methodName)
-                && m.isAnnotationPresent(Retry.class)).findFirst()
-                .orElseThrow(() -> new IllegalStateException(type.getName() + "." + methodName + " has no @Retry"));
-        Retry retry = method.getAnnotation(Retry.class);
-        Timeout timeout = method.getAnnotation(Timeout.class);
-        String prefix = type.getName() + "/" + methodName + "/";
+    /** @param maxDurationSeconds, timeoutSeconds, delayMillis the method's annotation values, in their units */
+    static CallLimits of(Config config, String method, long maxDurationSeconds, long timeoutSeconds, long delayMillis) {
+        String prefix = PspCalls.class.getName() + "/" + method + "/";
         return new CallLimits(
-                duration(config, prefix + "Retry/maxDuration", retry.maxDuration(), prefix + "Retry/durationUnit",
-                        retry.durationUnit()),
-                duration(config, prefix + "Timeout/value", timeout.value(), prefix + "Timeout/unit", timeout.unit()),
-                duration(config, prefix + "Retry/delay", retry.delay(), prefix + "Retry/delayUnit", retry.delayUnit()));
+                duration(config, prefix + "Retry/maxDuration", maxDurationSeconds, prefix + "Retry/durationUnit",
+                        ChronoUnit.SECONDS),
+                duration(config, prefix + "Timeout/value", timeoutSeconds, prefix + "Timeout/unit", ChronoUnit.SECONDS),
+                duration(config, prefix + "Retry/delay", delayMillis, prefix + "Retry/delayUnit", ChronoUnit.MILLIS));
     }
 
     private static Duration duration(Config config, String valueKey, long value, String unitKey, ChronoUnit unit) {

@@ -38,6 +38,14 @@ public class PspCalls {
     public static final String CHARGE_BREAKER = "psp-charge";
     public static final String LOOKUP_BREAKER = "psp-lookup";
 
+    // The guards' time limits, named so CallLimits knows them without reflecting on the annotations.
+    private static final long CHARGE_BUDGET_SECONDS = 8;
+    private static final long CHARGE_ATTEMPT_SECONDS = 6;
+    /** An attempt (5 s, the REST client's read timeout) fits the budget (6 s): a retry only follows a fast failure. */
+    private static final long LOOKUP_BUDGET_SECONDS = 6;
+    private static final long LOOKUP_ATTEMPT_SECONDS = 5;
+    private static final long BACKOFF_BASE_MILLIS = 100;
+
     private final PspApi api;
     private final ObjectMapper json;
     private final Duration maxRetryAfter;
@@ -50,8 +58,10 @@ public class PspCalls {
         this.json = json;
         this.maxRetryAfter = config.provider().maxRetryAfter();
         this.backoffCap = config.provider().backoffCap();
-        this.chargeLimits = CallLimits.of(PspCalls.class, "charge", ConfigProvider.getConfig());
-        this.lookupLimits = CallLimits.of(PspCalls.class, "chargesByReference", ConfigProvider.getConfig());
+        this.chargeLimits = CallLimits.of(ConfigProvider.getConfig(), "charge", CHARGE_BUDGET_SECONDS,
+                CHARGE_ATTEMPT_SECONDS, BACKOFF_BASE_MILLIS);
+        this.lookupLimits = CallLimits.of(ConfigProvider.getConfig(), "chargesByReference", LOOKUP_BUDGET_SECONDS,
+                LOOKUP_ATTEMPT_SECONDS, BACKOFF_BASE_MILLIS);
     }
 
     /** A charge call that ends by {@code deadlineIn} from now, or by its configured budget if that is sooner. */
@@ -80,10 +90,10 @@ public class PspCalls {
     @CircuitBreakerName(CHARGE_BREAKER)
     @CircuitBreaker(requestVolumeThreshold = 10, failureRatio = 0.5, delay = 10, delayUnit = ChronoUnit.SECONDS,
             successThreshold = 1, failOn = { ProviderFault.class, TimeoutException.class })
-    @Retry(maxRetries = 3, delay = 100, maxDuration = 8, durationUnit = ChronoUnit.SECONDS, jitter = 0,
-            retryOn = RetryableProviderFault.class)
+    @Retry(maxRetries = 3, delay = BACKOFF_BASE_MILLIS, maxDuration = CHARGE_BUDGET_SECONDS,
+            durationUnit = ChronoUnit.SECONDS, jitter = 0, retryOn = RetryableProviderFault.class)
     @CustomBackoff(DecidedDelay.class)
-    @Timeout(value = 6, unit = ChronoUnit.SECONDS)
+    @Timeout(value = CHARGE_ATTEMPT_SECONDS, unit = ChronoUnit.SECONDS)
     public ChargeResult charge(String idempotencyKey, PspChargeRequest body, CallLog log) {
         log.attempted();
         return answer(() -> api.charge(idempotencyKey, body), log).toChargeResult(body, json);
@@ -92,19 +102,21 @@ public class PspCalls {
     @CircuitBreakerName(LOOKUP_BREAKER)
     @CircuitBreaker(requestVolumeThreshold = 10, failureRatio = 0.5, delay = 10, delayUnit = ChronoUnit.SECONDS,
             successThreshold = 1, failOn = { ProviderFault.class, TimeoutException.class })
-    @Retry(maxRetries = 2, delay = 100, maxDuration = 8, durationUnit = ChronoUnit.SECONDS, jitter = 0,
-            retryOn = RetryableProviderFault.class)
+    @Retry(maxRetries = 2, delay = BACKOFF_BASE_MILLIS, maxDuration = LOOKUP_BUDGET_SECONDS,
+            durationUnit = ChronoUnit.SECONDS, jitter = 0, retryOn = RetryableProviderFault.class)
     @CustomBackoff(DecidedDelay.class)
-    @Timeout(value = 5, unit = ChronoUnit.SECONDS)
+    @Timeout(value = LOOKUP_ATTEMPT_SECONDS, unit = ChronoUnit.SECONDS)
     public List<PspCharge> chargesByReference(String reference, CallLog log) {
         log.attempted();
+        PspAnswer answer;
         try {
-            return answer(() -> api.chargesByReference(reference), log).toLookup(json);
+            answer = answer(() -> api.chargesByReference(reference), log);
         } catch (IndeterminateProviderFault noAnswer) {
             // A lookup changes nothing at the provider, so unlike a charge it may be asked again
-            // after a timeout, a reset or an answer without its list.
+            // after a timeout or a reset.
             throw retryOrEnd(noAnswer.getMessage(), false, null, log, noAnswer);
         }
+        return answer.toLookup(json); // anything but a list is no answer: a fault, not retried
     }
 
     /** The provider's answer, or the fault that it gave none we may read as one. */

@@ -93,6 +93,23 @@ class LostAnswerTest extends ChargeTestSupport {
     }
 
     @Test
+    void lostAnswerOfTheUnsentPaymentsDeleteStillFreesTheKey() {
+        // Nothing is sent (429 beyond the deadline); the delete of the unsent payment commits,
+        // its answer is lost, and the SDK's retry finds nothing to delete: that was us.
+        sim.setFaults(Faults.none().withRateLimitRate(1.0).withRetryAfterSeconds(30));
+        store.failNext("DeleteItem", "payment#", StoreFault.LOST_ANSWER, 1);
+
+        assertProblem(post(key, BODY), 503, "provider-unavailable");
+
+        assertEquals(1, store.injected(StoreFault.LOST_ANSWER));
+        assertTrue(storedItems().isEmpty(), "payment deleted and key released");
+        sim.setFaults(Faults.none());
+        ApiResponse retried = post(key, BODY);
+        assertEquals(201, retried.status(), "the key is free at once, not in flight: " + retried);
+        assertEquals(1, sim.ledger().size());
+    }
+
+    @Test
     void aRetriedReleaseNeverDeletesTheNextRequestsClaim() throws Exception {
         // Nothing is sent (429 beyond the deadline): the run deletes its payment and releases the key.
         sim.setFaults(Faults.none().withRateLimitRate(1.0).withRetryAfterSeconds(30));

@@ -59,6 +59,7 @@ class StoreFailureTest extends ChargeTestSupport {
         Instant start = Instant.now();
         ApiResponse refused = post(key, body(4200, "EUR", "order_store_down"));
         Duration took = Duration.between(start, Instant.now());
+        System.out.println("store down: POST answered " + refused.status() + " after " + took.toMillis() + " ms");
 
         assertProblem(refused, 503, "store-unavailable");
         assertNotNull(refused.header("Retry-After"));
@@ -106,6 +107,7 @@ class StoreFailureTest extends ChargeTestSupport {
         Instant start = Instant.now();
         ApiResponse refused = post(newKey(), body(4200, "EUR", "order_stalled"));
         Duration took = Duration.between(start, Instant.now());
+        System.out.println("store stalled: POST answered " + refused.status() + " after " + took.toMillis() + " ms");
 
         assertProblem(refused, 503, "store-unavailable");
         assertTrue(took.compareTo(STORE_FAILURE_ANSWERED_WITHIN) < 0, "answered after " + took);

@@ -98,6 +98,7 @@ class HostileLookupTest {
         assertEquals(0, unreadable.settled().failed());
         assertEquals(0, unreadable.resent(), "an unreadable lookup is no reason to re-send");
         assertEquals(chargesBefore, fx.sim().chargeRequests());
+        assertEquals(2, fx.sim().lookupRequests(), "a 2xx is not retried, even one without its list");
         for (Payment payment : List.of(old, young)) {
             Payment deferred = fx.state(payment.id()).payment();
             assertEquals(PaymentStatus.UNKNOWN, deferred.status());

@@ -102,7 +102,6 @@ public final class StoreFaultProxy implements AutoCloseable {
         this.client = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(2))
-                .executor(threads)
                 .build();
         this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 256);
         server.setExecutor(threads);

@@ -115,6 +115,28 @@ class StoreFaultProxyTest {
     }
 
     @Test
+    void forwardingAddsLittleLatency() {
+        String key = newKey();
+        viaProxy.putItem(b -> b.tableName(TABLE).item(item(key, "x")));
+        long directMedian = medianGetMicros(direct, key);
+        long proxiedMedian = medianGetMicros(viaProxy, key);
+        System.out.printf("GetItem median: direct %d us, through the proxy %d us%n", directMedian, proxiedMedian);
+        // Loose: the machine is shared; the point is "not tens of milliseconds per request".
+        assertTrue(proxiedMedian - directMedian < 20_000, "proxy overhead " + (proxiedMedian - directMedian) + " us");
+    }
+
+    private static long medianGetMicros(DynamoDbClient client, String key) {
+        long[] micros = new long[300];
+        for (int i = 0; i < micros.length; i++) {
+            long start = System.nanoTime();
+            client.getItem(b -> b.tableName(TABLE).key(keyOf(key)).consistentRead(true));
+            micros[i] = (System.nanoTime() - start) / 1_000;
+        }
+        java.util.Arrays.sort(micros);
+        return micros[micros.length / 2];
+    }
+
+    @Test
     void throttleIsDynamoDbsOwnErrorAndNothingIsWritten() {
         String key = newKey();
         proxy.failNext("PutItem", StoreFault.THROTTLE, 1);

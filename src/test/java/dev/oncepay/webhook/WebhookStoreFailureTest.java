@@ -116,6 +116,32 @@ class WebhookStoreFailureTest {
     }
 
     @Test
+    void lostAnswerOfTheJournalEntryIsRecognisedAsOurs() {
+        assertLostAnswerIsOurs("PutItem", "event#");
+    }
+
+    @Test
+    void lostAnswerOfThePaymentWriteIsRecognisedAsOurs() {
+        assertLostAnswerIsOurs("UpdateItem", "payment#");
+    }
+
+    private void assertLostAnswerIsOurs(String operation, String itemPrefix) {
+        String paymentId = unknownPayment();
+        String eventId = newEventId();
+        String body = chargeEvent(eventId, "charge.succeeded", paymentId, "ch_lost", 4200, "EUR");
+        store.failNext(operation, itemPrefix, StoreFault.LOST_ANSWER, 1);
+
+        ApiResponse first = call(event(SIM, body, signNow(WebhookTestProfile.SIM_SECRET, body)));
+
+        assertEquals(200, first.status(), first.body());
+        assertEquals(1, store.injected(StoreFault.LOST_ANSWER));
+        assertEquals("applied", first.json().get("outcome").asText());
+        assertFalse(first.json().get("duplicate").asBoolean(), "our own write is not a duplicate");
+        assertEquals(PaymentStatus.SUCCEEDED, payments.find(paymentId).orElseThrow().status());
+        assertEquals("PROCESSED", StoredItems.item(journalPk(eventId)).orElseThrow().get(Table.EVENT_STATE).s());
+    }
+
+    @Test
     void aCorrectlySignedBodyThatIsNotUtf8Is400AndStoresNothing() throws Exception {
         String paymentId = unknownPayment();
         String eventId = newEventId();
