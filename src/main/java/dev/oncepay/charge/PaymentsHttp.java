@@ -116,6 +116,12 @@ public class PaymentsHttp {
             case FAILED -> {
                 Map<String, Object> extensions = new LinkedHashMap<>();
                 extensions.put("paymentId", p.id());
+                if (p.nothingCharged()) {
+                    extensions.put("payment", PaymentView.of(p));
+                    yield responses.problem(ProblemType.PAYMENT_NOT_CHARGED, "nothing was charged: the provider"
+                            + " never received this payment's charge (the card was not declined); paying again"
+                            + " under a new Idempotency-Key cannot charge this payment twice", extensions, headers);
+                }
                 extensions.put("declineCode", p.declineCode());
                 extensions.put("payment", PaymentView.of(p));
                 yield responses.problem(ProblemType.PAYMENT_DECLINED, "the provider declined the payment", extensions,

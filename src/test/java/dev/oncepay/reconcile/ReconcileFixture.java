@@ -12,6 +12,7 @@ import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentRepository.SweepState;
 import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.ProviderAccounts;
 import dev.oncepay.payment.Transition;
 import dev.oncepay.sim.Faults;
 import dev.oncepay.sim.LedgerEntry;
@@ -59,6 +60,8 @@ public class ReconcileFixture {
               "detail": {}
             }
             """;
+    /** The charge run's lease (oncepay.idempotency.lease). */
+    static final Duration LEASE = Duration.ofSeconds(35);
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @Inject
@@ -75,6 +78,8 @@ public class ReconcileFixture {
     SweepHooks sweepHooks;
     @Inject
     CircuitBreakerMaintenance breakers;
+    @Inject
+    ProviderAccounts accounts;
 
     /** A clean slate: real time, a healthy provider, closed breakers, no hooks, an empty sweep index. */
     public void reset() {
@@ -163,7 +168,7 @@ public class ReconcileFixture {
         Instant now = clock.instant();
         String id = "pay_" + UUID.randomUUID().toString().replace("-", "");
         Payment payment = new Payment(id, TENANT, PaymentStatus.PENDING, amount, "EUR", "order-" + id.substring(4, 12),
-                null, null, null, null, now, now, 1, 0);
+                null, null, null, null, now, now, 1, 0, accounts.forTenant(TENANT), now.plus(LEASE));
         assertTrue(payments.createPending(payment, now.plus(dueIn)));
         switch (atProvider) {
             case NOTHING -> {

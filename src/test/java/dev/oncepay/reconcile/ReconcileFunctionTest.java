@@ -196,7 +196,7 @@ class ReconcileFunctionTest {
         assertEquals(1, afterWindow.settled().failed());
         Payment failed = fx.state(payment.id()).payment();
         assertEquals(PaymentStatus.FAILED, failed.status());
-        assertEquals(ReconcileUseCase.NO_CHARGE, failed.declineCode());
+        assertEquals(Payment.NOT_CHARGED, failed.declineCode());
         assertNull(failed.providerPaymentId());
         assertEquals(chargesBefore, fx.sim().chargeRequests(), "never re-sent");
         assertEquals(List.of(), fx.ledgerOf(payment.id()));

@@ -18,6 +18,7 @@ import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.payment.Transition;
 import dev.oncepay.store.Attr;
 import dev.oncepay.store.DynamoRequestCounter;
@@ -487,7 +488,7 @@ class WebhookFunctionTest {
         String id = "pay_" + UUID.randomUUID().toString().replace("-", "");
         Instant now = clock.instant();
         Payment p = new Payment(id, "merchant-a", PaymentStatus.PENDING, amount, currency, "order_" + id, null, null,
-                null, null, now, now, 1, 0);
+                null, null, now, now, 1, 0, new ProviderAccount(SIM, "default"), now.plusSeconds(35));
         assertTrue(payments.createPending(p, now.plusSeconds(70)));
         return id;
     }
