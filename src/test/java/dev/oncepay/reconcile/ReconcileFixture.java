@@ -22,6 +22,7 @@ import dev.oncepay.store.Table;
 import dev.oncepay.testing.HttpApiEvents;
 import dev.oncepay.testing.LambdaClient;
 import dev.oncepay.testing.PhaseHooks;
+import dev.oncepay.testing.StoredItems;
 import dev.oncepay.testing.TestClock;
 import dev.oncepay.testing.TestEnvironment;
 import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
@@ -205,6 +206,11 @@ public class ReconcileFixture {
     }
 
     // --- reading back ---------------------------------------------------------------------------
+
+    /** The payment id the key of this fixture's tenant holds (also when its run died before answering). */
+    String onlyPaymentOf(String key) {
+        return Attr.string(StoredItems.keyItem(TENANT, key).orElseThrow(), Table.PAYMENT_ID);
+    }
 
     SweepState state(String paymentId) {
         return payments.findForSweep(paymentId).orElseThrow();

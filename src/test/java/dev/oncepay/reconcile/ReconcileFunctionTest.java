@@ -50,6 +50,8 @@ class ReconcileFunctionTest {
     private static final Duration FIRST_CHECK = Duration.ofSeconds(31);
     /** Twice the charge lease (35 s) plus a second: when a stuck PENDING payment becomes due. */
     private static final Duration PENDING_DUE = Duration.ofSeconds(71);
+    /** oncepay.reconcile.provider-visibility-lag (default). */
+    private static final Duration VISIBILITY_LAG = Duration.ofMinutes(5);
     /** The longest deferral in the test profile (backoff cap 1 min) plus a second. */
     private static final Duration NEXT_CHECK = Duration.ofSeconds(61);
 
@@ -285,29 +287,84 @@ class ReconcileFunctionTest {
     }
 
     @Test
-    void stuckPendingIsSettledAfterItsLeaseWithExactlyOneCharge() {
-        // The charge run dies right after recording the payment: nothing reached the provider.
+    void stuckPendingIsNeverChargedByTheSweepAndFailsAsNotChargedAfterTheVisibilityLag() throws Exception {
+        // The charge run dies right after recording the payment: nothing reached the provider, and
+        // the client saw a gateway error, not a 202. It may pay again under a new key.
         chargeHooks.crashOnceAfter(ChargePhase.PAYMENT_RECORDED);
         String key = UUID.randomUUID().toString();
         String body = body(6400, "order_stuck");
         assertThrows(PhaseHooks.SimulatedCrash.class, () -> fx.post(key, body));
+        String id = fx.onlyPaymentOf(key);
+        Instant leaseEnd = fx.state(id).payment().leaseExpiresAt();
         clock.advance(Duration.ofSeconds(36));
         assertEquals(0, fx.sweep().examined(), "the lease has ended but the charge run may still be retried by its client");
 
         clock.advance(PENDING_DUE.minusSeconds(36));
-        SweepSummary sweep = fx.sweep();
+        CountedSweep asked = countedSweep();
 
-        assertEquals(1, sweep.examined());
-        assertEquals(1, sweep.resent());
-        assertEquals(1, sweep.settled().succeeded());
-        String id = fx.sim().ledger().get(0).reference();
-        assertEquals(1, fx.sim().ledger().size(), "exactly one charge");
-        assertEquals("oncepay-" + id, fx.sim().ledger().get(0).idempotencyKey());
-        assertEquals(PaymentStatus.SUCCEEDED, fx.state(id).payment().status());
+        assertEquals(1, asked.summary().examined());
+        assertEquals(0, asked.summary().resent(), "no client waits for this charge: never sent by the sweep");
+        assertEquals(0, asked.charges());
+        assertEquals(1, asked.lookups(), "only asked about");
+        assertEquals(1, asked.summary().deferred());
+        SweepState waiting = fx.state(id);
+        assertEquals(PaymentStatus.PENDING, waiting.payment().status());
+        assertEquals(leaseEnd.plus(VISIBILITY_LAG).toEpochMilli(), waiting.nextCheckAt().toEpochMilli(),
+                "checked again once a charge would surely show in lookups");
+
+        clock.advance(Duration.between(clock.instant(), leaseEnd.plus(VISIBILITY_LAG)).plusSeconds(1));
+        CountedSweep settled = countedSweep();
+
+        assertEquals(1, settled.summary().settled().failed());
+        assertEquals(0, settled.charges());
+        Payment failed = fx.state(id).payment();
+        assertEquals(PaymentStatus.FAILED, failed.status());
+        assertEquals(Payment.NOT_CHARGED, failed.declineCode());
+        assertNull(failed.providerPaymentId());
+        assertFalse(fx.listed(id), "settled: out of the sweep index");
+        assertEquals(List.of(), fx.ledgerOf(id), "nothing was ever charged");
+
+        // The client's key now says plainly that nothing was charged: not a decline.
         HttpApiResponse replay = fx.post(key, body);
-        assertEquals(201, replay.statusCode(), replay.body());
+        assertEquals(402, replay.statusCode(), replay.body());
+        assertEquals("application/problem+json", replay.header("Content-Type"));
         assertEquals("true", replay.header("Idempotent-Replayed"));
-        assertEquals(1, fx.sim().ledger().size());
+        JsonNode problem = json.readTree(replay.body());
+        assertEquals("https://oncepay.dev/problems/payment-not-charged", problem.get("type").asText());
+        assertTrue(problem.get("detail").asText().contains("nothing was charged"), problem::toString);
+        assertFalse(problem.has("declineCode"), "no decline code: the card was not declined");
+        assertEquals(id, problem.get("paymentId").asText());
+        assertEquals("failed", problem.get("payment").get("status").asText());
+        JsonNode shown = json.readTree(fx.get(id).body());
+        assertEquals("failed", shown.get("status").asText());
+        assertTrue(shown.get("providerPaymentId").isNull());
+        assertEquals(List.of(), fx.ledgerOf(id));
+    }
+
+    @Test
+    void theClientsOwnRetryBeforeTheLagStillTakesOverAndCharges() {
+        chargeHooks.crashOnceAfter(ChargePhase.PAYMENT_RECORDED);
+        String key = UUID.randomUUID().toString();
+        String body = body(6600, "order_retried");
+        assertThrows(PhaseHooks.SimulatedCrash.class, () -> fx.post(key, body));
+        String id = fx.onlyPaymentOf(key);
+        clock.advance(PENDING_DUE);
+        assertEquals(1, fx.sweep().deferred(), "asked, found nothing, waits");
+        assertEquals(List.of(), fx.ledgerOf(id));
+
+        HttpApiResponse retried = fx.post(key, body);
+
+        assertEquals(201, retried.statusCode(), retried.body());
+        assertNull(retried.header("Idempotent-Replayed"), "the takeover's answer is its own");
+        List<LedgerEntry> ledger = fx.ledgerOf(id);
+        assertEquals(1, ledger.size(), "charged once, by the client's retry");
+        assertEquals("oncepay-" + id, ledger.get(0).idempotencyKey());
+        Payment settled = fx.state(id).payment();
+        assertEquals(PaymentStatus.SUCCEEDED, settled.status());
+        assertEquals(2, settled.leaseEpoch());
+        clock.advance(VISIBILITY_LAG.multipliedBy(2));
+        assertEquals(0, fx.sweep().examined(), "settled payments are not swept");
+        assertEquals(1, fx.ledgerOf(id).size());
     }
 
     @Test
