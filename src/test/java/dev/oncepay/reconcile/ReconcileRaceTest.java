@@ -339,6 +339,32 @@ class ReconcileRaceTest {
         }
     }
 
+    @Test
+    void aSweepSettlingAFrozenRunsPaymentFirstLeavesTheRunAnsweringItAsItsOwnAnswer() throws Exception {
+        String key = UUID.randomUUID().toString();
+        String body = body(7600, "order_frozen");
+        // The run has the provider's answer but freezes before its settle...
+        chargeHooks.parkOnceAfter(ChargePhase.PROVIDER_ANSWERED);
+        CompletableFuture<HttpApiResponse> run = CompletableFuture.supplyAsync(() -> fx.post(key, body), threads);
+        assertTrue(chargeHooks.awaitParked());
+        String id = fx.onlyPaymentOf(key);
+        // ...long enough for the sweep to find it, ask the provider and settle it (same epoch: no newer run).
+        clock.advance(Duration.ofSeconds(71));
+        SweepSummary sweep = fx.sweep();
+        assertEquals(1, sweep.settled().succeeded(), sweep::toString);
+        assertEquals(0, sweep.resent());
+        Payment bySweep = fx.state(id).payment();
+
+        chargeHooks.release();
+        HttpApiResponse answer = run.get(60, TimeUnit.SECONDS);
+
+        assertEquals(201, answer.statusCode(), answer.body());
+        assertEquals(null, answer.header("Idempotent-Replayed"), "the client's first answer is never a replay");
+        assertEquals(bySweep, fx.state(id).payment(), "the agreeing fact changed nothing");
+        assertEquals(fx.post(key, body).body(), answer.body(), "the replay renders the same bytes");
+        assertEquals(1, fx.ledgerOf(id).size());
+    }
+
     /** Past the dead run's lease and the provider's visibility lag: the sweep would fail it as not charged. */
     private static final Duration PAST_LAG = ReconcileFixture.LEASE.plus(Duration.ofMinutes(5)).plusSeconds(1);
 
