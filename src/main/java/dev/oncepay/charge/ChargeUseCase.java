@@ -120,7 +120,11 @@ public class ChargeUseCase {
         }
         reached(payment.id(), ChargePhase.PAYMENT_RECORDED, epoch);
 
-        ChargeResult result = provider.charge(payment);
+        // A payment taken over from a run of another provider account is charged there, if at all:
+        // never send it to ours (the sweep defers it too), its outcome is unknown here.
+        ChargeResult result = accounts.reaches(payment.providerAccount()) ? provider.charge(payment)
+                : ChargeResult.unknown("charged through provider account " + payment.providerAccount()
+                        + ", which this deployment does not reach");
         reached(payment.id(), ChargePhase.PROVIDER_ANSWERED, epoch);
 
         if (result.outcome() == ProviderOutcome.NOT_SENT && !claim.takenOver()) {

@@ -205,6 +205,15 @@ public class ReconcileFixture {
         }
     }
 
+    /** Rewrites the provider account a payment records, as if another deployment had charged it. */
+    void rebind(String paymentId, String provider, String account) {
+        TestEnvironment.dynamo().updateItem(b -> b.tableName(TestEnvironment.TABLE)
+                .key(Attr.key(PaymentRepository.pk(paymentId)))
+                .updateExpression("SET #p = :p, #a = :a")
+                .expressionAttributeNames(Map.of("#p", Table.PROVIDER, "#a", Table.PROVIDER_ACCOUNT))
+                .expressionAttributeValues(Map.of(":p", Attr.s(provider), ":a", Attr.s(account))));
+    }
+
     // --- reading back ---------------------------------------------------------------------------
 
     /** The payment id the key of this fixture's tenant holds (also when its run died before answering). */

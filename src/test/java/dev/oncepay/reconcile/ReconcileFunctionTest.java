@@ -15,12 +15,15 @@ import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.config.Metrics;
 import dev.oncepay.testing.RecordingMetrics;
 import dev.oncepay.payment.Payment;
+import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentRepository.SweepState;
 import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.provider.ProviderGateway;
 import dev.oncepay.reconcile.ReconcileFixture.AtProvider;
 import dev.oncepay.sim.Faults;
 import dev.oncepay.sim.LedgerEntry;
+import dev.oncepay.store.Attr;
+import dev.oncepay.store.Table;
 import dev.oncepay.store.DynamoRequestCounter;
 import dev.oncepay.testing.PhaseHooks;
 import dev.oncepay.testing.TestClock;
@@ -243,6 +246,57 @@ class ReconcileFunctionTest {
         clock.advance(NEXT_CHECK);
         assertEquals(0, fx.sweep().examined());
         assertEquals(1, fx.ledgerOf(id).size(), "dead-lettering never touches the charge");
+    }
+
+    @Test
+    void aPaymentOfAnotherProviderAccountIsNeverLookedUpHereAndEndsInReview() {
+        Payment otherProvider = fx.unknownPayment(910, AtProvider.SUCCEEDED);
+        fx.rebind(otherProvider.id(), "acme", "default");
+        clock.advance(Duration.ofMillis(5));
+        Payment otherAccount = fx.pendingPayment(920, AtProvider.NOTHING, Duration.ZERO);
+        fx.rebind(otherAccount.id(), "sim", "acct_elsewhere");
+
+        for (int check = 1; check <= 2; check++) {
+            CountedSweep sweep = countedSweep();
+            assertEquals(2, sweep.summary().deferred(), "check " + check + ": " + sweep.summary());
+            assertEquals(0, sweep.lookups(), "not asked at a provider account that did not charge them");
+            assertEquals(0, sweep.charges());
+            clock.advance(NEXT_CHECK);
+        }
+        CountedSweep last = countedSweep();
+
+        assertEquals(2, last.summary().deadLettered());
+        assertEquals(0, last.lookups());
+        for (Payment p : List.of(otherProvider, otherAccount)) {
+            Payment dead = fx.state(p.id()).payment();
+            assertEquals(PaymentStatus.NEEDS_REVIEW, dead.status());
+            assertTrue(dead.statusReason().contains("does not reach"), dead.statusReason());
+        }
+        assertEquals(List.of(), fx.ledgerOf(otherAccount.id()), "nothing sent for the PENDING one");
+    }
+
+    @Test
+    void aPaymentFailedAsNoChargeByAnEarlierVersionIsReplayedAsNotCharged() throws Exception {
+        String key = UUID.randomUUID().toString();
+        String body = body(930, "order_legacy");
+        fx.sim().setFaults(Faults.none().withResetRate(1.0)); // dropped before the provider executed it
+        HttpApiResponse accepted = fx.post(key, body);
+        fx.sim().setFaults(Faults.none());
+        assertEquals(202, accepted.statusCode(), accepted.body());
+        String id = paymentId(accepted);
+        // As an earlier version left a payment the provider never had a charge for.
+        TestEnvironment.dynamo().updateItem(b -> b.tableName(TestEnvironment.TABLE)
+                .key(Attr.key(PaymentRepository.pk(id)))
+                .updateExpression("SET #s = :failed, #d = :code REMOVE #shard, #next")
+                .expressionAttributeNames(Map.of("#s", Table.STATUS, "#d", Table.DECLINE_CODE,
+                        "#shard", Table.SWEEP_SHARD, "#next", Table.NEXT_CHECK_AT))
+                .expressionAttributeValues(Map.of(":failed", Attr.s("FAILED"),
+                        ":code", Attr.s(Payment.NO_CHARGE_AT_PROVIDER))));
+
+        HttpApiResponse replay = fx.post(key, body);
+
+        assertEquals(402, replay.statusCode());
+        assertEquals("https://oncepay.dev/problems/payment-not-charged", json.readTree(replay.body()).get("type").asText());
     }
 
     @Test
