@@ -33,6 +33,12 @@ public record Payment(
      * charged (the provider never had a charge for it), as opposed to a provider's decline.
      */
     public static final String NOT_CHARGED = "not_charged";
+    /**
+     * In the {@code statusReason} of an UNKNOWN payment that a writer who found conflicting facts
+     * is moving on to NEEDS_REVIEW (the state machine has no PENDING → NEEDS_REVIEW). Its client
+     * holds no 202, so its charge is never re-sent; a sweep finishes the move.
+     */
+    public static final String REVIEW_BOUND = "on the way to review: ";
     /** The same, written by an earlier version for an UNKNOWN payment past the provider's key window. */
     public static final String NO_CHARGE_AT_PROVIDER = "no_charge_at_provider";
 
@@ -45,6 +51,11 @@ public record Payment(
     /** Whether {@code id} could be one of ours; anything else is answered 404 without a lookup. */
     public static boolean isWellFormedId(String id) {
         return id != null && ID.matcher(id).matches();
+    }
+
+    /** UNKNOWN only as a step to NEEDS_REVIEW, not because a charge call went unanswered. */
+    public boolean reviewBound() {
+        return status == PaymentStatus.UNKNOWN && statusReason != null && statusReason.contains(REVIEW_BOUND);
     }
 
     /** Failed without any charge at the provider: nothing was declined, nothing was taken. */

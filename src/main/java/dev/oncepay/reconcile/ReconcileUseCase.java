@@ -148,6 +148,10 @@ public class ReconcileUseCase {
 
     /** What the provider says about the payment; no write happens here. */
     private Verdict ask(Payment payment, Tally tally) {
+        if (payment.reviewBound()) {
+            // Its writer died between PENDING → UNKNOWN and → NEEDS_REVIEW: finish that, never re-send.
+            return new Review(payment.statusReason());
+        }
         if (!accounts.reaches(payment.providerAccount())) {
             // Another account's "no charge" says nothing about this payment, and its charge is not ours to send.
             return new NoAnswer("charged through provider account " + payment.providerAccount()
@@ -364,7 +368,7 @@ public class ReconcileUseCase {
         }
         if (current.status() == PaymentStatus.PENDING) {
             Transition toUnknown = new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
-                    "reconcile: on the way to review: " + reason, now, fence(current));
+                    "reconcile: " + Payment.REVIEW_BOUND + reason, now, fence(current));
             if (!payments.apply(current.id(), toUnknown, now)) {
                 return Optional.empty();
             }

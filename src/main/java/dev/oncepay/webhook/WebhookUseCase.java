@@ -185,7 +185,8 @@ public class WebhookUseCase {
             PaymentStatus from = status;
             if (from == PaymentStatus.PENDING) {
                 // PENDING may not jump to NEEDS_REVIEW; go through UNKNOWN (listed for the sweep meanwhile).
-                moves.add(new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null, reason,
+                moves.add(new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
+                        marker + ": " + Payment.REVIEW_BOUND + type + " " + mismatch,
                         now.plus(oncepay.sweep().firstCheckDelay()), OptionalLong.empty()));
                 from = PaymentStatus.UNKNOWN;
             }

@@ -18,6 +18,7 @@ import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentRepository.SweepState;
 import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.Transition;
 import dev.oncepay.provider.ProviderGateway;
 import dev.oncepay.reconcile.ReconcileFixture.AtProvider;
 import dev.oncepay.sim.Faults;
@@ -37,6 +38,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -74,6 +76,8 @@ class ReconcileFunctionTest {
     ProviderGateway provider;
     @Inject
     ObjectMapper json;
+    @Inject
+    PaymentRepository payments;
 
     @BeforeEach
     void reset() {
@@ -510,6 +514,27 @@ class ReconcileFunctionTest {
         assertEquals(1, next.settled().needsReview());
         assertEquals(PaymentStatus.NEEDS_REVIEW, fx.state(payment.id()).payment().status());
         assertEquals(2, fx.ledgerOf(payment.id()).size(), "reconcile charged nothing");
+    }
+
+    @Test
+    void anUnknownLeftOnTheWayToReviewIsFinishedNeverResent() {
+        // A webhook found a contradicting charge for a PENDING payment and died after its first
+        // write (PENDING → UNKNOWN): its client holds no 202, so nobody waits for a charge.
+        Payment payment = fx.pendingPayment(960, AtProvider.NOTHING, Duration.ZERO);
+        Instant now = clock.instant();
+        assertTrue(payments.apply(payment.id(), new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null,
+                null, "webhook sim/evt_1: " + Payment.REVIEW_BOUND + "charge.succeeded does not match the payment",
+                now, OptionalLong.empty()), now));
+
+        CountedSweep sweep = countedSweep();
+
+        assertEquals(1, sweep.summary().settled().needsReview());
+        assertEquals(0, sweep.summary().resent(), "inside the re-send horizon, and still not re-sent");
+        assertEquals(0, sweep.charges());
+        Payment review = fx.state(payment.id()).payment();
+        assertEquals(PaymentStatus.NEEDS_REVIEW, review.status());
+        assertTrue(review.statusReason().contains("does not match"), review.statusReason());
+        assertEquals(List.of(), fx.ledgerOf(payment.id()));
     }
 
     @Test
