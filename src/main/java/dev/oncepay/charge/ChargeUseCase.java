@@ -182,15 +182,15 @@ public class ChargeUseCase {
                 : PaymentStatus.FAILED;
         String source = "charge run epoch " + epoch;
         PaymentStatus status = current.status();
-        if (status.isUnsettled()) {
+        if (status.isUnsettled() && !current.reviewBound()) {
             return Optional.of(new Transition(status, fact, result.providerPaymentId(),
                     fact == PaymentStatus.FAILED ? result.declineCode() : null,
                     source + ", written unfenced after its fenced settle lost", null, OptionalLong.empty()));
         }
         boolean otherCharge = result.providerPaymentId() != null && current.providerPaymentId() != null
                 && !result.providerPaymentId().equals(current.providerPaymentId());
-        PaymentStatus target = status.onProviderFact(fact);
-        if (target == status && !(otherCharge && status != PaymentStatus.NEEDS_REVIEW)) {
+        // (An UNKNOWN payment on its way to review never agrees: the fact would move it, not finish the review.)
+        if (status.onProviderFact(fact) == status && (!otherCharge || status == PaymentStatus.NEEDS_REVIEW)) {
             return Optional.empty();
         }
         String reason = source + ": the provider answered " + fact + " with charge " + result.providerPaymentId()

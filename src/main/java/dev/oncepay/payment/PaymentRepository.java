@@ -63,7 +63,7 @@ public class PaymentRepository {
         item.put(Table.CREATED_AT, Attr.s(payment.createdAt().toString()));
         item.put(Table.UPDATED_AT, Attr.s(payment.updatedAt().toString()));
         item.put(Table.LEASE_EPOCH, Attr.n(payment.leaseEpoch()));
-        item.put(Table.LEASE_EXPIRES_AT, Attr.s(payment.leaseExpiresAt().toString()));
+        item.put(Table.LEASE_EXPIRES_AT, Attr.n(payment.leaseExpiresAt().toEpochMilli()));
         item.put(Table.PROVIDER, Attr.s(payment.providerAccount().provider()));
         item.put(Table.PROVIDER_ACCOUNT, Attr.s(payment.providerAccount().account()));
         item.put(Table.CHECK_ATTEMPTS, Attr.n(0));
@@ -101,7 +101,7 @@ public class PaymentRepository {
                             "#leaseEnd", Table.LEASE_EXPIRES_AT, "#next", Table.NEXT_CHECK_AT))
                     .expressionAttributeValues(Map.of(":epoch", Attr.n(epoch),
                             ":pending", Attr.s(PaymentStatus.PENDING.name()),
-                            ":leaseEnd", Attr.s(leaseExpiresAt.toString()),
+                            ":leaseEnd", Attr.n(leaseExpiresAt.toEpochMilli()),
                             ":next", Attr.n(nextCheckAt.toEpochMilli()))));
             return true;
         } catch (ConditionalCheckFailedException lost) {
@@ -188,7 +188,7 @@ public class PaymentRepository {
         String pk = Attr.string(item, Table.PK);
         Instant createdAt = Instant.parse(Attr.string(item, Table.CREATED_AT));
         String provider = Attr.string(item, Table.PROVIDER);
-        String leaseEnd = Attr.string(item, Table.LEASE_EXPIRES_AT);
+        long leaseEnd = Attr.number(item, Table.LEASE_EXPIRES_AT, -1);
         return new Payment(
                 pk.substring(PREFIX.length()),
                 Attr.string(item, Table.TENANT),
@@ -207,7 +207,7 @@ public class PaymentRepository {
                 provider == null ? legacyAccount
                         : new ProviderAccount(provider, Attr.string(item, Table.PROVIDER_ACCOUNT)),
                 // Older items: the first run's lease (a takeover's later fence is not known).
-                leaseEnd == null ? createdAt.plus(lease) : Instant.parse(leaseEnd));
+                leaseEnd < 0 ? createdAt.plus(lease) : Instant.ofEpochMilli(leaseEnd));
     }
 
     // Sweep: reconcile's access to the sparse, sharded index `sweep`.

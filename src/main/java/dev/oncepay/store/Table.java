@@ -48,7 +48,7 @@ public final class Table {
     /** Provider id and account that charge the payment; absent on payments recorded before issue 8. */
     public static final String PROVIDER = "provider";
     public static final String PROVIDER_ACCOUNT = "providerAccount";
-    // LEASE_EXPIRES_AT on a payment: the lease end of the charge run holding its fence.
+    // LEASE_EXPIRES_AT (epoch millis, as on key items) on a payment: the lease end of the run holding its fence.
 
     public static final String KIND_KEY = "key";
     public static final String KIND_PAYMENT = "payment";

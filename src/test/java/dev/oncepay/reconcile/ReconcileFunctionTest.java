@@ -300,7 +300,8 @@ class ReconcileFunctionTest {
         HttpApiResponse replay = fx.post(key, body);
 
         assertEquals(402, replay.statusCode());
-        assertEquals("https://oncepay.dev/problems/payment-not-charged", json.readTree(replay.body()).get("type").asText());
+        assertEquals("https://oncepay.dev/problems/payment-not-charged",
+                json.readTree(replay.body()).get("type").asText());
     }
 
     @Test

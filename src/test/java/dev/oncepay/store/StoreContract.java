@@ -391,7 +391,8 @@ public abstract class StoreContract {
         payments.createPending(pending(id, 1), now.plusSeconds(70));
 
         assertFalse(payments.fence(id, 0, LATER, LATER), "a lower epoch is fenced off");
-        assertTrue(payments.fence(id, 1, LATER, LATER), "re-fencing at our own epoch (an SDK retry, a resumed run) is a no-op");
+        assertTrue(payments.fence(id, 1, LATER, LATER),
+                "re-fencing at our own epoch (an SDK retry, a resumed run) is a no-op");
         assertEquals(1, payments.find(id).orElseThrow().leaseEpoch());
         Instant newLeaseEnd = now.plusSeconds(40);
         assertTrue(payments.fence(id, 2, newLeaseEnd, LATER), "a newer run fences");
