@@ -3,6 +3,7 @@ package dev.oncepay.reconcile;
 import static dev.oncepay.reconcile.ReconcileFixture.body;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -359,7 +360,7 @@ class ReconcileRaceTest {
         HttpApiResponse answer = run.get(60, TimeUnit.SECONDS);
 
         assertEquals(201, answer.statusCode(), answer.body());
-        assertEquals(null, answer.header("Idempotent-Replayed"), "the client's first answer is never a replay");
+        assertNull(answer.header("Idempotent-Replayed"), "the client's first answer is never a replay");
         assertEquals(bySweep, fx.state(id).payment(), "the agreeing fact changed nothing");
         assertEquals(fx.post(key, body).body(), answer.body(), "the replay renders the same bytes");
         assertEquals(1, fx.ledgerOf(id).size());
