@@ -11,6 +11,7 @@ import dev.oncepay.idempotency.RequestInFlightException;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.ProviderAccounts;
 import dev.oncepay.payment.Transition;
 import dev.oncepay.provider.ChargeResult;
 import dev.oncepay.provider.ProviderGateway;
@@ -40,6 +41,8 @@ import software.amazon.awssdk.core.exception.SdkException;
 @ApplicationScoped
 public class ChargeUseCase {
     private static final Logger LOG = Logger.getLogger(ChargeUseCase.class);
+    /** Re-reads after a lost settle before leaving the payment to the client's retry. */
+    private static final int LOST_SETTLE_ROUNDS = 3;
 
     private final IdempotencyStore keys;
     private final PaymentRepository payments;
@@ -47,15 +50,17 @@ public class ChargeUseCase {
     private final Event<ChargePhaseReached> phases;
     private final Clock clock;
     private final OncepayConfig config;
+    private final ProviderAccounts accounts;
 
     public ChargeUseCase(IdempotencyStore keys, PaymentRepository payments, ProviderGateway provider,
-            Event<ChargePhaseReached> phases, Clock clock, OncepayConfig config) {
+            Event<ChargePhaseReached> phases, Clock clock, OncepayConfig config, ProviderAccounts accounts) {
         this.keys = keys;
         this.payments = payments;
         this.provider = provider;
         this.phases = phases;
         this.clock = clock;
         this.config = config;
+        this.accounts = accounts;
     }
 
     public ChargeAnswer charge(ChargeCommand command) {
@@ -110,11 +115,17 @@ public class ChargeUseCase {
 
         Payment payment = record(key, request, seen);
         if (payment.status() != PaymentStatus.PENDING) {
-            return new ChargeAnswer(payment, true);
+            // Settled (by a webhook or the sweep) between our read and our fence. A request that
+            // holds the key gets its own answer; only one that found an outcome stored is a replay.
+            return new ChargeAnswer(payment, false);
         }
         reached(payment.id(), ChargePhase.PAYMENT_RECORDED, epoch);
 
-        ChargeResult result = provider.charge(payment);
+        // A payment taken over from a run of another provider account is charged there, if at all:
+        // never send it to ours (the sweep defers it too), its outcome is unknown here.
+        ChargeResult result = accounts.reaches(payment.providerAccount()) ? provider.charge(payment)
+                : ChargeResult.unknown("charged through provider account " + payment.providerAccount()
+                        + ", which this deployment does not reach");
         reached(payment.id(), ChargePhase.PROVIDER_ANSWERED, epoch);
 
         if (result.outcome() == ProviderOutcome.NOT_SENT && !claim.takenOver()) {
@@ -127,22 +138,24 @@ public class ChargeUseCase {
         Instant now = clock.instant();
         try {
             if (!payments.apply(payment.id(), transition, now)) {
-                // A newer run fenced us off, or the payment was settled meanwhile: theirs is the truth.
-                // (Or the SDK retried our own successful write: then it is our answer, not a replay.)
-                return payments.find(payment.id()).filter(p -> p.status() != PaymentStatus.PENDING)
-                        .map(p -> new ChargeAnswer(p, !(p.status() == transition.to() && p.leaseEpoch() == epoch)))
-                        .orElseThrow(this::inFlight);
+                return afterLostSettle(payment.id(), result, epoch);
             }
         } catch (SdkException storeFailed) {
-            // The provider was called; the store cannot say how it ended. What is known: the
-            // payment exists, PENDING, in the sweep index, which settles it. An error here would
-            // invite the client to pay again under a new key.
-            LOG.warnf("store failed settling paymentId=%s outcome=%s: %s; answering pending", payment.id(),
-                    result.outcome(), storeFailed.getMessage());
-            return new ChargeAnswer(payment, false);
+            return storeFailedAfterCall(payment, result, storeFailed);
         }
         reached(payment.id(), ChargePhase.SETTLED, epoch);
         return new ChargeAnswer(settled(payment, transition, now), false);
+    }
+
+    /**
+     * The provider was called, but the store cannot say how the settle ended. What is known: the
+     * payment exists, PENDING, in the sweep index, which asks the provider and settles it. An
+     * error here would invite the client to pay again under a new key: answer pending (202).
+     */
+    private ChargeAnswer storeFailedAfterCall(Payment payment, ChargeResult result, SdkException storeFailed) {
+        LOG.warnf("store failed settling paymentId=%s outcome=%s: %s; answering pending", payment.id(),
+                result.outcome(), storeFailed.getMessage());
+        return new ChargeAnswer(payment, false);
     }
 
     /**
@@ -161,6 +174,62 @@ public class ChargeUseCase {
     }
 
     /**
+     * The fenced settle lost: a webhook or the sweep settled the payment first, a newer run fenced
+     * it, or the SDK retried our own committed write. This run's provider answer is a fact like any
+     * other and goes through the state machine ({@link PaymentStatus#onProviderFact}): agreeing, the
+     * payment as it stands is the answer; contradicting (another outcome, another charge), the
+     * payment goes to NEEDS_REVIEW with both facts in its reason. On a payment still unsettled
+     * the fact is written unfenced, as a webhook's is: the provider answers a newer run's call with
+     * the same key the same way. Whatever happens, it is this request's own answer, not a replay.
+     */
+    private ChargeAnswer afterLostSettle(String paymentId, ChargeResult result, long epoch) {
+        for (int round = 0; round < LOST_SETTLE_ROUNDS; round++) {
+            Payment current = payments.find(paymentId).orElseThrow(this::inFlight);
+            Optional<Transition> move = ownFact(current, result, epoch);
+            if (move.isEmpty()) {
+                if (current.status() == PaymentStatus.PENDING) {
+                    throw inFlight(); // a newer run holds the fence, and this run learnt nothing final
+                }
+                return new ChargeAnswer(current, false);
+            }
+            if (payments.apply(paymentId, move.get(), clock.instant())) {
+                if (move.get().to() == PaymentStatus.NEEDS_REVIEW) {
+                    LOG.warnf("payment %s moved to NEEDS_REVIEW: %s", paymentId, move.get().reason());
+                }
+                return new ChargeAnswer(payments.find(paymentId).orElseThrow(this::inFlight), false);
+            }
+        }
+        throw inFlight(); // still moving under us: the client's retry reads where it ended
+    }
+
+    /** The write this run's provider answer makes on {@code current}; empty if it changes nothing. */
+    private static Optional<Transition> ownFact(Payment current, ChargeResult result, long epoch) {
+        if (result.outcome() != ProviderOutcome.SUCCEEDED && result.outcome() != ProviderOutcome.FAILED) {
+            return Optional.empty(); // no answer is no fact
+        }
+        PaymentStatus fact = result.outcome() == ProviderOutcome.SUCCEEDED ? PaymentStatus.SUCCEEDED
+                : PaymentStatus.FAILED;
+        String source = "charge run epoch " + epoch;
+        PaymentStatus status = current.status();
+        if (status.isUnsettled() && !current.reviewBound()) {
+            return Optional.of(new Transition(status, fact, result.providerPaymentId(),
+                    fact == PaymentStatus.FAILED ? result.declineCode() : null,
+                    source + ", written unfenced after its fenced settle lost", null, OptionalLong.empty()));
+        }
+        boolean otherCharge = result.providerPaymentId() != null && current.providerPaymentId() != null
+                && !result.providerPaymentId().equals(current.providerPaymentId());
+        // (An UNKNOWN payment on its way to review never agrees: the fact would move it, not finish the review.)
+        if (status.onProviderFact(fact) == status && (!otherCharge || status == PaymentStatus.NEEDS_REVIEW)) {
+            return Optional.empty();
+        }
+        String reason = source + ": the provider answered " + fact + " with charge " + result.providerPaymentId()
+                + ", but the payment is " + status + " with charge " + current.providerPaymentId() + " ("
+                + current.statusReason() + ")";
+        return Optional.of(new Transition(status, PaymentStatus.NEEDS_REVIEW, null, null, reason, null,
+                OptionalLong.empty()));
+    }
+
+    /**
      * Phase 2: the PENDING payment, created by this run or by an earlier one that died; or, if it
      * was settled meanwhile (by a zombie run or reconcile), the settled payment.
      */
@@ -168,14 +237,14 @@ public class ChargeUseCase {
         Instant now = clock.instant();
         Payment pending = new Payment(key.paymentId(), key.tenant(), PaymentStatus.PENDING, request.amount(),
                 request.currency(), request.reference(), request.description(), null, null, null, now, now,
-                key.leaseEpoch(), 0);
+                key.leaseEpoch(), 0, accounts.forTenant(key.tenant()), key.leaseExpiresAt());
         // A stuck PENDING payment is swept once the lease that covers it has surely ended.
         Instant sweepAt = now.plus(lease()).plus(lease());
         if (seen.isEmpty() && payments.createPending(pending, sweepAt)) {
             return pending;
         }
         // An earlier run recorded it: fence it so that run can no longer settle it.
-        boolean fenced = payments.fence(key.paymentId(), key.leaseEpoch(), sweepAt);
+        boolean fenced = payments.fence(key.paymentId(), key.leaseEpoch(), key.leaseExpiresAt(), sweepAt);
         Payment existing = payments.find(key.paymentId()).orElseThrow(this::inFlight);
         if (fenced) {
             return existing;
@@ -202,7 +271,7 @@ public class ChargeUseCase {
     private static Payment settled(Payment p, Transition t, Instant now) {
         return new Payment(p.id(), p.tenant(), t.to(), p.amount(), p.currency(), p.reference(), p.description(),
                 t.providerPaymentId(), t.declineCode(), t.reason(), p.createdAt(), now, t.fenceEpoch().orElse(0),
-                p.checkAttempts());
+                p.checkAttempts(), p.providerAccount(), p.leaseExpiresAt());
     }
 
     private void reached(String paymentId, ChargePhase phase, long epoch) {

@@ -123,12 +123,20 @@ public class PaymentsHttp {
         return switch (p.status()) {
             case SUCCEEDED -> responses.json(201, PaymentView.of(p), location(p, headers));
             case FAILED -> {
+                // Nothing charged is not a decline: no decline code, and a problem type of its own.
+                boolean nothingCharged = p.nothingCharged();
                 Map<String, Object> extensions = new LinkedHashMap<>();
                 extensions.put("paymentId", p.id());
-                extensions.put("declineCode", p.declineCode());
+                if (!nothingCharged) {
+                    extensions.put("declineCode", p.declineCode());
+                }
                 extensions.put("payment", PaymentView.of(p));
-                yield responses.problem(ProblemType.PAYMENT_DECLINED, "the provider declined the payment", extensions,
-                        headers);
+                yield nothingCharged
+                        ? responses.problem(ProblemType.PAYMENT_NOT_CHARGED, "nothing was charged: the provider"
+                                + " never received this payment's charge (the card was not declined); paying again"
+                                + " under a new Idempotency-Key cannot charge this payment twice", extensions, headers)
+                        : responses.problem(ProblemType.PAYMENT_DECLINED, "the provider declined the payment",
+                                extensions, headers);
             }
             case PENDING, UNKNOWN -> {
                 headers.putAll(HttpResponses.retryAfter(config.charge().unknownRetryAfter()));

@@ -67,6 +67,13 @@ public interface OncepayConfig {
         @WithDefault("sim")
         String id();
 
+        /**
+         * The merchant account at that provider; recorded on every payment, so facts from another
+         * account cannot move it (old payments without it read as this one).
+         */
+        @WithDefault("default")
+        String account();
+
         /** Base URL of the PSP's REST API (the REST client {@code psp} is pointed at it). */
         @WithDefault("http://127.0.0.1:8090")
         String url();

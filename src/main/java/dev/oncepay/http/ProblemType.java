@@ -6,6 +6,8 @@ public enum ProblemType {
     UNAUTHENTICATED(401, "unauthenticated", "No authenticated tenant"),
     INVALID_SIGNATURE(401, "invalid-signature", "The webhook signature is invalid"),
     PAYMENT_DECLINED(402, "payment-declined", "The payment was declined"),
+    /** Failed without any charge: the provider never received it. Not a decline; paying again is safe. */
+    PAYMENT_NOT_CHARGED(402, "payment-not-charged", "The payment failed and nothing was charged"),
     NOT_FOUND(404, "not-found", "Not found"),
     METHOD_NOT_ALLOWED(405, "method-not-allowed", "Method not allowed"),
     REQUEST_IN_FLIGHT(409, "request-in-flight", "A request with this Idempotency-Key is in progress"),

@@ -7,6 +7,9 @@ import java.time.Instant;
  *
  * @param reference the merchant's order reference
  * @param leaseEpoch fencing token: only the charge run holding this epoch may settle a PENDING payment
+ * @param providerAccount the provider account that charges it; its facts alone may move it
+ * @param leaseExpiresAt end of the lease of the charge run holding the fence: after it, no run of
+ *        ours can still be sending this payment's charge
  */
 public record Payment(
         String id,
@@ -22,7 +25,22 @@ public record Payment(
         Instant createdAt,
         Instant updatedAt,
         long leaseEpoch,
-        int checkAttempts) {
+        int checkAttempts,
+        ProviderAccount providerAccount,
+        Instant leaseExpiresAt) {
+    /**
+     * {@code declineCode} of a payment that failed because oncepay established that nothing was
+     * charged (the provider never had a charge for it), as opposed to a provider's decline.
+     */
+    public static final String NOT_CHARGED = "not_charged";
+    /**
+     * In the {@code statusReason} of an UNKNOWN payment that a writer who found conflicting facts
+     * is moving on to NEEDS_REVIEW (the state machine has no PENDING → NEEDS_REVIEW). Its client
+     * holds no 202, so its charge is never re-sent; a sweep finishes the move.
+     */
+    public static final String REVIEW_BOUND = "on the way to review: ";
+    /** The same, written by an earlier version for an UNKNOWN payment past the provider's key window. */
+    public static final String NO_CHARGE_AT_PROVIDER = "no_charge_at_provider";
 
     private static final java.util.regex.Pattern ID = java.util.regex.Pattern.compile("pay_[0-9a-f]{32}");
 
@@ -33,6 +51,17 @@ public record Payment(
     /** Whether {@code id} could be one of ours; anything else is answered 404 without a lookup. */
     public static boolean isWellFormedId(String id) {
         return id != null && ID.matcher(id).matches();
+    }
+
+    /** UNKNOWN only as a step to NEEDS_REVIEW, not because a charge call went unanswered. */
+    public boolean reviewBound() {
+        return status == PaymentStatus.UNKNOWN && statusReason != null && statusReason.contains(REVIEW_BOUND);
+    }
+
+    /** Failed without any charge at the provider: nothing was declined, nothing was taken. */
+    public boolean nothingCharged() {
+        return status == PaymentStatus.FAILED && providerPaymentId == null
+                && (NOT_CHARGED.equals(declineCode) || NO_CHARGE_AT_PROVIDER.equals(declineCode));
     }
 
     /** The key a PSP sees for this payment's charge: derived from our id, never the client's key. */

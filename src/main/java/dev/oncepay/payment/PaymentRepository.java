@@ -7,6 +7,7 @@ import dev.oncepay.store.Attr;
 import dev.oncepay.store.Table;
 import dev.oncepay.store.TableItems;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -29,12 +30,17 @@ public class PaymentRepository {
     private final EmbeddedMetrics metrics;
     private final String table;
     private final int shards;
+    /** What a payment recorded before payments carried their provider account reads as. */
+    private final ProviderAccount legacyAccount;
+    private final Duration lease;
 
     public PaymentRepository(DynamoDbClient dynamo, OncepayConfig config, EmbeddedMetrics metrics) {
         this.dynamo = dynamo;
         this.metrics = metrics;
         this.table = config.table();
         this.shards = config.sweep().shards();
+        this.legacyAccount = ProviderAccounts.configured(config);
+        this.lease = config.idempotency().lease();
     }
 
     public static String pk(String paymentId) {
@@ -57,6 +63,9 @@ public class PaymentRepository {
         item.put(Table.CREATED_AT, Attr.s(payment.createdAt().toString()));
         item.put(Table.UPDATED_AT, Attr.s(payment.updatedAt().toString()));
         item.put(Table.LEASE_EPOCH, Attr.n(payment.leaseEpoch()));
+        item.put(Table.LEASE_EXPIRES_AT, Attr.n(payment.leaseExpiresAt().toEpochMilli()));
+        item.put(Table.PROVIDER, Attr.s(payment.providerAccount().provider()));
+        item.put(Table.PROVIDER_ACCOUNT, Attr.s(payment.providerAccount().account()));
         item.put(Table.CHECK_ATTEMPTS, Attr.n(0));
         // Listed in the sweep index from the start: if this run dies, reconcile finds the payment.
         item.put(Table.SWEEP_SHARD, Attr.s(shardOf(payment.id())));
@@ -72,25 +81,27 @@ public class PaymentRepository {
 
     /** Consistent read: the answer a client gets must reflect every acknowledged write. */
     public Optional<Payment> find(String paymentId) {
-        return TableItems.readConsistently(dynamo, table, pk(paymentId)).map(PaymentRepository::fromItem);
+        return TableItems.readConsistently(dynamo, table, pk(paymentId)).map(this::fromItem);
     }
 
     /**
-     * Moves the fence of a PENDING payment to {@code epoch}: from now on only the run holding that
-     * epoch may settle it. Fails if the payment left PENDING or a newer run fenced it already.
-     * Epochs are unique per run (each takeover increments the key's), so equal means ours.
+     * Moves the fence of a PENDING payment to {@code epoch}, held until {@code leaseExpiresAt}:
+     * from now on only the run holding that epoch may settle it. Fails if the payment left PENDING
+     * or a newer run fenced it already. Epochs are unique per run (each takeover increments the
+     * key's), so equal means ours.
      */
-    public boolean fence(String paymentId, long epoch, Instant nextCheckAt) {
+    public boolean fence(String paymentId, long epoch, Instant leaseExpiresAt, Instant nextCheckAt) {
         try {
             // The new run owns the payment now: the sweep waits for its lease, as for the first run.
             dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk(paymentId)))
-                    .updateExpression("SET #epoch = :epoch, #next = :next")
+                    .updateExpression("SET #epoch = :epoch, #leaseEnd = :leaseEnd, #next = :next")
                     // "<=": re-fencing at our own epoch (an SDK retry, a resumed run) is a no-op.
                     .conditionExpression("#status = :pending AND #epoch <= :epoch")
                     .expressionAttributeNames(Map.of("#epoch", Table.LEASE_EPOCH, "#status", Table.STATUS,
-                            "#next", Table.NEXT_CHECK_AT))
+                            "#leaseEnd", Table.LEASE_EXPIRES_AT, "#next", Table.NEXT_CHECK_AT))
                     .expressionAttributeValues(Map.of(":epoch", Attr.n(epoch),
                             ":pending", Attr.s(PaymentStatus.PENDING.name()),
+                            ":leaseEnd", Attr.n(leaseExpiresAt.toEpochMilli()),
                             ":next", Attr.n(nextCheckAt.toEpochMilli()))));
             return true;
         } catch (ConditionalCheckFailedException lost) {
@@ -173,8 +184,11 @@ public class PaymentRepository {
         }
     }
 
-    static Payment fromItem(Map<String, AttributeValue> item) {
+    Payment fromItem(Map<String, AttributeValue> item) {
         String pk = Attr.string(item, Table.PK);
+        Instant createdAt = Instant.parse(Attr.string(item, Table.CREATED_AT));
+        String provider = Attr.string(item, Table.PROVIDER);
+        long leaseEnd = Attr.number(item, Table.LEASE_EXPIRES_AT, -1);
         return new Payment(
                 pk.substring(PREFIX.length()),
                 Attr.string(item, Table.TENANT),
@@ -186,10 +200,14 @@ public class PaymentRepository {
                 Attr.string(item, Table.PROVIDER_PAYMENT_ID),
                 Attr.string(item, Table.DECLINE_CODE),
                 Attr.string(item, Table.STATUS_REASON),
-                Instant.parse(Attr.string(item, Table.CREATED_AT)),
+                createdAt,
                 Instant.parse(Attr.string(item, Table.UPDATED_AT)),
                 Attr.number(item, Table.LEASE_EPOCH, 0),
-                (int) Attr.number(item, Table.CHECK_ATTEMPTS, 0));
+                (int) Attr.number(item, Table.CHECK_ATTEMPTS, 0),
+                provider == null ? legacyAccount
+                        : new ProviderAccount(provider, Attr.string(item, Table.PROVIDER_ACCOUNT)),
+                // Older items: the first run's lease (a takeover's later fence is not known).
+                leaseEnd < 0 ? createdAt.plus(lease) : Instant.ofEpochMilli(leaseEnd));
     }
 
     // Sweep: reconcile's access to the sparse, sharded index `sweep`.

@@ -61,4 +61,12 @@ public interface ReconcileConfig {
      */
     @WithDefault("1H")
     Duration windowMargin();
+
+    /**
+     * How long after a charge request arrives the provider may still not list it in lookups. A
+     * PENDING payment whose run died is failed as "nothing charged" only once this has passed
+     * after the run's lease ended; until then the sweep defers it (it never re-sends it).
+     */
+    @WithDefault("5M")
+    Duration providerVisibilityLag();
 }

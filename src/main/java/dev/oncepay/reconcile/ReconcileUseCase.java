@@ -7,6 +7,7 @@ import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentRepository.SweepListing;
 import dev.oncepay.payment.PaymentRepository.SweepState;
 import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.ProviderAccounts;
 import dev.oncepay.payment.Transition;
 import dev.oncepay.provider.ChargeResult;
 import dev.oncepay.provider.ProviderGateway;
@@ -38,20 +39,28 @@ import org.jboss.logging.Logger;
  * sweeps, webhooks and charge retries end in one state, and a sweep that dies between any two
  * steps leaves the payment due for the next sweep.
  *
- * <p>"Not found" is not "failed". While the payment is young (the re-send horizon, 1 h by
- * default, and always inside the provider's idempotency window less a margin, measured from the
- * payment's creation, which precedes any charge request) the charge is re-sent with the payment's
- * own provider idempotency key: the provider executes a key at most once, so this settles a
- * charge that never arrived without risking a second one. Past the horizon nothing is sent; only
- * once the provider's window (plus the margin) has passed is "no charge" final: FAILED.
+ * <p>Only the provider account that charged a payment is asked about it; a payment of an
+ * account this deployment does not reach is deferred (and in the end dead-lettered), never looked
+ * up elsewhere.
+ *
+ * <p>"Not found" is not "failed", and the sweep never starts a charge nobody waits for (design
+ * rule 13). Only an UNKNOWN payment, whose client holds a 202, is re-sent: while it is young (the
+ * re-send horizon, 1 h by default, and always inside the provider's idempotency window less a
+ * margin, measured from the payment's creation, which precedes any charge request) with the
+ * payment's own provider idempotency key: the provider executes a key at most once, so this
+ * settles a charge that never arrived without risking a second one. Past the horizon nothing is
+ * sent; only once the provider's window (plus the margin) has passed is "no charge" final: FAILED
+ * {@code not_charged}. A PENDING payment's client saw an error, not a 202, and may have paid again
+ * under a new key: it is only asked about. Once no run of ours can still be sending it (its fence's
+ * lease has ended) and the provider's lookups have had time to show a charge (the visibility lag),
+ * "no charge" is final: FAILED {@code not_charged}. Until then the client's own retry may take it
+ * over and charge it.
  */
 @ApplicationScoped
 public class ReconcileUseCase {
     private static final Logger LOG = Logger.getLogger(ReconcileUseCase.class);
     /** Re-reads after a lost conditional write before leaving the payment to the next sweep. */
     private static final int MAX_ROUNDS = 3;
-    /** {@code declineCode} of a payment failed because the provider never had a charge for it. */
-    static final String NO_CHARGE = "no_charge_at_provider";
 
     private final PaymentRepository payments;
     private final ProviderGateway provider;
@@ -59,10 +68,12 @@ public class ReconcileUseCase {
     private final Clock clock;
     private final ReconcileConfig config;
     private final EmbeddedMetrics metrics;
+    private final ProviderAccounts accounts;
 
     public ReconcileUseCase(PaymentRepository payments, ProviderGateway provider, Event<ReconcilePhaseReached> phases,
-            Clock clock, ReconcileConfig config, EmbeddedMetrics metrics) {
+            Clock clock, ReconcileConfig config, EmbeddedMetrics metrics, ProviderAccounts accounts) {
         this.metrics = metrics;
+        this.accounts = accounts;
         this.payments = payments;
         this.provider = provider;
         this.phases = phases;
@@ -137,6 +148,15 @@ public class ReconcileUseCase {
 
     /** What the provider says about the payment; no write happens here. */
     private Verdict ask(Payment payment, Tally tally) {
+        if (payment.reviewBound()) {
+            // Its writer died between PENDING → UNKNOWN and → NEEDS_REVIEW: finish that, never re-send.
+            return new Review(payment.statusReason());
+        }
+        if (!accounts.reaches(payment.providerAccount())) {
+            // Another account's "no charge" says nothing about this payment, and its charge is not ours to send.
+            return new NoAnswer("charged through provider account " + payment.providerAccount()
+                    + ", which this deployment does not reach; not looked up elsewhere");
+        }
         if (provider.chargeBreakerOpen()) {
             return new NoAnswer("the provider's charge circuit breaker is open; provider not called");
         }
@@ -151,6 +171,9 @@ public class ReconcileUseCase {
         if (!(verdict instanceof NotFound)) {
             return verdict;
         }
+        if (payment.status() == PaymentStatus.PENDING) {
+            return pendingNotFound(payment);
+        }
         Instant now = clock.instant();
         Instant resendUntil = earliest(payment.createdAt().plus(config.resendHorizon()),
                 payment.createdAt().plus(config.providerIdempotencyWindow()).minus(config.windowMargin()));
@@ -159,13 +182,32 @@ public class ReconcileUseCase {
             return resend(payment, tally);
         }
         if (!now.isBefore(finalAt)) {
-            return new Settle(PaymentStatus.FAILED, null, NO_CHARGE,
+            return new Settle(PaymentStatus.FAILED, null, Payment.NOT_CHARGED,
                     "reconcile: the provider has no charge for this payment " + config.providerIdempotencyWindow()
                             + " (+" + config.windowMargin() + ") after its creation; nothing was charged");
         }
         // Too old to re-send, too young to be sure: look again when "not found" is final (a
         // charge that shows up earlier settles then, or through its webhook).
         return new NoAnswer("no charge at the provider; past the re-send horizon, final at " + finalAt, finalAt);
+    }
+
+    /**
+     * The provider has no charge for a PENDING payment: its run died before answering, so its
+     * client saw an error, not a 202, and may already have paid again under a new key. The sweep
+     * never sends this charge. Once the run's lease has ended (no run of ours can still be
+     * sending it) and the provider's visibility lag has passed (a charge that did arrive would
+     * show in lookups by now), "no charge" is final: FAILED, nothing charged. Before that, wait:
+     * the client's own retry with the same key may still take the payment over and charge it.
+     */
+    private Verdict pendingNotFound(Payment payment) {
+        Instant finalAt = payment.leaseExpiresAt().plus(config.providerVisibilityLag());
+        if (clock.instant().isBefore(finalAt)) {
+            return new NoAnswer("no charge at the provider for a PENDING payment whose run died; never sent by the"
+                    + " sweep; final at " + finalAt, finalAt);
+        }
+        return new NotCharged(payment.leaseEpoch(), "reconcile: the charge run (epoch " + payment.leaseEpoch()
+                + ") died before an answer and the provider has no charge " + config.providerVisibilityLag()
+                + " after its lease ended; nothing was charged");
     }
 
     private static Instant earliest(Instant a, Instant b) {
@@ -179,6 +221,9 @@ public class ReconcileUseCase {
      * (a charge in progress is answered with the same result or a conflict, never a second charge).
      */
     private Verdict resend(Payment payment, Tally tally) {
+        if (payment.status() != PaymentStatus.UNKNOWN) {
+            throw new IllegalStateException("only an UNKNOWN payment's charge is re-sent, not " + payment.status());
+        }
         tally.resent++;
         LOG.infof("reconcile paymentId=%s: no charge at the provider; re-sending with provider key %s", payment.id(),
                 payment.providerIdempotencyKey());
@@ -233,6 +278,12 @@ public class ReconcileUseCase {
             Optional<Outcome> done;
             if (verdict instanceof Settle settle) {
                 done = settle(payment, settle, now);
+            } else if (verdict instanceof NotCharged notCharged) {
+                if (payment.status() != PaymentStatus.PENDING || payment.leaseEpoch() != notCharged.epoch()) {
+                    return Outcome.SKIPPED; // taken over by the client's retry, or settled: not ours to fail
+                }
+                done = settle(payment, new Settle(PaymentStatus.FAILED, null, Payment.NOT_CHARGED,
+                        notCharged.reason()), now);
             } else if (verdict instanceof Review review) {
                 done = review(payment, review.reason(), Outcome.NEEDS_REVIEW, now);
             } else if (verdict instanceof NoAnswer noAnswer) {
@@ -316,7 +367,7 @@ public class ReconcileUseCase {
         }
         if (current.status() == PaymentStatus.PENDING) {
             Transition toUnknown = new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
-                    "reconcile: on the way to review: " + reason, now, fence(current));
+                    "reconcile: " + Payment.REVIEW_BOUND + reason, now, fence(current));
             if (!payments.apply(current.id(), toUnknown, now)) {
                 return Optional.empty();
             }
@@ -363,7 +414,7 @@ public class ReconcileUseCase {
     private static Payment withStatus(Payment p, PaymentStatus status) {
         return new Payment(p.id(), p.tenant(), status, p.amount(), p.currency(), p.reference(), p.description(),
                 p.providerPaymentId(), p.declineCode(), p.statusReason(), p.createdAt(), p.updatedAt(), p.leaseEpoch(),
-                p.checkAttempts());
+                p.checkAttempts(), p.providerAccount(), p.leaseExpiresAt());
     }
 
     private static String describe(Throwable fault) {
@@ -373,7 +424,7 @@ public class ReconcileUseCase {
     // --- verdicts and counting ----------------------------------------------------------------
 
     /** What the provider said about one payment. */
-    sealed interface Verdict permits Settle, Review, NoAnswer, NotFound {
+    sealed interface Verdict permits Settle, Review, NoAnswer, NotFound, NotCharged {
     }
 
     /** A final fact: SUCCEEDED or FAILED. */
@@ -389,6 +440,13 @@ public class ReconcileUseCase {
         NoAnswer(String reason) {
             this(reason, null);
         }
+    }
+
+    /**
+     * A PENDING payment the provider provably never charged: FAILED, but only while it is still
+     * PENDING at the epoch this was judged for (a client's retry that took it over decides then).
+     */
+    record NotCharged(long epoch, String reason) implements Verdict {
     }
 
     /** The provider has no charge for the payment (resolved by the not-found rule before recording). */

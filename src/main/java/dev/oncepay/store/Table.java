@@ -45,6 +45,10 @@ public final class Table {
     public static final String STATUS_REASON = "statusReason";
     public static final String UPDATED_AT = "updatedAt";
     public static final String CHECK_ATTEMPTS = "checkAttempts";
+    /** Provider id and account that charge the payment; absent on payments recorded before issue 8. */
+    public static final String PROVIDER = "provider";
+    public static final String PROVIDER_ACCOUNT = "providerAccount";
+    // LEASE_EXPIRES_AT (epoch millis, as on key items) on a payment: the lease end of the run holding its fence.
 
     public static final String KIND_KEY = "key";
     public static final String KIND_PAYMENT = "payment";

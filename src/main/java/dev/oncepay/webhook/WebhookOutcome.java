@@ -8,6 +8,8 @@ public enum WebhookOutcome {
     ALREADY_SETTLED("already_settled"),
     /** The event contradicts the payment (other terminal outcome, amount, currency, charge): now NEEDS_REVIEW. */
     CONFLICT("conflict"),
+    /** The payment was charged through another provider than the event's sender: nothing changed. */
+    PROVIDER_CONFLICT("provider_conflict"),
     /** The payment is already waiting for a human: nothing changed. */
     UNDER_REVIEW("under_review"),
     /** No payment has the event's reference: kept for audit only. */

@@ -39,6 +39,9 @@ import org.jboss.logging.Logger;
  * applies it, and if the provider gave up the reconcile sweep settles the payment anyway. A crash
  * after 2 leaves the payment settled and the journal {@code RECEIVED}: the redelivery re-applies,
  * which writes nothing, and completes the journal. Nothing is lost, nothing applied twice.
+ *
+ * <p>An event about a payment that another provider charged changes nothing: it is journaled as
+ * {@link WebhookOutcome#PROVIDER_CONFLICT} and acknowledged.
  */
 @ApplicationScoped
 public class WebhookUseCase {
@@ -132,6 +135,14 @@ public class WebhookUseCase {
                 return new Applied(WebhookOutcome.UNKNOWN_PAYMENT, "no payment " + event.reference(), false);
             }
             Payment payment = found.get();
+            if (!payment.providerAccount().provider().equals(provider)) {
+                // Rule 15: only the provider that charged a payment speaks for it. Acknowledged, so
+                // the sender stops retrying; journaled with both parties for whoever looks into it.
+                String detail = "payment " + payment.id() + " was charged through " + payment.providerAccount()
+                        + "; an event from provider " + provider + " is not applied";
+                LOG.warnf("webhook provider conflict eventId=%s: %s", event.id(), detail);
+                return new Applied(WebhookOutcome.PROVIDER_CONFLICT, detail, false);
+            }
             Instant now = clock.instant();
             Decision decision = decide(payment, fact, event.type(), marker, now);
             boolean complete = true;
@@ -174,7 +185,8 @@ public class WebhookUseCase {
             PaymentStatus from = status;
             if (from == PaymentStatus.PENDING) {
                 // PENDING may not jump to NEEDS_REVIEW; go through UNKNOWN (listed for the sweep meanwhile).
-                moves.add(new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null, reason,
+                moves.add(new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
+                        marker + ": " + Payment.REVIEW_BOUND + type + " " + mismatch,
                         now.plus(oncepay.sweep().firstCheckDelay()), OptionalLong.empty()));
                 from = PaymentStatus.UNKNOWN;
             }

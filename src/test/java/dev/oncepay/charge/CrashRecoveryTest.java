@@ -12,11 +12,13 @@ import dev.oncepay.testing.TestEnvironment;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
  * The process dies between steps (rule 8). No clean-up code runs; a retry after the lease has
@@ -66,6 +68,33 @@ class CrashRecoveryTest extends ChargeTestSupport {
         assertEquals(402, recovered.status());
         assertEquals(1, sim.ledger().size());
         assertEquals("declined", sim.ledger().get(0).status());
+    }
+
+    @Test
+    void aTakeoverNeverChargesAPaymentOfAnotherProviderAccountHere() {
+        String key = newKey();
+        String body = body(4200, "EUR", "order_other_account");
+        hooks.crashOnceAfter(ChargePhase.PAYMENT_RECORDED);
+        assertEquals(-1, post(key, body).status());
+        String id = storedItems().stream().filter(i -> Table.KIND_PAYMENT.equals(i.get(Table.KIND).s())).findFirst()
+                .orElseThrow().get(Table.PK).s().substring("payment#".length());
+        assertEquals("sim", storedPayment(id).get(Table.PROVIDER).s(), "recorded with its provider");
+        assertEquals("default", storedPayment(id).get(Table.PROVIDER_ACCOUNT).s(), "and account");
+        // As if the dead run's deployment charged through another account of the provider.
+        TestEnvironment.dynamo().updateItem(b -> b.tableName(TestEnvironment.TABLE)
+                .key(Map.of(Table.PK, AttributeValue.fromS("payment#" + id)))
+                .updateExpression("SET #a = :a").expressionAttributeNames(Map.of("#a", Table.PROVIDER_ACCOUNT))
+                .expressionAttributeValues(Map.of(":a", AttributeValue.fromS("acct_elsewhere"))));
+        int charges = sim.chargeRequests();
+
+        clock.advance(lease.plusSeconds(1));
+        ApiResponse retried = post(key, body);
+
+        assertEquals(202, retried.status(), retried.body());
+        assertEquals("pending", retried.json().get("status").asText());
+        assertEquals(charges, sim.chargeRequests(), "not sent to an account that did not take it");
+        assertEquals("UNKNOWN", storedPayment(id).get(Table.STATUS).s());
+        assertTrue(storedPayment(id).get(Table.STATUS_REASON).s().contains("sim/acct_elsewhere"));
     }
 
     @Test

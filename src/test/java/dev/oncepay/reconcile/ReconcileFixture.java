@@ -12,6 +12,7 @@ import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentRepository.SweepState;
 import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.ProviderAccounts;
 import dev.oncepay.payment.Transition;
 import dev.oncepay.sim.Faults;
 import dev.oncepay.sim.LedgerEntry;
@@ -21,6 +22,7 @@ import dev.oncepay.store.Table;
 import dev.oncepay.testing.HttpApiEvents;
 import dev.oncepay.testing.LambdaClient;
 import dev.oncepay.testing.PhaseHooks;
+import dev.oncepay.testing.StoredItems;
 import dev.oncepay.testing.TestClock;
 import dev.oncepay.testing.TestEnvironment;
 import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
@@ -59,6 +61,8 @@ public class ReconcileFixture {
               "detail": {}
             }
             """;
+    /** The charge run's lease (oncepay.idempotency.lease). */
+    static final Duration LEASE = Duration.ofSeconds(35);
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @Inject
@@ -75,6 +79,8 @@ public class ReconcileFixture {
     SweepHooks sweepHooks;
     @Inject
     CircuitBreakerMaintenance breakers;
+    @Inject
+    ProviderAccounts accounts;
 
     /** A clean slate: real time, a healthy provider, closed breakers, no hooks, an empty sweep index. */
     public void reset() {
@@ -163,7 +169,7 @@ public class ReconcileFixture {
         Instant now = clock.instant();
         String id = "pay_" + UUID.randomUUID().toString().replace("-", "");
         Payment payment = new Payment(id, TENANT, PaymentStatus.PENDING, amount, "EUR", "order-" + id.substring(4, 12),
-                null, null, null, null, now, now, 1, 0);
+                null, null, null, null, now, now, 1, 0, accounts.forTenant(TENANT), now.plus(LEASE));
         assertTrue(payments.createPending(payment, now.plus(dueIn)));
         switch (atProvider) {
             case NOTHING -> {
@@ -199,7 +205,21 @@ public class ReconcileFixture {
         }
     }
 
+    /** Rewrites the provider account a payment records, as if another deployment had charged it. */
+    void rebind(String paymentId, String provider, String account) {
+        TestEnvironment.dynamo().updateItem(b -> b.tableName(TestEnvironment.TABLE)
+                .key(Attr.key(PaymentRepository.pk(paymentId)))
+                .updateExpression("SET #p = :p, #a = :a")
+                .expressionAttributeNames(Map.of("#p", Table.PROVIDER, "#a", Table.PROVIDER_ACCOUNT))
+                .expressionAttributeValues(Map.of(":p", Attr.s(provider), ":a", Attr.s(account))));
+    }
+
     // --- reading back ---------------------------------------------------------------------------
+
+    /** The payment id the key of this fixture's tenant holds (also when its run died before answering). */
+    String onlyPaymentOf(String key) {
+        return Attr.string(StoredItems.keyItem(TENANT, key).orElseThrow(), Table.PAYMENT_ID);
+    }
 
     SweepState state(String paymentId) {
         return payments.findForSweep(paymentId).orElseThrow();

@@ -15,12 +15,16 @@ import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.config.Metrics;
 import dev.oncepay.testing.RecordingMetrics;
 import dev.oncepay.payment.Payment;
+import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentRepository.SweepState;
 import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.Transition;
 import dev.oncepay.provider.ProviderGateway;
 import dev.oncepay.reconcile.ReconcileFixture.AtProvider;
 import dev.oncepay.sim.Faults;
 import dev.oncepay.sim.LedgerEntry;
+import dev.oncepay.store.Attr;
+import dev.oncepay.store.Table;
 import dev.oncepay.store.DynamoRequestCounter;
 import dev.oncepay.testing.PhaseHooks;
 import dev.oncepay.testing.TestClock;
@@ -34,6 +38,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -50,6 +55,8 @@ class ReconcileFunctionTest {
     private static final Duration FIRST_CHECK = Duration.ofSeconds(31);
     /** Twice the charge lease (35 s) plus a second: when a stuck PENDING payment becomes due. */
     private static final Duration PENDING_DUE = Duration.ofSeconds(71);
+    /** oncepay.reconcile.provider-visibility-lag (default). */
+    private static final Duration VISIBILITY_LAG = Duration.ofMinutes(5);
     /** The longest deferral in the test profile (backoff cap 1 min) plus a second. */
     private static final Duration NEXT_CHECK = Duration.ofSeconds(61);
 
@@ -69,6 +76,8 @@ class ReconcileFunctionTest {
     ProviderGateway provider;
     @Inject
     ObjectMapper json;
+    @Inject
+    PaymentRepository payments;
 
     @BeforeEach
     void reset() {
@@ -196,7 +205,7 @@ class ReconcileFunctionTest {
         assertEquals(1, afterWindow.settled().failed());
         Payment failed = fx.state(payment.id()).payment();
         assertEquals(PaymentStatus.FAILED, failed.status());
-        assertEquals(ReconcileUseCase.NO_CHARGE, failed.declineCode());
+        assertEquals(Payment.NOT_CHARGED, failed.declineCode());
         assertNull(failed.providerPaymentId());
         assertEquals(chargesBefore, fx.sim().chargeRequests(), "never re-sent");
         assertEquals(List.of(), fx.ledgerOf(payment.id()));
@@ -244,6 +253,58 @@ class ReconcileFunctionTest {
     }
 
     @Test
+    void aPaymentOfAnotherProviderAccountIsNeverLookedUpHereAndEndsInReview() {
+        Payment otherProvider = fx.unknownPayment(910, AtProvider.SUCCEEDED);
+        fx.rebind(otherProvider.id(), "acme", "default");
+        clock.advance(Duration.ofMillis(5));
+        Payment otherAccount = fx.pendingPayment(920, AtProvider.NOTHING, Duration.ZERO);
+        fx.rebind(otherAccount.id(), "sim", "acct_elsewhere");
+
+        for (int check = 1; check <= 2; check++) {
+            CountedSweep sweep = countedSweep();
+            assertEquals(2, sweep.summary().deferred(), "check " + check + ": " + sweep.summary());
+            assertEquals(0, sweep.lookups(), "not asked at a provider account that did not charge them");
+            assertEquals(0, sweep.charges());
+            clock.advance(NEXT_CHECK);
+        }
+        CountedSweep last = countedSweep();
+
+        assertEquals(2, last.summary().deadLettered());
+        assertEquals(0, last.lookups());
+        for (Payment p : List.of(otherProvider, otherAccount)) {
+            Payment dead = fx.state(p.id()).payment();
+            assertEquals(PaymentStatus.NEEDS_REVIEW, dead.status());
+            assertTrue(dead.statusReason().contains("does not reach"), dead.statusReason());
+        }
+        assertEquals(List.of(), fx.ledgerOf(otherAccount.id()), "nothing sent for the PENDING one");
+    }
+
+    @Test
+    void aPaymentFailedAsNoChargeByAnEarlierVersionIsReplayedAsNotCharged() throws Exception {
+        String key = UUID.randomUUID().toString();
+        String body = body(930, "order_legacy");
+        fx.sim().setFaults(Faults.none().withResetRate(1.0)); // dropped before the provider executed it
+        HttpApiResponse accepted = fx.post(key, body);
+        fx.sim().setFaults(Faults.none());
+        assertEquals(202, accepted.statusCode(), accepted.body());
+        String id = paymentId(accepted);
+        // As an earlier version left a payment the provider never had a charge for.
+        TestEnvironment.dynamo().updateItem(b -> b.tableName(TestEnvironment.TABLE)
+                .key(Attr.key(PaymentRepository.pk(id)))
+                .updateExpression("SET #s = :failed, #d = :code REMOVE #shard, #next")
+                .expressionAttributeNames(Map.of("#s", Table.STATUS, "#d", Table.DECLINE_CODE,
+                        "#shard", Table.SWEEP_SHARD, "#next", Table.NEXT_CHECK_AT))
+                .expressionAttributeValues(Map.of(":failed", Attr.s("FAILED"),
+                        ":code", Attr.s(Payment.NO_CHARGE_AT_PROVIDER))));
+
+        HttpApiResponse replay = fx.post(key, body);
+
+        assertEquals(402, replay.statusCode());
+        assertEquals("https://oncepay.dev/problems/payment-not-charged",
+                json.readTree(replay.body()).get("type").asText());
+    }
+
+    @Test
     void unresolvedPastTheAgeCapIsDeadLettered() {
         Payment payment = fx.unknownPayment(500, AtProvider.SUCCEEDED);
         fx.sim().setFaults(Faults.none().withOutage(true));
@@ -285,29 +346,84 @@ class ReconcileFunctionTest {
     }
 
     @Test
-    void stuckPendingIsSettledAfterItsLeaseWithExactlyOneCharge() {
-        // The charge run dies right after recording the payment: nothing reached the provider.
+    void stuckPendingIsNeverChargedByTheSweepAndFailsAsNotChargedAfterTheVisibilityLag() throws Exception {
+        // The charge run dies right after recording the payment: nothing reached the provider, and
+        // the client saw a gateway error, not a 202. It may pay again under a new key.
         chargeHooks.crashOnceAfter(ChargePhase.PAYMENT_RECORDED);
         String key = UUID.randomUUID().toString();
         String body = body(6400, "order_stuck");
         assertThrows(PhaseHooks.SimulatedCrash.class, () -> fx.post(key, body));
+        String id = fx.onlyPaymentOf(key);
+        Instant leaseEnd = fx.state(id).payment().leaseExpiresAt();
         clock.advance(Duration.ofSeconds(36));
         assertEquals(0, fx.sweep().examined(), "the lease has ended but the charge run may still be retried by its client");
 
         clock.advance(PENDING_DUE.minusSeconds(36));
-        SweepSummary sweep = fx.sweep();
+        CountedSweep asked = countedSweep();
 
-        assertEquals(1, sweep.examined());
-        assertEquals(1, sweep.resent());
-        assertEquals(1, sweep.settled().succeeded());
-        String id = fx.sim().ledger().get(0).reference();
-        assertEquals(1, fx.sim().ledger().size(), "exactly one charge");
-        assertEquals("oncepay-" + id, fx.sim().ledger().get(0).idempotencyKey());
-        assertEquals(PaymentStatus.SUCCEEDED, fx.state(id).payment().status());
+        assertEquals(1, asked.summary().examined());
+        assertEquals(0, asked.summary().resent(), "no client waits for this charge: never sent by the sweep");
+        assertEquals(0, asked.charges());
+        assertEquals(1, asked.lookups(), "only asked about");
+        assertEquals(1, asked.summary().deferred());
+        SweepState waiting = fx.state(id);
+        assertEquals(PaymentStatus.PENDING, waiting.payment().status());
+        assertEquals(leaseEnd.plus(VISIBILITY_LAG).toEpochMilli(), waiting.nextCheckAt().toEpochMilli(),
+                "checked again once a charge would surely show in lookups");
+
+        clock.advance(Duration.between(clock.instant(), leaseEnd.plus(VISIBILITY_LAG)).plusSeconds(1));
+        CountedSweep settled = countedSweep();
+
+        assertEquals(1, settled.summary().settled().failed());
+        assertEquals(0, settled.charges());
+        Payment failed = fx.state(id).payment();
+        assertEquals(PaymentStatus.FAILED, failed.status());
+        assertEquals(Payment.NOT_CHARGED, failed.declineCode());
+        assertNull(failed.providerPaymentId());
+        assertFalse(fx.listed(id), "settled: out of the sweep index");
+        assertEquals(List.of(), fx.ledgerOf(id), "nothing was ever charged");
+
+        // The client's key now says plainly that nothing was charged: not a decline.
         HttpApiResponse replay = fx.post(key, body);
-        assertEquals(201, replay.statusCode(), replay.body());
+        assertEquals(402, replay.statusCode(), replay.body());
+        assertEquals("application/problem+json", replay.header("Content-Type"));
         assertEquals("true", replay.header("Idempotent-Replayed"));
-        assertEquals(1, fx.sim().ledger().size());
+        JsonNode problem = json.readTree(replay.body());
+        assertEquals("https://oncepay.dev/problems/payment-not-charged", problem.get("type").asText());
+        assertTrue(problem.get("detail").asText().contains("nothing was charged"), problem::toString);
+        assertFalse(problem.has("declineCode"), "no decline code: the card was not declined");
+        assertEquals(id, problem.get("paymentId").asText());
+        assertEquals("failed", problem.get("payment").get("status").asText());
+        JsonNode shown = json.readTree(fx.get(id).body());
+        assertEquals("failed", shown.get("status").asText());
+        assertTrue(shown.get("providerPaymentId").isNull());
+        assertEquals(List.of(), fx.ledgerOf(id));
+    }
+
+    @Test
+    void theClientsOwnRetryBeforeTheLagStillTakesOverAndCharges() {
+        chargeHooks.crashOnceAfter(ChargePhase.PAYMENT_RECORDED);
+        String key = UUID.randomUUID().toString();
+        String body = body(6600, "order_retried");
+        assertThrows(PhaseHooks.SimulatedCrash.class, () -> fx.post(key, body));
+        String id = fx.onlyPaymentOf(key);
+        clock.advance(PENDING_DUE);
+        assertEquals(1, fx.sweep().deferred(), "asked, found nothing, waits");
+        assertEquals(List.of(), fx.ledgerOf(id));
+
+        HttpApiResponse retried = fx.post(key, body);
+
+        assertEquals(201, retried.statusCode(), retried.body());
+        assertNull(retried.header("Idempotent-Replayed"), "the takeover's answer is its own");
+        List<LedgerEntry> ledger = fx.ledgerOf(id);
+        assertEquals(1, ledger.size(), "charged once, by the client's retry");
+        assertEquals("oncepay-" + id, ledger.get(0).idempotencyKey());
+        Payment settled = fx.state(id).payment();
+        assertEquals(PaymentStatus.SUCCEEDED, settled.status());
+        assertEquals(2, settled.leaseEpoch());
+        clock.advance(VISIBILITY_LAG.multipliedBy(2));
+        assertEquals(0, fx.sweep().examined(), "settled payments are not swept");
+        assertEquals(1, fx.ledgerOf(id).size());
     }
 
     @Test
@@ -399,6 +515,27 @@ class ReconcileFunctionTest {
         assertEquals(1, next.settled().needsReview());
         assertEquals(PaymentStatus.NEEDS_REVIEW, fx.state(payment.id()).payment().status());
         assertEquals(2, fx.ledgerOf(payment.id()).size(), "reconcile charged nothing");
+    }
+
+    @Test
+    void anUnknownLeftOnTheWayToReviewIsFinishedNeverResent() {
+        // A webhook found a contradicting charge for a PENDING payment and died after its first
+        // write (PENDING → UNKNOWN): its client holds no 202, so nobody waits for a charge.
+        Payment payment = fx.pendingPayment(960, AtProvider.NOTHING, Duration.ZERO);
+        Instant now = clock.instant();
+        assertTrue(payments.apply(payment.id(), new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null,
+                null, "webhook sim/evt_1: " + Payment.REVIEW_BOUND + "charge.succeeded does not match the payment",
+                now, OptionalLong.empty()), now));
+
+        CountedSweep sweep = countedSweep();
+
+        assertEquals(1, sweep.summary().settled().needsReview());
+        assertEquals(0, sweep.summary().resent(), "inside the re-send horizon, and still not re-sent");
+        assertEquals(0, sweep.charges());
+        Payment review = fx.state(payment.id()).payment();
+        assertEquals(PaymentStatus.NEEDS_REVIEW, review.status());
+        assertTrue(review.statusReason().contains("does not match"), review.statusReason());
+        assertEquals(List.of(), fx.ledgerOf(payment.id()));
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.oncepay.reconcile;
 import static dev.oncepay.reconcile.ReconcileFixture.body;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -340,13 +341,44 @@ class ReconcileRaceTest {
     }
 
     @Test
-    void chargeRetryTakingOverAStuckPendingWhileTheSweepResendsChargesOnce() throws Exception {
+    void aSweepSettlingAFrozenRunsPaymentFirstLeavesTheRunAnsweringItAsItsOwnAnswer() throws Exception {
+        String key = UUID.randomUUID().toString();
+        String body = body(7600, "order_frozen");
+        // The run has the provider's answer but freezes before its settle...
+        chargeHooks.parkOnceAfter(ChargePhase.PROVIDER_ANSWERED);
+        CompletableFuture<HttpApiResponse> run = CompletableFuture.supplyAsync(() -> fx.post(key, body), threads);
+        assertTrue(chargeHooks.awaitParked());
+        String id = fx.onlyPaymentOf(key);
+        // ...long enough for the sweep to find it, ask the provider and settle it (same epoch: no newer run).
+        clock.advance(Duration.ofSeconds(71));
+        SweepSummary sweep = fx.sweep();
+        assertEquals(1, sweep.settled().succeeded(), sweep::toString);
+        assertEquals(0, sweep.resent());
+        Payment bySweep = fx.state(id).payment();
+
+        chargeHooks.release();
+        HttpApiResponse answer = run.get(60, TimeUnit.SECONDS);
+
+        assertEquals(201, answer.statusCode(), answer.body());
+        assertNull(answer.header("Idempotent-Replayed"), "the client's first answer is never a replay");
+        assertEquals(bySweep, fx.state(id).payment(), "the agreeing fact changed nothing");
+        assertEquals(fx.post(key, body).body(), answer.body(), "the replay renders the same bytes");
+        assertEquals(1, fx.ledgerOf(id).size());
+    }
+
+    /** Past the dead run's lease and the provider's visibility lag: the sweep would fail it as not charged. */
+    private static final Duration PAST_LAG = ReconcileFixture.LEASE.plus(Duration.ofMinutes(5)).plusSeconds(1);
+
+    @Test
+    void sweepAboutToFailAStuckPendingAsNotChargedLosesToTheClientsTakeoverAndSendsNothing() throws Exception {
         chargeHooks.crashOnceAfter(ChargePhase.PAYMENT_RECORDED);
         String key = UUID.randomUUID().toString();
         String body = body(7700, "order_takeover");
         assertThrows(PhaseHooks.SimulatedCrash.class, () -> fx.post(key, body));
-        clock.advance(Duration.ofSeconds(71));
-        // The sweep found no charge and is about to re-send it...
+        String id = fx.onlyPaymentOf(key);
+        clock.advance(PAST_LAG);
+        int chargesBefore = fx.sim().chargeRequests();
+        // The sweep found no charge and is about to write "nothing charged" at epoch 1...
         SweepHooks.Park park = sweepHooks.parkOnceAt(ReconcilePhase.LOOKED_UP);
         CompletableFuture<SweepSummary> sweep = CompletableFuture.supplyAsync(fx::sweep, threads);
         assertTrue(park.awaitParked());
@@ -357,15 +389,46 @@ class ReconcileRaceTest {
         park.release();
         SweepSummary summary = sweep.get(60, TimeUnit.SECONDS);
 
-        assertEquals(1, summary.resent(), "the sweep re-sent with the same provider key");
-        assertEquals(1, summary.skipped(), "its epoch-1 write lost to the takeover: " + summary);
+        assertEquals(0, summary.resent(), "the sweep sends no charge for a PENDING payment");
+        assertEquals(1, summary.skipped(), "its epoch-1 verdict lost to the takeover: " + summary);
         assertEquals(0, summary.settled().total());
-        List<LedgerEntry> ledger = fx.sim().ledger();
-        assertEquals(1, ledger.size(), "the provider executed one charge for both senders");
-        Payment settled = fx.state(ledger.get(0).reference()).payment();
+        assertEquals(chargesBefore + 1, fx.sim().chargeRequests(), "one charge request: the client's retry");
+        List<LedgerEntry> ledger = fx.ledgerOf(id);
+        assertEquals(1, ledger.size());
+        Payment settled = fx.state(id).payment();
         assertEquals(PaymentStatus.SUCCEEDED, settled.status());
         assertEquals(2, settled.leaseEpoch(), "settled by the takeover's run");
         assertEquals(ledger.get(0).id(), settled.providerPaymentId());
+    }
+
+    @Test
+    void aTakeoverStillRunningWhenTheSweepLooksIsWaitedForNotFailed() throws Exception {
+        chargeHooks.crashOnceAfter(ChargePhase.PAYMENT_RECORDED);
+        String key = UUID.randomUUID().toString();
+        String body = body(7800, "order_slow_takeover");
+        assertThrows(PhaseHooks.SimulatedCrash.class, () -> fx.post(key, body));
+        String id = fx.onlyPaymentOf(key);
+        clock.advance(PAST_LAG);
+        // The client's retry takes over and fences (new lease end), then stalls before calling the provider.
+        chargeHooks.parkOnceAfter(ChargePhase.PAYMENT_RECORDED);
+        CompletableFuture<HttpApiResponse> retry = CompletableFuture.supplyAsync(() -> fx.post(key, body), threads);
+        assertTrue(chargeHooks.awaitParked());
+        Payment fenced = fx.state(id).payment();
+        assertEquals(2, fenced.leaseEpoch());
+        clock.advance(Duration.ofSeconds(71)); // the sweep sees it again, past the new lease but not past its lag
+
+        SweepSummary summary = fx.sweep();
+
+        assertEquals(1, summary.deferred(), "counted from the latest fence, the lag has not passed: " + summary);
+        assertEquals(0, summary.resent());
+        assertEquals(PaymentStatus.PENDING, fx.state(id).payment().status());
+        assertEquals(fenced.leaseExpiresAt().plus(Duration.ofMinutes(5)).toEpochMilli(),
+                fx.state(id).nextCheckAt().toEpochMilli());
+        chargeHooks.release();
+        HttpApiResponse answer = retry.get(60, TimeUnit.SECONDS);
+        assertEquals(201, answer.statusCode(), answer.body());
+        assertEquals(1, fx.ledgerOf(id).size());
+        assertEquals(PaymentStatus.SUCCEEDED, fx.state(id).payment().status());
     }
 
     /**

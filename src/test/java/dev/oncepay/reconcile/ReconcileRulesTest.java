@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.provider.PspCharge;
 import dev.oncepay.reconcile.ReconcileUseCase.NoAnswer;
 import dev.oncepay.reconcile.ReconcileUseCase.NotFound;
@@ -19,7 +20,7 @@ import org.junit.jupiter.api.Test;
 /** How a lookup answer is read, and the backoff: plain rules, no application needed. */
 class ReconcileRulesTest {
     private static final Payment PAYMENT = new Payment("pay_1", "t", PaymentStatus.UNKNOWN, 4200, "EUR", "order", null,
-            null, null, null, Instant.EPOCH, Instant.EPOCH, 1, 0);
+            null, null, null, Instant.EPOCH, Instant.EPOCH, 1, 0, new ProviderAccount("sim", "default"), Instant.EPOCH);
 
     private static PspCharge charge(String id, String status, long amount, String currency, String declineCode) {
         return new PspCharge(id, status, "pay_1", amount, currency, declineCode);
@@ -70,7 +71,7 @@ class ReconcileRulesTest {
 
     @Test
     void backoffIsFullJitterUnderTheExponentialCeilingAndTheCap() {
-        ReconcileUseCase useCase = new ReconcileUseCase(null, null, null, null, config(), null);
+        ReconcileUseCase useCase = new ReconcileUseCase(null, null, null, null, config(), null, null);
         for (int attempts = 0; attempts < 40; attempts++) {
             long ceiling = Math.min(Duration.ofMinutes(10).toMillis(), Duration.ofSeconds(1).toMillis() << Math.min(attempts, 30));
             long max = 0;
@@ -119,6 +120,10 @@ class ReconcileRulesTest {
 
             public Duration windowMargin() {
                 return Duration.ofHours(1);
+            }
+
+            public Duration providerVisibilityLag() {
+                return Duration.ofMinutes(5);
             }
         };
     }

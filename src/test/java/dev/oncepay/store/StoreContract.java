@@ -20,6 +20,7 @@ import dev.oncepay.idempotency.RequestFingerprint;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.payment.Transition;
 import io.smallrye.config.SmallRyeConfigBuilder;
 import io.quarkus.runtime.configuration.DurationConverter;
@@ -409,7 +410,7 @@ public abstract class StoreContract {
         assertTrue(payments.createPending(payment, now.plusSeconds(70)));
 
         Payment again = new Payment(payment.id(), "other-tenant", PaymentStatus.PENDING, 1, "USD", "other", null,
-                null, null, null, now, now, 7, 0);
+                null, null, null, now, now, 7, 0, new ProviderAccount("other", "acct_other"), now);
         assertFalse(payments.createPending(again, now.plusSeconds(70)));
 
         Payment stored = payments.find(payment.id()).orElseThrow();
@@ -426,27 +427,30 @@ public abstract class StoreContract {
         String id = newPaymentId();
         payments.createPending(pending(id, 1), now.plusSeconds(70));
 
-        assertFalse(payments.fence(id, 0, LATER), "a lower epoch is fenced off");
-        assertTrue(payments.fence(id, 1, LATER), "re-fencing at our own epoch (an SDK retry, a resumed run) is a no-op");
+        assertFalse(payments.fence(id, 0, LATER, LATER), "a lower epoch is fenced off");
+        assertTrue(payments.fence(id, 1, LATER, LATER),
+                "re-fencing at our own epoch (an SDK retry, a resumed run) is a no-op");
         assertEquals(1, payments.find(id).orElseThrow().leaseEpoch());
-        assertTrue(payments.fence(id, 2, LATER), "a newer run fences");
+        Instant newLeaseEnd = now.plusSeconds(40);
+        assertTrue(payments.fence(id, 2, newLeaseEnd, LATER), "a newer run fences");
         assertEquals(2, payments.find(id).orElseThrow().leaseEpoch());
-        assertFalse(payments.fence(id, 1, LATER), "the older run can no longer");
-        assertTrue(payments.fence(id, 5, LATER), "epochs may skip");
-        assertFalse(payments.fence(id, 3, LATER), "never lowered");
+        assertEquals(newLeaseEnd, payments.find(id).orElseThrow().leaseExpiresAt(), "with its lease's end");
+        assertFalse(payments.fence(id, 1, LATER, LATER), "the older run can no longer");
+        assertTrue(payments.fence(id, 5, LATER, LATER), "epochs may skip");
+        assertFalse(payments.fence(id, 3, LATER, LATER), "never lowered");
         assertEquals(5, payments.find(id).orElseThrow().leaseEpoch());
 
         assertTrue(payments.apply(id, succeeded(5), now));
-        assertFalse(payments.fence(id, 5, LATER), "a settled payment cannot be fenced, not even at its epoch");
-        assertFalse(payments.fence(id, 6, LATER), "nor at a higher one");
-        assertFalse(payments.fence(newPaymentId(), 1, LATER), "nor a missing one");
+        assertFalse(payments.fence(id, 5, LATER, LATER), "a settled payment cannot be fenced, not even at its epoch");
+        assertFalse(payments.fence(id, 6, LATER, LATER), "nor at a higher one");
+        assertFalse(payments.fence(newPaymentId(), 1, LATER, LATER), "nor a missing one");
     }
 
     @Test
     void applyIsFencedByEpoch() {
         String id = newPaymentId();
         payments.createPending(pending(id, 1), now.plusSeconds(70));
-        assertTrue(payments.fence(id, 2, LATER));
+        assertTrue(payments.fence(id, 2, LATER, LATER));
 
         assertFalse(payments.apply(id, succeeded(1), now), "the zombie at epoch 1 is fenced off");
         assertEquals(PaymentStatus.PENDING, payments.find(id).orElseThrow().status());
@@ -505,7 +509,7 @@ public abstract class StoreContract {
     void deleteUnsentIsFencedAndOnlyForPending() {
         String id = newPaymentId();
         payments.createPending(pending(id, 1), now.plusSeconds(70));
-        assertTrue(payments.fence(id, 2, LATER));
+        assertTrue(payments.fence(id, 2, LATER, LATER));
 
         assertFalse(payments.deleteUnsent(id, 1), "a fenced-off run cannot delete");
         assertTrue(payments.find(id).isPresent());
@@ -537,7 +541,7 @@ public abstract class StoreContract {
 
     private Payment pending(String id, long epoch) {
         return new Payment(id, "contract-tenant", PaymentStatus.PENDING, 4200, "EUR", "order_9182", "two coffees",
-                null, null, null, now, now, epoch, 0);
+                null, null, null, now, now, epoch, 0, new ProviderAccount("sim", "acct_contract"), now.plusSeconds(35));
     }
 
     private static Transition succeeded(long epoch) {

@@ -18,6 +18,8 @@ import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.ProviderAccount;
+import dev.oncepay.payment.ProviderAccounts;
 import dev.oncepay.payment.Transition;
 import dev.oncepay.store.Attr;
 import dev.oncepay.store.DynamoRequestCounter;
@@ -73,6 +75,8 @@ class WebhookFunctionTest {
     WebhookFunction function;
     @Inject
     ObjectMapper json;
+    @Inject
+    ProviderAccounts accounts;
 
     @BeforeEach
     void reset() {
@@ -256,6 +260,63 @@ class WebhookFunctionTest {
         assertEquals(PaymentStatus.FAILED, payment(paymentId).status());
     }
 
+    // --- provider binding (rule 15) --------------------------------------------------------------
+
+    @Test
+    void anEventFromAnotherProviderThanThePaymentsIsJournaledAsAConflictAcknowledgedAndNotApplied() {
+        String paymentId = unknownPayment(4200, "EUR");
+        Map<String, AttributeValue> before = item(Table.PK, "payment#" + paymentId);
+        assertEquals(SIM, Attr.string(before, Table.PROVIDER), "the payment records its provider");
+        assertEquals("default", Attr.string(before, Table.PROVIDER_ACCOUNT), "and its account");
+        String eventId = newEventId();
+        // Validly signed by acme, a configured provider; but sim charged this payment.
+        String body = chargeEvent(eventId, "charge.failed", paymentId, "ch_acme1", 4200, "EUR");
+
+        ApiResponse answer = call(event("acme", body, signNow(WebhookTestProfile.ACME_SECRET, body)));
+
+        assertEquals(200, answer.status(), answer.body());
+        assertEquals("provider_conflict", answer.json().get("outcome").asText());
+        assertEquals(before, item(Table.PK, "payment#" + paymentId), "nothing applied, not a byte");
+        assertEquals(0, hooks.paymentWrites(eventId));
+        Map<String, AttributeValue> journal = journalItem("acme", eventId);
+        assertEquals("PROCESSED", Attr.string(journal, Table.EVENT_STATE));
+        assertEquals("provider_conflict", Attr.string(journal, Table.EVENT_OUTCOME));
+        assertTrue(Attr.string(journal, Table.EVENT_OUTCOME_DETAIL).contains("sim/default"),
+                () -> Attr.string(journal, Table.EVENT_OUTCOME_DETAIL));
+        assertEquals(body, Attr.string(journal, Table.EVENT_BODY), "kept for whoever looks into it");
+
+        ApiResponse again = call(event("acme", body, signNow(WebhookTestProfile.ACME_SECRET, body)));
+        assertTrue(again.json().get("duplicate").asBoolean(), "its redelivery is a duplicate");
+        assertEquals("provider_conflict", again.json().get("outcome").asText());
+        // The payment's own provider still settles it.
+        String simBody = chargeEvent(newEventId(), "charge.succeeded", paymentId, "ch_sim1", 4200, "EUR");
+        assertEquals("applied", deliver(simBody));
+        assertEquals(PaymentStatus.SUCCEEDED, payment(paymentId).status());
+        assertEquals("ch_sim1", payment(paymentId).providerPaymentId());
+    }
+
+    @Test
+    void aPaymentStoredBeforePaymentsRecordedTheirProviderReadsAsTheConfiguredOne() {
+        String paymentId = unknownPayment(4300, "EUR");
+        Instant createdAt = payment(paymentId).createdAt();
+        // As an item written before issue 8 looks: no provider, account or lease end.
+        TestEnvironment.dynamo().updateItem(b -> b.tableName(TestEnvironment.TABLE)
+                .key(Attr.key("payment#" + paymentId))
+                .updateExpression("REMOVE #p, #a, #l").expressionAttributeNames(Map.of("#p", Table.PROVIDER,
+                        "#a", Table.PROVIDER_ACCOUNT, "#l", Table.LEASE_EXPIRES_AT)));
+        Payment old = payment(paymentId);
+        assertEquals(new ProviderAccount(SIM, "default"), old.providerAccount());
+        assertEquals(createdAt.plus(Duration.ofSeconds(35)), old.leaseExpiresAt(), "the first run's lease");
+
+        String acme = chargeEvent(newEventId(), "charge.succeeded", paymentId, "ch_acme2", 4300, "EUR");
+        ApiResponse foreign = call(event("acme", acme, signNow(WebhookTestProfile.ACME_SECRET, acme)));
+        assertEquals("provider_conflict", foreign.json().get("outcome").asText());
+        assertEquals(PaymentStatus.UNKNOWN, payment(paymentId).status());
+        assertEquals("applied", deliver(chargeEvent(newEventId(), "charge.succeeded", paymentId, "ch_sim2", 4300,
+                "EUR")));
+        assertEquals(PaymentStatus.SUCCEEDED, payment(paymentId).status());
+    }
+
     // --- signatures -----------------------------------------------------------------------------
 
     enum BadSignature {
@@ -321,7 +382,7 @@ class WebhookFunctionTest {
         assertEquals(401, call(event("acme", c, signNow(WebhookTestProfile.SIM_SECRET, c))).status());
         ApiResponse acme = call(event("acme", c, signNow(WebhookTestProfile.ACME_SECRET, c)));
         assertEquals(200, acme.status());
-        assertEquals("already_settled", acme.json().get("outcome").asText());
+        assertEquals("provider_conflict", acme.json().get("outcome").asText(), "sim charged it, not acme");
         assertFalse(journalItemOrEmpty("acme", idOf(c)).isEmpty(), "journaled under its provider");
         assertTrue(journalItemOrEmpty(SIM, idOf(c)).isEmpty());
     }
@@ -487,7 +548,7 @@ class WebhookFunctionTest {
         String id = "pay_" + UUID.randomUUID().toString().replace("-", "");
         Instant now = clock.instant();
         Payment p = new Payment(id, "merchant-a", PaymentStatus.PENDING, amount, currency, "order_" + id, null, null,
-                null, null, now, now, 1, 0);
+                null, null, now, now, 1, 0, accounts.forTenant("merchant-a"), now.plusSeconds(35));
         assertTrue(payments.createPending(p, now.plusSeconds(70)));
         return id;
     }

@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.payment.Transition;
 import dev.oncepay.store.Table;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
@@ -182,7 +183,8 @@ class WebhookStoreFailureTest {
         String id = "pay_" + UUID.randomUUID().toString().replace("-", "");
         Instant now = clock.instant();
         assertTrue(payments.createPending(new Payment(id, "merchant-a", PaymentStatus.PENDING, 4200, "EUR",
-                "order_" + id, null, null, null, null, now, now, 1, 0), now.plusSeconds(70)));
+                "order_" + id, null, null, null, null, now, now, 1, 0, new ProviderAccount("sim", "default"),
+                now.plusSeconds(35)), now.plusSeconds(70)));
         assertTrue(payments.apply(id, new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
                 "read timeout", now.plusSeconds(30), OptionalLong.of(1)), now));
         return id;
