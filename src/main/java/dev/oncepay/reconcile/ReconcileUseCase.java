@@ -96,7 +96,7 @@ public class ReconcileUseCase {
             String paymentId = due.get(i).paymentId();
             tally.examined++;
             try {
-                tally.count(reconcile(paymentId, tally));
+                tally.count(reconcile(paymentId, tally, deadline));
             } catch (RuntimeException e) {
                 // Nothing is known about how far it got, and nothing needs to be: every step is
                 // durable or repeatable, and the payment is still due for the next sweep.
@@ -133,7 +133,7 @@ public class ReconcileUseCase {
 
     // --- one payment --------------------------------------------------------------------------
 
-    private Outcome reconcile(String paymentId, Tally tally) {
+    private Outcome reconcile(String paymentId, Tally tally, Instant deadline) {
         Optional<SweepState> read = payments.findForSweep(paymentId);
         Instant now = clock.instant();
         if (read.isEmpty() || !read.get().dueAt(now)) {
@@ -142,12 +142,15 @@ public class ReconcileUseCase {
         Payment payment = read.get().payment();
         tally.waiting(payment, now);
         reached(paymentId, ReconcilePhase.READ);
-        Verdict verdict = ask(payment, tally);
+        Verdict verdict = ask(payment, tally, deadline);
         return record(read.get(), verdict);
     }
 
-    /** What the provider says about the payment; no write happens here. */
-    private Verdict ask(Payment payment, Tally tally) {
+    /**
+     * What the provider says about the payment; no write happens here. Provider calls end by the
+     * sweep's deadline: no retry wait or {@code Retry-After} may hold the sweep past its budget.
+     */
+    private Verdict ask(Payment payment, Tally tally, Instant deadline) {
         if (payment.reviewBound()) {
             // Its writer died between PENDING → UNKNOWN and → NEEDS_REVIEW: finish that, never re-send.
             return new Review(payment.statusReason());
@@ -162,7 +165,7 @@ public class ReconcileUseCase {
         }
         List<PspCharge> charges;
         try {
-            charges = provider.chargesFor(payment.id());
+            charges = provider.chargesFor(payment.id(), deadline);
         } catch (RuntimeException fault) {
             return new NoAnswer("lookup failed: " + describe(fault));
         }
@@ -179,7 +182,7 @@ public class ReconcileUseCase {
                 payment.createdAt().plus(config.providerIdempotencyWindow()).minus(config.windowMargin()));
         Instant finalAt = payment.createdAt().plus(config.providerIdempotencyWindow()).plus(config.windowMargin());
         if (now.isBefore(resendUntil)) {
-            return resend(payment, tally);
+            return resend(payment, tally, deadline);
         }
         if (!now.isBefore(finalAt)) {
             return new Settle(PaymentStatus.FAILED, null, Payment.NOT_CHARGED,
@@ -220,14 +223,14 @@ public class ReconcileUseCase {
      * run would do on a retry; while the provider remembers that key it executes it at most once
      * (a charge in progress is answered with the same result or a conflict, never a second charge).
      */
-    private Verdict resend(Payment payment, Tally tally) {
+    private Verdict resend(Payment payment, Tally tally, Instant deadline) {
         if (payment.status() != PaymentStatus.UNKNOWN) {
             throw new IllegalStateException("only an UNKNOWN payment's charge is re-sent, not " + payment.status());
         }
         tally.resent++;
         LOG.infof("reconcile paymentId=%s: no charge at the provider; re-sending with provider key %s", payment.id(),
                 payment.providerIdempotencyKey());
-        ChargeResult result = provider.charge(payment);
+        ChargeResult result = provider.charge(payment, deadline);
         reached(payment.id(), ReconcilePhase.RESENT);
         return switch (result.outcome()) {
             case SUCCEEDED -> new Settle(PaymentStatus.SUCCEEDED, result.providerPaymentId(), null,
