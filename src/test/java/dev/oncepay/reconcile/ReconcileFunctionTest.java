@@ -562,8 +562,9 @@ class ReconcileFunctionTest {
         for (int i = 0; i < 3; i++) {
             fx.unknownPayment(200 + i, AtProvider.SUCCEEDED);
         }
-        // The first payment takes "41 s" (time budget 40 s): the sweep finishes it and starts no other.
-        sweepHooks.onceAt(ReconcilePhase.READ, id -> clock.advance(Duration.ofSeconds(41)));
+        // The first payment's lookup takes "41 s" (time budget 40 s): the sweep records its answer
+        // and starts no other (a lookup that no longer fits the budget is not sent: see below).
+        sweepHooks.onceAt(ReconcilePhase.LOOKED_UP, id -> clock.advance(Duration.ofSeconds(41)));
 
         SweepSummary sweep = fx.sweep();
 
@@ -572,6 +573,19 @@ class ReconcileFunctionTest {
         assertEquals(2, sweep.notStarted());
         assertTrue(sweep.budgetExhausted());
         assertEquals(2, fx.sweep().settled().succeeded(), "the next invocation takes the rest");
+    }
+
+    @Test
+    void aLookupThatNoLongerFitsTheSweepsBudgetIsNotSentAndThePaymentWaits() {
+        String id = fx.unknownPayment(210, AtProvider.SUCCEEDED).id();
+        // Reading the payment took "38 s" of the 40 s budget: a 5 s lookup attempt cannot end in time.
+        sweepHooks.onceAt(ReconcilePhase.READ, paymentId -> clock.advance(Duration.ofSeconds(38)));
+
+        CountedSweep sweep = countedSweep();
+
+        assertEquals(0, sweep.lookups(), "no lookup is started that would outlive the sweep");
+        assertEquals(1, sweep.summary().deferred());
+        assertEquals(PaymentStatus.UNKNOWN, payments.find(id).orElseThrow().status());
     }
 
     /** One sweep and what it cost: provider charges and lookups sent, DynamoDB requests by operation. */
