@@ -210,16 +210,17 @@ public final class StoreFaultProxy implements AutoCloseable {
             String operation = operation(exchange.getRequestHeaders().getFirst("X-Amz-Target"));
             boolean data = DATA_OPERATIONS.contains(operation);
             StoreFaults now = faults;
-            Scripted next = nextFault(operation, new String(body, StandardCharsets.UTF_8), data, now);
-            StoreFault fault = next == null ? null : next.fault();
             if (data && !pause(now.latencyMs())) {
                 return;
             }
             if (data && now.outage()) {
-                // The store is down: the connection closes without an answer, as a dead endpoint's would.
+                // The store is down: the connection closes without an answer, as a dead endpoint's
+                // would. Scripted faults wait for requests that reach the store.
                 outageDrops.incrementAndGet();
                 return;
             }
+            Scripted next = nextFault(operation, new String(body, StandardCharsets.UTF_8), data, now);
+            StoreFault fault = next == null ? null : next.fault();
             if (fault != null) {
                 injected.get(fault).incrementAndGet();
             }
