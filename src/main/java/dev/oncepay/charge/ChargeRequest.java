@@ -148,6 +148,11 @@ public record ChargeRequest(long amount, String currency, String reference, Stri
             errors.add(new FieldError(field, "must not contain control characters"));
             return null;
         }
+        // A JSON escape such as "\ud800" decodes to half a character, which no store keeps intact.
+        if (value.codePoints().anyMatch(c -> Character.getType(c) == Character.SURROGATE)) {
+            errors.add(new FieldError(field, "must be valid Unicode text (no unpaired surrogates)"));
+            return null;
+        }
         return value;
     }
 }

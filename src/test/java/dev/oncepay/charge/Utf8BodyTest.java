@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.Map;
 import java.util.Set;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -69,6 +70,19 @@ class Utf8BodyTest extends ChargeTestSupport {
         ApiResponse corrected = post(key, GOOD);
         assertEquals(201, corrected.status(), corrected::toString);
         assertNull(corrected.header("Idempotent-Replayed"));
+    }
+
+    @Test
+    void aJsonEscapedUnpairedSurrogateIs400NamingTheFieldAndChangesNothing() {
+        String key = newKey();
+        // Valid UTF-8 bytes (ASCII) whose JSON string decodes to half a character.
+        ApiResponse rejected = post(key, DESCRIBED.formatted("caf\\ud800"));
+
+        assertProblem(rejected, 400, "invalid-request");
+        assertEquals(Set.of("description"), errorFields(rejected), rejected::body);
+        assertTrue(storedItems().isEmpty(), "nothing stored");
+        assertEquals(0, sim.chargeRequests(), "no provider call");
+        assertEquals(201, post(key, GOOD).status());
     }
 
     /** The API Gateway event JSON as it reaches the function. */
