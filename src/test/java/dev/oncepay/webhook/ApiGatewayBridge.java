@@ -4,6 +4,9 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -36,9 +39,12 @@ final class ApiGatewayBridge implements AutoCloseable {
     private void handle(HttpExchange exchange) throws IOException {
         try (exchange) {
             String provider = exchange.getRequestURI().getPath().substring(WebhooksHttp.PREFIX.length());
-            String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+            byte[] body = exchange.getRequestBody().readAllBytes();
             String signature = exchange.getRequestHeaders().getFirst("Payment-Signature");
-            ApiResponse response = WebhookRequests.call(WebhookRequests.event(provider, body, signature));
+            // Like API Gateway, pass bytes that are not UTF-8 text base64-encoded, never repaired.
+            ApiResponse response = WebhookRequests.call(isUtf8(body)
+                    ? WebhookRequests.event(provider, new String(body, StandardCharsets.UTF_8), signature)
+                    : WebhookRequests.base64Event(provider, body, signature));
             // A failed invocation is a 500 at API Gateway.
             int status = response.status() < 0 ? 500 : response.status();
             byte[] out = response.body() == null ? new byte[0] : response.body().getBytes(StandardCharsets.UTF_8);
@@ -49,6 +55,16 @@ final class ApiGatewayBridge implements AutoCloseable {
                     os.write(out);
                 }
             }
+        }
+    }
+
+    private static boolean isUtf8(byte[] bytes) {
+        try {
+            StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes));
+            return true;
+        } catch (CharacterCodingException notText) {
+            return false;
         }
     }
 
