@@ -69,17 +69,15 @@ public final class DeploymentSettings {
     /** Default {@code oncepay.idempotency.lease}: the charge Lambda must time out before it. */
     public static final int IDEMPOTENCY_LEASE_SECONDS = 35;
     /**
-     * Worst case of one provider charge call: retries may start until {@code @Retry(maxDuration)}
-     * (8 s) and each attempt may run {@code @Timeout} (6 s) more (see {@code PspCalls#charge}).
+     * Worst case of one provider charge call: its budget, {@code @Retry(maxDuration)} (8 s). An
+     * attempt ({@code @Timeout} 6 s) or a wait starts only if it can end within the budget (see
+     * {@code PspCalls#charge}, design rule 12).
      */
-    public static final int PROVIDER_CHARGE_DEADLINE_SECONDS = 8 + 6;
-    /**
-     * Worst case of one provider status lookup: retries may start until {@code @Retry(maxDuration)}
-     * (5 s) and each attempt may run {@code @Timeout} (6 s) more (see {@code PspCalls#chargesByReference}).
-     */
-    public static final int PROVIDER_LOOKUP_DEADLINE_SECONDS = 5 + 6;
+    public static final int PROVIDER_CHARGE_DEADLINE_SECONDS = 8;
+    /** Worst case of one provider status lookup: its budget (6 s), as for a charge (see {@code PspCalls#chargesByReference}). */
+    public static final int PROVIDER_LOOKUP_DEADLINE_SECONDS = 6;
     /** Worst case of one DynamoDB call ({@code quarkus.dynamodb.api-call-timeout}, all attempts). */
-    public static final int DYNAMODB_CALL_TIMEOUT_SECONDS = 6;
+    public static final int DYNAMODB_CALL_TIMEOUT_SECONDS = 3;
     /**
      * {@code oncepay.reconcile.time-budget}: a sweep starts no new payment after this; the one in
      * hand (a lookup, maybe a re-sent charge) may still take its deadlines, so the reconcile Lambda

@@ -50,19 +50,20 @@ public record OncepaySettings(
     public static final String PREFIX = "oncepay:";
 
     /**
-     * Charge's Lambda timeout: above the provider deadline (8 s of retries plus one 6 s attempt)
-     * with 14 s left for the DynamoDB calls around it (each at most 6 s), below the idempotency
+     * Charge's Lambda timeout: above the provider deadline (8 s, every attempt and wait included)
+     * with 20 s left for the DynamoDB calls around it (each at most 3 s), below the idempotency
      * lease (35 s) so a live request is never taken over, and a second inside API Gateway's
      * integration timeout (29 s) so the caller gets the function's answer, not the gateway's 503.
      */
     public static final int CHARGE_TIMEOUT_SECONDS = 28;
-    /** Webhook: no provider call; a few DynamoDB calls (journal, read, conditional transition), each at most 6 s. */
+    /** Webhook: no provider call; a few DynamoDB calls (journal, read, conditional transition), each at most 3 s. */
     public static final int WEBHOOK_TIMEOUT_SECONDS = 20;
     /**
-     * Reconcile: a sweep starts no new payment after its 40 s time budget; the one in hand may
-     * still need a lookup (11 s) and a re-sent charge (14 s) and their DynamoDB writes. A run may
-     * outlast the 1-minute schedule: with reserved concurrency 1 the next event waits its turn in
-     * Lambda's asynchronous queue (up to the 5-minute event age) instead of running alongside.
+     * Reconcile: a sweep starts no new payment after its 40 s time budget, and its provider calls
+     * end by that budget too; the payment in hand may still need its DynamoDB writes. The margin
+     * also covers a lookup (6 s) and a re-sent charge (8 s) in full. A run may outlast the
+     * 1-minute schedule: with reserved concurrency 1 the next event waits its turn in Lambda's
+     * asynchronous queue (up to the 5-minute event age) instead of running alongside.
      */
     public static final int RECONCILE_TIMEOUT_SECONDS = 90;
 
