@@ -1,5 +1,6 @@
 package dev.oncepay.drill;
 
+import dev.oncepay.config.DeploymentSettings;
 import dev.oncepay.local.LocalRunOptions;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -114,9 +115,12 @@ public final class Drill {
                 "--table", TABLE,
                 "--sim-seed", Long.toString(options.seed())));
         args.addAll(COMPRESSED_TIME);
-        LocalRunOptions.parse(args, Map.of()); // fail early on a bad option
         String api = "http://127.0.0.1:" + apiPort;
         String simUrl = "http://127.0.0.1:" + simPort;
+        // The functions reach the provider through the tap, which notes every charge request.
+        ProviderTap tap = ProviderTap.start(simUrl);
+        args.addAll(List.of("--env", DeploymentSettings.ENV_PROVIDER_URL + "=" + tap.url()));
+        LocalRunOptions.parse(args, Map.of()); // fail early on a bad option
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
 
         out.printf("drill: %d payments, %d clients, seed %d, fault profile %s, crashes %s, outage %d s; "
@@ -127,7 +131,7 @@ public final class Drill {
         long startNanos = System.nanoTime();
         Path log = options.reportDir().resolve("local-run.log");
         out.println("drill: the local run's output goes to " + log);
-        try (LocalRunProcess run = LocalRunProcess.start(args, log)) {
+        try (tap; LocalRunProcess run = LocalRunProcess.start(args, log)) {
             if (!run.awaitReady(240)) {
                 throw new IOException("the local run was not ready within 240 s; see " + log);
             }
@@ -178,7 +182,8 @@ public final class Drill {
 
             // --- verdict ------------------------------------------------------------------------
             List<Oracle.LedgerCharge> ledger = oracle.ledger();
-            Oracle.Verdict verdict = oracle.verdict(records, snapshot, ledger);
+            Oracle.Verdict verdict = oracle.verdict(records, snapshot, ledger,
+                    new Oracle.Evidence(tap.chargeRequests(), List.copyOf(run.paymentLines)), recorder);
             oracle.close();
             m.providerCharges = (int) (run.loggedProviderChargeCalls.get() - loggedCalls0);
             m.ledgerCharges = ledger.size();

@@ -31,6 +31,7 @@ class DrillSmokeTest {
         Drill.Outcome outcome = Drill.run(options, System.out);
         assertTrue(outcome.summary().contains("double charges: "), outcome.summary());
         assertEquals(0, outcome.verdict().doubleCharges(), outcome.verdict().details().toString());
+        assertEquals(0, outcome.verdict().orphanCharges(), outcome.verdict().details().toString());
         assertEquals(0, outcome.verdict().lost(), outcome.verdict().details().toString());
         assertEquals(0, outcome.verdict().stuck(), outcome.verdict().details().toString());
         assertEquals(0, outcome.verdict().disagreeing(), outcome.verdict().details().toString());

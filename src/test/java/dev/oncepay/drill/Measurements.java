@@ -46,6 +46,15 @@ final class Measurements {
         return result;
     }
 
+    /** Every answer the clients got, by method and outcome (201, 201 replay, 202, 409, 502, 503-breaker, ...). */
+    Map<String, Long> answersByStatus() {
+        Map<String, Long> result = new TreeMap<>();
+        for (Recorder.Attempt a : recorder.attempts) {
+            result.merge(a.method() + " " + a.outcome() + (a.replayed() ? " replay" : ""), 1L, Long::sum);
+        }
+        return result;
+    }
+
     /** Per logical payment: from its first request to its first definitive answer (201/402/202 or 200 review). */
     List<Long> endToEnd() {
         List<Long> result = new ArrayList<>();
