@@ -411,10 +411,16 @@ final class Oracle {
             String paymentId = c.reference;
             String key = book.keyOf(paymentId);
             StoredPayment p = table.payments.get(paymentId);
-            ProviderTap.ChargeRequest executed = evidence.chargeRequests().stream()
-                    .filter(q -> c.idempotencyKey.equals(q.idempotencyKey()) && q.executed()).findFirst().orElse(null);
-            long requestedMs = executed != null ? recorder.msOf(executed.atNanos())
-                    : c.createdAtWallMs - recorder.t0WallMs;
+            long executedMs = c.createdAtWallMs - recorder.t0WallMs;
+            List<ProviderTap.ChargeRequest> withKey = evidence.chargeRequests().stream()
+                    .filter(q -> c.idempotencyKey.equals(q.idempotencyKey())).toList();
+            // The request answered as executed; else (a 409 while executing, an answer never read) the
+            // last one that arrived before the provider executed it.
+            ProviderTap.ChargeRequest executed = withKey.stream().filter(ProviderTap.ChargeRequest::executed)
+                    .findFirst().orElseGet(() -> withKey.stream()
+                            .filter(q -> recorder.msOf(q.atNanos()) <= executedMs + LOG_SLACK_MS)
+                            .reduce((first, second) -> second).orElse(null));
+            long requestedMs = executed != null ? recorder.msOf(executed.atNanos()) : executedMs;
             Long gaveUpMs = key == null ? null : order.abandoned.get(key);
             List<String> answers = key == null ? List.of() : book.posts(key).stream()
                     .sorted(java.util.Comparator.comparingLong(Recorder.Attempt::endMs))
@@ -424,7 +430,7 @@ final class Oracle {
                     key == null ? "unknown" : key, p == null ? "not in the table" : p.status,
                     p == null || p.reason == null ? "" : " (" + p.reason + ")",
                     origin(linesOf.getOrDefault(paymentId, List.of()), requestedMs, recorder), requestedMs / 1000.0,
-                    (c.createdAtWallMs - recorder.t0WallMs) / 1000.0, executed == null ? "?" : executed.answer().get(),
+                    executedMs / 1000.0, executed == null ? "?" : executed.answer().get(),
                     answers, gaveUpMs == null ? "" : String.format(Locale.ROOT, "; the shopper gave it up at +%.1f s",
                             gaveUpMs / 1000.0)));
             if (executed != null && orphans.containsKey(executed)) {
