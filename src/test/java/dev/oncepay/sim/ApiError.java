@@ -31,6 +31,19 @@ final class ApiError extends RuntimeException {
         return new ApiError(400, "invalid_request", message);
     }
 
+    /** {@code 409}: another request with this key is still being processed (Stripe's wording). */
+    static ApiError keyInFlight(String key) {
+        return new ApiError(409, "idempotency_error",
+                "There is currently another in-progress request using Idempotency-Key " + key);
+    }
+
+    /** A {@code 5xx}, with {@code Retry-After} when the faults ask for one (0 = none). */
+    static ApiError serverError(int status, String type, String message, Faults settings) {
+        long retryAfter = settings.serverErrorRetryAfterSeconds();
+        return new ApiError(status, type, message,
+                retryAfter > 0 ? Map.of("Retry-After", Long.toString(retryAfter)) : Map.of());
+    }
+
     int status() {
         return status;
     }

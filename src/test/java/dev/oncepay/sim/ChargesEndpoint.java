@@ -8,6 +8,7 @@ import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -46,13 +47,15 @@ final class ChargesEndpoint extends JsonHandler {
         }
     }
 
-    /** A test's scripted answer: nothing is executed, the status says why. */
+    /** A test's scripted refusal: nothing is executed, the status says why. */
     private static ApiError scriptedError(int status, Faults settings) {
         return switch (status) {
             case 429 -> new ApiError(429, "rate_limited", "scripted",
                     Map.of("Retry-After", Long.toString(settings.retryAfterSeconds())));
             case 402 -> new ApiError(402, "card_declined", "scripted decline");
-            default -> new ApiError(status, status >= 500 ? "api_error" : "invalid_request", "scripted");
+            case 409 -> ApiError.keyInFlight("(scripted)");
+            default -> status >= 500 ? ApiError.serverError(status, "api_error", "scripted", settings)
+                    : new ApiError(status, "invalid_request", "scripted");
         };
     }
 
@@ -62,14 +65,14 @@ final class ChargesEndpoint extends JsonHandler {
         // Read the whole request first: every fault below happens after the client finished
         // sending, which is exactly the case where the client cannot know what happened.
         byte[] raw = exchange.getRequestBody().readAllBytes();
-        Integer scripted = counters.scriptedStatuses.poll();
-        if (scripted != null) {
-            throw scriptedError(scripted, faults.current());
+        ScriptedAnswer scripted = counters.scriptedAnswers.poll();
+        if (scripted != null && !scripted.executes()) {
+            throw scriptedError(scripted.status(), faults.current());
         }
         FaultPlan plan = faults.roll();
         Faults settings = faults.current();
         if (plan.outage()) {
-            throw outage();
+            throw outage(settings);
         }
         if (!shutdown.pause(plan.latencyMs())) {
             return; // closing: the exchange is dropped by JsonHandler
@@ -79,7 +82,7 @@ final class ChargesEndpoint extends JsonHandler {
                     Map.of("Retry-After", Long.toString(settings.retryAfterSeconds())));
         }
         if (plan.serverErrorStatus() != 0) {
-            throw new ApiError(plan.serverErrorStatus(), "api_error", "simulated server error");
+            throw ApiError.serverError(plan.serverErrorStatus(), "api_error", "simulated server error", settings);
         }
         if (plan.reset()) {
             // Closing without response headers makes the JDK server drop the TCP connection: the
@@ -94,7 +97,9 @@ final class ChargesEndpoint extends JsonHandler {
             exchange.close(); // closed while parked: never executed, nobody to answer
             return;
         }
-        ChargeOutcome outcome = provider.charge(key, body, request, plan.decline());
+        // A conflict commits the charge and answers 409 from inside (as if an earlier attempt
+        // were still running and about to finish); a later request replays the stored answer.
+        ChargeOutcome outcome = provider.charge(key, body, request, plan.decline(), plan.conflict());
         if (plan.commitThenTimeout() && !shutdown.pause(settings.commitThenTimeoutMs())) {
             exchange.close();
             return;
@@ -102,30 +107,51 @@ final class ChargesEndpoint extends JsonHandler {
         if (outcome.replayed()) {
             exchange.getResponseHeaders().set("Idempotent-Replayed", "true");
         }
-        send(exchange, outcome.status(), outcome.body());
+        if (scripted != null) {
+            send(exchange, scripted.status(), scripted.body());
+        } else if (plan.emptyBodyStatus() != 0) {
+            send(exchange, plan.emptyBodyStatus(), "");
+        } else if (plan.nonFinal()) {
+            send(exchange, outcome.status(), processing(outcome.body()));
+        } else {
+            send(exchange, outcome.status(), outcome.body());
+        }
+    }
+
+    /** The same charge, still {@code processing} as far as this answer tells (its real outcome is unchanged). */
+    private JsonNode processing(String answer) throws IOException {
+        ObjectNode charge = (ObjectNode) json.readTree(answer);
+        charge.put("status", "processing");
+        charge.remove("declineCode");
+        return charge;
     }
 
     private void lookup(HttpExchange exchange) throws InterruptedException {
         counters.lookups.incrementAndGet();
-        Faults settings = faults.current();
-        if (settings.outage()) {
-            throw outage();
+        LookupPlan plan = faults.rollLookup();
+        if (plan.outage()) {
+            throw outage(faults.current());
         }
-        if (!shutdown.pause(settings.latencyMs())) {
+        if (!shutdown.pause(plan.latencyMs())) {
             return;
         }
         String reference = queryParameter(exchange, "reference");
         if (reference == null || reference.isEmpty()) {
             throw ApiError.invalidRequest("query parameter reference is required");
         }
+        if (plan.malformedBody() != null) {
+            send(exchange, 200, plan.malformedBody());
+            return;
+        }
         ObjectNode root = json.createObjectNode();
+        root.put("object", "list");
         ArrayNode data = root.putArray("data");
-        provider.lookup(reference).forEach(charge -> data.add(charge.toJson(json)));
+        provider.lookup(reference, Duration.ofMillis(plan.lagMs())).forEach(charge -> data.add(charge.toJson(json)));
         send(exchange, 200, root);
     }
 
-    private static ApiError outage() {
-        return new ApiError(503, "outage", "the provider is unavailable");
+    private static ApiError outage(Faults settings) {
+        return ApiError.serverError(503, "outage", "the provider is unavailable", settings);
     }
 
     private static String idempotencyKey(HttpExchange exchange) {

@@ -11,10 +11,12 @@ final class FaultControl {
     private final long seed;
     private volatile Faults faults = Faults.none();
     private volatile Random random;
+    private volatile Random lookupRandom;
 
     FaultControl(long seed) {
         this.seed = seed;
         this.random = new Random(seed);
+        this.lookupRandom = new Random(lookupSeed(seed));
     }
 
     Faults current() {
@@ -35,9 +37,19 @@ final class FaultControl {
         return faults.roll(random);
     }
 
+    LookupPlan rollLookup() {
+        return faults.rollLookup(lookupRandom);
+    }
+
     /** Back to a healthy provider and the start of the seeded sequence, so runs repeat. */
     synchronized void reset() {
         faults = Faults.none();
         random = new Random(seed);
+        lookupRandom = new Random(lookupSeed(seed));
+    }
+
+    /** The lookups' own sequence (the webhooks use seed + 1). */
+    private static long lookupSeed(long seed) {
+        return seed + 2;
     }
 }

@@ -2,15 +2,24 @@ package dev.oncepay.sim;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.BooleanNode;
+import com.fasterxml.jackson.databind.node.DoubleNode;
+import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 
 /**
- * The simulator's fault settings, as read and written by {@code /_sim/faults}. Rates are
- * probabilities per request in 0..1. {@code commitThenTimeoutMs} is a simulator extension to the
- * design's field list: how long a commit-then-timeout answer is held back.
+ * The simulator's fault settings, as read and written by {@code /_sim/faults} (field by field in
+ * this package's README.md). Rates are probabilities per request in 0..1.
+ *
+ * <p>Besides the design's list: {@code commitThenTimeoutMs} (how long a commit-then-timeout answer
+ * is held back) and the habits of real providers: {@code nonFinalRate} (a {@code 2xx} saying
+ * {@code processing}), {@code emptyBodyRate} (a {@code 200}/{@code 204} without a body),
+ * {@code serverErrorRetryAfterSeconds} ({@code Retry-After} on every {@code 5xx}),
+ * {@code conflictRate} ({@code 409}: the key is in flight), {@code lookupLagMs} (charges reach
+ * lookups late) and {@code malformedLookupRate} (a {@code 2xx} lookup without its list).
  */
 public record Faults(
         long latencyMs,
@@ -23,28 +32,42 @@ public record Faults(
         double declineRate,
         boolean outage,
         double webhookDuplicateRate,
-        boolean webhookReorder) {
+        boolean webhookReorder,
+        double nonFinalRate,
+        double emptyBodyRate,
+        long serverErrorRetryAfterSeconds,
+        double conflictRate,
+        long lookupLagMs,
+        double malformedLookupRate) {
 
+    private static final ObjectMapper JSON = new ObjectMapper();
     private static final Set<String> FIELDS = Set.of(
             "latencyMs", "serverErrorRate", "rateLimitRate", "retryAfterSeconds", "resetRate",
             "commitThenTimeoutRate", "commitThenTimeoutMs", "declineRate", "outage",
-            "webhookDuplicateRate", "webhookReorder");
+            "webhookDuplicateRate", "webhookReorder", "nonFinalRate", "emptyBodyRate",
+            "serverErrorRetryAfterSeconds", "conflictRate", "lookupLagMs", "malformedLookupRate");
 
     public Faults {
         requireNonNegative("latencyMs", latencyMs);
         requireNonNegative("retryAfterSeconds", retryAfterSeconds);
         requireNonNegative("commitThenTimeoutMs", commitThenTimeoutMs);
+        requireNonNegative("serverErrorRetryAfterSeconds", serverErrorRetryAfterSeconds);
+        requireNonNegative("lookupLagMs", lookupLagMs);
         requireRate("serverErrorRate", serverErrorRate);
         requireRate("rateLimitRate", rateLimitRate);
         requireRate("resetRate", resetRate);
         requireRate("commitThenTimeoutRate", commitThenTimeoutRate);
         requireRate("declineRate", declineRate);
         requireRate("webhookDuplicateRate", webhookDuplicateRate);
+        requireRate("nonFinalRate", nonFinalRate);
+        requireRate("emptyBodyRate", emptyBodyRate);
+        requireRate("conflictRate", conflictRate);
+        requireRate("malformedLookupRate", malformedLookupRate);
     }
 
     /** A well-behaved provider. */
     public static Faults none() {
-        return new Faults(0, 0.0, 0.0, 1, 0.0, 0.0, 30_000, 0.0, false, 0.0, false);
+        return new Faults(0, 0.0, 0.0, 1, 0.0, 0.0, 30_000, 0.0, false, 0.0, false, 0.0, 0.0, 0, 0.0, 0, 0.0);
     }
 
     /**
@@ -59,6 +82,10 @@ public record Faults(
         double resetDraw;
         double commitThenTimeoutDraw;
         double declineDraw;
+        double nonFinalDraw;
+        double emptyBodyDraw;
+        boolean noContent;
+        double conflictDraw;
         synchronized (random) { // keep one request's draws together under concurrency
             rateLimitDraw = random.nextDouble();
             serverErrorDraw = random.nextDouble();
@@ -66,8 +93,13 @@ public record Faults(
             resetDraw = random.nextDouble();
             commitThenTimeoutDraw = random.nextDouble();
             declineDraw = random.nextDouble();
+            nonFinalDraw = random.nextDouble();
+            emptyBodyDraw = random.nextDouble();
+            noContent = random.nextBoolean();
+            conflictDraw = random.nextDouble();
         }
         int serverErrorStatus = serverErrorDraw < serverErrorRate ? (badGateway ? 502 : 500) : 0;
+        int emptyBodyStatus = emptyBodyDraw < emptyBodyRate ? (noContent ? 204 : 200) : 0;
         return new FaultPlan(
                 outage,
                 latencyMs,
@@ -75,7 +107,25 @@ public record Faults(
                 serverErrorStatus,
                 resetDraw < resetRate,
                 commitThenTimeoutDraw < commitThenTimeoutRate,
-                declineDraw < declineRate);
+                declineDraw < declineRate,
+                nonFinalDraw < nonFinalRate,
+                emptyBodyStatus,
+                conflictDraw < conflictRate);
+    }
+
+    /**
+     * Decides the faults for one lookup request, from the lookups' own dice (so the number of
+     * lookups, which depends on timing, never shifts the charges' faults).
+     */
+    LookupPlan rollLookup(Random random) {
+        double malformedDraw;
+        int shape;
+        synchronized (random) {
+            malformedDraw = random.nextDouble();
+            shape = random.nextInt(LookupPlan.MALFORMED_SHAPES.size());
+        }
+        return new LookupPlan(outage, latencyMs, lookupLagMs,
+                malformedDraw < malformedLookupRate ? LookupPlan.MALFORMED_SHAPES.get(shape) : null);
     }
 
     ObjectNode toJson(ObjectMapper json) {
@@ -91,6 +141,12 @@ public record Faults(
         node.put("outage", outage);
         node.put("webhookDuplicateRate", webhookDuplicateRate);
         node.put("webhookReorder", webhookReorder);
+        node.put("nonFinalRate", nonFinalRate);
+        node.put("emptyBodyRate", emptyBodyRate);
+        node.put("serverErrorRetryAfterSeconds", serverErrorRetryAfterSeconds);
+        node.put("conflictRate", conflictRate);
+        node.put("lookupLagMs", lookupLagMs);
+        node.put("malformedLookupRate", malformedLookupRate);
         return node;
     }
 
@@ -122,62 +178,86 @@ public record Faults(
                 number(merged, "declineRate"),
                 bool(merged, "outage"),
                 number(merged, "webhookDuplicateRate"),
-                bool(merged, "webhookReorder"));
+                bool(merged, "webhookReorder"),
+                number(merged, "nonFinalRate"),
+                number(merged, "emptyBodyRate"),
+                wholeNumber(merged, "serverErrorRetryAfterSeconds"),
+                number(merged, "conflictRate"),
+                wholeNumber(merged, "lookupLagMs"),
+                number(merged, "malformedLookupRate"));
     }
 
     public Faults withLatencyMs(long value) {
-        return new Faults(value, serverErrorRate, rateLimitRate, retryAfterSeconds, resetRate,
-                commitThenTimeoutRate, commitThenTimeoutMs, declineRate, outage, webhookDuplicateRate, webhookReorder);
+        return with("latencyMs", LongNode.valueOf(value));
     }
 
     public Faults withServerErrorRate(double value) {
-        return new Faults(latencyMs, value, rateLimitRate, retryAfterSeconds, resetRate,
-                commitThenTimeoutRate, commitThenTimeoutMs, declineRate, outage, webhookDuplicateRate, webhookReorder);
+        return with("serverErrorRate", DoubleNode.valueOf(value));
     }
 
     public Faults withRateLimitRate(double value) {
-        return new Faults(latencyMs, serverErrorRate, value, retryAfterSeconds, resetRate,
-                commitThenTimeoutRate, commitThenTimeoutMs, declineRate, outage, webhookDuplicateRate, webhookReorder);
+        return with("rateLimitRate", DoubleNode.valueOf(value));
     }
 
     public Faults withRetryAfterSeconds(long value) {
-        return new Faults(latencyMs, serverErrorRate, rateLimitRate, value, resetRate,
-                commitThenTimeoutRate, commitThenTimeoutMs, declineRate, outage, webhookDuplicateRate, webhookReorder);
+        return with("retryAfterSeconds", LongNode.valueOf(value));
     }
 
     public Faults withResetRate(double value) {
-        return new Faults(latencyMs, serverErrorRate, rateLimitRate, retryAfterSeconds, value,
-                commitThenTimeoutRate, commitThenTimeoutMs, declineRate, outage, webhookDuplicateRate, webhookReorder);
+        return with("resetRate", DoubleNode.valueOf(value));
     }
 
     public Faults withCommitThenTimeoutRate(double value) {
-        return new Faults(latencyMs, serverErrorRate, rateLimitRate, retryAfterSeconds, resetRate,
-                value, commitThenTimeoutMs, declineRate, outage, webhookDuplicateRate, webhookReorder);
+        return with("commitThenTimeoutRate", DoubleNode.valueOf(value));
     }
 
     public Faults withCommitThenTimeoutMs(long value) {
-        return new Faults(latencyMs, serverErrorRate, rateLimitRate, retryAfterSeconds, resetRate,
-                commitThenTimeoutRate, value, declineRate, outage, webhookDuplicateRate, webhookReorder);
+        return with("commitThenTimeoutMs", LongNode.valueOf(value));
     }
 
     public Faults withDeclineRate(double value) {
-        return new Faults(latencyMs, serverErrorRate, rateLimitRate, retryAfterSeconds, resetRate,
-                commitThenTimeoutRate, commitThenTimeoutMs, value, outage, webhookDuplicateRate, webhookReorder);
+        return with("declineRate", DoubleNode.valueOf(value));
     }
 
     public Faults withOutage(boolean value) {
-        return new Faults(latencyMs, serverErrorRate, rateLimitRate, retryAfterSeconds, resetRate,
-                commitThenTimeoutRate, commitThenTimeoutMs, declineRate, value, webhookDuplicateRate, webhookReorder);
+        return with("outage", BooleanNode.valueOf(value));
     }
 
     public Faults withWebhookDuplicateRate(double value) {
-        return new Faults(latencyMs, serverErrorRate, rateLimitRate, retryAfterSeconds, resetRate,
-                commitThenTimeoutRate, commitThenTimeoutMs, declineRate, outage, value, webhookReorder);
+        return with("webhookDuplicateRate", DoubleNode.valueOf(value));
     }
 
     public Faults withWebhookReorder(boolean value) {
-        return new Faults(latencyMs, serverErrorRate, rateLimitRate, retryAfterSeconds, resetRate,
-                commitThenTimeoutRate, commitThenTimeoutMs, declineRate, outage, webhookDuplicateRate, value);
+        return with("webhookReorder", BooleanNode.valueOf(value));
+    }
+
+    public Faults withNonFinalRate(double value) {
+        return with("nonFinalRate", DoubleNode.valueOf(value));
+    }
+
+    public Faults withEmptyBodyRate(double value) {
+        return with("emptyBodyRate", DoubleNode.valueOf(value));
+    }
+
+    public Faults withServerErrorRetryAfterSeconds(long value) {
+        return with("serverErrorRetryAfterSeconds", LongNode.valueOf(value));
+    }
+
+    public Faults withConflictRate(double value) {
+        return with("conflictRate", DoubleNode.valueOf(value));
+    }
+
+    public Faults withLookupLagMs(long value) {
+        return with("lookupLagMs", LongNode.valueOf(value));
+    }
+
+    public Faults withMalformedLookupRate(double value) {
+        return with("malformedLookupRate", DoubleNode.valueOf(value));
+    }
+
+    /** One field changed, validated like a {@code POST /_sim/faults}: one path for every setter. */
+    private Faults with(String field, JsonNode value) {
+        return merge(JSON.createObjectNode().set(field, value), JSON);
     }
 
     private static void requireRate(String name, double value) {

@@ -54,12 +54,16 @@ abstract class JsonHandler implements HttpHandler {
         }
     }
 
-    /** Writes a complete JSON answer; a client that already gave up is not an error here. */
+    /**
+     * Writes a complete JSON answer ({@code ""}: no body at all, e.g. a {@code 204}); a client that
+     * already gave up is not an error here.
+     */
     protected void send(HttpExchange exchange, int status, String body) {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         exchange.getResponseHeaders().set("Content-Type", "application/json");
         try {
-            exchange.sendResponseHeaders(status, bytes.length);
+            // -1: Content-Length 0 (0 would mean a chunked body)
+            exchange.sendResponseHeaders(status, bytes.length == 0 ? -1 : bytes.length);
             try (OutputStream out = exchange.getResponseBody()) {
                 out.write(bytes);
             }

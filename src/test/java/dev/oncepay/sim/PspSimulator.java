@@ -135,8 +135,17 @@ public final class PspSimulator implements AutoCloseable {
      */
     public void scriptChargeAnswers(int... statuses) {
         for (int status : statuses) {
-            counters.scriptedStatuses.add(status);
+            counters.scriptedAnswers.add(ScriptedAnswer.refusal(status));
         }
+    }
+
+    /**
+     * The next charge request is executed as usual (a new charge, or the key's stored one) but
+     * answered with exactly this status and body ({@code ""} = no body): for the answers a real
+     * provider may give that are no final answer (204, an unreadable 200, ...).
+     */
+    public void scriptAnswerAfterCommit(int status, String body) {
+        counters.scriptedAnswers.add(ScriptedAnswer.afterCommit(status, body));
     }
 
     /** When each charge request arrived, in order. */

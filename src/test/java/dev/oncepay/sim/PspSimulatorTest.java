@@ -254,18 +254,163 @@ class PspSimulatorTest {
         JsonNode merged = JSON.readTree(post("/_sim/faults", "{\"declineRate\":0.5}").body());
         assertEquals(0.5, merged.get("declineRate").asDouble());
         assertEquals(0, merged.get("latencyMs").asLong());
-        assertEquals(11, merged.size());
+        assertEquals(17, merged.size());
 
         post("/_sim/faults", "{\"latencyMs\":10}");
         assertEquals(400, post("/_sim/faults", "{\"serverErrorRate\":1.5}").statusCode());
         assertEquals(400, post("/_sim/faults", "{\"latency\":10}").statusCode());
         assertEquals(400, post("/_sim/faults", "{\"outage\":\"yes\"}").statusCode());
+        assertEquals(400, post("/_sim/faults", "{\"conflictRate\":2}").statusCode());
+        assertEquals(400, post("/_sim/faults", "{\"lookupLagMs\":-1}").statusCode());
+        assertEquals(400, post("/_sim/faults", "{\"serverErrorRetryAfterSeconds\":1.5}").statusCode());
+        JsonNode hostile = JSON.readTree(post("/_sim/faults", "{\"nonFinalRate\":0.25,\"emptyBodyRate\":0.5,"
+                + "\"serverErrorRetryAfterSeconds\":120,\"conflictRate\":0.75,\"lookupLagMs\":2000,"
+                + "\"malformedLookupRate\":1.0}").body());
+        assertEquals(0.25, hostile.get("nonFinalRate").asDouble());
+        assertEquals(120, hostile.get("serverErrorRetryAfterSeconds").asLong());
+        assertEquals(2000, hostile.get("lookupLagMs").asLong());
+        assertEquals(Faults.none().withDeclineRate(0.5).withLatencyMs(10).withNonFinalRate(0.25).withEmptyBodyRate(0.5)
+                .withServerErrorRetryAfterSeconds(120).withConflictRate(0.75).withLookupLagMs(2000)
+                .withMalformedLookupRate(1.0), sim.faults());
+        post("/_sim/faults", "{\"nonFinalRate\":0,\"emptyBodyRate\":0,\"serverErrorRetryAfterSeconds\":0,"
+                + "\"conflictRate\":0,\"lookupLagMs\":0,\"malformedLookupRate\":0}");
 
         JsonNode current = JSON.readTree(get("/_sim/faults").body());
         assertEquals(0.5, current.get("declineRate").asDouble());
         assertEquals(10, current.get("latencyMs").asLong());
         assertEquals(0.0, current.get("serverErrorRate").asDouble());
         assertEquals(Faults.none().withDeclineRate(0.5).withLatencyMs(10), sim.faults());
+    }
+
+    @Test
+    void nonFinalAnswersProcessingWhileTheChargeSucceedsAndLookupsAndWebhooksSaySo() throws Exception {
+        try (Receiver receiver = new Receiver(0)) {
+            sim.setWebhookTarget(receiver.uri(), "whsec_test", "sim");
+            post("/_sim/faults", "{\"nonFinalRate\":1.0}");
+
+            HttpResponse<String> answer = charge("key-1", BODY);
+
+            assertEquals(200, answer.statusCode());
+            JsonNode charge = JSON.readTree(answer.body());
+            assertEquals("processing", charge.get("status").asText());
+            assertEquals(sim.ledger().get(0).id(), charge.get("id").asText());
+            assertEquals("succeeded", sim.ledger().get(0).status());
+            assertEquals("succeeded", JSON.readTree(get("/v1/charges?reference=pay_1").body())
+                    .get("data").get(0).get("status").asText());
+            assertEquals("succeeded", receiver.next().json().get("data").get("status").asText());
+
+            sim.setFaults(Faults.none()); // the key's stored answer is the final one
+            JsonNode replay = JSON.readTree(charge("key-1", BODY).body());
+            assertEquals("succeeded", replay.get("status").asText());
+            assertEquals(1, sim.ledger().size());
+        }
+    }
+
+    @Test
+    void emptyBodyAnswers2xxWithoutABodyAfterExecuting() throws Exception {
+        post("/_sim/faults", "{\"emptyBodyRate\":1.0}");
+
+        Set<Integer> statuses = new java.util.TreeSet<>();
+        for (int i = 0; i < 8; i++) {
+            HttpResponse<String> answer = charge("key-" + i, BODY.replace("pay_1", "pay_" + i));
+            statuses.add(answer.statusCode());
+            assertEquals("", answer.body());
+        }
+
+        assertEquals(Set.of(200, 204), statuses); // both shapes, in the seeded order
+        assertEquals(8, sim.ledger().size());
+    }
+
+    @Test
+    void serverErrorsCarryTheConfiguredRetryAfter() throws Exception {
+        sim.setFaults(Faults.none().withServerErrorRate(1.0));
+        assertTrue(charge("key-1", BODY).headers().firstValue("Retry-After").isEmpty());
+
+        post("/_sim/faults", "{\"serverErrorRetryAfterSeconds\":120}");
+        HttpResponse<String> serverError = charge("key-2", BODY);
+        post("/_sim/faults", "{\"serverErrorRate\":0.0,\"outage\":true}");
+        HttpResponse<String> outage = charge("key-3", BODY);
+        HttpResponse<String> lookup = get("/v1/charges?reference=pay_1");
+        sim.setFaults(Faults.none().withServerErrorRetryAfterSeconds(120));
+        sim.scriptChargeAnswers(503);
+        HttpResponse<String> scripted = charge("key-4", BODY);
+
+        for (HttpResponse<String> answer : List.of(serverError, outage, lookup, scripted)) {
+            assertTrue(answer.statusCode() >= 500, answer::toString);
+            assertEquals("120", answer.headers().firstValue("Retry-After").orElseThrow(), answer::toString);
+        }
+        assertTrue(sim.ledger().isEmpty());
+    }
+
+    @Test
+    void conflictCommitsTheChargeAnswers409AndALaterRequestGetsTheStoredResult() throws Exception {
+        post("/_sim/faults", "{\"conflictRate\":1.0}");
+
+        HttpResponse<String> inFlight = charge("key-1", BODY);
+        HttpResponse<String> later = charge("key-1", BODY);
+
+        assertEquals(409, inFlight.statusCode());
+        assertEquals("idempotency_error", errorType(inFlight));
+        assertEquals(1, sim.ledger().size());
+        assertEquals(200, later.statusCode());
+        assertEquals("true", later.headers().firstValue("Idempotent-Replayed").orElseThrow());
+        assertEquals(sim.ledger().get(0).id(), JSON.readTree(later.body()).get("id").asText());
+        assertEquals(1, sim.ledger().size());
+    }
+
+    @Test
+    void lookupsListAChargeOnlyAfterTheLookupLag() throws Exception {
+        TestClock clock = new TestClock();
+        sim.close();
+        sim = PspSimulator.start(SimulatorOptions.onPort(0).withClock(clock));
+        post("/_sim/faults", "{\"lookupLagMs\":60000}");
+        charge("key-1", BODY);
+
+        JsonNode early = JSON.readTree(get("/v1/charges?reference=pay_1").body());
+        clock.advance(Duration.ofSeconds(59));
+        JsonNode stillEarly = JSON.readTree(get("/v1/charges?reference=pay_1").body());
+        clock.advance(Duration.ofSeconds(1));
+        JsonNode visible = JSON.readTree(get("/v1/charges?reference=pay_1").body());
+
+        assertEquals(0, early.get("data").size()); // a well-formed empty list: the lag looks like "no charge"
+        assertEquals(0, stillEarly.get("data").size());
+        assertEquals(1, visible.get("data").size());
+        assertEquals(1, sim.ledger().size());
+    }
+
+    @Test
+    void malformedLookupsAnswer200WithoutTheList() throws Exception {
+        charge("key-1", BODY);
+        post("/_sim/faults", "{\"malformedLookupRate\":1.0}");
+
+        Set<String> bodies = new java.util.HashSet<>();
+        for (int i = 0; i < 12; i++) {
+            HttpResponse<String> lookup = get("/v1/charges?reference=pay_1");
+            assertEquals(200, lookup.statusCode());
+            assertFalse(JSON.readTree(lookup.body()).path("data").isArray(), lookup.body());
+            bodies.add(lookup.body());
+        }
+        assertEquals(3, bodies.size(), bodies.toString());
+
+        post("/_sim/faults", "{\"malformedLookupRate\":0.0}");
+        assertEquals(1, JSON.readTree(get("/v1/charges?reference=pay_1").body()).get("data").size());
+    }
+
+    @Test
+    void aScriptedAnswerAfterCommitExecutesAndAnswersExactlyThat() throws Exception {
+        sim.scriptAnswerAfterCommit(204, "");
+        sim.scriptAnswerAfterCommit(200, "<html>gateway says hi</html>");
+
+        HttpResponse<String> noContent = charge("key-1", BODY);
+        HttpResponse<String> unreadable = charge("key-1", BODY);
+        HttpResponse<String> replay = charge("key-1", BODY);
+
+        assertEquals(204, noContent.statusCode());
+        assertEquals("", noContent.body());
+        assertEquals(200, unreadable.statusCode());
+        assertEquals("<html>gateway says hi</html>", unreadable.body());
+        assertEquals(sim.ledger().get(0).id(), JSON.readTree(replay.body()).get("id").asText());
+        assertEquals(1, sim.ledger().size());
     }
 
     @Test
@@ -302,12 +447,12 @@ class PspSimulatorTest {
 
     @Test
     void theSameSeedGivesTheSameFaults() throws Exception {
-        List<Integer> first = statusesWithHalfFailing(sim);
+        List<String> first = answersWithHalfFailing(sim);
         try (PspSimulator twin = PspSimulator.start(0)) {
-            assertEquals(first, statusesWithHalfFailing(twin));
+            assertEquals(first, answersWithHalfFailing(twin));
         }
         sim.reset(); // also restarts the dice
-        assertEquals(first, statusesWithHalfFailing(sim));
+        assertEquals(first, answersWithHalfFailing(sim));
     }
 
     @Test
@@ -400,17 +545,26 @@ class PspSimulatorTest {
 
     // --- helpers --------------------------------------------------------------------------------
 
-    private List<Integer> statusesWithHalfFailing(PspSimulator target) throws Exception {
-        target.setFaults(Faults.none().withServerErrorRate(0.5));
-        List<Integer> statuses = new ArrayList<>();
+    /** Status and charge status of 12 charges and the shape of 12 lookups, each fault at one half. */
+    private List<String> answersWithHalfFailing(PspSimulator target) throws Exception {
+        target.setFaults(Faults.none().withServerErrorRate(0.5).withNonFinalRate(0.5).withEmptyBodyRate(0.5)
+                .withConflictRate(0.5).withMalformedLookupRate(0.5));
+        List<String> answers = new ArrayList<>();
         for (int i = 0; i < 12; i++) {
             HttpRequest request = HttpRequest.newBuilder(URI.create(target.baseUrl() + "/v1/charges"))
                     .header("Idempotency-Key", "seq-" + i)
                     .POST(HttpRequest.BodyPublishers.ofString(BODY)).build();
-            statuses.add(send(request).statusCode());
+            HttpResponse<String> answer = send(request);
+            answers.add(answer.statusCode() + " " + (answer.statusCode() == 200 && !answer.body().isEmpty()
+                    ? JSON.readTree(answer.body()).get("status").asText() : ""));
         }
-        assertTrue(statuses.contains(200) && statuses.stream().anyMatch(s -> s >= 500), statuses.toString());
-        return statuses;
+        for (int i = 0; i < 12; i++) {
+            HttpResponse<String> lookup = send(HttpRequest.newBuilder(URI.create(target.baseUrl() + "/v1/charges?reference=pay_1"))
+                    .GET().build());
+            answers.add(JSON.readTree(lookup.body()).path("data").isArray() ? "list" : lookup.body());
+        }
+        assertTrue(Set.copyOf(answers).size() >= 5, answers.toString()); // the dice really vary
+        return answers;
     }
 
     private void awaitLedgerSize(int expected) throws InterruptedException {

@@ -16,13 +16,13 @@ final class RequestCounters {
     final AtomicInteger charges = new AtomicInteger();
     final AtomicInteger lookups = new AtomicInteger();
     final List<Instant> chargeArrivals = new CopyOnWriteArrayList<>();
-    /** HTTP statuses to answer the next charge requests with, in order, before any other fault. */
-    final Queue<Integer> scriptedStatuses = new ConcurrentLinkedQueue<>();
+    /** Answers for the next charge requests, in order, before any other fault. */
+    final Queue<ScriptedAnswer> scriptedAnswers = new ConcurrentLinkedQueue<>();
 
     void reset() {
         charges.set(0);
         lookups.set(0);
         chargeArrivals.clear();
-        scriptedStatuses.clear();
+        scriptedAnswers.clear();
     }
 }

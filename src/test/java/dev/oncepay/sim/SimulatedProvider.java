@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 
@@ -34,9 +36,11 @@ final class SimulatedProvider {
      * happen under the key's lock, so concurrent identical requests execute at most once.
      *
      * @param body the parsed request, compared with the stored one on a retry
-     * @throws ApiError 409 when the key was used with a different body
+     * @param inFlight the key is taken to be still in flight: a new charge is executed and stored,
+     *     as by an earlier attempt whose answer was lost, but this request is refused
+     * @throws ApiError 409 when the key was used with a different body, or is {@code inFlight}
      */
-    ChargeOutcome charge(String key, JsonNode body, ChargeParams request, boolean decline) {
+    ChargeOutcome charge(String key, JsonNode body, ChargeParams request, boolean decline, boolean inFlight) {
         return keys.withKeyLocked(key, () -> {
             var prior = keys.find(key);
             if (prior.isPresent()) {
@@ -61,12 +65,17 @@ final class SimulatedProvider {
             keys.store(key, new StoredResponse(200, answer, body, charge.createdAt()));
             WebhookEvent event = WebhookEvent.forCharge(charge);
             webhooks.publish(event, event.toJson(json));
+            if (inFlight) {
+                throw ApiError.keyInFlight(key);
+            }
             return new ChargeOutcome(200, answer, false);
         });
     }
 
-    List<Charge> lookup(String reference) {
-        return ledger.byReference(reference);
+    /** The charges of {@code reference} executed at least {@code lag} ago (a provider's search index lags). */
+    List<Charge> lookup(String reference, Duration lag) {
+        Instant visibleBefore = clock.instant().minus(lag);
+        return ledger.byReference(reference).stream().filter(c -> !c.createdAt().isAfter(visibleBefore)).toList();
     }
 
     private String write(JsonNode node) {
