@@ -14,10 +14,15 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  * Everything a function test talks to, for real: dynalite (DynamoDB API over HTTP), the PSP
  * simulator (HTTP), and the Lambda mock event server port. Started once per JVM and shared by
  * every Quarkus application the test run boots.
+ *
+ * <p>The functions reach dynalite through the {@link StoreFaultProxy} (healthy unless a test sets
+ * faults, and then resets them); the test's own {@link #dynamo()} client goes to dynalite directly,
+ * so checks of what is stored never meet an injected fault.
  */
 public class TestEnvironment implements QuarkusTestResourceLifecycleManager {
     public static final String TABLE = "oncepay-test";
     private static Dynalite dynalite;
+    private static StoreFaultProxy storeProxy;
     private static PspSimulator simulator;
     private static DynamoDbClient dynamo;
 
@@ -25,7 +30,7 @@ public class TestEnvironment implements QuarkusTestResourceLifecycleManager {
     public synchronized Map<String, String> start() {
         startShared();
         return Map.of(
-                "quarkus.dynamodb.endpoint-override", dynalite.endpoint(),
+                "quarkus.dynamodb.endpoint-override", storeProxy.endpoint(),
                 "quarkus.dynamodb.aws.region", "us-east-1",
                 "quarkus.dynamodb.aws.credentials.type", "static",
                 "quarkus.dynamodb.aws.credentials.static-provider.access-key-id", "test",
@@ -44,6 +49,7 @@ public class TestEnvironment implements QuarkusTestResourceLifecycleManager {
             return;
         }
         dynalite = Dynalite.start();
+        storeProxy = StoreFaultProxy.start(dynalite.endpoint(), 0);
         simulator = PspSimulator.start(0);
         dynamo = DynamoDbClient.builder()
                 .endpointOverride(URI.create(dynalite.endpoint()))
@@ -53,12 +59,18 @@ public class TestEnvironment implements QuarkusTestResourceLifecycleManager {
         TableSchema.createIfMissing(dynamo, TABLE);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             simulator.close();
+            storeProxy.close();
             dynalite.close();
         }));
     }
 
     public static PspSimulator simulator() {
         return simulator;
+    }
+
+    /** The fault layer between the functions and dynalite; a test that sets faults resets them. */
+    public static StoreFaultProxy storeProxy() {
+        return storeProxy;
     }
 
     /** A client of the test's own, outside the application, for checking what is stored. */

@@ -1,0 +1,16 @@
+package dev.oncepay.testing;
+
+/** One way the store fails a single request, as injected by {@link StoreFaultProxy}. */
+public enum StoreFault {
+    /** {@code 400 ProvisionedThroughputExceededException}; the request never reaches the store. */
+    THROTTLE,
+    /** {@code 500 InternalServerError}; the request never reaches the store. */
+    SERVER_ERROR,
+    /**
+     * Held for {@link StoreFaults#stallMs()} (longer than the SDK's attempt timeout), then
+     * forwarded: the caller has given up, yet the write may still land later.
+     */
+    STALL,
+    /** Forwarded (a write commits), then answered {@code 500}: the caller never learns it committed. */
+    LOST_ANSWER
+}

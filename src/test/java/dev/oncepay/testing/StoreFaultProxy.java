@@ -1,0 +1,415 @@
+package dev.oncepay.testing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.CRC32;
+
+/**
+ * A loopback HTTP proxy in front of dynalite that makes the store as hostile as real DynamoDB:
+ * throttling, {@code 500}s, latency, stalls, writes that commit but whose answer is lost, and
+ * outages. Everything else is forwarded faithfully (method, path, headers, body both ways), so the
+ * functions under test use the real AWS SDK against it unchanged.
+ *
+ * <p>Steered from Java ({@link #set}, {@link #failNext}) or, like the PSP simulator, over HTTP on
+ * its own port: {@code GET /_store/faults}, {@code POST /_store/faults} (any subset of the
+ * {@link StoreFaults} fields; {@code 400} on bad input) → the full current settings,
+ * {@code POST /_store/reset}, {@code GET /_store/injected} (faults injected so far, by kind).
+ * Random faults are drawn from a seeded generator, so a run with the same seed and the same
+ * request order meets the same faults.
+ */
+public final class StoreFaultProxy implements AutoCloseable {
+
+    public static final long DEFAULT_SEED = 8;
+    static final String CONTROL_PATH = "/_store/";
+
+    /** DynamoDB operations that touch items; faults never hit table administration. */
+    static final Set<String> DATA_OPERATIONS = Set.of(
+            "GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query", "Scan",
+            "BatchGetItem", "BatchWriteItem", "TransactGetItems", "TransactWriteItems",
+            "ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction");
+
+    /** Headers the JDK client sets itself (it refuses them) or that describe one hop only. */
+    private static final Set<String> HOP_HEADERS = Set.of(
+            "connection", "content-length", "expect", "host", "upgrade", "transfer-encoding", "keep-alive");
+
+    static {
+        // As in the PSP simulator: without TCP_NODELAY each answer waits ~40 ms for a delayed ACK.
+        if (System.getProperty("sun.net.httpserver.nodelay") == null) {
+            System.setProperty("sun.net.httpserver.nodelay", "true");
+        }
+    }
+
+    private final ObjectMapper json = new ObjectMapper();
+    private final URI upstream;
+    private final long seed;
+    private final HttpClient client;
+    private final ExecutorService threads;
+    private final HttpServer server;
+    private final CountDownLatch closed = new CountDownLatch(1);
+    private final Map<StoreFault, AtomicLong> injected = new EnumMap<>(StoreFault.class);
+    private final AtomicLong outageDrops = new AtomicLong();
+    /** Deterministic faults per operation, consumed before any random draw; guarded by {@code this}. */
+    private final Map<String, Deque<StoreFault>> scripted = new HashMap<>();
+    private volatile StoreFaults faults = StoreFaults.none();
+    private Random random; // guarded by this
+
+    private StoreFaultProxy(URI upstream, int port, long seed) throws IOException {
+        this.upstream = upstream;
+        this.seed = seed;
+        this.random = new Random(seed);
+        for (StoreFault fault : StoreFault.values()) {
+            injected.put(fault, new AtomicLong());
+        }
+        AtomicInteger threadNumber = new AtomicInteger();
+        // Unbounded: stalled requests each hold a thread and must not starve healthy ones.
+        this.threads = Executors.newCachedThreadPool(runnable -> {
+            Thread thread = new Thread(runnable, "store-fault-proxy-" + threadNumber.incrementAndGet());
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.client = HttpClient.newBuilder()
+                .version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(2))
+                .executor(threads)
+                .build();
+        this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 256);
+        server.setExecutor(threads);
+        server.createContext(CONTROL_PATH, this::control);
+        server.createContext("/", this::proxy);
+        server.start();
+    }
+
+    /** A proxy on 127.0.0.1:{@code port} (0 = a free port) in front of {@code upstreamEndpoint}. */
+    public static StoreFaultProxy start(String upstreamEndpoint, int port) {
+        return start(upstreamEndpoint, port, DEFAULT_SEED);
+    }
+
+    public static StoreFaultProxy start(String upstreamEndpoint, int port, long seed) {
+        try {
+            return new StoreFaultProxy(URI.create(upstreamEndpoint), port, seed);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot start the store fault proxy on port " + port, e);
+        }
+    }
+
+    /** {@code http://127.0.0.1:<port>}, without a trailing slash. */
+    public String endpoint() {
+        return "http://127.0.0.1:" + port();
+    }
+
+    public int port() {
+        return server.getAddress().getPort();
+    }
+
+    public StoreFaults faults() {
+        return faults;
+    }
+
+    public void set(StoreFaults newFaults) {
+        faults = Objects.requireNonNull(newFaults, "faults");
+    }
+
+    /**
+     * The next {@code times} requests for {@code operation} (the X-Amz-Target operation, e.g.
+     * {@code "UpdateItem"}) get {@code fault}, ahead of any random fault; for deterministic tests.
+     */
+    public synchronized void failNext(String operation, StoreFault fault, int times) {
+        Objects.requireNonNull(fault, "fault");
+        if (times < 0) {
+            throw new IllegalArgumentException("times must not be negative");
+        }
+        Deque<StoreFault> queue = scripted.computeIfAbsent(operation, ignored -> new ArrayDeque<>());
+        for (int i = 0; i < times; i++) {
+            queue.add(fault);
+        }
+    }
+
+    /** Healthy again: no faults, no scripted faults, counters at zero, the dice from the seed. */
+    public synchronized void reset() {
+        faults = StoreFaults.none();
+        scripted.clear();
+        random = new Random(seed);
+        injected.values().forEach(count -> count.set(0));
+        outageDrops.set(0);
+    }
+
+    /** How many requests got {@code fault} since start or the last reset. */
+    public long injected(StoreFault fault) {
+        return injected.get(fault).get();
+    }
+
+    /** How many data requests an outage dropped since start or the last reset. */
+    public long outageDrops() {
+        return outageDrops.get();
+    }
+
+    @Override
+    public void close() {
+        closed.countDown();
+        server.stop(0);
+        threads.shutdownNow();
+    }
+
+    // --- the proxy ------------------------------------------------------------------------------
+
+    private void proxy(HttpExchange exchange) {
+        try {
+            byte[] body = exchange.getRequestBody().readAllBytes();
+            String operation = operation(exchange.getRequestHeaders().getFirst("X-Amz-Target"));
+            boolean data = DATA_OPERATIONS.contains(operation);
+            StoreFaults now = faults;
+            StoreFault fault = nextFault(operation, data, now);
+            if (data && !pause(now.latencyMs())) {
+                return;
+            }
+            if (data && now.outage()) {
+                // The store is down: the connection closes without an answer, as a dead endpoint's would.
+                outageDrops.incrementAndGet();
+                return;
+            }
+            if (fault != null) {
+                injected.get(fault).incrementAndGet();
+            }
+            if (fault == null) {
+                relay(exchange, forward(exchange, body));
+                return;
+            }
+            switch (fault) {
+                case THROTTLE -> sendError(exchange, 400, "ProvisionedThroughputExceededException",
+                        "The level of configured provisioned throughput for the table was exceeded. "
+                                + "Consider increasing your provisioning level with the UpdateTable API.");
+                case SERVER_ERROR -> sendError(exchange, 500, "InternalServerError", "Internal server error");
+                case STALL -> {
+                    if (pause(now.stallMs())) {
+                        relay(exchange, forward(exchange, body)); // nobody may be listening any more
+                    }
+                }
+                case LOST_ANSWER -> {
+                    forward(exchange, body); // commits; the answer is thrown away
+                    sendError(exchange, 500, "InternalServerError", "Internal server error");
+                }
+            }
+        } catch (IOException upstreamGone) {
+            // dynalite unreachable or the client left: close without an answer, as a dead store would
+        } catch (InterruptedException closing) {
+            Thread.currentThread().interrupt();
+        } finally {
+            exchange.close(); // without an answer sent, this drops the connection
+        }
+    }
+
+    private synchronized StoreFault nextFault(String operation, boolean data, StoreFaults now) {
+        Deque<StoreFault> queue = scripted.get(operation);
+        if (queue != null && !queue.isEmpty()) {
+            return queue.poll();
+        }
+        if (!data) {
+            return null;
+        }
+        // Every rate draws once per data request in a fixed order, so with a given seed request N
+        // meets the same dice whatever else is configured.
+        double throttle = random.nextDouble();
+        double serverError = random.nextDouble();
+        double stall = random.nextDouble();
+        double lostAnswer = random.nextDouble();
+        if (throttle < now.throttleRate()) {
+            return StoreFault.THROTTLE;
+        }
+        if (serverError < now.serverErrorRate()) {
+            return StoreFault.SERVER_ERROR;
+        }
+        if (stall < now.stallRate()) {
+            return StoreFault.STALL;
+        }
+        if (lostAnswer < now.lostAnswerRate()) {
+            return StoreFault.LOST_ANSWER;
+        }
+        return null;
+    }
+
+    private HttpResponse<byte[]> forward(HttpExchange exchange, byte[] body) throws IOException, InterruptedException {
+        URI requested = exchange.getRequestURI();
+        String pathAndQuery = requested.getRawPath() + (requested.getRawQuery() == null ? "" : "?" + requested.getRawQuery());
+        HttpRequest.Builder request = HttpRequest.newBuilder(upstream.resolve(pathAndQuery))
+                .method(exchange.getRequestMethod(), HttpRequest.BodyPublishers.ofByteArray(body));
+        exchange.getRequestHeaders().forEach((name, values) -> {
+            if (!HOP_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
+                values.forEach(value -> request.header(name, value));
+            }
+        });
+        return client.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    private static void relay(HttpExchange exchange, HttpResponse<byte[]> response) throws IOException {
+        response.headers().map().forEach((name, values) -> {
+            if (!name.startsWith(":") && !HOP_HEADERS.contains(name.toLowerCase(Locale.ROOT))) {
+                exchange.getResponseHeaders().put(name, List.copyOf(values));
+            }
+        });
+        send(exchange, response.statusCode(), response.body());
+    }
+
+    /** An error exactly as DynamoDB sends it, CRC32 included (the SDK checks it). */
+    private void sendError(HttpExchange exchange, int status, String type, String message) throws IOException {
+        ObjectNode error = json.createObjectNode()
+                .put("__type", "com.amazonaws.dynamodb.v20120810#" + type)
+                .put("message", message);
+        byte[] bytes = json.writeValueAsBytes(error);
+        CRC32 crc = new CRC32();
+        crc.update(bytes);
+        exchange.getResponseHeaders().set("Content-Type", "application/x-amz-json-1.0");
+        exchange.getResponseHeaders().set("x-amzn-ErrorType", type);
+        exchange.getResponseHeaders().set("x-amzn-RequestId", UUID.randomUUID().toString());
+        exchange.getResponseHeaders().set("x-amz-crc32", Long.toString(crc.getValue()));
+        send(exchange, status, bytes);
+    }
+
+    private static void send(HttpExchange exchange, int status, byte[] body) throws IOException {
+        // The JDK server reads length 0 as "chunked"; -1 is "no body".
+        exchange.sendResponseHeaders(status, body.length == 0 ? -1 : body.length);
+        if (body.length > 0) {
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        }
+    }
+
+    /** {@code DynamoDB_20120810.UpdateItem} → {@code UpdateItem}. */
+    private static String operation(String target) {
+        if (target == null) {
+            return "";
+        }
+        return target.substring(target.lastIndexOf('.') + 1);
+    }
+
+    /** @return false when the proxy closed meanwhile */
+    private boolean pause(long millis) throws InterruptedException {
+        return millis <= 0 ? closed.getCount() > 0 : !closed.await(millis, TimeUnit.MILLISECONDS);
+    }
+
+    // --- control --------------------------------------------------------------------------------
+
+    private void control(HttpExchange exchange) throws IOException {
+        try (exchange) {
+            String method = exchange.getRequestMethod();
+            switch (exchange.getRequestURI().getPath()) {
+                case "/_store/faults" -> {
+                    if ("POST".equals(method)) {
+                        JsonNode patch;
+                        try {
+                            patch = json.readTree(exchange.getRequestBody().readAllBytes());
+                        } catch (IOException e) {
+                            sendJson(exchange, 400, problem("request body is not valid JSON"));
+                            return;
+                        }
+                        try {
+                            mergeFaults(patch);
+                        } catch (IllegalArgumentException e) {
+                            sendJson(exchange, 400, problem(e.getMessage()));
+                            return;
+                        }
+                    } else if (!"GET".equals(method)) {
+                        methodNotAllowed(exchange, "GET, POST");
+                        return;
+                    }
+                    sendJson(exchange, 200, faults.toJson(json));
+                }
+                case "/_store/reset" -> {
+                    if (!"POST".equals(method)) {
+                        methodNotAllowed(exchange, "POST");
+                        return;
+                    }
+                    reset();
+                    sendJson(exchange, 200, json.createObjectNode().put("reset", true));
+                }
+                case "/_store/injected" -> {
+                    if (!"GET".equals(method)) {
+                        methodNotAllowed(exchange, "GET");
+                        return;
+                    }
+                    ObjectNode counts = json.createObjectNode();
+                    injected.forEach((fault, count) -> counts.put(fault.name(), count.get()));
+                    counts.put("OUTAGE_DROP", outageDrops.get());
+                    sendJson(exchange, 200, counts);
+                }
+                default -> sendJson(exchange, 404, problem("no such endpoint: " + exchange.getRequestURI().getPath()));
+            }
+        }
+    }
+
+    private synchronized void mergeFaults(JsonNode patch) {
+        faults = faults.merge(patch, json);
+    }
+
+    private void methodNotAllowed(HttpExchange exchange, String allowed) throws IOException {
+        exchange.getResponseHeaders().set("Allow", allowed);
+        sendJson(exchange, 405, problem(exchange.getRequestMethod() + " not allowed"));
+    }
+
+    private ObjectNode problem(String message) {
+        return json.createObjectNode().put("error", message);
+    }
+
+    private void sendJson(HttpExchange exchange, int status, JsonNode body) throws IOException {
+        exchange.getResponseHeaders().set("Content-Type", "application/json");
+        send(exchange, status, json.writeValueAsString(body).getBytes(StandardCharsets.UTF_8));
+    }
+
+    // --- local run ------------------------------------------------------------------------------
+
+    /** {@code --upstream URL} (dynalite, required), {@code --port N} (default 0), {@code --seed N}. */
+    public static void main(String[] args) {
+        String upstreamEndpoint = null;
+        int port = 0;
+        long seed = DEFAULT_SEED;
+        for (int i = 0; i < args.length; i += 2) {
+            if (i + 1 >= args.length) {
+                throw new IllegalArgumentException(args[i] + " needs a value");
+            }
+            switch (args[i]) {
+                case "--upstream" -> upstreamEndpoint = args[i + 1];
+                case "--port" -> port = Integer.parseInt(args[i + 1]);
+                case "--seed" -> seed = Long.parseLong(args[i + 1]);
+                default -> throw new IllegalArgumentException("unknown option " + args[i]
+                        + " (known: --upstream URL, --port N, --seed N)");
+            }
+        }
+        if (upstreamEndpoint == null) {
+            throw new IllegalArgumentException("--upstream URL is required");
+        }
+        StoreFaultProxy proxy = start(upstreamEndpoint, port, seed);
+        Runtime.getRuntime().addShutdownHook(new Thread(proxy::close, "store-fault-proxy-shutdown"));
+        System.out.println("store fault proxy listening on " + proxy.endpoint() + " in front of " + upstreamEndpoint);
+    }
+}
