@@ -17,6 +17,8 @@ final class Measurements {
     long outageEndMs = -1;
     List<FaultSchedule.Window> windows = List.of();
     String baseline = "";
+    /** The store's fault schedule (its plan says whether the profile has store faults). */
+    FaultSchedule store;
     int kills;
     String killsByFunction = "{}";
     int providerCharges = -1;

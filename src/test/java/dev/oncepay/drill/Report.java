@@ -23,11 +23,19 @@ final class Report {
         List<String> l = new ArrayList<>();
         l.add(String.format(Locale.ROOT, "oncepay chaos drill: %d payments, %d clients, seed %d, profile %s, "
                 + "%d charge sandboxes", o.payments(), o.clients(), o.seed(), o.profile(), o.chargeSandboxes()));
-        l.add(String.format(Locale.ROOT, "  faults: %s; %d spike/storm windows; outage %s; sandbox kills %d %s",
+        l.add(String.format(Locale.ROOT, "  provider faults: %s; %d spike/storm windows; outage %s; sandbox kills %d %s",
                 m.baseline.isEmpty() ? "none" : m.baseline, m.windows.stream().filter(w -> w.startMs() < m.workloadEndMs)
                         .count(),
                 m.outageStartMs < 0 ? "none" : String.format(Locale.ROOT, "+%.1f..+%.1f s", m.outageStartMs / 1000.0,
                         m.outageEndMs / 1000.0), m.kills, m.killsByFunction));
+        if (m.store != null && !m.store.plan().quiet()) {
+            FaultSchedule.Plan p = m.store.plan();
+            l.add(String.format(Locale.ROOT, "  store faults: %s; %d throttling/500/latency/stall/lost-answer windows;"
+                    + " outage %s", FaultSchedule.describe(p.baseline()), p.windows().stream()
+                            .filter(w -> w.startMs() < m.workloadEndMs).count(),
+                    m.store.outageStartMs() < 0 ? "none" : String.format(Locale.ROOT, "+%.1f..+%.1f s",
+                            m.store.outageStartMs() / 1000.0, m.store.outageEndMs() / 1000.0)));
+        }
         long shoppers = m.records.stream().filter(r -> r.plan.shopper()).count();
         l.add(String.format(Locale.ROOT, "  clients: %d shoppers (a gateway error or timeout -> pay the order again under"
                 + " a fresh key), %d orders paid again; double charges count orders, orphan charges count provider"
