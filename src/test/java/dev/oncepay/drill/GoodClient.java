@@ -19,7 +19,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * pay the same order again under a fresh key.
  */
 final class GoodClient {
-    static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(20);
+    /** Above the local gateway's worst case: a wait for a free sandbox, then the integration timeout (2 x 13 s). */
+    static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
     private static final long MAX_RETRY_AFTER_MS = 10_000;
     private static final ObjectMapper JSON = new ObjectMapper();
 

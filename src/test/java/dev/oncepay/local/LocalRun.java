@@ -113,7 +113,7 @@ public final class LocalRun implements AutoCloseable {
         }
         functions().forEach(f -> f.sandboxes().forEach(Sandbox::start));
 
-        ApiGateway g = new ApiGateway(options.apiPort(), HttpApiV2.oncepayRoutes(), this::invoke,
+        ApiGateway g = new ApiGateway(options.apiPort(), HttpApiV2.oncepayRoutes(), this::submit,
                 options::integrationTimeout);
         register(() -> gateway = g, g);
         String reconcile = DeploymentSettings.FUNCTION_RECONCILE;
@@ -161,17 +161,21 @@ public final class LocalRun implements AutoCloseable {
         return List.copyOf(functions.values());
     }
 
-    /** Invokes {@code function} like Lambda's Invoke API (used by the gateway and the schedule). */
+    /** Invokes {@code function} like Lambda's Invoke API (the schedule's way). */
     CompletableFuture<InvocationResult> invoke(String function, byte[] event) {
+        return submit(function, event).result();
+    }
+
+    /** Starts an invocation of {@code function} like Lambda's Invoke API (the gateway's way). */
+    Invocation submit(String function, byte[] event) {
         LambdaFunction f;
         synchronized (this) {
             f = functions.get(function);
         }
-        if (f == null) {
-            return CompletableFuture.completedFuture(
-                    InvocationResult.failure("ResourceNotFoundException", "no function " + function));
-        }
         String trace = HttpApiV2.traceHeader(java.time.Instant.now());
+        if (f == null) {
+            return Invocation.failed(event, trace, "ResourceNotFoundException", "no function " + function);
+        }
         try {
             String fromEvent = new com.fasterxml.jackson.databind.ObjectMapper().readTree(event)
                     .path("headers").path("x-amzn-trace-id").asText(null);
@@ -181,7 +185,7 @@ public final class LocalRun implements AutoCloseable {
         } catch (IOException notJson) {
             // keep the generated trace id
         }
-        return f.invoke(event, trace);
+        return f.submit(event, trace);
     }
 
     /**
