@@ -82,7 +82,11 @@ public interface OncepayConfig {
          */
         String apiKey();
 
-        /** A 429 asking us to wait longer than this ends the attempt instead of blocking the caller. */
+        /**
+         * A {@code Retry-After} (on 408, 409, 429 or 5xx) longer than this ends the retries instead of
+         * blocking the caller, even where it would fit the call's deadline; a shorter one is honoured
+         * only if it and a whole further attempt fit that deadline.
+         */
         @WithDefault("2S")
         Duration maxRetryAfter();
     }

@@ -1,35 +1,18 @@
 package dev.oncepay.provider;
 
-import io.smallrye.faulttolerance.api.CustomBackoffStrategy;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
-import org.eclipse.microprofile.config.ConfigProvider;
 
 /**
- * Exponential backoff with full jitter ({@code random(0, min(cap, base·2^n))}, AWS Builders'
- * Library), which SmallRye's additive jitter is not; a provider's {@code Retry-After} wins.
- * SmallRye creates one instance per guarded invocation, so the attempt counter is per call.
+ * Exponential backoff with full jitter: {@code random(0, min(cap, base·2^n))} before retry
+ * {@code n} (AWS Builders' Library), which SmallRye's additive jitter is not. Only a proposal:
+ * {@link PspCalls} retries only when the wait and the next attempt fit the call's deadline.
  */
-public class FullJitterBackoff implements CustomBackoffStrategy {
-    private long baseMillis;
-    private long capMillis;
-    private int retries;
+record FullJitterBackoff(Duration base, Duration cap) {
 
-    @Override
-    public void init(long initialDelayInMillis) {
-        this.baseMillis = Math.max(1, initialDelayInMillis);
-        this.capMillis = ConfigProvider.getConfig()
-                .getOptionalValue("oncepay.provider.backoff-cap", Duration.class)
-                .orElse(Duration.ofSeconds(2)).toMillis();
-    }
-
-    @Override
-    public long nextDelayInMillis(Throwable cause) {
-        int n = retries++;
-        if (cause instanceof RetryableProviderFault fault && fault.retryAfter().isPresent()) {
-            return fault.retryAfter().get().toMillis();
-        }
-        long ceiling = Math.min(capMillis, baseMillis << Math.min(n, 20));
-        return ThreadLocalRandom.current().nextLong(ceiling + 1);
+    Duration delayBefore(int retry) {
+        long baseMillis = Math.max(1, base.toMillis());
+        long ceiling = Math.min(cap.toMillis(), baseMillis << Math.min(retry, 20));
+        return Duration.ofMillis(ThreadLocalRandom.current().nextLong(Math.max(0, ceiling) + 1));
     }
 }

@@ -1,6 +1,5 @@
 package dev.oncepay.provider;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.config.OncepayConfig;
 import io.smallrye.faulttolerance.api.CircuitBreakerName;
@@ -15,6 +14,7 @@ import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.function.Supplier;
+import org.eclipse.microprofile.config.ConfigProvider;
 import org.eclipse.microprofile.faulttolerance.CircuitBreaker;
 import org.eclipse.microprofile.faulttolerance.Retry;
 import org.eclipse.microprofile.faulttolerance.Timeout;
@@ -27,7 +27,10 @@ import org.eclipse.microprofile.rest.client.inject.RestClient;
  * with {@code dev.oncepay.provider.PspCalls/charge/Retry/maxRetries=...} and the like.
  *
  * <p>Only {@link RetryableProviderFault} is retried, always with the same provider idempotency
- * key; a timeout or a reset after send is never retried here: it becomes UNKNOWN.
+ * key; a timeout or a reset after send is never retried here: it becomes UNKNOWN. Every wait is
+ * decided here, before the fault is thrown (design rule 12): the provider's {@code Retry-After}
+ * or the full-jitter backoff, and only if that wait plus a whole further attempt fits the call's
+ * deadline ({@link CallLog}); otherwise the retries end with an {@link OutOfTimeProviderFault}.
  */
 @ApplicationScoped
 public class PspCalls {
@@ -38,11 +41,40 @@ public class PspCalls {
     private final PspApi api;
     private final ObjectMapper json;
     private final Duration maxRetryAfter;
+    private final Duration backoffCap;
+    private final CallLimits chargeLimits;
+    private final CallLimits lookupLimits;
 
     public PspCalls(@RestClient PspApi api, ObjectMapper json, OncepayConfig config) {
         this.api = api;
         this.json = json;
         this.maxRetryAfter = config.provider().maxRetryAfter();
+        this.backoffCap = config.provider().backoffCap();
+        this.chargeLimits = CallLimits.of(PspCalls.class, "charge", ConfigProvider.getConfig());
+        this.lookupLimits = CallLimits.of(PspCalls.class, "chargesByReference", ConfigProvider.getConfig());
+    }
+
+    /** A charge call that ends by {@code deadlineIn} from now, or by its configured budget if that is sooner. */
+    CallLog chargeCall(Duration deadlineIn) {
+        return call(chargeLimits, deadlineIn);
+    }
+
+    /** A lookup call that ends by {@code deadlineIn} from now, or by its configured budget if that is sooner. */
+    CallLog lookupCall(Duration deadlineIn) {
+        return call(lookupLimits, deadlineIn);
+    }
+
+    Duration chargeBudget() {
+        return chargeLimits.budget();
+    }
+
+    Duration lookupBudget() {
+        return lookupLimits.budget();
+    }
+
+    private CallLog call(CallLimits limits, Duration deadlineIn) {
+        Duration budget = deadlineIn.compareTo(limits.budget()) < 0 ? deadlineIn : limits.budget();
+        return new CallLog(budget, limits.attemptTimeout(), new FullJitterBackoff(limits.backoffBase(), backoffCap));
     }
 
     @CircuitBreakerName(CHARGE_BREAKER)
@@ -50,29 +82,32 @@ public class PspCalls {
             successThreshold = 1, failOn = { ProviderFault.class, TimeoutException.class })
     @Retry(maxRetries = 3, delay = 100, maxDuration = 8, durationUnit = ChronoUnit.SECONDS, jitter = 0,
             retryOn = RetryableProviderFault.class)
-    @CustomBackoff(FullJitterBackoff.class)
+    @CustomBackoff(DecidedDelay.class)
     @Timeout(value = 6, unit = ChronoUnit.SECONDS)
-    public PspAnswer charge(String idempotencyKey, PspChargeRequest body, CallLog log) {
+    public ChargeResult charge(String idempotencyKey, PspChargeRequest body, CallLog log) {
         log.attempted();
-        return answer(() -> api.charge(idempotencyKey, body), log);
+        return answer(() -> api.charge(idempotencyKey, body), log).toChargeResult(body, json);
     }
 
     @CircuitBreakerName(LOOKUP_BREAKER)
     @CircuitBreaker(requestVolumeThreshold = 10, failureRatio = 0.5, delay = 10, delayUnit = ChronoUnit.SECONDS,
             successThreshold = 1, failOn = { ProviderFault.class, TimeoutException.class })
-    @Retry(maxRetries = 2, delay = 100, maxDuration = 5, durationUnit = ChronoUnit.SECONDS, jitter = 0,
-            retryOn = { RetryableProviderFault.class, IndeterminateProviderFault.class })
-    @CustomBackoff(FullJitterBackoff.class)
-    @Timeout(value = 6, unit = ChronoUnit.SECONDS)
-    public List<PspCharge> chargesByReference(String reference) {
-        // A lookup changes nothing at the provider, so unlike a charge it may be retried after a timeout.
-        PspAnswer answer = answer(() -> api.chargesByReference(reference), new CallLog());
-        if (answer.httpStatus() / 100 != 2) {
-            throw new RetryableProviderFault("lookup answered HTTP " + answer.httpStatus(), false, null, null);
+    @Retry(maxRetries = 2, delay = 100, maxDuration = 8, durationUnit = ChronoUnit.SECONDS, jitter = 0,
+            retryOn = RetryableProviderFault.class)
+    @CustomBackoff(DecidedDelay.class)
+    @Timeout(value = 5, unit = ChronoUnit.SECONDS)
+    public List<PspCharge> chargesByReference(String reference, CallLog log) {
+        log.attempted();
+        try {
+            return answer(() -> api.chargesByReference(reference), log).toLookup(json);
+        } catch (IndeterminateProviderFault noAnswer) {
+            // A lookup changes nothing at the provider, so unlike a charge it may be asked again
+            // after a timeout, a reset or an answer without its list.
+            throw retryOrEnd(noAnswer.getMessage(), false, null, log, noAnswer);
         }
-        return answer.charges();
     }
 
+    /** The provider's answer, or the fault that it gave none we may read as one. */
     private PspAnswer answer(Supplier<Response> call, CallLog log) {
         Response response;
         try {
@@ -81,7 +116,7 @@ public class PspCalls {
             response = error.getResponse();
         } catch (RuntimeException transport) {
             if (causedBy(transport, ConnectException.class)) {
-                throw new RetryableProviderFault("connection to the provider failed", false, null, transport);
+                throw retryOrEnd("connection to the provider failed", false, null, log, transport);
             }
             log.mayHaveExecuted();
             throw new IndeterminateProviderFault("no answer from the provider: " + transport.getClass().getSimpleName(),
@@ -90,50 +125,48 @@ public class PspCalls {
         int status = response.getStatus();
         if (status >= 500) {
             log.mayHaveExecuted();
-            throw new RetryableProviderFault("provider answered HTTP " + status, true, retryAfter(response), null);
+            throw retryOrEnd("provider answered HTTP " + status, true, retryAfter(response), log, null);
         }
-        if (status == 408) {
-            throw new RetryableProviderFault("provider answered HTTP 408", false, retryAfter(response), null);
-        }
-        if (status == 429) {
-            Duration wait = retryAfter(response);
-            if (wait != null && wait.compareTo(maxRetryAfter) > 0) {
-                throw new ThrottledProviderFault("provider asked to wait " + wait.toSeconds() + " s");
-            }
-            throw new RetryableProviderFault("provider answered HTTP 429", false, wait, null);
-        }
-        if (status == 401 || status == 403) {
-            throw new ThrottledProviderFault("provider refused our credentials (HTTP " + status + ")");
+        if (status == 408 || status == 429) {
+            // Refused before execution: nothing was charged by this attempt.
+            throw retryOrEnd("provider answered HTTP " + status, false, retryAfter(response), log, null);
         }
         if (status == 409) {
-            // Our payload for a provider key never changes, so a mismatch means the truth is unclear.
+            // The key is still in flight at the provider (an earlier attempt of ours may be running
+            // there): ask again with the same key; our payload for a key never changes.
             log.mayHaveExecuted();
-            throw new IndeterminateProviderFault("provider reported an idempotency conflict", null);
+            throw retryOrEnd("provider reports the key in flight (HTTP 409)", true, retryAfter(response), log, null);
         }
-        return read(status, response.readEntity(String.class));
+        if (status == 401 || status == 403) {
+            throw new CredentialsRefusedFault("provider refused our credentials (HTTP " + status + ")");
+        }
+        return new PspAnswer(status, body(response));
     }
 
-    private PspAnswer read(int status, String body) {
+    /**
+     * Another attempt, after the provider's {@code Retry-After} or else the next backoff, if that
+     * wait plus a whole attempt fits what is left of the call; otherwise the retries end here.
+     */
+    private ProviderFault retryOrEnd(String detail, boolean maybeExecuted, Duration retryAfter, CallLog log,
+            Throwable cause) {
+        if (retryAfter != null && retryAfter.compareTo(maxRetryAfter) > 0) {
+            return new OutOfTimeProviderFault(detail + "; asked to wait " + retryAfter.toSeconds()
+                    + " s, longer than a call waits (" + maxRetryAfter.toMillis() + " ms)", maybeExecuted, cause);
+        }
+        Duration wait = retryAfter != null ? retryAfter : log.nextBackoff();
+        if (!log.attemptFitsAfter(wait)) {
+            return new OutOfTimeProviderFault(detail + "; another attempt after " + wait.toMillis()
+                    + " ms would not end within the " + log.remaining().toMillis() + " ms left", maybeExecuted, cause);
+        }
+        return new RetryableProviderFault(detail, maybeExecuted, wait, cause);
+    }
+
+    /** The body as text; none when there is none or it broke off (the status still stands, the body is no answer). */
+    private static String body(Response response) {
         try {
-            JsonNode node = body == null || body.isBlank() ? json.createObjectNode() : json.readTree(body);
-            if (status / 100 == 2) {
-                if (node.has("data")) {
-                    List<PspCharge> charges = json.convertValue(node.get("data"),
-                            json.getTypeFactory().constructCollectionType(List.class, PspCharge.class));
-                    return new PspAnswer(status, null, null, charges);
-                }
-                return new PspAnswer(status, json.treeToValue(node, PspCharge.class), null, List.of());
-            }
-            JsonNode error = node.path("error");
-            String code = error.hasNonNull("code") ? error.get("code").asText()
-                    : error.hasNonNull("type") ? error.get("type").asText() : null;
-            return new PspAnswer(status, null, code, List.of());
-        } catch (Exception unreadable) {
-            if (status / 100 == 2) {
-                // A 2xx we cannot read may still have charged: that is not an answer.
-                throw new IndeterminateProviderFault("unreadable provider answer", unreadable);
-            }
-            return new PspAnswer(status, null, null, List.of());
+            return response.hasEntity() ? response.readEntity(String.class) : null;
+        } catch (RuntimeException brokenOff) {
+            return null;
         }
     }
 

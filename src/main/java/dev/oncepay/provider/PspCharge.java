@@ -2,7 +2,16 @@ package dev.oncepay.provider;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 
-/** A charge as the PSP reports it. {@code status}: {@code succeeded | declined | failed}. */
+/** A charge as the PSP reports it; {@code status} as sent, read through {@link #chargeStatus()}. */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record PspCharge(String id, String status, String reference, Long amount, String currency, String declineCode) {
+
+    public PspChargeStatus chargeStatus() {
+        return PspChargeStatus.fromWire(status);
+    }
+
+    /** The decline code the provider gave, else its status word. */
+    public String declineCodeOrStatus() {
+        return declineCode != null ? declineCode : status;
+    }
 }

@@ -1,21 +1,22 @@
 package dev.oncepay.provider;
 
 import java.time.Duration;
-import java.util.Optional;
 
 /**
- * A fault worth another attempt with the same provider idempotency key: connection refused,
- * {@code 408}, {@code 429} (with the provider's {@code Retry-After}) or {@code 5xx}.
+ * A fault worth another attempt with the same provider idempotency key (connection refused,
+ * {@code 408}, {@code 409}, {@code 429} or {@code 5xx}), whose wait before that attempt — the
+ * provider's {@code Retry-After} or our backoff — was checked to fit the call's deadline.
  */
 public class RetryableProviderFault extends ProviderFault {
-    private final Duration retryAfter;
+    private final Duration delay;
 
-    public RetryableProviderFault(String detail, boolean maybeExecuted, Duration retryAfter, Throwable cause) {
+    RetryableProviderFault(String detail, boolean maybeExecuted, Duration delay, Throwable cause) {
         super(detail, maybeExecuted, cause);
-        this.retryAfter = retryAfter;
+        this.delay = delay;
     }
 
-    public Optional<Duration> retryAfter() {
-        return Optional.ofNullable(retryAfter);
+    /** How long to wait before the next attempt. */
+    public Duration delay() {
+        return delay;
     }
 }

@@ -210,14 +210,13 @@ public class ReconcileUseCase {
             return new Review("charge " + charge.id() + " of " + charge.amount() + " " + charge.currency()
                     + " contradicts the payment's " + payment.amount() + " " + payment.currency());
         }
-        String status = charge.status() == null ? "" : charge.status();
-        return switch (status) {
-            case "succeeded" -> new Settle(PaymentStatus.SUCCEEDED, charge.id(), null,
+        // The one mapping of the provider's words to outcomes, shared with the charge answer.
+        return switch (charge.chargeStatus().outcome()) {
+            case SUCCEEDED -> new Settle(PaymentStatus.SUCCEEDED, charge.id(), null,
                     "reconcile: provider lookup found charge " + charge.id() + " succeeded");
-            case "declined", "failed" -> new Settle(PaymentStatus.FAILED, charge.id(),
-                    charge.declineCode() != null ? charge.declineCode() : status,
-                    "reconcile: provider lookup found charge " + charge.id() + " " + status);
-            default -> new NoAnswer("charge " + charge.id() + " is '" + status + "', not final yet");
+            case FAILED -> new Settle(PaymentStatus.FAILED, charge.id(), charge.declineCodeOrStatus(),
+                    "reconcile: provider lookup found charge " + charge.id() + " " + charge.status());
+            case UNKNOWN, NOT_SENT -> new NoAnswer("charge " + charge.id() + " is '" + charge.status() + "', not final yet");
         };
     }
 

@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
-import org.eclipse.microprofile.config.ConfigProvider;
 import org.junit.jupiter.api.Test;
 
 class FullJitterBackoffTest {
@@ -12,13 +11,12 @@ class FullJitterBackoffTest {
     @Test
     void delaysStayWithinTheExponentialCeilingAndTheCap() {
         long base = 100;
-        long cap = ConfigProvider.getConfig().getValue("oncepay.provider.backoff-cap", Duration.class).toMillis();
+        long cap = 2000;
+        FullJitterBackoff backoff = new FullJitterBackoff(Duration.ofMillis(base), Duration.ofMillis(cap));
         long maxSeen = 0;
         for (int run = 0; run < 500; run++) {
-            FullJitterBackoff backoff = new FullJitterBackoff();
-            backoff.init(base);
             for (int n = 0; n < 8; n++) {
-                long delay = backoff.nextDelayInMillis(new RuntimeException());
+                long delay = backoff.delayBefore(n).toMillis();
                 long ceiling = Math.min(cap, base << n);
                 assertTrue(delay >= 0 && delay <= ceiling, "retry " + n + ": " + delay + " > " + ceiling);
                 maxSeen = Math.max(maxSeen, delay);
@@ -28,10 +26,10 @@ class FullJitterBackoffTest {
     }
 
     @Test
-    void theProvidersRetryAfterWins() {
-        FullJitterBackoff backoff = new FullJitterBackoff();
-        backoff.init(100);
-        RetryableProviderFault throttled = new RetryableProviderFault("429", false, Duration.ofSeconds(1), null);
-        assertEquals(1000, backoff.nextDelayInMillis(throttled));
+    void smallRyeWaitsExactlyTheDelayDecidedWithTheFault() {
+        DecidedDelay strategy = new DecidedDelay();
+        strategy.init(100);
+        assertEquals(1500, strategy.nextDelayInMillis(new RetryableProviderFault("429", false, Duration.ofMillis(1500), null)));
+        assertEquals(0, strategy.nextDelayInMillis(new IllegalStateException("not ours")));
     }
 }
