@@ -25,6 +25,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
 import org.jboss.logging.Logger;
+import software.amazon.awssdk.core.exception.SdkException;
 
 /**
  * Takes a payment exactly once per idempotency key.
@@ -119,22 +120,44 @@ public class ChargeUseCase {
         if (result.outcome() == ProviderOutcome.NOT_SENT && !claim.takenOver()) {
             // Provably nothing reached the provider in the only run there was: forget it all.
             // (A takeover cannot know what the dead run sent, so it records UNKNOWN instead.)
-            if (payments.deleteUnsent(payment.id(), epoch)) {
-                keys.release(key);
-            }
+            forgetUnsent(payment, key);
             throw unavailable(result.detail());
         }
         Transition transition = settlement(result, epoch);
         Instant now = clock.instant();
-        if (!payments.apply(payment.id(), transition, now)) {
-            // A newer run fenced us off, or the payment was settled meanwhile: theirs is the truth.
-            // (Or the SDK retried our own successful write: then it is our answer, not a replay.)
-            return payments.find(payment.id()).filter(p -> p.status() != PaymentStatus.PENDING)
-                    .map(p -> new ChargeAnswer(p, !(p.status() == transition.to() && p.leaseEpoch() == epoch)))
-                    .orElseThrow(this::inFlight);
+        try {
+            if (!payments.apply(payment.id(), transition, now)) {
+                // A newer run fenced us off, or the payment was settled meanwhile: theirs is the truth.
+                // (Or the SDK retried our own successful write: then it is our answer, not a replay.)
+                return payments.find(payment.id()).filter(p -> p.status() != PaymentStatus.PENDING)
+                        .map(p -> new ChargeAnswer(p, !(p.status() == transition.to() && p.leaseEpoch() == epoch)))
+                        .orElseThrow(this::inFlight);
+            }
+        } catch (SdkException storeFailed) {
+            // The provider was called; the store cannot say how it ended. What is known: the
+            // payment exists, PENDING, in the sweep index, which settles it. An error here would
+            // invite the client to pay again under a new key.
+            LOG.warnf("store failed settling paymentId=%s outcome=%s: %s; answering pending", payment.id(),
+                    result.outcome(), storeFailed.getMessage());
+            return new ChargeAnswer(payment, false);
         }
         reached(payment.id(), ChargePhase.SETTLED, epoch);
         return new ChargeAnswer(settled(payment, transition, now), false);
+    }
+
+    /**
+     * Deletes the unsent payment and releases the key. A payment already gone was deleted by us
+     * (an SDK retry of our committed delete: nothing else deletes payments). A store failure
+     * leaves both, PENDING and swept; the client's retry with the same key takes over later.
+     */
+    private void forgetUnsent(Payment payment, KeyRecord key) {
+        try {
+            if (payments.deleteUnsent(payment.id(), key.leaseEpoch()) || payments.find(payment.id()).isEmpty()) {
+                keys.release(key);
+            }
+        } catch (SdkException storeFailed) {
+            LOG.warnf("store failed forgetting unsent paymentId=%s: %s", payment.id(), storeFailed.getMessage());
+        }
     }
 
     /**

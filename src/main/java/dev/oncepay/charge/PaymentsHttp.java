@@ -20,6 +20,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.jboss.logging.Logger;
+import software.amazon.awssdk.core.exception.SdkException;
 
 /** {@code POST /payments} and {@code GET /payments/{id}}: API Gateway events in, responses out. */
 @ApplicationScoped
@@ -65,6 +66,14 @@ public class PaymentsHttp {
                     "the payment provider is unavailable (" + e.getMessage()
                             + ") and nothing was charged; retry with the same Idempotency-Key",
                     Map.of(), HttpResponses.retryAfter(e.retryAfter()));
+        } catch (SdkException e) {
+            // The store failed before anything reached the provider (the use case answers store
+            // failures after the provider call itself): nothing was charged.
+            LOG.warnf("store unavailable: %s: %s", e.getClass().getSimpleName(), e.getMessage());
+            return responses.problem(ProblemType.STORE_UNAVAILABLE,
+                    "the payment store is unavailable and this request charged nothing; retry later"
+                            + " (a payment with the same Idempotency-Key)",
+                    Map.of(), HttpResponses.retryAfter(config.charge().unavailableRetryAfter()));
         } catch (RuntimeException e) {
             // State is safe whatever failed: a held key is recovered by a retry after its lease.
             LOG.errorf("unexpected %s: %s", e.getClass().getName(), e.getMessage());

@@ -2,6 +2,10 @@ package dev.oncepay.http;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 import java.util.List;
@@ -22,6 +26,8 @@ public record HttpApiEvent(
         RequestContext requestContext,
         String body,
         @JsonProperty("isBase64Encoded") boolean base64Encoded) {
+
+    private static final char REPLACEMENT_CHARACTER = '\uFFFD';
 
     @JsonIgnoreProperties(ignoreUnknown = true)
     public record RequestContext(String requestId, String routeKey, Http http, Authorizer authorizer) {
@@ -68,11 +74,58 @@ public record HttpApiEvent(
         return pathParameters == null ? null : pathParameters.get(name);
     }
 
-    /** The body exactly as the client sent it (API Gateway base64-encodes some bodies). */
+    /**
+     * The body exactly as the client sent it (API Gateway base64-encodes some bodies). Nothing is
+     * replaced on the way: a body that cannot be the client's bytes is refused, not repaired.
+     *
+     * @throws InvalidRequestException a base64 body that is not base64, or a text body with
+     *         unpaired surrogates (no bytes decode to those; {@link String#getBytes} would write {@code ?})
+     */
     public byte[] rawBody() {
         if (body == null) {
             return new byte[0];
         }
-        return base64Encoded ? Base64.getDecoder().decode(body) : body.getBytes(StandardCharsets.UTF_8);
+        if (base64Encoded) {
+            try {
+                return Base64.getDecoder().decode(body);
+            } catch (IllegalArgumentException notBase64) {
+                throw new InvalidRequestException("body", "is flagged base64 but is not base64");
+            }
+        }
+        try {
+            ByteBuffer bytes = StandardCharsets.UTF_8.newEncoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .encode(CharBuffer.wrap(body));
+            byte[] raw = new byte[bytes.remaining()];
+            bytes.get(raw);
+            return raw;
+        } catch (CharacterCodingException unpairedSurrogate) {
+            throw new InvalidRequestException("body", "must be valid UTF-8");
+        }
+    }
+
+    /**
+     * {@link #rawBody()} of a request whose body must be UTF-8 text: invalid bytes, and U+FFFD in
+     * a text body — the mark a lossy decoder on the way leaves where the client's bytes were not
+     * UTF-8 — are refused, so a damaged request is never taken for the client's.
+     *
+     * @throws InvalidRequestException naming {@code body}
+     */
+    public byte[] utf8Body() {
+        byte[] raw = rawBody();
+        try {
+            String text = StandardCharsets.UTF_8.newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(raw)).toString();
+            if (!base64Encoded && text.indexOf(REPLACEMENT_CHARACTER) >= 0) {
+                throw new InvalidRequestException("body",
+                        "must be valid UTF-8 (it contains U+FFFD, where bytes were replaced before they reached us)");
+            }
+        } catch (CharacterCodingException notUtf8) {
+            throw new InvalidRequestException("body", "must be valid UTF-8");
+        }
+        return raw;
     }
 }

@@ -11,7 +11,8 @@ public enum ProblemType {
     REQUEST_IN_FLIGHT(409, "request-in-flight", "A request with this Idempotency-Key is in progress"),
     KEY_REUSED(422, "idempotency-key-reused", "The Idempotency-Key was used with a different request"),
     INTERNAL(500, "internal", "Internal error"),
-    PROVIDER_UNAVAILABLE(503, "provider-unavailable", "The payment provider is unavailable");
+    PROVIDER_UNAVAILABLE(503, "provider-unavailable", "The payment provider is unavailable"),
+    STORE_UNAVAILABLE(503, "store-unavailable", "The payment store is unavailable");
 
     private static final String BASE = "https://oncepay.dev/problems/";
 

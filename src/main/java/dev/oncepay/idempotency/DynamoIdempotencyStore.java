@@ -69,12 +69,15 @@ public class DynamoIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean release(KeyRecord held) {
         try {
+            // The owner, not only the epoch: epochs restart at 1 with every fresh claim, so an SDK
+            // retry of our committed delete would otherwise delete the next request's claim.
             dynamo.deleteItem(b -> b.tableName(table).key(Attr.key(held.storageId()))
-                    .conditionExpression("#epoch = :epoch")
-                    .expressionAttributeNames(Map.of("#epoch", Table.LEASE_EPOCH))
-                    .expressionAttributeValues(Map.of(":epoch", Attr.n(held.leaseEpoch()))));
+                    .conditionExpression("#owner = :owner AND #epoch = :epoch")
+                    .expressionAttributeNames(Map.of("#owner", Table.LEASE_OWNER, "#epoch", Table.LEASE_EPOCH))
+                    .expressionAttributeValues(Map.of(":owner", Attr.s(held.leaseOwner()),
+                            ":epoch", Attr.n(held.leaseEpoch()))));
             return true;
-        } catch (ConditionalCheckFailedException takenOver) {
+        } catch (ConditionalCheckFailedException takenOverOrGone) {
             return false;
         }
     }

@@ -21,6 +21,9 @@ public interface IdempotencyStore {
     /** The live (unexpired) record of a key, read consistently; for paths that must not write. */
     Optional<KeyRecord> find(String storageId, Instant now);
 
-    /** Forgets a key we hold, so the client can try again with it (nothing reached the provider). */
+    /**
+     * Forgets a key we hold (same lease owner and epoch), so the client can try again with it
+     * (nothing reached the provider); {@code false} if we no longer hold it.
+     */
     boolean release(KeyRecord held);
 }

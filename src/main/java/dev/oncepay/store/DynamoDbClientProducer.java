@@ -12,6 +12,11 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
  * "standard" mode, 3 attempts with a retry token bucket (legacy mode would allow 8 for
  * DynamoDB). Conditional-check failures are answers, never retried. The SDK's retries are the
  * only retries of DynamoDB calls; provider calls are retried elsewhere, never stacked on these.
+ * A retried write may already have committed (its answer was lost): every write is conditional,
+ * and each caller recognises its own earlier write when the retry's condition fails. The time a
+ * call may take is bounded by {@code quarkus.dynamodb.api-call-timeout} (all attempts) and
+ * {@code api-call-attempt-timeout} (one attempt, so a stalled connection is abandoned and retried);
+ * see application.properties for why the numbers.
  */
 @ApplicationScoped
 public class DynamoDbClientProducer {

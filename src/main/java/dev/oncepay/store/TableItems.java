@@ -27,7 +27,10 @@ public final class TableItems {
     /**
      * Puts {@code item} unless a live item has its key: one conditional PutItem decides between
      * concurrent writers. An item whose {@link Table#EXPIRES_AT} has passed counts as absent —
-     * expiry is compared here, not left to TTL, which deletes days late.
+     * expiry is compared here, not left to TTL, which deletes days late — unless it carries a
+     * {@link Table#LEASE_EXPIRES_AT} that has not passed: a run that took the item over just
+     * before its retention ended is still working on it, and must not lose it to a fresh claim.
+     * Items without a lease (webhook journal entries) are absent at their expiry alone.
      *
      * @return empty if {@code item} was written, else the live item that won
      */
@@ -37,9 +40,12 @@ public final class TableItems {
         for (int attempt = 1; ; attempt++) {
             try {
                 dynamo.putItem(b -> b.tableName(table).item(item)
-                        .conditionExpression("attribute_not_exists(#pk) OR #expiresAt < :now")
-                        .expressionAttributeNames(Map.of("#pk", Table.PK, "#expiresAt", Table.EXPIRES_AT))
-                        .expressionAttributeValues(Map.of(":now", Attr.n(now.getEpochSecond())))
+                        .conditionExpression("attribute_not_exists(#pk) OR (#expiresAt < :now"
+                                + " AND (attribute_not_exists(#lease) OR #lease < :nowMillis))")
+                        .expressionAttributeNames(Map.of("#pk", Table.PK, "#expiresAt", Table.EXPIRES_AT,
+                                "#lease", Table.LEASE_EXPIRES_AT))
+                        .expressionAttributeValues(Map.of(":now", Attr.n(now.getEpochSecond()),
+                                ":nowMillis", Attr.n(now.toEpochMilli())))
                         .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD));
                 return Optional.empty();
             } catch (ConditionalCheckFailedException taken) {

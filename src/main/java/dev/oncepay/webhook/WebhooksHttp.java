@@ -6,9 +6,11 @@ import dev.oncepay.http.HttpResponses;
 import dev.oncepay.http.InvalidRequestException;
 import dev.oncepay.http.ProblemType;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jboss.logging.Logger;
+import software.amazon.awssdk.core.exception.SdkException;
 
 /**
  * {@code POST /webhooks/{provider}}: API Gateway events in, responses out.
@@ -22,14 +24,17 @@ import org.jboss.logging.Logger;
  * rotation instead of the route; the id is not secret (it is in the URL the provider was given).
  * Either way nothing is stored.</li>
  * </ul>
- * Anything else (DynamoDB unavailable, a simulated crash) escapes: the invocation fails, API
- * Gateway answers 5xx and the provider redelivers.
+ * {@code 503} when the store fails (nothing is half-applied: a journaled event is resumed by the
+ * redelivery). Anything else (a simulated crash) escapes: the invocation fails, API Gateway
+ * answers 5xx and the provider redelivers.
  */
 @ApplicationScoped
 public class WebhooksHttp {
     private static final Logger LOG = Logger.getLogger(WebhooksHttp.class);
     static final String PREFIX = "/webhooks/";
     static final String SIGNATURE_HEADER = "Payment-Signature";
+    /** Providers redeliver on their own schedule; this is a hint for those that read it. */
+    private static final Duration STORE_RETRY_AFTER = Duration.ofSeconds(5);
 
     private final WebhookUseCase webhooks;
     private final HttpResponses responses;
@@ -52,8 +57,10 @@ public class WebhooksHttp {
             byte[] body;
             try {
                 body = event.rawBody();
-            } catch (IllegalArgumentException notBase64) {
-                throw new InvalidSignatureException("body is not valid base64, cannot verify it");
+            } catch (InvalidRequestException notTheSignedBytes) {
+                // Bad base64, or text no bytes decode to: whatever was signed, it is not this.
+                throw new InvalidSignatureException("body " + notTheSignedBytes.errors().get(0).message()
+                        + ", cannot verify it");
             }
             WebhookReceipt receipt = webhooks.receive(new WebhookDelivery(provider,
                     event.header(SIGNATURE_HEADER), body));
@@ -73,6 +80,13 @@ public class WebhooksHttp {
         } catch (MalformedEventException e) {
             LOG.warnf("webhook malformed provider=%s requestId=%s: %s", provider, requestId, e.getMessage());
             return responses.invalid(new InvalidRequestException(e.field(), e.reason()));
+        } catch (SdkException e) {
+            // Journaled at most (RECEIVED): the provider's redelivery resumes it. A 503, not a
+            // failed invocation, so the provider sees a clear "try again" and our logs say why.
+            LOG.warnf("webhook store unavailable provider=%s requestId=%s: %s: %s", provider, requestId,
+                    e.getClass().getSimpleName(), e.getMessage());
+            return responses.problem(ProblemType.STORE_UNAVAILABLE, "the event store is unavailable; redeliver later",
+                    Map.of(), HttpResponses.retryAfter(STORE_RETRY_AFTER));
         }
     }
 

@@ -20,6 +20,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -80,7 +81,7 @@ public final class StoreFaultProxy implements AutoCloseable {
     private final Map<StoreFault, AtomicLong> injected = new EnumMap<>(StoreFault.class);
     private final AtomicLong outageDrops = new AtomicLong();
     /** Deterministic faults per operation, consumed before any random draw; guarded by {@code this}. */
-    private final Map<String, Deque<StoreFault>> scripted = new HashMap<>();
+    private final Map<String, Deque<Scripted>> scripted = new HashMap<>();
     private volatile StoreFaults faults = StoreFaults.none();
     private Random random; // guarded by this
 
@@ -144,20 +145,41 @@ public final class StoreFaultProxy implements AutoCloseable {
      * The next {@code times} requests for {@code operation} (the X-Amz-Target operation, e.g.
      * {@code "UpdateItem"}) get {@code fault}, ahead of any random fault; for deterministic tests.
      */
-    public synchronized void failNext(String operation, StoreFault fault, int times) {
+    public void failNext(String operation, StoreFault fault, int times) {
+        failNext(operation, null, fault, times);
+    }
+
+    /**
+     * As {@link #failNext(String, StoreFault, int)}, for requests whose JSON body contains
+     * {@code bodyContains} (e.g. {@code "payment#"}: only writes of payment items); others pass.
+     */
+    public synchronized void failNext(String operation, String bodyContains, StoreFault fault, int times) {
         Objects.requireNonNull(fault, "fault");
         if (times < 0) {
             throw new IllegalArgumentException("times must not be negative");
         }
-        Deque<StoreFault> queue = scripted.computeIfAbsent(operation, ignored -> new ArrayDeque<>());
+        Deque<Scripted> queue = scripted.computeIfAbsent(operation, ignored -> new ArrayDeque<>());
         for (int i = 0; i < times; i++) {
-            queue.add(fault);
+            queue.add(new Scripted(fault, bodyContains, null));
         }
+    }
+
+    /**
+     * The next request for {@code operation} whose body contains {@code bodyContains} (null: any)
+     * is forwarded (it commits) and its 500 held until {@link HeldAnswer#letGo()}: a lost answer
+     * whose window a test controls.
+     */
+    public synchronized HeldAnswer holdNextLostAnswer(String operation, String bodyContains) {
+        HeldAnswer held = new HeldAnswer();
+        scripted.computeIfAbsent(operation, ignored -> new ArrayDeque<>())
+                .add(new Scripted(StoreFault.LOST_ANSWER, bodyContains, held));
+        return held;
     }
 
     /** Healthy again: no faults, no scripted faults, counters at zero, the dice from the seed. */
     public synchronized void reset() {
         faults = StoreFaults.none();
+        scripted.values().forEach(queue -> queue.forEach(Scripted::letGo));
         scripted.clear();
         random = new Random(seed);
         injected.values().forEach(count -> count.set(0));
@@ -189,7 +211,8 @@ public final class StoreFaultProxy implements AutoCloseable {
             String operation = operation(exchange.getRequestHeaders().getFirst("X-Amz-Target"));
             boolean data = DATA_OPERATIONS.contains(operation);
             StoreFaults now = faults;
-            StoreFault fault = nextFault(operation, data, now);
+            Scripted next = nextFault(operation, new String(body, StandardCharsets.UTF_8), data, now);
+            StoreFault fault = next == null ? null : next.fault();
             if (data && !pause(now.latencyMs())) {
                 return;
             }
@@ -217,6 +240,10 @@ public final class StoreFaultProxy implements AutoCloseable {
                 }
                 case LOST_ANSWER -> {
                     forward(exchange, body); // commits; the answer is thrown away
+                    if (next.held() != null) {
+                        next.held().markCommitted();
+                        next.held().awaitLetGo();
+                    }
                     sendError(exchange, 500, "InternalServerError", "Internal server error");
                 }
             }
@@ -229,10 +256,16 @@ public final class StoreFaultProxy implements AutoCloseable {
         }
     }
 
-    private synchronized StoreFault nextFault(String operation, boolean data, StoreFaults now) {
-        Deque<StoreFault> queue = scripted.get(operation);
-        if (queue != null && !queue.isEmpty()) {
-            return queue.poll();
+    private synchronized Scripted nextFault(String operation, String body, boolean data, StoreFaults now) {
+        Deque<Scripted> queue = scripted.get(operation);
+        if (queue != null) {
+            for (Iterator<Scripted> it = queue.iterator(); it.hasNext();) {
+                Scripted candidate = it.next();
+                if (candidate.bodyContains() == null || body.contains(candidate.bodyContains())) {
+                    it.remove();
+                    return candidate;
+                }
+            }
         }
         if (!data) {
             return null;
@@ -244,18 +277,31 @@ public final class StoreFaultProxy implements AutoCloseable {
         double stall = random.nextDouble();
         double lostAnswer = random.nextDouble();
         if (throttle < now.throttleRate()) {
-            return StoreFault.THROTTLE;
+            return Scripted.random(StoreFault.THROTTLE);
         }
         if (serverError < now.serverErrorRate()) {
-            return StoreFault.SERVER_ERROR;
+            return Scripted.random(StoreFault.SERVER_ERROR);
         }
         if (stall < now.stallRate()) {
-            return StoreFault.STALL;
+            return Scripted.random(StoreFault.STALL);
         }
         if (lostAnswer < now.lostAnswerRate()) {
-            return StoreFault.LOST_ANSWER;
+            return Scripted.random(StoreFault.LOST_ANSWER);
         }
         return null;
+    }
+
+    /** One request's fault: scripted (maybe for matching bodies only, maybe held) or drawn. */
+    private record Scripted(StoreFault fault, String bodyContains, HeldAnswer held) {
+        static Scripted random(StoreFault fault) {
+            return new Scripted(fault, null, null);
+        }
+
+        void letGo() {
+            if (held != null) {
+                held.letGo();
+            }
+        }
     }
 
     private HttpResponse<byte[]> forward(HttpExchange exchange, byte[] body) throws IOException, InterruptedException {

@@ -2,6 +2,7 @@ package dev.oncepay.testing;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -17,6 +18,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -61,9 +64,8 @@ class StoreFaultProxyTest {
         dynalite = Dynalite.start();
         proxy = StoreFaultProxy.start(dynalite.endpoint(), 0, 42);
         direct = client(dynalite.endpoint(), Duration.ofSeconds(5));
-        viaProxy = client(proxy.endpoint(), Duration.ofMillis(700));
-        // Table administration goes through the proxy too: it must forward it faithfully.
-        viaProxy.createTable(b -> b.tableName(TABLE)
+        viaProxy = client(proxy.endpoint(), Duration.ofSeconds(2));
+        direct.createTable(b -> b.tableName(TABLE)
                 .billingMode(BillingMode.PAY_PER_REQUEST)
                 .attributeDefinitions(AttributeDefinition.builder().attributeName("pk").attributeType(ScalarAttributeType.S).build())
                 .keySchema(KeySchemaElement.builder().attributeName("pk").keyType(KeyType.HASH).build()));
@@ -156,9 +158,41 @@ class StoreFaultProxyTest {
     }
 
     @Test
+    void scriptedFaultsCanBeAimedAtItemsByBodyAndHeldOpen() throws Exception {
+        String other = newKey();
+        String target = "target-" + UUID.randomUUID();
+        proxy.failNext("PutItem", "target-", StoreFault.THROTTLE, 1);
+
+        viaProxy.putItem(b -> b.tableName(TABLE).item(item(other, "x"))); // does not match: passes
+        assertThrows(ProvisionedThroughputExceededException.class,
+                () -> viaProxy.putItem(b -> b.tableName(TABLE).item(item(target, "x"))));
+        assertTrue(storedDirectly(other));
+        assertFalse(storedDirectly(target));
+
+        HeldAnswer held = proxy.holdNextLostAnswer("DeleteItem", target);
+        viaProxy.putItem(b -> b.tableName(TABLE).item(item(target, "x")));
+        try (DynamoDbClient patient = client(proxy.endpoint(), Duration.ofSeconds(30))) {
+            CompletableFuture<Throwable> deleting = CompletableFuture.supplyAsync(() -> {
+                try {
+                    patient.deleteItem(b -> b.tableName(TABLE).key(keyOf(target)));
+                    return null;
+                } catch (RuntimeException e) {
+                    return e;
+                }
+            });
+            assertTrue(held.awaitCommitted(Duration.ofSeconds(5)));
+            assertFalse(storedDirectly(target), "committed while the caller still waits");
+            assertFalse(deleting.isDone());
+            held.letGo();
+            Throwable outcome = deleting.get(10, TimeUnit.SECONDS);
+            assertEquals(500, assertInstanceOf(DynamoDbException.class, outcome).statusCode());
+        }
+    }
+
+    @Test
     void stallOutlastsTheAttemptTimeoutAndTheWriteLandsLater() throws InterruptedException {
         String key = newKey();
-        proxy.set(StoreFaults.none().withStallMs(1_500));
+        proxy.set(StoreFaults.none().withStallMs(4_000));
         proxy.failNext("PutItem", StoreFault.STALL, 1);
         Instant start = Instant.now();
 
@@ -166,9 +200,9 @@ class StoreFaultProxyTest {
                 () -> viaProxy.putItem(b -> b.tableName(TABLE).item(item(key, "late"))));
 
         Duration waited = Duration.between(start, Instant.now());
-        assertTrue(waited.compareTo(Duration.ofMillis(1_400)) < 0, "gave up after the attempt timeout, not the stall: " + waited);
+        assertTrue(waited.compareTo(Duration.ofMillis(3_900)) < 0, "gave up after the attempt timeout, not the stall: " + waited);
         assertFalse(storedDirectly(key), "not yet forwarded");
-        Instant deadline = Instant.now().plusSeconds(5);
+        Instant deadline = Instant.now().plusSeconds(8);
         while (!storedDirectly(key) && Instant.now().isBefore(deadline)) {
             Thread.sleep(50); // polling for the stalled write, bounded
         }
