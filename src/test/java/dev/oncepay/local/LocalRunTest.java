@@ -119,7 +119,8 @@ class LocalRunTest {
             assertEquals(first.body(), replay.body(), "the replay is the stored answer, byte for byte");
 
             // The documented DynamoDB port is the store fault proxy's: an outage set there reaches the
-            // functions (a 5xx before any provider call, nothing charged), and a reset heals the store.
+            // functions (503 store-unavailable before any provider call, nothing charged), and a reset
+            // heals the store.
             String store = "http://127.0.0.1:" + storePort;
             String sim = "http://127.0.0.1:" + simPort;
             int charges = JSON.readTree(send(HttpRequest.newBuilder(URI.create(sim + "/_sim/ledger")).GET()).body())
@@ -130,7 +131,10 @@ class LocalRunTest {
             assertTrue(JSON.readTree(down.body()).get("outage").asBoolean(), down.body());
             String other = "{\"amount\":990,\"currency\":\"EUR\",\"reference\":\"order_2\"}";
             HttpResponse<String> duringOutage = send(payment(api, "local-run-test-2", other));
-            assertTrue(duringOutage.statusCode() >= 500, duringOutage.statusCode() + " " + duringOutage.body());
+            assertEquals(503, duringOutage.statusCode(), duringOutage.body());
+            assertTrue(JSON.readTree(duringOutage.body()).get("type").asText().endsWith("/store-unavailable"),
+                    duringOutage.body());
+            assertTrue(duringOutage.headers().firstValue("Retry-After").isPresent());
             assertEquals(charges, JSON.readTree(send(HttpRequest.newBuilder(URI.create(sim + "/_sim/ledger")).GET())
                     .body()).get("charges").size(), "nothing charged while the store is down");
             HttpResponse<String> healed = send(HttpRequest.newBuilder(URI.create(store + "/_store/reset"))
