@@ -176,6 +176,7 @@ public final class Drill {
             m.windows = providerPlan.windows();
             m.baseline = FaultSchedule.describe(providerPlan.baseline());
             m.store = storeFaults;
+            m.storeInjected = storeFaults.read("/_store/injected");
             m.kills = crashes.kills();
             m.killsByFunction = crashes.byFunction().toString();
             out.printf("drill: workload done in %.1f s (%d sandbox kills); settle phase (at most %d s)%n",

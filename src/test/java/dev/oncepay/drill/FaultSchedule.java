@@ -183,34 +183,34 @@ final class FaultSchedule implements AutoCloseable {
             return new Plan("store", "/_store/faults", none, none, List.of(), Duration.ZERO, 0.6);
         }
         Map<String, Object> baseline = storeNone();
-        baseline.put("throttleRate", 0.02);
-        baseline.put("serverErrorRate", 0.01);
-        baseline.put("stallRate", 0.003);
-        baseline.put("lostAnswerRate", 0.01);
+        baseline.put("throttleRate", 0.04);
+        baseline.put("serverErrorRate", 0.02);
+        baseline.put("stallRate", 0.005);
+        baseline.put("lostAnswerRate", 0.03);
         List<Window> windows = new ArrayList<>();
         Random random = new Random(seed * 37 + 5);
         long t = 2000;
         while (t < horizon.toMillis()) {
-            t += 3000 + (long) (random.nextDouble() * 6000);
+            t += 2000 + (long) (random.nextDouble() * 4000);
             long length = 1500 + random.nextInt(2500);
             double kind = random.nextDouble();
             Map<String, Object> patch = new LinkedHashMap<>();
             String label;
             if (kind < 0.25) {
-                patch.put("throttleRate", 0.4);
+                patch.put("throttleRate", 0.6);
                 label = "store throttling storm";
             } else if (kind < 0.45) {
-                patch.put("serverErrorRate", 0.3);
+                patch.put("serverErrorRate", 0.5);
                 label = "store 500s";
             } else if (kind < 0.65) {
-                patch.put("latencyMs", 300);
-                label = "store latency 300 ms";
+                patch.put("latencyMs", 400);
+                label = "store latency 400 ms";
             } else if (kind < 0.8) {
                 // Each stall outlasts the SDK's attempt timeout: a store call that hangs.
-                patch.put("stallRate", 0.15);
+                patch.put("stallRate", 0.25);
                 label = "store stalls";
             } else {
-                patch.put("lostAnswerRate", 0.2);
+                patch.put("lostAnswerRate", 0.4);
                 label = "store loses answers of committed writes";
             }
             windows.add(new Window(t, t + length, label, patch));
@@ -240,6 +240,21 @@ final class FaultSchedule implements AutoCloseable {
 
     Plan plan() {
         return plan;
+    }
+
+    /** {@code GET} on the target's control path {@code path} (e.g. the proxy's injected-fault counts), or why not. */
+    String read(String path) {
+        try {
+            String base = controlUrl.substring(0, controlUrl.length() - plan.controlPath().length());
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + path))
+                    .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200 ? r.body() : "(" + path + " answered " + r.statusCode() + ")";
+        } catch (IOException e) {
+            return "(" + path + ": " + e.getMessage() + ")";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "(interrupted)";
+        }
     }
 
     long outageStartMs() {

@@ -19,6 +19,8 @@ final class Measurements {
     String baseline = "";
     /** The store's fault schedule (its plan says whether the profile has store faults). */
     FaultSchedule store;
+    /** The store fault proxy's count of faults it injected, by kind (its JSON). */
+    String storeInjected = "";
     int kills;
     String killsByFunction = "{}";
     int providerCharges = -1;

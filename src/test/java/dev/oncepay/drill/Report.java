@@ -35,6 +35,7 @@ final class Report {
                             .filter(w -> w.startMs() < m.workloadEndMs).count(),
                     m.store.outageStartMs() < 0 ? "none" : String.format(Locale.ROOT, "+%.1f..+%.1f s",
                             m.store.outageStartMs() / 1000.0, m.store.outageEndMs() / 1000.0)));
+            l.add("  store faults injected: " + m.storeInjected);
         }
         long shoppers = m.records.stream().filter(r -> r.plan.shopper()).count();
         l.add(String.format(Locale.ROOT, "  clients: %d shoppers (a gateway error or timeout -> pay the order again under"
