@@ -18,7 +18,6 @@ import java.util.Set;
  * order that had a request in flight when the payment appeared.
  */
 final class OrderBook {
-    private final Map<String, Recorder.PaymentRecord> orderOfKey = new HashMap<>();
     private final Map<String, Recorder.PaymentRecord> orderOfReference = new HashMap<>();
     private final Map<String, Recorder.PaymentRecord> orderOfPayment = new HashMap<>();
     private final Map<String, String> keyOfPayment = new HashMap<>();
@@ -29,7 +28,6 @@ final class OrderBook {
             List<ProviderTap.ChargeRequest> requests, Recorder recorder) {
         for (Recorder.PaymentRecord r : records) {
             orderOfReference.put(r.plan.reference(), r);
-            r.keys.forEach(k -> orderOfKey.put(k, r));
         }
         for (Recorder.Attempt a : attempts) {
             if (a.key() != null) {
@@ -116,10 +114,6 @@ final class OrderBook {
     /** The client key that created {@code paymentId}, or null when it cannot be told. */
     String keyOf(String paymentId) {
         return keyOfPayment.get(paymentId);
-    }
-
-    Recorder.PaymentRecord orderOfKey(String key) {
-        return orderOfKey.get(key);
     }
 
     Set<String> paymentsOf(String key) {
