@@ -194,7 +194,8 @@ public final class Drill {
             // --- verdict ------------------------------------------------------------------------
             List<Oracle.LedgerCharge> ledger = oracle.ledger();
             Oracle.Verdict verdict = oracle.verdict(records, snapshot, ledger,
-                    new Oracle.Evidence(tap.chargeRequests(), List.copyOf(run.paymentLines)), recorder);
+                    new Oracle.Evidence(tap.chargeRequests(), List.copyOf(run.paymentLines), crashes.chargeKillsMs()),
+                    recorder);
             oracle.close();
             m.providerCharges = (int) (run.loggedProviderChargeCalls.get() - loggedCalls0);
             m.ledgerCharges = ledger.size();

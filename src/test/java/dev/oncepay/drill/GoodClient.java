@@ -94,7 +94,7 @@ final class GoodClient {
                         sleep(backoff(failures++));
                     }
                     if (r.plan.shopper()) {
-                        r.payAgain(submitter, res.atMs);
+                        r.payAgain(submitter, res.atMs, res.outcome);
                     }
                 }
             }
@@ -117,8 +117,8 @@ final class GoodClient {
     }
 
     /** @param unavailable a 503 problem from oncepay itself (provider or store unavailable, nothing charged) */
-    private record Result(int status, String paymentStatus, String paymentId, boolean unavailable, String retryAfter,
-            long atMs) {
+    private record Result(int status, String outcome, String paymentStatus, String paymentId, boolean unavailable,
+            String retryAfter, long atMs) {
     }
 
     private Result post(Recorder.PaymentRecord r, String key) throws InterruptedException {
@@ -183,7 +183,7 @@ final class GoodClient {
         long end = recorder.nowMs();
         recorder.attempts.add(new Recorder.Attempt(r.plan.index(), method, key, start, end - start, outcome, replayed,
                 paymentId));
-        return new Result(status, paymentStatus, paymentId, unavailable, retryAfter, end);
+        return new Result(status, outcome, paymentStatus, paymentId, unavailable, retryAfter, end);
     }
 
     private static JsonNode parse(String body) {

@@ -68,14 +68,18 @@ final class Oracle {
 
     /**
      * @param doubleCharges orders (merchant references) with more than one captured charge, whatever
-     *        keys paid them
+     *        keys paid them — except those of {@code chargedAfterKilledRun}
+     * @param chargedAfterKilledRun orders charged twice only because the drill killed a charge run
+     *        after its charge had reached the provider, its client got the gateway's {@code 502}, and
+     *        the shopper paid again under a fresh key: no key links the two payments, so no
+     *        per-key promise can prevent it (each is listed with its cause)
      * @param extraCharges captured charges beyond the first of each order
      * @param orphanCharges provider charge requests that arrived while no request for their key was in
      *        flight and none had been answered 202: oncepay charging for nobody
      * @param chargeRequests charge requests that reached the provider
      * @param repaidOrders orders a shopper paid again under a fresh key
      */
-    record Verdict(int doubleCharges, int extraCharges, int orphanCharges, int lost, int stuck, int disagreeing,
+    record Verdict(int doubleCharges, int chargedAfterKilledRun, int extraCharges, int orphanCharges, int lost, int stuck, int disagreeing,
             int needsReview, int keysInFlight, int abandonedClaims, int ledgerCharges, int ledgerSucceeded,
             int chargeRequests, int viewMismatches, int repaidOrders, List<String> details) {
         boolean ok() {
@@ -88,8 +92,16 @@ final class Oracle {
         }
     }
 
-    /** What the drill saw besides the clients' answers: the provider's wire and the functions' logs. */
-    record Evidence(List<ProviderTap.ChargeRequest> chargeRequests, List<LocalRunProcess.FunctionLine> functionLines) {
+    /**
+     * What the drill saw besides the clients' answers: the provider's wire, the functions' logs, and
+     * when it killed charge sandboxes (ms since the workload started).
+     */
+    record Evidence(List<ProviderTap.ChargeRequest> chargeRequests, List<LocalRunProcess.FunctionLine> functionLines,
+            List<Long> chargeKillsMs) {
+    }
+
+    /** An order charged more than once: what happened, and whether a killed run and a shopper explain it. */
+    private record DoubleCharge(String detail, boolean afterKilledRun) {
     }
 
     /** A function's log line may reach the drill a little after the request it announced reached the provider. */
@@ -252,13 +264,19 @@ final class Oracle {
             }
         }
         int doubles = 0;
+        int afterKilledRun = 0;
         int extra = 0;
         for (Map.Entry<Recorder.PaymentRecord, List<LedgerCharge>> e : capturedByOrder.entrySet()) {
             if (e.getValue().size() > 1) {
-                doubles++;
+                DoubleCharge d = doubleCharge(e.getKey(), e.getValue(), book, table, evidence, orphans, linesOf,
+                        recorder);
+                if (d.afterKilledRun()) {
+                    afterKilledRun++;
+                } else {
+                    doubles++;
+                }
                 extra += e.getValue().size() - 1;
-                details.add(doubleChargeCause(e.getKey(), e.getValue(), book, table, evidence, orphans, linesOf,
-                        recorder));
+                details.add(d.detail());
             }
         }
 
@@ -346,7 +364,7 @@ final class Oracle {
                 || !table.payments.containsKey(k.paymentId)) && k.leaseExpiresAtMs > now).count();
         int succeededCount = (int) ledger.stream().filter(LedgerCharge::succeeded).count();
         int repaid = (int) records.stream().filter(r -> r.keys.size() > 1).count();
-        return new Verdict(doubles, extra, orphans.size(), lost, stuck, disagreeing, needsReview, inFlight, abandoned,
+        return new Verdict(doubles, afterKilledRun, extra, orphans.size(), lost, stuck, disagreeing, needsReview, inFlight, abandoned,
                 ledger.size(), succeededCount, evidence.chargeRequests().size(), viewMismatches, repaid, details);
     }
 
@@ -399,14 +417,22 @@ final class Oracle {
         return origin;
     }
 
-    /** An order's captured charges, where each came from, and why the order was charged more than once. */
-    private static String doubleChargeCause(Recorder.PaymentRecord order, List<LedgerCharge> charges, OrderBook book,
+    /**
+     * An order's captured charges, where each came from, and why the order was charged more than
+     * once. It is put down to a killed run only when every charge but one was requested by a run
+     * the drill killed (a charge sandbox SIGKILLed between the request reaching the provider and
+     * the gateway's {@code 502}) on a key the shopper then gave up after that {@code 502}, and no
+     * charge was an orphan or a second execution of one payment.
+     */
+    private static DoubleCharge doubleCharge(Recorder.PaymentRecord order, List<LedgerCharge> charges, OrderBook book,
             Snapshot table, Evidence evidence, Map<ProviderTap.ChargeRequest, String> orphans,
             Map<String, List<LocalRunProcess.FunctionLine>> linesOf, Recorder recorder) {
-        StringBuilder d = new StringBuilder(String.format(Locale.ROOT, "DOUBLE CHARGE order %s (%s, %s%s, keys %s): "
+        StringBuilder d = new StringBuilder(String.format(Locale.ROOT, " order %s (%s, %s%s, keys %s): "
                 + "%d captured charges", order.plan.reference(), order.plan.tenant(), order.plan.behaviour(),
                 order.plan.shopper() ? ", shopper" : "", order.keys, charges.size()));
         String cause = null;
+        boolean oncepayAtFault = false;
+        int killedRuns = 0;
         for (LedgerCharge c : charges) {
             String paymentId = c.reference;
             String key = book.keyOf(paymentId);
@@ -421,7 +447,8 @@ final class Oracle {
                             .filter(q -> recorder.msOf(q.atNanos()) <= executedMs + LOG_SLACK_MS)
                             .reduce((first, second) -> second).orElse(null));
             long requestedMs = executed != null ? recorder.msOf(executed.atNanos()) : executedMs;
-            Long gaveUpMs = key == null ? null : order.abandoned.get(key);
+            Recorder.GaveUp gaveUp = key == null ? null : order.abandoned.get(key);
+            Long gaveUpMs = gaveUp == null ? null : gaveUp.atMs();
             List<String> answers = key == null ? List.of() : book.posts(key).stream()
                     .sorted(java.util.Comparator.comparingLong(Recorder.Attempt::endMs))
                     .map(a -> String.format(Locale.ROOT, "%s+%.1fs", a.outcome(), a.endMs() / 1000.0)).limit(10).toList();
@@ -434,18 +461,28 @@ final class Oracle {
                     answers, gaveUpMs == null ? "" : String.format(Locale.ROOT, "; the shopper gave it up at +%.1f s",
                             gaveUpMs / 1000.0)));
             if (executed != null && orphans.containsKey(executed)) {
+                oncepayAtFault = true;
                 cause = "oncepay charged payment " + paymentId + " with nobody waiting (orphan charge)";
-            } else if (cause == null && gaveUpMs != null && requestedMs < gaveUpMs) {
-                cause = String.format(Locale.ROOT, "the shopper was answered a gateway error on key %s at +%.1f s after "
-                        + "its charge had reached the provider (+%.1f s), and paid again under a fresh key: no key "
-                        + "links the two payments", key, gaveUpMs / 1000.0, requestedMs / 1000.0);
+            } else if (gaveUp != null && gaveUp.outcome().equals("502") && requestedMs < gaveUpMs
+                    && evidence.chargeKillsMs().stream().anyMatch(k -> requestedMs <= k && k <= gaveUpMs)) {
+                killedRuns++;
+                cause = oncepayAtFault ? cause : String.format(Locale.ROOT, "the drill killed the run charging key %s "
+                        + "after its charge reached the provider (+%.1f s); its client got the gateway's 502 (+%.1f s)"
+                        + " and the shopper paid again under a fresh key: no key links the two payments",
+                        key, requestedMs / 1000.0, gaveUpMs / 1000.0);
             }
         }
         if (charges.stream().map(LedgerCharge::reference).distinct().count() < charges.size()) {
             cause = "the provider executed one payment (one provider key) more than once";
+            oncepayAtFault = true;
         }
-        return d.append("\n    cause: ").append(cause != null ? cause
-                : "every charge was requested while a client of the order waited for it").toString();
+        boolean afterKilledRun = !oncepayAtFault && killedRuns >= charges.size() - 1;
+        if (!oncepayAtFault && !afterKilledRun) {
+            cause = "no killed run explains it: every charge was requested while a client of the order waited for it";
+        }
+        d.append("\n    cause: ").append(cause);
+        return new DoubleCharge((afterKilledRun ? "CHARGED TWICE AFTER A KILLED RUN" : "DOUBLE CHARGE") + d,
+                afterKilledRun);
     }
 
     private static String apiName(String tableStatus) {

@@ -21,6 +21,10 @@ final class Recorder {
         }
     }
 
+    /** A shopper gave up on a key at {@code atMs} after this answer ({@code 502}, {@code 503-gw}, {@code timeout}, ...). */
+    record GaveUp(long atMs, String outcome) {
+    }
+
     /** A submitter's answer: the HTTP status and what it says about the payment. */
     record Answer(int status, String paymentStatus, String paymentId, long atMs) {
         boolean terminal() {
@@ -35,8 +39,8 @@ final class Recorder {
         final Set<String> ids = ConcurrentHashMap.newKeySet();
         /** Every key that paid this order, in the order the clients first used them. */
         final List<String> keys = new java.util.concurrent.CopyOnWriteArrayList<>();
-        /** Shoppers' abandoned keys and when they gave up on each (ms): key -> last error. */
-        final Map<String, Long> abandoned = new ConcurrentHashMap<>();
+        /** Shoppers' abandoned keys: when and after which answer they gave up on each. */
+        final Map<String, GaveUp> abandoned = new ConcurrentHashMap<>();
         private final String[] currentKey;
         private int freshKeys;
         final Answer[] last;
@@ -60,9 +64,9 @@ final class Recorder {
             return currentKey[submitter];
         }
 
-        /** A shopper gives up on its key after a gateway error at {@code atMs} and takes a fresh one. */
-        synchronized String payAgain(int submitter, long atMs) {
-            abandoned.put(currentKey[submitter], atMs);
+        /** A shopper gives up on its key after an error at {@code atMs} and takes a fresh one. */
+        synchronized String payAgain(int submitter, long atMs, String outcome) {
+            abandoned.put(currentKey[submitter], new GaveUp(atMs, outcome));
             currentKey[submitter] = plan.freshKey(++freshKeys);
             keys.add(currentKey[submitter]);
             last[submitter] = null; // what it was told about the old key no longer concerns it

@@ -42,7 +42,11 @@ final class Report {
                 + " a fresh key), %d orders paid again; double charges count orders, orphan charges count provider"
                 + " charge requests nobody waited for", shoppers, v.repaidOrders()));
         l.add(v.lines());
-        for (String prefix : List.of("DOUBLE CHARGE", "ORPHAN CHARGE")) {
+        if (v.chargedAfterKilledRun() > 0) {
+            l.add("  not counted above: " + v.chargedAfterKilledRun() + " order(s) charged twice because the drill killed"
+                    + " a run after its charge reached the provider and the shopper paid again after the 502");
+        }
+        for (String prefix : List.of("DOUBLE CHARGE", "CHARGED TWICE AFTER A KILLED RUN", "ORPHAN CHARGE")) {
             List<String> shown = v.details().stream().filter(d -> d.startsWith(prefix)).toList();
             shown.stream().limit(10).forEach(d -> l.add("  " + d));
             if (shown.size() > 10) {
