@@ -29,9 +29,11 @@ import software.amazon.awssdk.services.dynamodb.model.ScanRequest;
 import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
 
 /**
- * The verdict: the simulator's ledger (what was really charged) against oncepay's view (its API for
- * every payment id a client saw, and a scan of its table through dynalite for the rest) and against
- * every client's last answer.
+ * The verdict: the simulator's ledger (what was really charged) and every charge request that
+ * reached it (the {@link ProviderTap}) against oncepay's view (its API for every payment id a client
+ * saw, and a scan of its table through dynalite for the rest) and against the clients' requests and
+ * last answers. Double charges are counted per order (merchant reference), whatever keys paid it;
+ * orphan charges are requests that no client was waiting for.
  */
 final class Oracle {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -79,8 +81,8 @@ final class Oracle {
      * @param chargeRequests charge requests that reached the provider
      * @param repaidOrders orders a shopper paid again under a fresh key
      */
-    record Verdict(int doubleCharges, int chargedAfterKilledRun, int extraCharges, int orphanCharges, int lost, int stuck, int disagreeing,
-            int needsReview, int keysInFlight, int abandonedClaims, int ledgerCharges, int ledgerSucceeded,
+    record Verdict(int doubleCharges, int chargedAfterKilledRun, int extraCharges, int orphanCharges, int lost,
+            int stuck, int disagreeing, int needsReview, int keysInFlight, int abandonedClaims, int ledgerCharges, int ledgerSucceeded,
             int chargeRequests, int viewMismatches, int repaidOrders, List<String> details) {
         boolean ok() {
             return doubleCharges == 0 && orphanCharges == 0 && lost == 0 && stuck == 0 && disagreeing == 0;
