@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
-# The chaos drill (issue 5): starts the local run (dynalite, PSP simulator, the three functions in
-# sandbox JVMs, API gateway, reconcile every few seconds) on free ports, drives N payments from M
-# good clients through provider faults, a provider outage and SIGKILLed sandboxes, lets everything
-# settle, and checks the simulator's ledger against oncepay's table and every client's last answer.
-# Prints `double charges: n`, `lost: n`, `stuck: n`, `disagreeing answers: n`; exits non-zero if
-# any is above 0. Writes target/drill/report.html and summary.txt.
+# The chaos drill (issues 5 and 8): starts the local run (dynalite behind the store fault proxy, PSP
+# simulator, the three functions in sandbox JVMs, API gateway, reconcile every few seconds) on free
+# ports, drives N orders from M clients (some of them shoppers who pay again under a fresh key after
+# a gateway error) through the profile's provider or store faults, outages and SIGKILLed sandboxes,
+# lets everything settle, and checks the simulator's ledger and every charge request that reached it
+# against oncepay's table and every client's last answer. Prints `double charges: n` (orders charged
+# more than once, each with its cause), `orphan charges: n` (charge requests nobody waited for),
+# `lost: n`, `stuck: n`, `disagreeing answers: n` and the answers by status; exits non-zero if any
+# count is above 0. Writes target/drill/report.html and summary.txt.
 #
-#   ./drill.sh [--skip-build] [--payments N] [--clients M] [--seed S] [--fault-profile P] ...
+#   ./drill.sh [--skip-build] [--payments N] [--clients M] [--seed S]
+#              [--profile hostile|hostile-provider|store-faults|all|mild|none] ...
 #   ./drill.sh --help
 set -euo pipefail
 cd "$(dirname "$0")"

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # oncepay on this machine, the way it runs on AWS:
-#   - dynalite (DynamoDB API) on 127.0.0.1:8000 with the table created,
+#   - the store on 127.0.0.1:8000: a fault proxy (faults off; steer it with POST /_store/faults, e.g.
+#     '{"throttleRate":0.2}' or '{"outage":true}', and POST /_store/reset) in front of dynalite (the
+#     DynamoDB API, on a free port, --dynalite-port) with the table created,
 #   - the PSP simulator on 127.0.0.1:8090, its signed webhooks sent to the gateway's /webhooks/sim,
 #   - the three functions (charge, webhook, reconcile) from the real target/function.zip, each in
 #     sandbox JVMs running the Lambda handler under AWS's runtime interface client,

@@ -21,6 +21,7 @@ final class CrashInjector implements AutoCloseable {
     private final Thread thread;
     private final AtomicInteger kills = new AtomicInteger();
     private final Map<String, AtomicInteger> byFunction = new java.util.concurrent.ConcurrentHashMap<>();
+    private final java.util.Queue<Long> chargeKillsMs = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private volatile boolean stopped;
 
     CrashInjector(Supplier<Map<String, List<ProcessHandle>>> sandboxes, Recorder recorder, long seed, Duration every) {
@@ -56,6 +57,9 @@ final class CrashInjector implements AutoCloseable {
                 ProcessHandle victim = live.get(pick % live.size());
                 if (victim.destroyForcibly()) {
                     kills.incrementAndGet();
+                    if (function.equals("charge")) {
+                        chargeKillsMs.add(recorder.nowMs());
+                    }
                     byFunction.computeIfAbsent(function, k -> new AtomicInteger()).incrementAndGet();
                     recorder.event("crash: SIGKILL " + function + " sandbox pid " + victim.pid());
                 }
@@ -71,6 +75,11 @@ final class CrashInjector implements AutoCloseable {
 
     Map<String, AtomicInteger> byFunction() {
         return byFunction;
+    }
+
+    /** When charge sandboxes were killed, in ms since the workload started. */
+    List<Long> chargeKillsMs() {
+        return List.copyOf(chargeKillsMs);
     }
 
     @Override

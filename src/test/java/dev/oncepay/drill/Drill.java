@@ -1,5 +1,6 @@
 package dev.oncepay.drill;
 
+import dev.oncepay.config.DeploymentSettings;
 import dev.oncepay.local.LocalRunOptions;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -41,7 +42,9 @@ public final class Drill {
             "--env", "ONCEPAY_SWEEP_FIRST_CHECK_DELAY=3S",
             "--env", "ONCEPAY_RECONCILE_BACKOFF_BASE=2S",
             "--env", "ONCEPAY_RECONCILE_BACKOFF_CAP=10S",
-            "--env", "ONCEPAY_CHARGE_UNKNOWN_RETRY_AFTER=2S");
+            "--env", "ONCEPAY_CHARGE_UNKNOWN_RETRY_AFTER=2S",
+            // Above the hostile provider's lookup lag (2.5 s): "no charge" is believed only after it.
+            "--env", "ONCEPAY_RECONCILE_PROVIDER_VISIBILITY_LAG=10S");
     /** How long a client polls a 202 itself during the workload before leaving it to the settle phase. */
     static final Duration CLIENT_POLL_WINDOW = Duration.ofSeconds(20);
 
@@ -94,40 +97,46 @@ public final class Drill {
 
     Outcome run() throws Exception {
         Files.createDirectories(options.reportDir());
-        int apiPort = freePort();
-        int simPort = freePort();
-        int dynamoPort = freePort();
-        while (simPort == apiPort) {
-            simPort = freePort();
-        }
-        while (dynamoPort == apiPort || dynamoPort == simPort) {
-            dynamoPort = freePort();
-        }
+        List<Integer> ports = freePorts(4);
+        int apiPort = ports.get(0);
+        int simPort = ports.get(1);
+        int storePort = ports.get(2); // the store fault proxy, the functions' DynamoDB endpoint
+        int dynalitePort = ports.get(3);
         List<String> args = new ArrayList<>(List.of(
                 "--app", options.app().toString(),
                 "--work-dir", options.reportDir().resolve("run").toString(),
                 "--api-port", Integer.toString(apiPort),
                 "--sim-port", Integer.toString(simPort),
-                "--dynamo-port", Integer.toString(dynamoPort),
+                "--dynamo-port", Integer.toString(storePort),
+                "--dynalite-port", Integer.toString(dynalitePort),
+                "--store-seed", Long.toString(options.seed()),
                 "--sandboxes", "charge=" + options.chargeSandboxes() + ",webhook=1,reconcile=1",
                 "--reconcile-every", options.reconcileEvery().toMillis() + "ms",
                 "--table", TABLE,
                 "--sim-seed", Long.toString(options.seed())));
         args.addAll(COMPRESSED_TIME);
-        LocalRunOptions.parse(args, Map.of()); // fail early on a bad option
         String api = "http://127.0.0.1:" + apiPort;
         String simUrl = "http://127.0.0.1:" + simPort;
+        String storeUrl = "http://127.0.0.1:" + storePort;
+        // The functions reach the provider through the tap, which notes every charge request.
+        ProviderTap tap = ProviderTap.start(simUrl);
+        args.addAll(List.of("--env", DeploymentSettings.ENV_PROVIDER_URL + "=" + tap.url()));
+        LocalRunOptions.parse(args, Map.of()); // fail early on a bad option
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
 
-        out.printf("drill: %d payments, %d clients, seed %d, fault profile %s, crashes %s, outage %d s; "
-                        + "starting the local run (%d charge sandboxes)%n",
+        FaultSchedule.Plan providerPlan = FaultSchedule.provider(options.profile(), options.seed(), options.maxWorkload(),
+                options.outage());
+        FaultSchedule.Plan storePlan = FaultSchedule.store(options.profile(), options.seed(), options.maxWorkload(),
+                options.storeOutage());
+        out.printf("drill: %d payments, %d clients, seed %d, profile %s, crashes %s, provider outage %d s, store outage"
+                        + " %d s; starting the local run (%d charge sandboxes)%n",
                 options.payments(), options.clients(), options.seed(), options.profile(),
                 options.crashes() ? "every ~" + options.crashEvery().toSeconds() + " s" : "off",
-                options.outage().toSeconds(), options.chargeSandboxes());
+                providerPlan.outage().toSeconds(), storePlan.outage().toSeconds(), options.chargeSandboxes());
         long startNanos = System.nanoTime();
         Path log = options.reportDir().resolve("local-run.log");
         out.println("drill: the local run's output goes to " + log);
-        try (LocalRunProcess run = LocalRunProcess.start(args, log)) {
+        try (tap; LocalRunProcess run = LocalRunProcess.start(args, log)) {
             if (!run.awaitReady(240)) {
                 throw new IOException("the local run was not ready within 240 s; see " + log);
             }
@@ -141,11 +150,13 @@ public final class Drill {
 
             // --- workload -----------------------------------------------------------------------
             AtomicInteger started = new AtomicInteger();
-            FaultSchedule faults = new FaultSchedule(http, simUrl, recorder, options.profile(), options.seed(),
-                    options.maxWorkload(), options.outage(), () -> started.get() / (double) options.payments());
+            java.util.function.DoubleSupplier progress = () -> started.get() / (double) options.payments();
+            FaultSchedule faults = new FaultSchedule(http, simUrl, recorder, providerPlan, progress);
+            FaultSchedule storeFaults = new FaultSchedule(http, storeUrl, recorder, storePlan, progress);
             CrashInjector crashes = new CrashInjector(run::sandboxes, recorder, options.seed(),
                     options.crashEvery());
             faults.start();
+            storeFaults.start();
             if (options.crashes()) {
                 crashes.start();
             }
@@ -159,10 +170,13 @@ public final class Drill {
             m.workloadEndMs = recorder.nowMs();
             crashes.close();
             faults.allOff();
+            storeFaults.allOff();
             m.outageStartMs = faults.outageStartMs();
             m.outageEndMs = faults.outageEndMs();
-            m.windows = faults.windows();
-            m.baseline = FaultSchedule.describe(faults.baseline());
+            m.windows = providerPlan.windows();
+            m.baseline = FaultSchedule.describe(providerPlan.baseline());
+            m.store = storeFaults;
+            m.storeInjected = storeFaults.read("/_store/injected");
             m.kills = crashes.kills();
             m.killsByFunction = crashes.byFunction().toString();
             out.printf("drill: workload done in %.1f s (%d sandbox kills); settle phase (at most %d s)%n",
@@ -170,7 +184,8 @@ public final class Drill {
 
             // --- settle -------------------------------------------------------------------------
             recorder.event("settle phase: faults off, no crashes");
-            Oracle oracle = new Oracle(http, api, simUrl, "http://127.0.0.1:" + dynamoPort, TABLE);
+            // The verdict reads dynalite itself, not through the (now healthy) fault proxy.
+            Oracle oracle = new Oracle(http, api, simUrl, "http://127.0.0.1:" + dynalitePort, TABLE);
             Oracle.Snapshot snapshot = settle(oracle, client, records, recorder);
             pollers.shutdownNow();
             m.settleEndMs = recorder.nowMs();
@@ -178,7 +193,9 @@ public final class Drill {
 
             // --- verdict ------------------------------------------------------------------------
             List<Oracle.LedgerCharge> ledger = oracle.ledger();
-            Oracle.Verdict verdict = oracle.verdict(records, snapshot, ledger);
+            Oracle.Verdict verdict = oracle.verdict(records, snapshot, ledger,
+                    new Oracle.Evidence(tap.chargeRequests(), List.copyOf(run.paymentLines), crashes.chargeKillsMs()),
+                    recorder);
             oracle.close();
             m.providerCharges = (int) (run.loggedProviderChargeCalls.get() - loggedCalls0);
             m.ledgerCharges = ledger.size();
@@ -324,8 +341,8 @@ public final class Drill {
         NaiveClient naive = new NaiveClient(http, simUrl, recorder);
         AtomicInteger started = new AtomicInteger();
         List<Recorder.PaymentRecord> records = plans.stream().map(Recorder.PaymentRecord::new).toList();
-        FaultSchedule faults = new FaultSchedule(http, simUrl, recorder, options.profile(), options.seed(),
-                options.maxWorkload(), options.outage(), () -> started.get() / (double) options.payments());
+        FaultSchedule faults = new FaultSchedule(http, simUrl, recorder, FaultSchedule.provider(options.profile(),
+                options.seed(), options.maxWorkload(), options.outage()), () -> started.get() / (double) options.payments());
         faults.start();
         long hardDeadline = System.nanoTime() + options.maxWorkload().toNanos();
         runWorkload(records, started, hardDeadline, (r, s) -> naive.submit(r.plan, s), "naive");
@@ -369,9 +386,16 @@ public final class Drill {
         };
     }
 
-    static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
+    /** {@code n} distinct free loopback ports. */
+    static List<Integer> freePorts(int n) throws IOException {
+        List<Integer> ports = new ArrayList<>();
+        while (ports.size() < n) {
+            try (ServerSocket socket = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
+                if (!ports.contains(socket.getLocalPort())) {
+                    ports.add(socket.getLocalPort());
+                }
+            }
         }
+        return ports;
     }
 }

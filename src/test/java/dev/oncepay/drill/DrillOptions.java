@@ -13,11 +13,16 @@ import java.util.Locale;
  *
  * @param payments logical payments (one Idempotency-Key each)
  * @param clients concurrent good clients
- * @param profile fault profile: {@code none}, {@code mild} or {@code hostile}
+ * @param profile fault profile: {@code none}, {@code mild}, {@code hostile} (provider faults),
+ *        {@code hostile-provider} (hostile plus real providers' habits: non-final and empty answers,
+ *        long Retry-After on 5xx, 409 for keys in flight, lagging and malformed lookups),
+ *        {@code store-faults} (a healthy provider; the store throttles, fails, stalls, loses answers
+ *        and has an outage) or {@code all} (hostile-provider and store-faults at once)
  * @param crashes kill sandboxes (SIGKILL) at random moments during the workload
  * @param crashEvery mean time between crashes
  * @param outage length of the provider outage window ({@link Duration#ZERO}: none); longer than
  *        the breaker's 10 s delay so the breaker opens and is seen to recover
+ * @param storeOutage length of the store outage of the store-faults profile ({@link Duration#ZERO}: none)
  * @param settleTimeout longest settle phase (faults and crashes off, reconcile and webhooks settle)
  * @param maxWorkload hard bound on the workload phase (clients stop retrying then)
  * @param chargeSandboxes charge sandbox JVMs (requests really race across processes)
@@ -34,6 +39,7 @@ public record DrillOptions(
         boolean crashes,
         Duration crashEvery,
         Duration outage,
+        Duration storeOutage,
         Duration settleTimeout,
         Duration maxWorkload,
         int chargeSandboxes,
@@ -42,7 +48,8 @@ public record DrillOptions(
         Path reportDir,
         Path app) {
 
-    public static final List<String> PROFILES = List.of("none", "mild", "hostile");
+    public static final List<String> PROFILES = List.of("none", "mild", "hostile", "hostile-provider", "store-faults",
+            "all");
 
     public DrillOptions {
         if (payments < 1 || payments > 1_000_000) {
@@ -52,7 +59,7 @@ public record DrillOptions(
             throw new IllegalArgumentException("--clients must be 1..256");
         }
         if (!PROFILES.contains(profile)) {
-            throw new IllegalArgumentException("--fault-profile must be one of " + PROFILES);
+            throw new IllegalArgumentException("--profile must be one of " + PROFILES);
         }
         if (chargeSandboxes < 1 || chargeSandboxes > 16) {
             throw new IllegalArgumentException("--charge-sandboxes must be 1..16");
@@ -61,14 +68,15 @@ public record DrillOptions(
 
     public static DrillOptions defaults() {
         return new DrillOptions(1000, 8, 1, "hostile", true, Duration.ofSeconds(7), Duration.ofSeconds(15),
-                Duration.ofSeconds(120), Duration.ofMinutes(15), 3, Duration.ofSeconds(3), true,
+                Duration.ofSeconds(6), Duration.ofSeconds(120), Duration.ofMinutes(15), 3, Duration.ofSeconds(3), true,
                 Path.of("target/drill"), Path.of("target/function.zip"));
     }
 
-    /** The CI configuration: a couple of hundred payments, still every kind of fault and crash. */
-    public static DrillOptions smoke(long seed, Path app, Path reportDir) {
-        return new DrillOptions(150, 6, seed, "hostile", true, Duration.ofSeconds(6), Duration.ofSeconds(12),
-                Duration.ofSeconds(75), Duration.ofMinutes(3), 3, Duration.ofSeconds(3), false, reportDir, app);
+    /** The CI configuration: some tens of payments, still every kind of fault of the profile, and crashes. */
+    public static DrillOptions smoke(String profile, int payments, long seed, Path app, Path reportDir) {
+        return new DrillOptions(payments, 6, seed, profile, true, Duration.ofSeconds(6), Duration.ofSeconds(12),
+                Duration.ofSeconds(5), Duration.ofSeconds(75), Duration.ofMinutes(3), 3, Duration.ofSeconds(3), false,
+                reportDir, app);
     }
 
     public static String usage() {
@@ -77,10 +85,14 @@ public record DrillOptions(
                 "  --payments N          logical payments, one Idempotency-Key each (default 1000)",
                 "  --clients M           concurrent good clients (default 8)",
                 "  --seed S              seed of workload, fault schedule and crashes (default 1)",
-                "  --fault-profile P     none | mild | hostile (default hostile)",
+                "  --profile P           none | mild | hostile | hostile-provider | store-faults | all (default hostile)",
+                "                        hostile: provider faults; hostile-provider: plus non-final/empty answers, long",
+                "                        Retry-After, 409 in flight, lagging/malformed lookups; store-faults: the store",
+                "                        throttles, fails, stalls, loses answers, has an outage; all: both at once",
                 "  --no-crashes          do not kill sandboxes",
                 "  --crash-every D       mean time between sandbox kills (default 7s)",
                 "  --outage D            provider outage window, 0 for none (default 15s; the breaker delay is 10 s)",
+                "  --store-outage D      store outage window of store-faults/all, 0 for none (default 6s)",
                 "  --settle-timeout D    longest settle phase (default 120s)",
                 "  --max-workload D      hard bound of the workload phase (default 15m)",
                 "  --charge-sandboxes N  charge sandbox JVMs (default 3)",
@@ -101,6 +113,7 @@ public record DrillOptions(
         boolean crashes = o.crashes;
         Duration crashEvery = o.crashEvery;
         Duration outage = o.outage;
+        Duration storeOutage = o.storeOutage;
         Duration settle = o.settleTimeout;
         Duration maxWorkload = o.maxWorkload;
         int chargeSandboxes = o.chargeSandboxes;
@@ -140,9 +153,10 @@ public record DrillOptions(
                     case "--payments" -> payments = Integer.parseInt(value.trim());
                     case "--clients" -> clients = Integer.parseInt(value.trim());
                     case "--seed" -> seed = Long.parseLong(value.trim());
-                    case "--fault-profile" -> profile = value.trim().toLowerCase(Locale.ROOT);
+                    case "--profile", "--fault-profile" -> profile = value.trim().toLowerCase(Locale.ROOT);
                     case "--crash-every" -> crashEvery = LocalRunOptions.duration(value);
                     case "--outage" -> outage = LocalRunOptions.duration(value);
+                    case "--store-outage" -> storeOutage = LocalRunOptions.duration(value);
                     case "--settle-timeout" -> settle = LocalRunOptions.duration(value);
                     case "--max-workload" -> maxWorkload = LocalRunOptions.duration(value);
                     case "--charge-sandboxes" -> chargeSandboxes = Integer.parseInt(value.trim());
@@ -159,7 +173,8 @@ public record DrillOptions(
                 || settle.isNegative() || settle.isZero()) {
             throw new IllegalArgumentException("durations must be positive");
         }
-        return new DrillOptions(payments, clients, seed, profile, crashes, crashEvery, outage, settle, maxWorkload,
+        return new DrillOptions(payments, clients, seed, profile, crashes, crashEvery, outage, storeOutage, settle,
+                maxWorkload,
                 chargeSandboxes, reconcileEvery, naive, reportDir, app);
     }
 }

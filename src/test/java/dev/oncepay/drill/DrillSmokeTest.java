@@ -7,33 +7,42 @@ import dev.oncepay.local.LambdaPackage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Tag;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The drill's CI configuration ({@link DrillOptions#smoke}): a couple of hundred seeded payments
- * through the real local run with provider faults, an outage and killed sandboxes. It asserts only
- * the invariants — no double charge, nothing lost or stuck, every client's last answer agrees with
- * the ledger — never timings.
+ * The drill's CI configuration ({@link DrillOptions#smoke}), once per hostile profile: seeded
+ * payments through the real local run, some from shoppers who pay again under a fresh key, with
+ * killed sandboxes and either a provider with real providers' habits and an outage, or a store that
+ * throttles, fails, stalls, loses answers and has an outage. It asserts only the invariants — no
+ * order charged twice, no charge nobody waited for, nothing lost or stuck, every client's last
+ * answer agrees with the ledger — never timings. (An order charged twice only because the drill
+ * killed a run after its charge reached the provider and the shopper paid again after the 502 is
+ * reported apart: no key links the two payments, so no per-key promise covers it.)
  */
 @Tag("local-run")
 class DrillSmokeTest {
+    private static final int PAYMENTS = 80;
 
-    @Test
-    @Timeout(420)
-    void noDoubleChargeNothingLostOrStuckUnderFaultsAndCrashes() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(strings = {"hostile-provider", "store-faults"})
+    @Timeout(300)
+    void noOrderChargedTwiceNoOrphanNothingLostOrStuck(String profile) throws Exception {
         Path root = Path.of("").toAbsolutePath();
         while (!Files.exists(root.resolve("package.json"))) {
             root = root.getParent();
         }
         Path app = LambdaPackage.current(root, root.resolve("target/drill-test/app"));
-        DrillOptions options = DrillOptions.smoke(7, app, root.resolve("target/drill-test"));
+        DrillOptions options = DrillOptions.smoke(profile, PAYMENTS, 7, app, root.resolve("target/drill-test/" + profile));
         Drill.Outcome outcome = Drill.run(options, System.out);
-        assertTrue(outcome.summary().contains("double charges: "), outcome.summary());
-        assertEquals(0, outcome.verdict().doubleCharges(), outcome.verdict().details().toString());
-        assertEquals(0, outcome.verdict().lost(), outcome.verdict().details().toString());
-        assertEquals(0, outcome.verdict().stuck(), outcome.verdict().details().toString());
-        assertEquals(0, outcome.verdict().disagreeing(), outcome.verdict().details().toString());
+        String details = String.join("\n", outcome.verdict().details());
+        assertTrue(outcome.summary().contains("profile " + profile), outcome.summary());
+        assertEquals(0, outcome.verdict().doubleCharges(), details);
+        assertEquals(0, outcome.verdict().orphanCharges(), details);
+        assertEquals(0, outcome.verdict().lost(), details);
+        assertEquals(0, outcome.verdict().stuck(), details);
+        assertEquals(0, outcome.verdict().disagreeing(), details);
         assertTrue(Files.exists(outcome.report()));
     }
 }

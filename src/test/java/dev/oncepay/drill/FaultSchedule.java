@@ -1,5 +1,6 @@
 package dev.oncepay.drill;
 
+import dev.oncepay.testing.StoreFaults;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -16,23 +17,32 @@ import java.util.function.DoubleSupplier;
 import java.util.stream.Collectors;
 
 /**
- * The provider's faults over time, set through {@code POST /_sim/faults}: a baseline of random
- * faults for the profile, seeded windows of latency spikes and throttling storms, and one full
- * outage that starts when a given share of the workload has started (so it lands in the same
- * place of the workload whatever the machine's speed) and lasts {@code outage}.
+ * Faults over time, for the provider ({@code POST /_sim/faults}) or the store ({@code POST
+ * /_store/faults} on the store fault proxy): a baseline of random faults for the profile, seeded
+ * windows of extra faults, and one full outage that starts when a given share of the workload has
+ * started (so it lands in the same place of the workload whatever the machine's speed) and lasts
+ * the plan's {@code outage}.
  */
 final class FaultSchedule implements AutoCloseable {
     /** A window of extra faults, in ms since the workload started. */
     record Window(long startMs, long endMs, String label, Map<String, Object> patch) {
     }
 
+    /**
+     * What to apply where: {@code none} turns every fault off, {@code baseline} holds throughout,
+     * windows and the outage come on top.
+     */
+    record Plan(String target, String controlPath, Map<String, Object> none, Map<String, Object> baseline,
+            List<Window> windows, Duration outage, double outageAtProgress) {
+        boolean quiet() {
+            return baseline.equals(none) && windows.isEmpty() && outage.isZero();
+        }
+    }
+
     private final HttpClient http;
-    private final String simUrl;
+    private final String controlUrl;
     private final Recorder recorder;
-    private final Map<String, Object> baseline;
-    private final List<Window> windows;
-    private final Duration outage;
-    private final double outageAtProgress;
+    private final Plan plan;
     private final DoubleSupplier progress;
     private final Thread thread;
     private volatile boolean stopped;
@@ -40,22 +50,41 @@ final class FaultSchedule implements AutoCloseable {
     private volatile long outageEndMs = -1;
     private String applied = "";
 
-    FaultSchedule(HttpClient http, String simUrl, Recorder recorder, String profile, long seed, Duration horizon,
-            Duration outage, DoubleSupplier progress) {
+    /** @param baseUrl the simulator's or the store fault proxy's base URL */
+    FaultSchedule(HttpClient http, String baseUrl, Recorder recorder, Plan plan, DoubleSupplier progress) {
         this.http = http;
-        this.simUrl = simUrl;
+        this.controlUrl = baseUrl + plan.controlPath();
         this.recorder = recorder;
-        this.baseline = baseline(profile);
-        this.windows = windows(profile, seed, horizon);
-        this.outage = profile.equals("none") ? Duration.ZERO : outage;
-        this.outageAtProgress = 0.35;
+        this.plan = plan;
         this.progress = progress;
-        this.thread = new Thread(this::loop, "drill-faults");
+        this.thread = new Thread(this::loop, "drill-faults-" + plan.target());
         this.thread.setDaemon(true);
+    }
+
+    /** The provider's schedule for a profile: its baseline and windows, and the outage unless {@code none}. */
+    static Plan provider(String profile, long seed, Duration horizon, Duration outage) {
+        String faults = providerProfile(profile);
+        return new Plan("provider", "/_sim/faults", none(), baseline(faults), windows(faults, seed, horizon),
+                faults.equals("none") ? Duration.ZERO : outage, 0.35);
+    }
+
+    /** The provider profile a drill profile runs with. */
+    static String providerProfile(String profile) {
+        return switch (profile) {
+            case "store-faults" -> "none";
+            case "all" -> "hostile-provider";
+            default -> profile;
+        };
     }
 
     static Map<String, Object> none() {
         Map<String, Object> f = new LinkedHashMap<>();
+        f.put("nonFinalRate", 0.0);
+        f.put("emptyBodyRate", 0.0);
+        f.put("serverErrorRetryAfterSeconds", 0);
+        f.put("conflictRate", 0.0);
+        f.put("lookupLagMs", 0);
+        f.put("malformedLookupRate", 0.0);
         f.put("latencyMs", 0);
         f.put("serverErrorRate", 0.0);
         f.put("rateLimitRate", 0.0);
@@ -82,7 +111,7 @@ final class FaultSchedule implements AutoCloseable {
                 f.put("webhookDuplicateRate", 0.2);
                 f.put("webhookReorder", true);
             }
-            case "hostile" -> {
+            case "hostile", "hostile-provider" -> {
                 f.put("serverErrorRate", 0.08);
                 f.put("rateLimitRate", 0.06);
                 f.put("resetRate", 0.03);
@@ -92,6 +121,17 @@ final class FaultSchedule implements AutoCloseable {
                 f.put("declineRate", 0.15);
                 f.put("webhookDuplicateRate", 0.4);
                 f.put("webhookReorder", true);
+                if (profile.equals("hostile-provider")) {
+                    // Real providers' habits: answers that are not outcomes, 5xx with a Retry-After
+                    // longer than any wait oncepay may afford, keys still in flight at the provider,
+                    // lookups that lag behind charges or come without their list.
+                    f.put("nonFinalRate", 0.06);
+                    f.put("emptyBodyRate", 0.04);
+                    f.put("serverErrorRetryAfterSeconds", 3);
+                    f.put("conflictRate", 0.04);
+                    f.put("lookupLagMs", 2500);
+                    f.put("malformedLookupRate", 0.1);
+                }
             }
             default -> {
             }
@@ -118,9 +158,13 @@ final class FaultSchedule implements AutoCloseable {
                 long ms = profile.equals("mild") ? 400 : 1500;
                 patch.put("latencyMs", ms);
                 label = "latency " + ms + " ms";
-            } else if (kind < 0.75 && profile.equals("hostile")) {
+            } else if (kind < 0.75 && !profile.equals("mild")) {
                 patch.put("latencyMs", 5500);
                 label = "latency 5500 ms (past the read timeout)";
+            } else if (kind < 0.85 && profile.equals("hostile-provider")) {
+                patch.put("serverErrorRate", 0.5);
+                patch.put("serverErrorRetryAfterSeconds", 120);
+                label = "5xx storm, Retry-After 120 s";
             } else {
                 patch.put("rateLimitRate", 0.5);
                 patch.put("retryAfterSeconds", kind < 0.9 ? 1 : 3);
@@ -132,8 +176,85 @@ final class FaultSchedule implements AutoCloseable {
         return result;
     }
 
-    void start() {
+    /** The store's schedule: rare faults throughout, windows of one kind each, and an outage. */
+    static Plan store(String profile, long seed, Duration horizon, Duration outage) {
+        Map<String, Object> none = storeNone();
+        if (!profile.equals("store-faults") && !profile.equals("all")) {
+            return new Plan("store", "/_store/faults", none, none, List.of(), Duration.ZERO, 0.6);
+        }
+        Map<String, Object> baseline = storeNone();
+        baseline.put("throttleRate", 0.04);
+        baseline.put("serverErrorRate", 0.02);
+        baseline.put("stallRate", 0.005);
+        baseline.put("lostAnswerRate", 0.03);
+        List<Window> windows = new ArrayList<>();
+        Random random = new Random(seed * 37 + 5);
+        long t = 2000;
+        while (t < horizon.toMillis()) {
+            t += 2000 + (long) (random.nextDouble() * 4000);
+            long length = 1500 + random.nextInt(2500);
+            double kind = random.nextDouble();
+            Map<String, Object> patch = new LinkedHashMap<>();
+            String label;
+            if (kind < 0.25) {
+                patch.put("throttleRate", 0.6);
+                label = "store throttling storm";
+            } else if (kind < 0.45) {
+                patch.put("serverErrorRate", 0.5);
+                label = "store 500s";
+            } else if (kind < 0.65) {
+                patch.put("latencyMs", 400);
+                label = "store latency 400 ms";
+            } else if (kind < 0.8) {
+                // Each stall outlasts the SDK's attempt timeout: a store call that hangs.
+                patch.put("stallRate", 0.25);
+                label = "store stalls";
+            } else {
+                patch.put("lostAnswerRate", 0.4);
+                label = "store loses answers of committed writes";
+            }
+            windows.add(new Window(t, t + length, label, patch));
+            t += length;
+        }
+        return new Plan("store", "/_store/faults", none, baseline, windows, outage, 0.6);
+    }
+
+    private static Map<String, Object> storeNone() {
+        Map<String, Object> f = new LinkedHashMap<>();
+        f.put("latencyMs", 0);
+        f.put("throttleRate", 0.0);
+        f.put("serverErrorRate", 0.0);
+        f.put("stallRate", 0.0);
+        f.put("stallMs", StoreFaults.DEFAULT_STALL_MS);
+        f.put("lostAnswerRate", 0.0);
+        f.put("outage", false);
+        return f;
+    }
+
+    /** Applies the baseline now (a setting the target refuses fails here, not silently later), then runs. */
+    void start() throws IOException, InterruptedException {
+        post(http, controlUrl, json(plan.baseline()));
+        applied = json(plan.baseline());
         thread.start();
+    }
+
+    Plan plan() {
+        return plan;
+    }
+
+    /** {@code GET} on the target's control path {@code path} (e.g. the proxy's injected-fault counts), or why not. */
+    String read(String path) {
+        try {
+            String base = controlUrl.substring(0, controlUrl.length() - plan.controlPath().length());
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(base + path))
+                    .timeout(Duration.ofSeconds(10)).GET().build(), HttpResponse.BodyHandlers.ofString());
+            return r.statusCode() == 200 ? r.body() : "(" + path + " answered " + r.statusCode() + ")";
+        } catch (IOException e) {
+            return "(" + path + ": " + e.getMessage() + ")";
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return "(interrupted)";
+        }
     }
 
     long outageStartMs() {
@@ -144,20 +265,16 @@ final class FaultSchedule implements AutoCloseable {
         return outageEndMs;
     }
 
-    List<Window> windows() {
-        return windows;
-    }
-
     private void loop() {
         while (!stopped) {
             long now = recorder.nowMs();
-            if (outageStartMs < 0 && !outage.isZero() && progress.getAsDouble() >= outageAtProgress) {
+            if (outageStartMs < 0 && !plan.outage().isZero() && progress.getAsDouble() >= plan.outageAtProgress()) {
                 outageStartMs = now;
-                outageEndMs = now + outage.toMillis();
+                outageEndMs = now + plan.outage().toMillis();
             }
-            Map<String, Object> f = new LinkedHashMap<>(baseline);
+            Map<String, Object> f = new LinkedHashMap<>(plan.baseline());
             List<String> labels = new ArrayList<>();
-            for (Window w : windows) {
+            for (Window w : plan.windows()) {
                 if (now >= w.startMs && now < w.endMs) {
                     f.putAll(w.patch);
                     labels.add(w.label);
@@ -171,7 +288,7 @@ final class FaultSchedule implements AutoCloseable {
             try {
                 apply(f, label);
             } catch (IOException e) {
-                // the simulator is briefly busy: try again on the next tick
+                // the simulator or proxy is briefly busy: try again on the next tick
             } catch (InterruptedException e) {
                 return;
             }
@@ -188,9 +305,9 @@ final class FaultSchedule implements AutoCloseable {
         if (body.equals(applied)) {
             return;
         }
-        post(http, simUrl, body);
+        post(http, controlUrl, body);
         applied = body;
-        recorder.event("faults: " + label);
+        recorder.event(plan.target() + " faults: " + label);
     }
 
     /** Stops the schedule and turns every fault off. */
@@ -202,17 +319,21 @@ final class FaultSchedule implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        post(http, simUrl, json(none()));
-        applied = json(none());
-        recorder.event("faults: off");
+        post(http, controlUrl, json(plan.none()));
+        applied = json(plan.none());
+        recorder.event(plan.target() + " faults: off");
     }
 
-    static void post(HttpClient http, String simUrl, String body) throws IOException, InterruptedException {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(simUrl + "/_sim/faults"))
+    private static void post(HttpClient http, String controlUrl, String body) throws IOException, InterruptedException {
+        HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(controlUrl))
                 .timeout(Duration.ofSeconds(10)).header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        if (r.statusCode() >= 400 && r.statusCode() < 500) {
+            throw new IllegalStateException("POST " + controlUrl + " refused " + body + ": " + r.statusCode() + " "
+                    + r.body());
+        }
         if (r.statusCode() != 200) {
-            throw new IOException("POST /_sim/faults answered " + r.statusCode() + ": " + r.body());
+            throw new IOException("POST " + controlUrl + " answered " + r.statusCode() + ": " + r.body());
         }
     }
 
@@ -227,10 +348,6 @@ final class FaultSchedule implements AutoCloseable {
         return faults.entrySet().stream().filter(e -> !(e.getValue() instanceof Number n && n.doubleValue() == 0)
                         && !Boolean.FALSE.equals(e.getValue()))
                 .map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(" "));
-    }
-
-    Map<String, Object> baseline() {
-        return baseline;
     }
 
     @Override

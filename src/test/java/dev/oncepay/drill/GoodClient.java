@@ -12,12 +12,15 @@ import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * A well-behaved merchant client of oncepay: one key per payment reused on every retry; retries
- * timeouts, 5xx and 409 (honouring Retry-After), polls a 202 with {@code GET /payments/{id}} (and
- * now and then by replaying its key) until the payment is terminal or its time is up.
+ * A merchant client of oncepay: one key per payment reused on every retry; retries timeouts, 5xx
+ * and 409 (honouring Retry-After), polls a 202 with {@code GET /payments/{id}} (and now and then by
+ * replaying its key) until the payment is terminal or its time is up. For a shopper's payment
+ * ({@link Workload.Plan#shopper}) it behaves like the shopper: a gateway error or a timeout makes it
+ * pay the same order again under a fresh key.
  */
 final class GoodClient {
-    static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(20);
+    /** Above the local gateway's worst case: a wait for a free sandbox, then the integration timeout (2 x 13 s). */
+    static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
     private static final long MAX_RETRY_AFTER_MS = 10_000;
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -42,13 +45,15 @@ final class GoodClient {
 
     /**
      * Submits until a definitive answer (201, 402 or 202), then polls a 202 until terminal or
-     * {@code pollUntilNanos}; gives up retrying at {@code retryUntilNanos}.
+     * {@code pollUntilNanos}; gives up retrying at {@code retryUntilNanos}. A shopper (see
+     * {@link Workload.Plan#shopper}) meets a gateway error or a timeout by paying again under a
+     * fresh key; everyone else retries the same key.
      */
     void submit(Recorder.PaymentRecord r, int submitter, long retryUntilNanos, long pollUntilNanos)
             throws InterruptedException {
         int failures = 0;
         while (System.nanoTime() < retryUntilNanos) {
-            Result res = post(r);
+            Result res = post(r, r.key(submitter));
             switch (res.status) {
                 case 200, 201, 402 -> { // 200: a replay of a payment in NEEDS_REVIEW
                     r.answered(submitter, new Recorder.Answer(res.status, res.paymentStatus, res.paymentId, res.atMs));
@@ -74,23 +79,22 @@ final class GoodClient {
                     return;
                 }
                 case 409 -> sleep(retryAfter(res, 1000));
-                case 503 -> {
-                    if (res.breaker) {
-                        // Nothing was sent and the key is free again: the honest "not charged (yet)".
+                default -> {
+                    if (res.status < 500 && res.status > 0) {
+                        // 400/422/404...: a good client with a fixed body never sees these.
+                        r.unexpected.incrementAndGet();
+                        r.answered(submitter, new Recorder.Answer(res.status, "rejected", null, res.atMs));
+                        return;
+                    }
+                    if (res.unavailable) {
+                        // Nothing was charged (yet): the honest answer of a 503 problem from oncepay.
                         r.answered(submitter, new Recorder.Answer(503, "unavailable", null, res.atMs));
                         sleep(retryAfter(res, 5000));
                     } else {
                         sleep(backoff(failures++));
                     }
-                }
-                default -> {
-                    if (res.status >= 500 || res.status <= 0) {
-                        sleep(backoff(failures++));
-                    } else {
-                        // 400/422/404...: a good client with a fixed body never sees these.
-                        r.unexpected.incrementAndGet();
-                        r.answered(submitter, new Recorder.Answer(res.status, "rejected", null, res.atMs));
-                        return;
+                    if (r.plan.shopper()) {
+                        r.payAgain(submitter, res.atMs, res.outcome);
                     }
                 }
             }
@@ -102,7 +106,7 @@ final class GoodClient {
         int n = 0;
         while (System.nanoTime() < untilNanos) {
             sleep(1000);
-            Result res = ++n % 3 == 0 ? post(r) : get(r, paymentId);
+            Result res = ++n % 3 == 0 ? post(r, r.key(submitter)) : get(r, paymentId);
             r.polls.incrementAndGet();
             if (res.paymentStatus != null && !"pending".equals(res.paymentStatus)
                     && (res.status == 200 || res.status == 201 || res.status == 402)) {
@@ -112,20 +116,21 @@ final class GoodClient {
         }
     }
 
-    private record Result(int status, String paymentStatus, String paymentId, boolean breaker, String retryAfter,
-            long atMs) {
+    /** @param unavailable a 503 problem from oncepay itself (provider or store unavailable, nothing charged) */
+    private record Result(int status, String outcome, String paymentStatus, String paymentId, boolean unavailable,
+            String retryAfter, long atMs) {
     }
 
-    private Result post(Recorder.PaymentRecord r) throws InterruptedException {
+    private Result post(Recorder.PaymentRecord r, String key) throws InterruptedException {
         r.posts.incrementAndGet();
         HttpRequest request = HttpRequest.newBuilder(URI.create(api + "/payments"))
                 .timeout(REQUEST_TIMEOUT)
-                .header("Idempotency-Key", r.plan.key())
+                .header("Idempotency-Key", key)
                 .header("X-Tenant-Id", r.plan.tenant())
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(r.plan.body()))
                 .build();
-        return send(r, "POST", request);
+        return send(r, "POST", key, request);
     }
 
     private Result get(Recorder.PaymentRecord r, String paymentId) throws InterruptedException {
@@ -134,17 +139,17 @@ final class GoodClient {
                 .header("X-Tenant-Id", r.plan.tenant())
                 .GET()
                 .build();
-        return send(r, "GET", request);
+        return send(r, "GET", null, request);
     }
 
-    private Result send(Recorder.PaymentRecord r, String method, HttpRequest request) throws InterruptedException {
+    private Result send(Recorder.PaymentRecord r, String method, String key, HttpRequest request)
+            throws InterruptedException {
         long start = recorder.nowMs();
-        long t = System.nanoTime();
         int status;
         String outcome;
         String paymentStatus = null;
         String paymentId = null;
-        boolean breaker = false;
+        boolean unavailable = false;
         boolean replayed = false;
         String retryAfter = null;
         try {
@@ -162,9 +167,11 @@ final class GoodClient {
                 JsonNode payment = body.path("payment");
                 paymentStatus = payment.hasNonNull("status") ? payment.get("status").asText() : "failed";
             } else if (status == 503) {
-                breaker = text(body, "type") != null && text(body, "type").endsWith("provider-unavailable");
-                String detail = text(body, "detail");
-                outcome = !breaker ? "503-gw" : detail != null && detail.contains("circuit breaker") ? "503-breaker" : "503";
+                String type = String.valueOf(text(body, "type"));
+                String detail = String.valueOf(text(body, "detail"));
+                unavailable = type.endsWith("provider-unavailable") || type.endsWith("store-unavailable");
+                outcome = type.endsWith("store-unavailable") ? "503-store"
+                        : !unavailable ? "503-gw" : detail.contains("circuit breaker") ? "503-breaker" : "503";
             }
         } catch (HttpTimeoutException e) {
             status = 0;
@@ -173,9 +180,10 @@ final class GoodClient {
             status = -1;
             outcome = "io-error";
         }
-        long latency = (System.nanoTime() - t) / 1_000_000;
-        recorder.attempts.add(new Recorder.Attempt(r.plan.index(), method, start, latency, outcome, replayed));
-        return new Result(status, paymentStatus, paymentId, breaker, retryAfter, recorder.nowMs());
+        long end = recorder.nowMs();
+        recorder.attempts.add(new Recorder.Attempt(r.plan.index(), method, key, start, end - start, outcome, replayed,
+                paymentId));
+        return new Result(status, outcome, paymentStatus, paymentId, unavailable, retryAfter, end);
     }
 
     private static JsonNode parse(String body) {

@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -28,11 +29,19 @@ import java.util.regex.Pattern;
  */
 final class LocalRunProcess implements AutoCloseable {
     private static final Pattern PROVIDER_CALL = Pattern.compile("ProviderGateway\\].*charge paymentId=\\S+ outcome=\\S+ attempts=(\\d+)");
+    /** A sandbox's line ({@code [charge#1] ...}) that names a payment. */
+    private static final Pattern PAYMENT_LINE = Pattern.compile("^\\[([a-z]+)#[^\\]]*\\].*?(pay_[0-9a-f]{32})");
     private static final String SANDBOX_MAIN = "dev.oncepay.local.SandboxMain";
 
     private final Process process;
     private final CountDownLatch ready = new CountDownLatch(1);
     final AtomicLong loggedProviderChargeCalls = new AtomicLong();
+    /** The functions' log lines about payments, in order of arrival: where each charge came from. */
+    final ConcurrentLinkedQueue<FunctionLine> paymentLines = new ConcurrentLinkedQueue<>();
+
+    /** A function's log line naming a payment, stamped with this JVM's clock as it arrived. */
+    record FunctionLine(long atNanos, String function, String paymentId, String line) {
+    }
     private final Map<Long, String> functionOfPid = new ConcurrentHashMap<>();
 
     private LocalRunProcess(Process process, Path log) throws IOException {
@@ -49,6 +58,10 @@ final class LocalRunProcess implements AutoCloseable {
                     Matcher m = PROVIDER_CALL.matcher(line);
                     if (m.find()) {
                         loggedProviderChargeCalls.addAndGet(Long.parseLong(m.group(1)));
+                    }
+                    Matcher p = PAYMENT_LINE.matcher(line);
+                    if (p.find()) {
+                        paymentLines.add(new FunctionLine(System.nanoTime(), p.group(1), p.group(2), line));
                     }
                 }
             } catch (IOException ended) {

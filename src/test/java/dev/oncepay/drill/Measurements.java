@@ -17,6 +17,10 @@ final class Measurements {
     long outageEndMs = -1;
     List<FaultSchedule.Window> windows = List.of();
     String baseline = "";
+    /** The store's fault schedule (its plan says whether the profile has store faults). */
+    FaultSchedule store;
+    /** The store fault proxy's count of faults it injected, by kind (its JSON). */
+    String storeInjected = "";
     int kills;
     String killsByFunction = "{}";
     int providerCharges = -1;
@@ -42,6 +46,15 @@ final class Measurements {
                 result.computeIfAbsent(a.outcome() + (a.replayed() ? " replay" : ""), k -> new ArrayList<>())
                         .add(a.latencyMs());
             }
+        }
+        return result;
+    }
+
+    /** Every answer the clients got, by method and outcome (201, 201 replay, 202, 409, 502, 503-breaker, ...). */
+    Map<String, Long> answersByStatus() {
+        Map<String, Long> result = new TreeMap<>();
+        for (Recorder.Attempt a : recorder.attempts) {
+            result.merge(a.method() + " " + a.outcome() + (a.replayed() ? " replay" : ""), 1L, Long::sum);
         }
         return result;
     }

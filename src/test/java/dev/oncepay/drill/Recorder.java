@@ -9,8 +9,20 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /** Everything the clients saw, time-stamped in milliseconds since the workload started. */
 final class Recorder {
-    /** One HTTP request of a client. {@code outcome}: 201, 402, 202, 409, 503, 503-gw, 502, timeout, ... */
-    record Attempt(int payment, String method, long startMs, long latencyMs, String outcome, boolean replayed) {
+    /**
+     * One HTTP request of a client. {@code outcome}: 201, 402, 202, 409, 503-breaker, 503-store, 503-gw,
+     * 502, timeout, ...; {@code key} the Idempotency-Key of a POST (null for a GET); {@code paymentId}
+     * the payment its answer named, or null.
+     */
+    record Attempt(int payment, String method, String key, long startMs, long latencyMs, String outcome,
+            boolean replayed, String paymentId) {
+        long endMs() {
+            return startMs + latencyMs;
+        }
+    }
+
+    /** A shopper gave up on a key at {@code atMs} after this answer ({@code 502}, {@code 503-gw}, {@code timeout}, ...). */
+    record GaveUp(long atMs, String outcome) {
     }
 
     /** A submitter's answer: the HTTP status and what it says about the payment. */
@@ -21,10 +33,16 @@ final class Recorder {
         }
     }
 
-    /** What the clients know about one logical payment. */
+    /** What the clients know about one logical payment (one merchant order). */
     static final class PaymentRecord {
         final Workload.Plan plan;
         final Set<String> ids = ConcurrentHashMap.newKeySet();
+        /** Every key that paid this order, in the order the clients first used them. */
+        final List<String> keys = new java.util.concurrent.CopyOnWriteArrayList<>();
+        /** Shoppers' abandoned keys: when and after which answer they gave up on each. */
+        final Map<String, GaveUp> abandoned = new ConcurrentHashMap<>();
+        private final String[] currentKey;
+        private int freshKeys;
         final Answer[] last;
         final AtomicInteger posts = new AtomicInteger();
         final AtomicInteger polls = new AtomicInteger();
@@ -37,6 +55,22 @@ final class Recorder {
         PaymentRecord(Workload.Plan plan) {
             this.plan = plan;
             this.last = new Answer[plan.submitters()];
+            this.currentKey = new String[plan.submitters()];
+            java.util.Arrays.fill(currentKey, plan.key());
+            keys.add(plan.key());
+        }
+
+        synchronized String key(int submitter) {
+            return currentKey[submitter];
+        }
+
+        /** A shopper gives up on its key after an error at {@code atMs} and takes a fresh one. */
+        synchronized String payAgain(int submitter, long atMs, String outcome) {
+            abandoned.put(currentKey[submitter], new GaveUp(atMs, outcome));
+            currentKey[submitter] = plan.freshKey(++freshKeys);
+            keys.add(currentKey[submitter]);
+            last[submitter] = null; // what it was told about the old key no longer concerns it
+            return currentKey[submitter];
         }
 
         synchronized void answered(int submitter, Answer answer) {
@@ -70,12 +104,19 @@ final class Recorder {
     }
 
     final long t0Nanos = System.nanoTime();
+    /** The same instant on the wall clock, to place the functions' and the provider's timestamps. */
+    final long t0WallMs = System.currentTimeMillis();
     final ConcurrentLinkedQueue<Attempt> attempts = new ConcurrentLinkedQueue<>();
     /** Timeline events for the report: faults changed, crashes, phases. */
     final ConcurrentLinkedQueue<Map.Entry<Long, String>> events = new ConcurrentLinkedQueue<>();
 
     long nowMs() {
-        return (System.nanoTime() - t0Nanos) / 1_000_000;
+        return msOf(System.nanoTime());
+    }
+
+    /** A {@link System#nanoTime()} reading in ms since the workload started. */
+    long msOf(long nanos) {
+        return (nanos - t0Nanos) / 1_000_000;
     }
 
     void event(String what) {

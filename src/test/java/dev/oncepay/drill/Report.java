@@ -23,15 +23,43 @@ final class Report {
         List<String> l = new ArrayList<>();
         l.add(String.format(Locale.ROOT, "oncepay chaos drill: %d payments, %d clients, seed %d, profile %s, "
                 + "%d charge sandboxes", o.payments(), o.clients(), o.seed(), o.profile(), o.chargeSandboxes()));
-        l.add(String.format(Locale.ROOT, "  faults: %s; %d spike/storm windows; outage %s; sandbox kills %d %s",
+        l.add(String.format(Locale.ROOT, "  provider faults: %s; %d spike/storm windows; outage %s; sandbox kills %d %s",
                 m.baseline.isEmpty() ? "none" : m.baseline, m.windows.stream().filter(w -> w.startMs() < m.workloadEndMs)
                         .count(),
                 m.outageStartMs < 0 ? "none" : String.format(Locale.ROOT, "+%.1f..+%.1f s", m.outageStartMs / 1000.0,
                         m.outageEndMs / 1000.0), m.kills, m.killsByFunction));
+        if (m.store != null && !m.store.plan().quiet()) {
+            FaultSchedule.Plan p = m.store.plan();
+            l.add(String.format(Locale.ROOT, "  store faults: %s; %d throttling/500/latency/stall/lost-answer windows;"
+                    + " outage %s", FaultSchedule.describe(p.baseline()), p.windows().stream()
+                            .filter(w -> w.startMs() < m.workloadEndMs).count(),
+                    m.store.outageStartMs() < 0 ? "none" : String.format(Locale.ROOT, "+%.1f..+%.1f s",
+                            m.store.outageStartMs() / 1000.0, m.store.outageEndMs() / 1000.0)));
+            l.add("  store faults injected: " + m.storeInjected);
+        }
+        long shoppers = m.records.stream().filter(r -> r.plan.shopper()).count();
+        l.add(String.format(Locale.ROOT, "  clients: %d shoppers (a gateway error or timeout -> pay the order again under"
+                + " a fresh key), %d orders paid again; double charges count orders, orphan charges count provider"
+                + " charge requests nobody waited for", shoppers, v.repaidOrders()));
         l.add(v.lines());
-        l.add(String.format(Locale.ROOT, "  ledger %d charges executed (%d succeeded); needs review %d; keys in flight %d;"
-                + " abandoned claims %d; API/table mismatches %d", v.ledgerCharges(), v.ledgerSucceeded(),
-                v.needsReview(), v.keysInFlight(), v.abandonedClaims(), v.viewMismatches()));
+        if (v.chargedAfterKilledRun() > 0) {
+            l.add("  not counted above: " + v.chargedAfterKilledRun() + " order(s) charged twice because the drill killed"
+                    + " a run after its charge reached the provider and the shopper paid again after the 502");
+        }
+        for (String prefix : List.of("DOUBLE CHARGE", "CHARGED TWICE AFTER A KILLED RUN", "ORPHAN CHARGE")) {
+            List<String> shown = v.details().stream().filter(d -> d.startsWith(prefix)).toList();
+            shown.stream().limit(10).forEach(d -> l.add("  " + d));
+            if (shown.size() > 10) {
+                l.add("  ... " + (shown.size() - 10) + " more in summary.txt");
+            }
+        }
+        l.add(String.format(Locale.ROOT, "  ledger %d charges executed (%d succeeded, %d extra on double-charged orders);"
+                + " %d charge requests reached the provider; needs review %d; keys in flight %d; abandoned claims %d;"
+                + " API/table mismatches %d", v.ledgerCharges(), v.ledgerSucceeded(), v.extraCharges(),
+                v.chargeRequests(), v.needsReview(), v.keysInFlight(), v.abandonedClaims(), v.viewMismatches()));
+        StringBuilder answers = new StringBuilder("answers by status:");
+        m.answersByStatus().forEach((k, n) -> answers.append(' ').append(k).append(' ').append(n).append(';'));
+        l.addAll(wrap(answers.toString(), 110));
         double workloadS = m.workloadEndMs / 1000.0;
         List<Long> e2e = m.endToEnd();
         l.add(String.format(Locale.ROOT, "throughput %.1f payments/s (%d answered in %.1f s of workload); settle phase %.1f s",

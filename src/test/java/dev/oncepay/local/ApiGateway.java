@@ -43,17 +43,17 @@ final class ApiGateway implements AutoCloseable {
             "keep-alive", "date");
 
     private final List<HttpApiV2.Route> routes;
-    private final BiFunction<String, byte[], CompletableFuture<InvocationResult>> invoker;
+    private final BiFunction<String, byte[], Invocation> invoker;
     private final Function<String, Duration> integrationTimeout;
     private final HttpServer server;
     private final ExecutorService threads;
 
     /**
-     * @param invoker invokes a function by name with an event and ends with its result
-     * @param integrationTimeout how long to wait for each function
+     * @param invoker starts an invocation of a function by name with an event
+     * @param integrationTimeout how long to wait for each function, from the moment it runs
      */
     ApiGateway(int port, List<HttpApiV2.Route> routes,
-            BiFunction<String, byte[], CompletableFuture<InvocationResult>> invoker,
+            BiFunction<String, byte[], Invocation> invoker,
             Function<String, Duration> integrationTimeout)
             throws IOException {
         this.routes = routes;
@@ -140,14 +140,23 @@ final class ApiGateway implements AutoCloseable {
         ObjectNode event = HttpApiV2.event(request, routed.route, routed.pathParameters, requestId, Instant.now(),
                 tenant);
         String trace = event.path("headers").path("x-amzn-trace-id").asText();
-        CompletableFuture<InvocationResult> pending = invoker.apply(routed.route.function(),
-                event.toString().getBytes(StandardCharsets.UTF_8));
+        Invocation pending = invoker.apply(routed.route.function(), event.toString().getBytes(StandardCharsets.UTF_8));
         InvocationResult result;
         Duration timeout = integrationTimeout.apply(routed.route.function());
         try {
-            result = pending.get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            // Lambda starts an execution environment for a synchronous invocation at once; locally it
+            // may wait for a busy sandbox. The integration timeout runs from the start, so the wait
+            // cannot push a run past the moment its caller is answered (the Lambda timeouts stay
+            // under the integration timeouts, as infra/ sets them); one that never starts never runs.
+            try {
+                CompletableFuture.anyOf(pending.running(), pending.result()).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException notStarted) {
+                pending.fail("Lambda.TooManyRequestsException", "no sandbox free within the integration timeout");
+                throw notStarted;
+            }
+            result = pending.result().get(timeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
-            // HTTP API answers 503 when its integration times out; the function may still be running.
+            // HTTP API answers 503 when its integration times out; a function already running goes on.
             Log.warn("gateway", routed.route.function() + " did not answer within the integration timeout ("
                     + timeout.toMillis() + " ms), trace " + trace);
             return HttpApiV2.Response.message(503, "Service Unavailable");

@@ -1,6 +1,7 @@
 package dev.oncepay.local;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -15,7 +16,10 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
@@ -39,7 +43,10 @@ class ApiGatewayTest {
             try {
                 JsonNode e = JSON.readTree(event);
                 invokedWith.set(e);
-                return function.apply(e);
+                Invocation invocation = new Invocation(event, "trace");
+                invocation.start(); // a sandbox runs it at once
+                function.apply(e).whenComplete((r, failure) -> invocation.complete(r));
+                return invocation;
             } catch (Exception ex) {
                 throw new IllegalStateException(ex);
             }
@@ -152,5 +159,42 @@ class ApiGatewayTest {
         assertEquals(503, r.statusCode());
         assertEquals("{\"message\":\"Service Unavailable\"}", r.body());
         assertTrue((System.nanoTime() - started) / 1_000_000 >= 300);
+    }
+
+    /**
+     * Lambda starts a synchronous invocation at once; locally it may wait for a busy sandbox. The
+     * integration timeout runs from the start, and an invocation no sandbox took in time is given up
+     * (503) and never runs — so no run begins, or goes on, after its caller was answered.
+     */
+    @Test
+    void theIntegrationTimeoutRunsFromTheStartAndAnInvocationNeverStartedIsGivenUp() throws Exception {
+        BlockingQueue<Invocation> queued = new LinkedBlockingQueue<>();
+        gateway = new ApiGateway(0, HttpApiV2.oncepayRoutes(), (name, event) -> {
+            Invocation invocation = new Invocation(event, "trace");
+            queued.add(invocation);
+            return invocation;
+        }, name -> Duration.ofMillis(1500));
+
+        CompletableFuture<HttpResponse<String>> late = CompletableFuture.supplyAsync(() -> {
+            try {
+                return send(HttpRequest.newBuilder(uri("/payments/p")).header("X-Tenant-Id", "t").GET());
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Invocation waited = queued.poll(5, TimeUnit.SECONDS);
+        Thread.sleep(1000); // waits for a sandbox for most of the integration timeout
+        assertTrue(waited.start(), "a sandbox takes it");
+        Thread.sleep(700); // runs past the request's first 1500 ms, well inside 1500 ms of its start
+        waited.complete(new InvocationResult.Success(JSON.writeValueAsBytes(
+                new HttpApiResponse(200, Map.of(), "{\"ran\":true}", false))));
+        assertEquals(200, late.get(5, TimeUnit.SECONDS).statusCode(), "answered: the clock ran from the start");
+
+        HttpResponse<String> neverStarted = send(HttpRequest.newBuilder(uri("/payments/q")).header("X-Tenant-Id", "t")
+                .GET());
+        assertEquals(503, neverStarted.statusCode());
+        Invocation abandoned = queued.poll(5, TimeUnit.SECONDS);
+        assertTrue(abandoned.isDone(), "given up");
+        assertFalse(abandoned.start(), "no sandbox may start it any more");
     }
 }

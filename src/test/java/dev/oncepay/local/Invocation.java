@@ -13,6 +13,8 @@ final class Invocation {
     final String traceId;
     final Instant received = Instant.now();
     private final AtomicBoolean started = new AtomicBoolean();
+    /** Done once a sandbox first started running it. */
+    private final CompletableFuture<Void> running = new CompletableFuture<>();
     private final CompletableFuture<InvocationResult> result = new CompletableFuture<>();
 
     Invocation(byte[] payload, String traceId) {
@@ -22,7 +24,22 @@ final class Invocation {
 
     /** Claims the invocation for a sandbox; false if it already ended (e.g. the caller gave up) or was taken. */
     boolean start() {
-        return !result.isDone() && started.compareAndSet(false, true);
+        if (!result.isDone() && started.compareAndSet(false, true)) {
+            running.complete(null);
+            return true;
+        }
+        return false;
+    }
+
+    /** An invocation that failed before it could run (no such function, stopping). */
+    static Invocation failed(byte[] payload, String traceId, String errorType, String message) {
+        Invocation invocation = new Invocation(payload, traceId);
+        invocation.fail(errorType, message);
+        return invocation;
+    }
+
+    CompletableFuture<Void> running() {
+        return running;
     }
 
     /** A sandbox took it but could not run it: it may be handed out again. */

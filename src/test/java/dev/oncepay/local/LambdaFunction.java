@@ -46,6 +46,11 @@ final class LambdaFunction implements AutoCloseable {
 
     /** Invokes the function with {@code event}; the future ends with the function's result or Lambda's error. */
     CompletableFuture<InvocationResult> invoke(byte[] event, String traceId) {
+        return submit(event, traceId).result();
+    }
+
+    /** Queues an invocation of the function with {@code event} for the next idle sandbox. */
+    Invocation submit(byte[] event, String traceId) {
         Invocation invocation = new Invocation(event, traceId);
         if (closed) {
             invocation.fail("ServiceException", "the local run is stopping");
@@ -60,7 +65,7 @@ final class LambdaFunction implements AutoCloseable {
                 sandboxes.forEach(Sandbox::startIfCold);
             }
         }
-        return invocation.result();
+        return invocation;
     }
 
     /** The next invocation for a sandbox, or null after {@code waitMs} without one. */

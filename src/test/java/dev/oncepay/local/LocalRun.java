@@ -4,6 +4,7 @@ import dev.oncepay.config.DeploymentSettings;
 import dev.oncepay.sim.PspSimulator;
 import dev.oncepay.sim.SimulatorOptions;
 import dev.oncepay.sim.WebhookTarget;
+import dev.oncepay.testing.StoreFaultProxy;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -24,7 +25,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
- * oncepay on one machine, the way it runs on AWS: dynalite for DynamoDB, the PSP simulator, each
+ * oncepay on one machine, the way it runs on AWS: dynalite for DynamoDB behind a store fault proxy
+ * (healthy unless told otherwise over {@code /_store/faults}), the PSP simulator, each
  * function's packaged Lambda handler in sandbox JVMs under AWS's runtime interface client, a local
  * API Gateway (HTTP API, payload 2.0) in front of them and an EventBridge-like schedule for
  * reconcile. {@code ./run-local.sh} builds the package and starts this; Ctrl-C or SIGTERM stops
@@ -46,6 +48,7 @@ public final class LocalRun implements AutoCloseable {
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final long startedNanos = System.nanoTime();
     private LocalDynamo dynamo;
+    private StoreFaultProxy store;
     private PspSimulator simulator;
     private ApiGateway gateway;
     private EventBridgeSchedule schedule;
@@ -87,9 +90,13 @@ public final class LocalRun implements AutoCloseable {
         Path taskRoot = TaskRoot.prepare(options.app(), workDir);
         SandboxCommand command = new SandboxCommand(taskRoot, workDir, options.heap(), SandboxCommand.HANDLER);
 
-        LocalDynamo d = LocalDynamo.start(projectRoot(), options.dynamoPort(), options.dynamoPath());
+        int dynalitePort = options.dynalitePort() != 0 ? options.dynalitePort() : freePortApartFrom(options);
+        LocalDynamo d = LocalDynamo.start(projectRoot(), dynalitePort, options.dynamoPath());
         register(() -> dynamo = d, d);
         d.createTable(options.table());
+        // The functions' store is the fault proxy, so store faults can be injected into a running system.
+        StoreFaultProxy proxy = StoreFaultProxy.start(d.endpoint(), options.dynamoPort(), options.storeSeed());
+        register(() -> store = proxy, proxy);
 
         String webhookUrl = "http://127.0.0.1:" + options.apiPort() + "/webhooks/sim";
         PspSimulator sim = PspSimulator.start(SimulatorOptions.onPort(options.simPort()).withSeed(options.simSeed()));
@@ -106,7 +113,7 @@ public final class LocalRun implements AutoCloseable {
         }
         functions().forEach(f -> f.sandboxes().forEach(Sandbox::start));
 
-        ApiGateway g = new ApiGateway(options.apiPort(), HttpApiV2.oncepayRoutes(), this::invoke,
+        ApiGateway g = new ApiGateway(options.apiPort(), HttpApiV2.oncepayRoutes(), this::submit,
                 options::integrationTimeout);
         register(() -> gateway = g, g);
         String reconcile = DeploymentSettings.FUNCTION_RECONCILE;
@@ -154,17 +161,21 @@ public final class LocalRun implements AutoCloseable {
         return List.copyOf(functions.values());
     }
 
-    /** Invokes {@code function} like Lambda's Invoke API (used by the gateway and the schedule). */
+    /** Invokes {@code function} like Lambda's Invoke API (the schedule's way). */
     CompletableFuture<InvocationResult> invoke(String function, byte[] event) {
+        return submit(function, event).result();
+    }
+
+    /** Starts an invocation of {@code function} like Lambda's Invoke API (the gateway's way). */
+    Invocation submit(String function, byte[] event) {
         LambdaFunction f;
         synchronized (this) {
             f = functions.get(function);
         }
-        if (f == null) {
-            return CompletableFuture.completedFuture(
-                    InvocationResult.failure("ResourceNotFoundException", "no function " + function));
-        }
         String trace = HttpApiV2.traceHeader(java.time.Instant.now());
+        if (f == null) {
+            return Invocation.failed(event, trace, "ResourceNotFoundException", "no function " + function);
+        }
         try {
             String fromEvent = new com.fasterxml.jackson.databind.ObjectMapper().readTree(event)
                     .path("headers").path("x-amzn-trace-id").asText(null);
@@ -174,7 +185,7 @@ public final class LocalRun implements AutoCloseable {
         } catch (IOException notJson) {
             // keep the generated trace id
         }
-        return f.invoke(event, trace);
+        return f.submit(event, trace);
     }
 
     /**
@@ -192,7 +203,7 @@ public final class LocalRun implements AutoCloseable {
         env.put(DeploymentSettings.ENV_AWS_RETRY_MODE, DeploymentSettings.AWS_RETRY_MODE);
         env.put(DeploymentSettings.ENV_AWS_MAX_ATTEMPTS, Integer.toString(DeploymentSettings.AWS_MAX_ATTEMPTS));
         // Local only. No ONCEPAY_SECRET_ARN: the simulator's webhook secret is public anyway.
-        env.put("QUARKUS_DYNAMODB_ENDPOINT_OVERRIDE", "http://127.0.0.1:" + options.dynamoPort());
+        env.put("QUARKUS_DYNAMODB_ENDPOINT_OVERRIDE", store.endpoint());
         env.put("ONCEPAY_WEBHOOK_SECRETS_" + WebhookTarget.DEFAULT_PROVIDER_ID.toUpperCase(Locale.ROOT),
                 options.webhookSecret());
         // Lets a direct invocation carry the tenant in this header (the gateway sets the claim itself).
@@ -218,9 +229,10 @@ public final class LocalRun implements AutoCloseable {
                 "API Gateway (HTTP API v2)", api));
         lines.add(String.format("  %-26s %s   /_sim/faults /_sim/ledger /_sim/reset; webhooks -> %s/webhooks/sim",
                 "PSP simulator", simulator.baseUrl(), api));
-        lines.add(String.format("  %-26s %s   table %s (%s), pid %d", "DynamoDB (dynalite)", dynamo.endpoint(),
-                options.table(), options.dynamoPath() == null ? "in memory" : "data in " + options.dynamoPath(),
-                dynamo.pid()));
+        lines.add(String.format("  %-26s %s   table %s; faults: /_store/faults /_store/reset (none now)",
+                "DynamoDB (fault proxy)", store.endpoint(), options.table()));
+        lines.add(String.format("  %-26s %s   behind the proxy (%s), pid %d", "  dynalite", dynamo.endpoint(),
+                options.dynamoPath() == null ? "in memory" : "data in " + options.dynamoPath(), dynamo.pid()));
         for (LambdaFunction f : functions()) {
             String pids = f.sandboxes().stream().map(Sandbox::process).filter(p -> p != null)
                     .map(p -> Long.toString(p.pid())).collect(Collectors.joining(", "));
@@ -243,6 +255,8 @@ public final class LocalRun implements AutoCloseable {
                 + "/payments/<id> -H 'X-Tenant-Id: merchant-a'");
         lines.add("  curl -X POST " + simulator.baseUrl() + "/_sim/faults -d '{\"commitThenTimeoutRate\":1}'"
                 + "   (then a new key: 202 pending, settled later by webhook or reconcile)");
+        lines.add("  curl -X POST " + store.endpoint() + "/_store/faults -d '{\"throttleRate\":0.2}'"
+                + "   (the store throttles; '{\"outage\":true}' stops it, /_store/reset heals it)");
         lines.add("  kill <a sandbox pid>   (what it was running fails with 502; a new sandbox replaces it, as on Lambda)");
         lines.add("");
         Log.plain(String.join("\n", lines));
@@ -272,6 +286,9 @@ public final class LocalRun implements AutoCloseable {
         ports.put("--api-port", options.apiPort());
         ports.put("--sim-port", options.simPort());
         ports.put("--dynamo-port", options.dynamoPort());
+        if (options.dynalitePort() != 0) {
+            ports.put("--dynalite-port", options.dynalitePort());
+        }
         if (ports.values().stream().distinct().count() < ports.size()) {
             throw new IOException("the ports must differ: " + ports);
         }
@@ -281,6 +298,19 @@ public final class LocalRun implements AutoCloseable {
             } catch (IOException e) {
                 throw new IOException("port " + p.getValue() + " is in use (another local run?); choose another with "
                         + p.getKey());
+            }
+        }
+    }
+
+    /** A free loopback port other than the run's fixed ones (dynalite ignores --port 0). */
+    private static int freePortApartFrom(LocalRunOptions options) throws IOException {
+        while (true) {
+            int port;
+            try (ServerSocket socket = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
+                port = socket.getLocalPort();
+            }
+            if (port != options.apiPort() && port != options.simPort() && port != options.dynamoPort()) {
+                return port;
             }
         }
     }
@@ -324,6 +354,9 @@ public final class LocalRun implements AutoCloseable {
         functions().parallelStream().forEach(LambdaFunction::close);
         if (simulator != null) {
             simulator.close();
+        }
+        if (store != null) {
+            store.close();
         }
         if (dynamo != null) {
             dynamo.close();

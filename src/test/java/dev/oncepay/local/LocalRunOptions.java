@@ -1,6 +1,7 @@
 package dev.oncepay.local;
 
 import dev.oncepay.config.DeploymentSettings;
+import dev.oncepay.testing.StoreFaultProxy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -16,6 +17,9 @@ import java.util.Map;
  * @param app the deployable artifact: {@code function.zip} (unpacked like Lambda does) or an
  *        already unpacked task directory
  * @param workDir where the local run keeps its files (unpacked task root, dynalite data)
+ * @param dynamoPort the store's endpoint as the functions see it: the store fault proxy in front of
+ *        dynalite ({@code /_store/faults} steers its faults; healthy unless told otherwise)
+ * @param dynalitePort dynalite itself, behind the proxy; 0 for any free port
  * @param sandboxes sandbox processes per function (like Lambda's concurrent execution environments)
  * @param timeouts each function's Lambda timeout
  * @param integrationTimeout how long the API gateway waits for any function, or null for each route's
@@ -31,6 +35,7 @@ public record LocalRunOptions(
         int apiPort,
         int simPort,
         int dynamoPort,
+        int dynalitePort,
         Map<String, Integer> sandboxes,
         Map<String, Duration> timeouts,
         Duration integrationTimeout,
@@ -39,6 +44,7 @@ public record LocalRunOptions(
         String heap,
         String webhookSecret,
         long simSeed,
+        long storeSeed,
         Path dynamoPath,
         Map<String, String> env,
         long parentPid) {
@@ -75,6 +81,7 @@ public record LocalRunOptions(
                 DEFAULT_API_PORT,
                 DEFAULT_SIM_PORT,
                 DEFAULT_DYNAMO_PORT,
+                0,
                 // Like Lambda scaling out: concurrent payments really race in different processes.
                 Map.of(DeploymentSettings.FUNCTION_CHARGE, 2, DeploymentSettings.FUNCTION_WEBHOOK, 1,
                         DeploymentSettings.FUNCTION_RECONCILE, 1),
@@ -85,6 +92,7 @@ public record LocalRunOptions(
                 "256m",
                 "local-sim-secret",
                 42,
+                StoreFaultProxy.DEFAULT_SEED,
                 null,
                 Map.of(),
                 0);
@@ -128,7 +136,9 @@ public record LocalRunOptions(
                 "Usage: ./run-local.sh [options]   (every option also as env ONCEPAY_LOCAL_<NAME>, e.g. ONCEPAY_LOCAL_API_PORT)",
                 "  --api-port N             local API Gateway (default 8080)",
                 "  --sim-port N             PSP simulator (default 8090)",
-                "  --dynamo-port N          dynalite, the DynamoDB-compatible store (default 8000)",
+                "  --dynamo-port N          the store's endpoint: a fault proxy in front of dynalite (default 8000;",
+                "                           POST /_store/faults, e.g. {\"throttleRate\":0.2}, /_store/reset)",
+                "  --dynalite-port N        dynalite, the DynamoDB-compatible store, behind the proxy (default: a free port)",
                 "  --sandboxes LIST         sandboxes per function (default charge=2,webhook=1,reconcile=1)",
                 "  --timeout LIST           Lambda timeouts (default charge=28s,webhook=20s,reconcile=90s, as infra/)",
                 "  --integration-timeout D  how long the gateway waits for a function (default: its timeout + 1 s, at most 29 s)",
@@ -137,6 +147,7 @@ public record LocalRunOptions(
                 "  --heap SIZE              -Xmx of each sandbox JVM (default 256m)",
                 "  --webhook-secret S       secret the simulator signs webhooks with (default local-sim-secret)",
                 "  --sim-seed N             seed of the simulator's fault dice (default 42)",
+                "  --store-seed N           seed of the store fault proxy's dice (default " + StoreFaultProxy.DEFAULT_SEED + ")",
                 "  --dynamo-path DIR        keep the store on disk (LevelDB) instead of in memory",
                 "  --env KEY=VALUE          extra environment for every function (repeatable)",
                 "  --app PATH               function.zip or an unpacked task root (default target/function.zip)",
@@ -204,6 +215,7 @@ public record LocalRunOptions(
         int apiPort;
         int simPort;
         int dynamoPort;
+        int dynalitePort;
         final Map<String, Integer> sandboxes;
         final Map<String, Duration> timeouts;
         Duration integrationTimeout;
@@ -212,6 +224,7 @@ public record LocalRunOptions(
         String heap;
         String webhookSecret;
         long simSeed;
+        long storeSeed;
         Path dynamoPath;
         final Map<String, String> env;
         long parentPid;
@@ -222,6 +235,7 @@ public record LocalRunOptions(
             apiPort = o.apiPort;
             simPort = o.simPort;
             dynamoPort = o.dynamoPort;
+            dynalitePort = o.dynalitePort;
             sandboxes = new LinkedHashMap<>(o.sandboxes);
             timeouts = new LinkedHashMap<>(o.timeouts);
             integrationTimeout = o.integrationTimeout;
@@ -230,6 +244,7 @@ public record LocalRunOptions(
             heap = o.heap;
             webhookSecret = o.webhookSecret;
             simSeed = o.simSeed;
+            storeSeed = o.storeSeed;
             dynamoPath = o.dynamoPath;
             env = new LinkedHashMap<>(o.env);
             parentPid = o.parentPid;
@@ -240,6 +255,7 @@ public record LocalRunOptions(
                 case "--api-port" -> apiPort = port(value, source);
                 case "--sim-port" -> simPort = port(value, source);
                 case "--dynamo-port" -> dynamoPort = port(value, source);
+                case "--dynalite-port" -> dynalitePort = value.trim().equals("0") ? 0 : port(value, source);
                 case "--sandboxes" -> perFunction(value, source).forEach((f, v) -> sandboxes.put(f, count(v, source)));
                 case "--timeout" -> perFunction(value, source).forEach((f, v) -> timeouts.put(f, positive(duration(v), source)));
                 case "--integration-timeout" -> integrationTimeout = positive(duration(value), source);
@@ -248,7 +264,8 @@ public record LocalRunOptions(
                 case "--table" -> table = tableName(value, source);
                 case "--heap" -> heap = value;
                 case "--webhook-secret" -> webhookSecret = value;
-                case "--sim-seed" -> simSeed = Long.parseLong(value);
+                case "--sim-seed" -> simSeed = longValue(value, source);
+                case "--store-seed" -> storeSeed = longValue(value, source);
                 case "--dynamo-path" -> dynamoPath = value.isBlank() ? null : Path.of(value);
                 case "--env" -> {
                     int eq = value.indexOf('=');
@@ -269,8 +286,9 @@ public record LocalRunOptions(
                 System.out.println("note: API Gateway HTTP API allows at most " + MAX_INTEGRATION_TIMEOUT.toSeconds()
                         + " s of integration timeout; using " + integrationTimeout.toMillis() + " ms anyway (local only)");
             }
-            return new LocalRunOptions(app, workDir, apiPort, simPort, dynamoPort, sandboxes, timeouts,
-                    integrationTimeout, reconcileEvery, table, heap, webhookSecret, simSeed, dynamoPath, env, parentPid);
+            return new LocalRunOptions(app, workDir, apiPort, simPort, dynamoPort, dynalitePort, sandboxes, timeouts,
+                    integrationTimeout, reconcileEvery, table, heap, webhookSecret, simSeed, storeSeed, dynamoPath, env,
+                    parentPid);
         }
 
         private static Map<String, String> perFunction(String value, String source) {
@@ -316,6 +334,14 @@ public record LocalRunOptions(
         private static int integer(String value, String source) {
             try {
                 return Integer.parseInt(value.trim());
+            } catch (NumberFormatException e) {
+                throw new UsageException(source + ": not a number: " + value);
+            }
+        }
+
+        private static long longValue(String value, String source) {
+            try {
+                return Long.parseLong(value.trim());
             } catch (NumberFormatException e) {
                 throw new UsageException(source + ": not a number: " + value);
             }

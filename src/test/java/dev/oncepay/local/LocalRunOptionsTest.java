@@ -18,7 +18,9 @@ class LocalRunOptionsTest {
         LocalRunOptions o = LocalRunOptions.parse(List.of(), Map.of());
         assertEquals(8080, o.apiPort());
         assertEquals(8090, o.simPort());
-        assertEquals(8000, o.dynamoPort());
+        assertEquals(8000, o.dynamoPort(), "the store fault proxy, in front of dynalite");
+        assertEquals(0, o.dynalitePort(), "dynalite on any free port behind it");
+        assertEquals(7, LocalRunOptions.parse(List.of("--store-seed", "7"), Map.of()).storeSeed());
         assertEquals(Map.of("charge", 2, "webhook", 1, "reconcile", 1), o.sandboxes());
         assertEquals(Duration.ofSeconds(28), o.timeout("charge"));
         assertEquals(Duration.ofSeconds(20), o.timeout("webhook"));

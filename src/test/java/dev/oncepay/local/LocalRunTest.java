@@ -32,8 +32,9 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The local run end to end, as {@code run-local.sh} starts it: the same Java entry point in its own
  * JVM on free ports with the real Lambda package, a payment over plain HTTP, its replay, a read,
- * the simulator's webhook reaching the webhook function, scheduled events reaching reconcile, and
- * SIGTERM — after which every process the run started is gone.
+ * a store outage injected through the fault proxy on the DynamoDB port, the simulator's webhook
+ * reaching the webhook function, scheduled events reaching reconcile, and SIGTERM — after which
+ * every process the run started is gone.
  *
  * <p>Runs in the normal {@code mvn test}: that phase comes before {@code package}, so the package
  * is {@code target/function.zip} when it is newer than the code, else built here from
@@ -54,6 +55,8 @@ class LocalRunTest {
         long packaged = System.nanoTime();
 
         int apiPort = freePort();
+        int simPort = freePort();
+        int storePort = freePort();
         List<String> command = List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
@@ -63,8 +66,8 @@ class LocalRunTest {
                 "--app", app.toString(),
                 "--work-dir", root.resolve("target/local-run-test/run").toString(),
                 "--api-port", Integer.toString(apiPort),
-                "--sim-port", Integer.toString(freePort()),
-                "--dynamo-port", Integer.toString(freePort()),
+                "--sim-port", Integer.toString(simPort),
+                "--dynamo-port", Integer.toString(storePort),
                 "--reconcile-every", "2s",
                 "--parent-pid", Long.toString(ProcessHandle.current().pid()));
         Process run = new ProcessBuilder(command).directory(root.toFile()).redirectErrorStream(true).start();
@@ -114,6 +117,32 @@ class LocalRunTest {
             assertEquals(201, replay.statusCode());
             assertEquals("true", replay.headers().firstValue("Idempotent-Replayed").orElse(null));
             assertEquals(first.body(), replay.body(), "the replay is the stored answer, byte for byte");
+
+            // The documented DynamoDB port is the store fault proxy's: an outage set there reaches the
+            // functions (503 store-unavailable before any provider call, nothing charged), and a reset
+            // heals the store.
+            String store = "http://127.0.0.1:" + storePort;
+            String sim = "http://127.0.0.1:" + simPort;
+            int charges = JSON.readTree(send(HttpRequest.newBuilder(URI.create(sim + "/_sim/ledger")).GET()).body())
+                    .get("charges").size();
+            HttpResponse<String> down = send(HttpRequest.newBuilder(URI.create(store + "/_store/faults"))
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"outage\":true}")));
+            assertEquals(200, down.statusCode(), down.body());
+            assertTrue(JSON.readTree(down.body()).get("outage").asBoolean(), down.body());
+            String other = "{\"amount\":990,\"currency\":\"EUR\",\"reference\":\"order_2\"}";
+            HttpResponse<String> duringOutage = send(payment(api, "local-run-test-2", other));
+            assertEquals(503, duringOutage.statusCode(), duringOutage.body());
+            assertTrue(JSON.readTree(duringOutage.body()).get("type").asText().endsWith("/store-unavailable"),
+                    duringOutage.body());
+            assertTrue(duringOutage.headers().firstValue("Retry-After").isPresent());
+            assertEquals(charges, JSON.readTree(send(HttpRequest.newBuilder(URI.create(sim + "/_sim/ledger")).GET())
+                    .body()).get("charges").size(), "nothing charged while the store is down");
+            HttpResponse<String> healed = send(HttpRequest.newBuilder(URI.create(store + "/_store/reset"))
+                    .POST(HttpRequest.BodyPublishers.noBody()));
+            assertEquals(200, healed.statusCode(), healed.body());
+            assertFalse(JSON.readTree(send(HttpRequest.newBuilder(URI.create(store + "/_store/faults")).GET()).body())
+                    .get("outage").asBoolean());
+            assertEquals(201, send(payment(api, "local-run-test-2", other)).statusCode(), "the same key, store healthy");
 
             HttpResponse<String> read = send(HttpRequest.newBuilder(URI.create(api + "/payments/" + id))
                     .header("X-Tenant-Id", "merchant-a").GET());

@@ -1,0 +1,146 @@
+package dev.oncepay.drill;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.oncepay.idempotency.IdempotencyKey;
+import java.net.http.HttpClient;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The drill's verdict on made-up evidence, timed to the millisecond: which charge requests are
+ * orphans, and when an order charged twice is oncepay's double charge. (The drill itself shows it
+ * works on a real run; this pins its rules.)
+ */
+class OracleVerdictTest {
+    private static final String TENANT = "merchant-a";
+
+    private final Recorder recorder = new Recorder();
+    private final Oracle oracle = new Oracle(HttpClient.newHttpClient(), "http://127.0.0.1:9", "http://127.0.0.1:9",
+            "http://127.0.0.1:9", "oncepay-drill");
+    private final Map<String, Oracle.StoredPayment> payments = new HashMap<>();
+    private final Map<String, Oracle.StoredKey> keys = new HashMap<>();
+    private final List<Oracle.LedgerCharge> ledger = new ArrayList<>();
+    private final List<ProviderTap.ChargeRequest> requests = new ArrayList<>();
+    private final List<Long> chargeKills = new ArrayList<>();
+
+    @AfterEach
+    void close() {
+        oracle.close();
+    }
+
+    private Recorder.PaymentRecord order(boolean shopper) {
+        return new Recorder.PaymentRecord(new Workload.Plan(0, TENANT, "key-1", 4200, "EUR", "order_1",
+                Workload.Behaviour.NORMAL, 100, shopper));
+    }
+
+    /** A POST with {@code key} from {@code startMs} to {@code endMs}, answered {@code outcome}. */
+    private void post(String key, long startMs, long endMs, String outcome, String paymentId) {
+        recorder.attempts.add(new Recorder.Attempt(0, "POST", key, startMs, endMs - startMs, outcome, false, paymentId));
+    }
+
+    /** Payment {@code id} of {@code key}, settled SUCCEEDED, its charge requested at {@code requestedMs}. */
+    private void charged(String id, String key, long requestedMs) {
+        keys.put(new IdempotencyKey(TENANT, key).storageId(), new Oracle.StoredKey(key, id, 0));
+        payments.put(id, new Oracle.StoredPayment(id, TENANT, "SUCCEEDED", null, "order_1", recorder.t0WallMs));
+        ledger.add(new Oracle.LedgerCharge("ch_" + id, id, "succeeded", "oncepay-" + id,
+                recorder.t0WallMs + requestedMs + 1));
+        requests.add(new ProviderTap.ChargeRequest(recorder.t0Nanos + requestedMs * 1_000_000, "oncepay-" + id, id,
+                "order_1", new AtomicReference<>("200 succeeded")));
+    }
+
+    private Oracle.Verdict verdict(Recorder.PaymentRecord order) throws InterruptedException {
+        return oracle.verdict(List.of(order), new Oracle.Snapshot(payments, keys), ledger,
+                new Oracle.Evidence(requests, List.of(), chargeKills), recorder);
+    }
+
+    @Test
+    void aChargeRequestWhileItsKeyWaitsIsNoOrphan() throws Exception {
+        Recorder.PaymentRecord order = order(false);
+        post("key-1", 0, 1000, "201", "pay_1");
+        order.answered(0, new Recorder.Answer(201, "succeeded", "pay_1", 1000));
+        charged("pay_1", "key-1", 500);
+        Oracle.Verdict v = verdict(order);
+        assertEquals(0, v.orphanCharges(), v.details().toString());
+        assertEquals(0, v.doubleCharges());
+        assertTrue(v.ok(), v.details().toString());
+    }
+
+    @Test
+    void aChargeRequestAfterTheKeysLastAnswerWasAnErrorIsAnOrphan() throws Exception {
+        Recorder.PaymentRecord order = order(false);
+        post("key-1", 0, 1000, "502", null);
+        post("key-1", 6000, 6100, "201", "pay_1");
+        order.answered(0, new Recorder.Answer(201, "succeeded", "pay_1", 6100));
+        charged("pay_1", "key-1", 3000); // between the 502 and the retry: nobody waits
+        Oracle.Verdict v = verdict(order);
+        assertEquals(1, v.orphanCharges(), v.details().toString());
+        assertTrue(v.details().stream().anyMatch(d -> d.startsWith("ORPHAN CHARGE") && d.contains("502 at +1.0 s")),
+                v.details().toString());
+    }
+
+    @Test
+    void aChargeRequestAfterTheKeyWasAnswered202MayBeTheSweepsResend() throws Exception {
+        Recorder.PaymentRecord order = order(false);
+        post("key-1", 0, 1000, "202", "pay_1");
+        order.answered(0, new Recorder.Answer(201, "succeeded", "pay_1", 9000));
+        charged("pay_1", "key-1", 8000);
+        assertEquals(0, verdict(order).orphanCharges());
+    }
+
+    @Test
+    void anOrderPaidAgainAfterOncepayResentTheFirstPaymentIsADoubleChargeAndAnOrphan() throws Exception {
+        Recorder.PaymentRecord order = order(true);
+        post("key-1", 0, 1000, "503-store", null);
+        String again = order.payAgain(0, 1000, "503-store");
+        post(again, 1200, 1500, "201", "pay_2");
+        order.answered(0, new Recorder.Answer(201, "succeeded", "pay_2", 1500));
+        charged("pay_2", again, 1300);
+        charged("pay_1", "key-1", 20_000); // the sweep sends the first payment's charge
+        Oracle.Verdict v = verdict(order);
+        assertEquals(1, v.doubleCharges(), v.details().toString());
+        assertEquals(1, v.orphanCharges());
+        assertEquals(0, v.chargedAfterKilledRun());
+        assertTrue(v.details().stream().anyMatch(d -> d.startsWith("DOUBLE CHARGE order order_1")
+                && d.contains("cause: oncepay charged payment pay_1 with nobody waiting")), v.details().toString());
+        assertTrue(!v.ok());
+    }
+
+    @Test
+    void anOrderPaidAgainAfterTheDrillKilledTheRunThatChargedItIsReportedApart() throws Exception {
+        Recorder.PaymentRecord order = order(true);
+        post("key-1", 0, 1000, "502", null);
+        charged("pay_1", "key-1", 400);
+        chargeKills.add(700L); // the run died after its charge reached the provider
+        String again = order.payAgain(0, 1000, "502");
+        post(again, 1200, 1500, "201", "pay_2");
+        order.answered(0, new Recorder.Answer(201, "succeeded", "pay_2", 1500));
+        charged("pay_2", again, 1300);
+        Oracle.Verdict v = verdict(order);
+        assertEquals(0, v.doubleCharges(), v.details().toString());
+        assertEquals(1, v.chargedAfterKilledRun());
+        assertEquals(0, v.orphanCharges());
+        assertTrue(v.details().stream().anyMatch(d -> d.startsWith("CHARGED TWICE AFTER A KILLED RUN")),
+                v.details().toString());
+    }
+
+    @Test
+    void withoutAKilledRunTheSameOrderIsADoubleCharge() throws Exception {
+        Recorder.PaymentRecord order = order(true);
+        post("key-1", 0, 1000, "502", null);
+        charged("pay_1", "key-1", 400); // no kill: the 502 came from somewhere else
+        String again = order.payAgain(0, 1000, "502");
+        post(again, 1200, 1500, "201", "pay_2");
+        order.answered(0, new Recorder.Answer(201, "succeeded", "pay_2", 1500));
+        charged("pay_2", again, 1300);
+        Oracle.Verdict v = verdict(order);
+        assertEquals(1, v.doubleCharges(), v.details().toString());
+        assertEquals(0, v.chargedAfterKilledRun());
+    }
+}

@@ -1,0 +1,81 @@
+package dev.oncepay.drill;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.oncepay.sim.Faults;
+import dev.oncepay.sim.PspSimulator;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The tap between oncepay and the simulator: it notes every charge request and changes no answer. */
+class ProviderTapTest {
+    private static final String BODY =
+            "{\"amount\":4200,\"currency\":\"EUR\",\"reference\":\"pay_1\",\"description\":\"order_9\"}";
+
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private PspSimulator sim;
+    private ProviderTap tap;
+
+    @BeforeEach
+    void start() throws IOException {
+        sim = PspSimulator.start(0);
+        tap = ProviderTap.start(sim.baseUrl());
+    }
+
+    @AfterEach
+    void stop() {
+        tap.close();
+        sim.close();
+    }
+
+    private HttpResponse<String> charge(String key) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(URI.create(tap.url() + "/v1/charges")).timeout(Duration.ofSeconds(5))
+                .header("Idempotency-Key", key).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(BODY)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    @Test
+    void aChargeGoesThroughUnchangedAndIsNotedWithItsPaymentAndOrder() throws Exception {
+        long before = System.nanoTime();
+        HttpResponse<String> first = charge("oncepay-pay_1");
+        HttpResponse<String> replay = charge("oncepay-pay_1");
+
+        assertEquals(200, first.statusCode(), first.body());
+        assertEquals(first.body(), replay.body());
+        assertEquals("true", replay.headers().firstValue("Idempotent-Replayed").orElse(null));
+        assertEquals(1, sim.ledger().size());
+        List<ProviderTap.ChargeRequest> noted = tap.chargeRequests();
+        assertEquals(2, noted.size());
+        assertEquals("pay_1", noted.get(0).paymentId());
+        assertEquals("order_9", noted.get(0).order());
+        assertEquals("oncepay-pay_1", noted.get(0).idempotencyKey());
+        assertTrue(noted.get(0).atNanos() >= before);
+        assertTrue(noted.get(0).executed(), noted.get(0).answer().get());
+        assertFalse(noted.get(1).executed(), "a replay: " + noted.get(1).answer().get());
+
+        HttpResponse<String> lookup = http.send(HttpRequest.newBuilder(URI.create(tap.url() + "/v1/charges?reference=pay_1"))
+                .GET().build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, lookup.statusCode());
+        assertEquals(2, tap.chargeRequests().size(), "lookups are forwarded, not noted as charges");
+    }
+
+    @Test
+    void aConnectionTheProviderDropsIsDroppedAndTheRequestStillNoted() throws Exception {
+        sim.setFaults(Faults.none().withResetRate(1.0));
+        assertThrows(IOException.class, () -> charge("oncepay-pay_1"));
+        assertEquals(0, sim.ledger().size());
+        assertEquals(1, tap.chargeRequests().size());
+        assertEquals("no answer", tap.chargeRequests().get(0).answer().get());
+    }
+}
