@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.oncepay.testing.HttpApiEvents;
 import java.io.IOException;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -193,7 +194,8 @@ public final class HttpApiV2 {
 
         byte[] body = request.body();
         boolean hasBody = body != null && body.length > 0;
-        boolean text = isText(headers.get("content-type"));
+        // Bytes that are not UTF-8 go base64-encoded, as API Gateway does: never repaired into U+FFFD.
+        boolean text = isText(headers.get("content-type")) && (!hasBody || HttpApiEvents.isUtf8(body));
         if (hasBody) {
             event.put("body", text ? new String(body, StandardCharsets.UTF_8) : Base64.getEncoder().encodeToString(body));
         }

@@ -108,6 +108,17 @@ class HttpApiV2Test {
     }
 
     @Test
+    void aJsonBodyThatIsNotUtf8IsPassedBase64EncodedNeverRepaired() throws Exception {
+        byte[] latin1 = "{\"description\":\"caf\u00e9\"}".getBytes(StandardCharsets.ISO_8859_1);
+        ObjectNode event = HttpApiV2.event(request("POST", "/payments", null, latin1,
+                "Content-Type", "application/json"), CREATE, Map.of(), "r", NOW, "t");
+
+        assertTrue(event.get("isBase64Encoded").asBoolean());
+        assertFalse(event.get("body").asText().contains("\uFFFD"));
+        assertArrayEquals(latin1, JSON.treeToValue(event, HttpApiEvent.class).rawBody(), "the exact bytes");
+    }
+
+    @Test
     void aBodyWithoutAContentTypeOrAFormIsBase64EncodedAndNoBodyMeansNoBodyField() {
         ObjectNode form = HttpApiV2.event(request("POST", "/payments", null, "a=1".getBytes(StandardCharsets.UTF_8),
                 "Content-Type", "application/x-www-form-urlencoded"), CREATE, Map.of(), "r", NOW, "t");

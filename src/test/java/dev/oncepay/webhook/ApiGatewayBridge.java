@@ -3,10 +3,8 @@ package dev.oncepay.webhook;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
+import dev.oncepay.testing.HttpApiEvents;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -42,7 +40,7 @@ final class ApiGatewayBridge implements AutoCloseable {
             byte[] body = exchange.getRequestBody().readAllBytes();
             String signature = exchange.getRequestHeaders().getFirst("Payment-Signature");
             // Like API Gateway, pass bytes that are not UTF-8 text base64-encoded, never repaired.
-            ApiResponse response = WebhookRequests.call(isUtf8(body)
+            ApiResponse response = WebhookRequests.call(HttpApiEvents.isUtf8(body)
                     ? WebhookRequests.event(provider, new String(body, StandardCharsets.UTF_8), signature)
                     : WebhookRequests.base64Event(provider, body, signature));
             // A failed invocation is a 500 at API Gateway.
@@ -55,16 +53,6 @@ final class ApiGatewayBridge implements AutoCloseable {
                     os.write(out);
                 }
             }
-        }
-    }
-
-    private static boolean isUtf8(byte[] bytes) {
-        try {
-            StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes));
-            return true;
-        } catch (CharacterCodingException notText) {
-            return false;
         }
     }
 
