@@ -113,7 +113,17 @@ public class ChargeUseCase {
         long epoch = key.leaseEpoch();
         reached(key.paymentId(), ChargePhase.KEY_CLAIMED, epoch);
 
-        Payment payment = record(key, request, seen);
+        Payment payment;
+        try {
+            payment = record(key, request, seen);
+        } catch (SdkException storeFailed) {
+            if (!claim.takenOver()) {
+                // A fresh claim has sent nothing: free the key, so the 503's "retry with the same
+                // key" works at once instead of meeting our lease (409) until it ends.
+                releaseQuietly(key);
+            }
+            throw storeFailed;
+        }
         if (payment.status() != PaymentStatus.PENDING) {
             // Settled (by a webhook or the sweep) between our read and our fence. A request that
             // holds the key gets its own answer; only one that found an outcome stored is a replay.
@@ -156,6 +166,15 @@ public class ChargeUseCase {
         LOG.warnf("store failed settling paymentId=%s outcome=%s: %s; answering pending", payment.id(),
                 result.outcome(), storeFailed.getMessage());
         return new ChargeAnswer(payment, false);
+    }
+
+    private void releaseQuietly(KeyRecord key) {
+        try {
+            keys.release(key);
+        } catch (SdkException stillFailing) {
+            LOG.warnf("store failed releasing key of paymentId=%s: %s; its lease ends it", key.paymentId(),
+                    stillFailing.getMessage());
+        }
     }
 
     /**

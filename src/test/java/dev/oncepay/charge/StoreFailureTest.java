@@ -93,11 +93,17 @@ class StoreFailureTest extends ChargeTestSupport {
         // The claim succeeds; every attempt to record the PENDING payment fails.
         store.failNext("PutItem", "payment#", StoreFault.SERVER_ERROR, 3);
 
-        ApiResponse refused = post(newKey(), body(4200, "EUR", "order_no_record"));
+        String key = newKey();
+        ApiResponse refused = post(key, body(4200, "EUR", "order_no_record"));
 
         assertProblem(refused, 503, "store-unavailable");
         assertEquals(0, sim.chargeRequests(), "the provider is called only after the payment is recorded");
         assertTrue(storedItems().stream().noneMatch(i -> Table.KIND_PAYMENT.equals(i.get(Table.KIND).s())));
+        assertTrue(storedItems().isEmpty(), "the fresh claim was released: nothing was sent for it");
+
+        ApiResponse retried = post(key, body(4200, "EUR", "order_no_record"));
+        assertEquals(201, retried.status(), "the same key works at once, no 409 against our own lease");
+        assertEquals(1, sim.ledger().size());
     }
 
     @Test
