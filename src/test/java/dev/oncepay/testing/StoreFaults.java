@@ -1,9 +1,15 @@
 package dev.oncepay.testing;
 
+import static dev.oncepay.testing.FaultFields.bool;
+import static dev.oncepay.testing.FaultFields.number;
+import static dev.oncepay.testing.FaultFields.overlay;
+import static dev.oncepay.testing.FaultFields.requireNonNegative;
+import static dev.oncepay.testing.FaultFields.requireRate;
+import static dev.oncepay.testing.FaultFields.wholeNumber;
+
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.util.Map;
 import java.util.Set;
 
 /**
@@ -88,16 +94,7 @@ public record StoreFaults(
      * @throws IllegalArgumentException naming the offending field; nothing changes then
      */
     public StoreFaults merge(JsonNode patch, ObjectMapper json) {
-        if (patch == null || !patch.isObject()) {
-            throw new IllegalArgumentException("faults must be a JSON object");
-        }
-        ObjectNode merged = toJson(json);
-        for (Map.Entry<String, JsonNode> field : patch.properties()) {
-            if (!FIELDS.contains(field.getKey())) {
-                throw new IllegalArgumentException("unknown fault field: " + field.getKey());
-            }
-            merged.set(field.getKey(), field.getValue());
-        }
+        ObjectNode merged = overlay(toJson(json), patch, FIELDS);
         return new StoreFaults(
                 wholeNumber(merged, "latencyMs"),
                 number(merged, "throttleRate"),
@@ -106,41 +103,5 @@ public record StoreFaults(
                 wholeNumber(merged, "stallMs"),
                 number(merged, "lostAnswerRate"),
                 bool(merged, "outage"));
-    }
-
-    private static void requireRate(String name, double value) {
-        if (!(value >= 0.0 && value <= 1.0)) { // also rejects NaN
-            throw new IllegalArgumentException(name + " must be between 0 and 1, was " + value);
-        }
-    }
-
-    private static void requireNonNegative(String name, long value) {
-        if (value < 0) {
-            throw new IllegalArgumentException(name + " must not be negative, was " + value);
-        }
-    }
-
-    private static double number(JsonNode node, String name) {
-        JsonNode value = node.get(name);
-        if (!value.isNumber()) {
-            throw new IllegalArgumentException(name + " must be a number");
-        }
-        return value.doubleValue();
-    }
-
-    private static long wholeNumber(JsonNode node, String name) {
-        JsonNode value = node.get(name);
-        if (!value.isIntegralNumber() || !value.canConvertToLong()) {
-            throw new IllegalArgumentException(name + " must be a whole number");
-        }
-        return value.longValue();
-    }
-
-    private static boolean bool(JsonNode node, String name) {
-        JsonNode value = node.get(name);
-        if (!value.isBoolean()) {
-            throw new IllegalArgumentException(name + " must be true or false");
-        }
-        return value.booleanValue();
     }
 }

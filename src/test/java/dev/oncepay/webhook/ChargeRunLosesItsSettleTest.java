@@ -8,28 +8,20 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.charge.ChargePhase;
-import dev.oncepay.charge.PaymentsHttp;
-import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.payment.Payment;
-import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.sim.Faults;
 import dev.oncepay.sim.LedgerEntry;
-import dev.oncepay.sim.PspSimulator;
-import dev.oncepay.testing.HttpApiEvents;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
 import dev.oncepay.testing.PhaseHooks;
-import dev.oncepay.testing.TestClock;
 import dev.oncepay.testing.TestEnvironment;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
-import java.io.IOException;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -50,28 +42,15 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @TestProfile(WebhookTestProfile.class)
 @WithTestResource(value = TestEnvironment.class, scope = TestResourceScope.GLOBAL)
-class ChargeRunLosesItsSettleTest {
+class ChargeRunLosesItsSettleTest extends WebhookChargeSupport {
     private static final String TENANT = "merchant-lost-settle";
 
     @Inject
-    PaymentsHttp paymentsHttp;
-    @Inject
-    PaymentRepository payments;
-    @Inject
     PhaseHooks chargePhases;
-    @Inject
-    TestClock clock;
-    @Inject
-    ObjectMapper json;
-
-    private final PspSimulator simulator = TestEnvironment.simulator();
 
     @BeforeEach
     void reset() {
-        clock.reset();
         chargePhases.reset();
-        simulator.reset();
-        simulator.clearWebhookTarget();
     }
 
     @AfterEach
@@ -180,13 +159,7 @@ class ChargeRunLosesItsSettleTest {
     }
 
     private HttpApiResponse charge(String key, long amount) {
-        String body = "{\"amount\":" + amount + ",\"currency\":\"EUR\",\"reference\":\"order_" + key + "\"}";
-        try {
-            return paymentsHttp.handle(json.readValue(HttpApiEvents.postPayment(TENANT, key, body).json(),
-                    HttpApiEvent.class));
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
+        return postPayment(TENANT, key, "{\"amount\":" + amount + ",\"currency\":\"EUR\",\"reference\":\"order_" + key + "\"}");
     }
 
     /** Delivers the body signed by the simulator's secret through the webhook function; its outcome. */

@@ -3,31 +3,21 @@ package dev.oncepay.webhook;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.oncepay.charge.PaymentsHttp;
-import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.http.HttpApiResponse;
-import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.sim.Faults;
 import dev.oncepay.sim.LedgerEntry;
-import dev.oncepay.sim.PspSimulator;
 import dev.oncepay.sim.WebhookDelivery;
 import dev.oncepay.sim.WebhookEvent;
-import dev.oncepay.testing.HttpApiEvents;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
-import dev.oncepay.testing.TestClock;
 import dev.oncepay.testing.TestEnvironment;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import jakarta.inject.Inject;
-import java.io.IOException;
 import java.util.List;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -40,26 +30,9 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @TestProfile(WebhookTestProfile.class)
 @WithTestResource(value = TestEnvironment.class, scope = TestResourceScope.GLOBAL)
-class ProcessingAnswerSettledByWebhookTest {
+class ProcessingAnswerSettledByWebhookTest extends WebhookChargeSupport {
     private static final String TENANT = "merchant-p";
 
-    @Inject
-    PaymentsHttp paymentsHttp;
-    @Inject
-    PaymentRepository payments;
-    @Inject
-    TestClock clock;
-    @Inject
-    ObjectMapper json;
-
-    private final PspSimulator simulator = TestEnvironment.simulator();
-
-    @BeforeEach
-    void reset() {
-        clock.reset();
-        simulator.reset();
-        simulator.clearWebhookTarget();
-    }
 
     @AfterEach
     void cleanUp() {
@@ -92,7 +65,7 @@ class ProcessingAnswerSettledByWebhookTest {
         assertEquals(charges.get(0).id(), settled.get("providerPaymentId").asText());
     }
 
-    private HttpApiResponse charge(String key, String body) throws IOException {
-        return paymentsHttp.handle(json.readValue(HttpApiEvents.postPayment(TENANT, key, body).json(), HttpApiEvent.class));
+    private HttpApiResponse charge(String key, String body) {
+        return postPayment(TENANT, key, body);
     }
 }

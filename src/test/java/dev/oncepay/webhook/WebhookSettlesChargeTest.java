@@ -5,25 +5,18 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.charge.ChargePhase;
-import dev.oncepay.charge.PaymentsHttp;
-import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.http.HttpApiResponse;
-import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.sim.Faults;
 import dev.oncepay.sim.LedgerEntry;
-import dev.oncepay.sim.PspSimulator;
 import dev.oncepay.sim.WebhookAttempt;
 import dev.oncepay.sim.WebhookDelivery;
 import dev.oncepay.sim.WebhookEvent;
 import dev.oncepay.store.Attr;
 import dev.oncepay.store.Table;
-import dev.oncepay.testing.HttpApiEvents;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
 import dev.oncepay.testing.PhaseHooks;
-import dev.oncepay.testing.TestClock;
 import dev.oncepay.testing.TestEnvironment;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -52,31 +45,18 @@ import software.amazon.awssdk.services.dynamodb.model.Condition;
 @QuarkusTest
 @TestProfile(WebhookTestProfile.class)
 @WithTestResource(value = TestEnvironment.class, scope = TestResourceScope.GLOBAL)
-class WebhookSettlesChargeTest {
+class WebhookSettlesChargeTest extends WebhookChargeSupport {
     private static final String TENANT = "merchant-a";
 
-    @Inject
-    PaymentsHttp paymentsHttp;
-    @Inject
-    PaymentRepository payments;
     @Inject
     PhaseHooks chargePhases;
     @Inject
     WebhookHooks webhookHooks;
-    @Inject
-    TestClock clock;
-    @Inject
-    ObjectMapper json;
-
-    private final PspSimulator simulator = TestEnvironment.simulator();
 
     @BeforeEach
     void reset() {
-        clock.reset();
         chargePhases.reset();
         webhookHooks.reset();
-        simulator.reset();
-        simulator.clearWebhookTarget();
         // The charge call commits at the provider, then its answer is late: the run cannot know.
         simulator.setFaults(Faults.none().withCommitThenTimeoutRate(1.0).withCommitThenTimeoutMs(3000));
     }
@@ -161,13 +141,7 @@ class WebhookSettlesChargeTest {
     }
 
     private HttpApiResponse charge(String key, String order) {
-        String body = "{\"amount\":4200,\"currency\":\"EUR\",\"reference\":\"" + order + "\"}";
-        try {
-            return paymentsHttp.handle(json.readValue(HttpApiEvents.postPayment(TENANT, key, body).json(),
-                    HttpApiEvent.class));
-        } catch (java.io.IOException e) {
-            throw new IllegalStateException(e);
-        }
+        return postPayment(TENANT, key, "{\"amount\":4200,\"currency\":\"EUR\",\"reference\":\"" + order + "\"}");
     }
 
     private List<LedgerEntry> ledgerFor(String paymentId) {
