@@ -72,7 +72,7 @@ public class PaymentsHttp {
             LOG.warnf("store unavailable: %s: %s", e.getClass().getSimpleName(), e.getMessage());
             return responses.problem(ProblemType.STORE_UNAVAILABLE,
                     "the payment store is unavailable and this request charged nothing; retry later"
-                            + " (a payment with the same Idempotency-Key)",
+                            + " (a payment: with the same Idempotency-Key)",
                     Map.of(), HttpResponses.retryAfter(config.charge().unavailableRetryAfter()));
         } catch (RuntimeException e) {
             // State is safe whatever failed: a held key is recovered by a retry after its lease.
