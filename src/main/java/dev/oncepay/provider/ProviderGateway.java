@@ -82,7 +82,7 @@ public class ProviderGateway {
     }
 
     /** {@link #chargesFor(String, Instant)} within the lookup call's configured budget. */
-    public List<PspCharge> chargesFor(String paymentId) {
+    public List<FoundCharge> chargesFor(String paymentId) {
         return chargesFor(paymentId, clock.instant().plus(calls.lookupBudget()));
     }
 
@@ -91,12 +91,12 @@ public class ProviderGateway {
      * (or the configured budget, if that ends sooner). Anything but a well-formed list is a fault,
      * never an empty list: faults propagate, also when there is no time for an attempt.
      */
-    public List<PspCharge> chargesFor(String paymentId, Instant deadline) {
+    public List<FoundCharge> chargesFor(String paymentId, Instant deadline) {
         CallLog log = calls.lookupCall(Duration.between(clock.instant(), deadline));
         if (!log.attemptFitsAfter(Duration.ZERO)) {
             throw new OutOfTimeProviderFault("no time left for a lookup before " + deadline, false, null);
         }
-        return calls.chargesByReference(paymentId, log);
+        return calls.chargesByReference(paymentId, log).stream().map(PspCharge::found).toList();
     }
 
     /** Whether a charge would be refused without a call right now. */

@@ -2,7 +2,7 @@ package dev.oncepay.provider;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 
-/** A charge as the PSP reports it; {@code status} as sent, read through {@link #chargeStatus()}. */
+/** A charge as the PSP reports it (wire record); {@code status} as sent, read through {@link #chargeStatus()}. */
 @JsonIgnoreProperties(ignoreUnknown = true)
 public record PspCharge(String id, String status, String reference, Long amount, String currency, String declineCode) {
 
@@ -13,5 +13,10 @@ public record PspCharge(String id, String status, String reference, Long amount,
     /** The decline code the provider gave, else its status word. */
     public String declineCodeOrStatus() {
         return declineCode != null ? declineCode : status;
+    }
+
+    /** What reconcile sees of it. */
+    FoundCharge found() {
+        return new FoundCharge(id, chargeStatus().outcome(), status, reference, amount, currency, declineCode);
     }
 }

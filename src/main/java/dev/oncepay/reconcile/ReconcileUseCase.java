@@ -11,7 +11,7 @@ import dev.oncepay.payment.ProviderAccounts;
 import dev.oncepay.payment.Transition;
 import dev.oncepay.provider.ChargeResult;
 import dev.oncepay.provider.ProviderGateway;
-import dev.oncepay.provider.PspCharge;
+import dev.oncepay.provider.FoundCharge;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
 import java.time.Clock;
@@ -163,7 +163,7 @@ public class ReconcileUseCase {
         if (provider.chargeBreakerOpen()) {
             return new NoAnswer("the provider's charge circuit breaker is open; provider not called");
         }
-        List<PspCharge> charges;
+        List<FoundCharge> charges;
         try {
             charges = provider.chargesFor(payment.id(), deadline);
         } catch (RuntimeException fault) {
@@ -242,29 +242,29 @@ public class ReconcileUseCase {
     }
 
     /** Reads the lookup: exactly one charge of ours in a final status settles; more, or a mismatch, is for a human. */
-    static Verdict judge(Payment payment, List<PspCharge> lookup) {
-        List<PspCharge> charges = lookup.stream()
+    static Verdict judge(Payment payment, List<FoundCharge> lookup) {
+        List<FoundCharge> charges = lookup.stream()
                 .filter(c -> c.reference() == null || c.reference().equals(payment.id())).toList();
         if (charges.isEmpty()) {
             return new NotFound();
         }
         if (charges.size() > 1) {
             return new Review("the provider holds " + charges.size() + " charges for this payment: "
-                    + charges.stream().map(c -> c.id() + "=" + c.status()).collect(Collectors.joining(", ")));
+                    + charges.stream().map(c -> c.id() + "=" + c.providerStatus()).collect(Collectors.joining(", ")));
         }
-        PspCharge charge = charges.get(0);
+        FoundCharge charge = charges.get(0);
         if ((charge.amount() != null && charge.amount() != payment.amount())
                 || (charge.currency() != null && !charge.currency().equalsIgnoreCase(payment.currency()))) {
             return new Review("charge " + charge.id() + " of " + charge.amount() + " " + charge.currency()
                     + " contradicts the payment's " + payment.amount() + " " + payment.currency());
         }
-        // The one mapping of the provider's words to outcomes, shared with the charge answer.
-        return switch (charge.chargeStatus().outcome()) {
+        // The adapter's one mapping of the provider's words, shared with the charge answer.
+        return switch (charge.outcome()) {
             case SUCCEEDED -> new Settle(PaymentStatus.SUCCEEDED, charge.id(), null,
                     "reconcile: provider lookup found charge " + charge.id() + " succeeded");
             case FAILED -> new Settle(PaymentStatus.FAILED, charge.id(), charge.declineCodeOrStatus(),
-                    "reconcile: provider lookup found charge " + charge.id() + " " + charge.status());
-            case UNKNOWN, NOT_SENT -> new NoAnswer("charge " + charge.id() + " is '" + charge.status() + "', not final yet");
+                    "reconcile: provider lookup found charge " + charge.id() + " " + charge.providerStatus());
+            case UNKNOWN, NOT_SENT -> new NoAnswer("charge " + charge.id() + " is '" + charge.providerStatus() + "', not final yet");
         };
     }
 

@@ -7,7 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.payment.ProviderAccount;
-import dev.oncepay.provider.PspCharge;
+import dev.oncepay.provider.FoundCharge;
+import dev.oncepay.provider.PspChargeStatus;
 import dev.oncepay.reconcile.ReconcileUseCase.NoAnswer;
 import dev.oncepay.reconcile.ReconcileUseCase.NotFound;
 import dev.oncepay.reconcile.ReconcileUseCase.Review;
@@ -22,8 +23,15 @@ class ReconcileRulesTest {
     private static final Payment PAYMENT = new Payment("pay_1", "t", PaymentStatus.UNKNOWN, 4200, "EUR", "order", null,
             null, null, null, Instant.EPOCH, Instant.EPOCH, 1, 0, new ProviderAccount("sim", "default"), Instant.EPOCH);
 
-    private static PspCharge charge(String id, String status, long amount, String currency, String declineCode) {
-        return new PspCharge(id, status, "pay_1", amount, currency, declineCode);
+    /** A charge as the PSP adapter reports it to reconcile: its status word read through the one mapping. */
+    private static FoundCharge charge(String id, String status, String reference, long amount, String currency,
+            String declineCode) {
+        return new FoundCharge(id, PspChargeStatus.fromWire(status).outcome(), status, reference, amount, currency,
+                declineCode);
+    }
+
+    private static FoundCharge charge(String id, String status, long amount, String currency, String declineCode) {
+        return charge(id, status, "pay_1", amount, currency, declineCode);
     }
 
     @Test
@@ -49,7 +57,7 @@ class ReconcileRulesTest {
     void noChargeIsNotFoundNotFailed() {
         assertInstanceOf(NotFound.class, ReconcileUseCase.judge(PAYMENT, List.of()));
         assertInstanceOf(NotFound.class, ReconcileUseCase.judge(PAYMENT,
-                List.of(new PspCharge("ch_x", "succeeded", "pay_other", 4200L, "EUR", null))));
+                List.of(charge("ch_x", "succeeded", "pay_other", 4200, "EUR", null))));
     }
 
     @Test
