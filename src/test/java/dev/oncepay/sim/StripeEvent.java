@@ -25,11 +25,11 @@ record StripeEvent(String id, String type, long created, PaymentIntent intent) {
     /** The event Stripe emits when a PaymentIntent reaches {@code intent}'s status, or null for none. */
     static StripeEvent forStatus(PaymentIntent intent) {
         String type = switch (intent.status()) {
-            case SUCCEEDED -> SUCCEEDED;
-            case PROCESSING -> PROCESSING;
-            case REQUIRES_ACTION -> REQUIRES_ACTION;
-            case CANCELED -> CANCELED;
-            case REQUIRES_PAYMENT_METHOD -> intent.lastPaymentError() != null ? PAYMENT_FAILED : null;
+            case SUCCEEDED -> StripeEvent.SUCCEEDED;
+            case PROCESSING -> StripeEvent.PROCESSING;
+            case REQUIRES_ACTION -> StripeEvent.REQUIRES_ACTION;
+            case CANCELED -> StripeEvent.CANCELED;
+            case REQUIRES_PAYMENT_METHOD -> intent.lastPaymentError() != null ? StripeEvent.PAYMENT_FAILED : null;
             default -> null;
         };
         return type == null ? null : new StripeEvent(WebhookEvent.newId(), type, Instant.now().getEpochSecond(), intent);

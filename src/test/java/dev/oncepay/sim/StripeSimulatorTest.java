@@ -14,6 +14,7 @@ import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -457,6 +458,22 @@ class StripeSimulatorTest {
         assertEquals("3", limited.headers().firstValue("Retry-After").orElseThrow());
         assertThrows(IOException.class, () -> fresh.send(createRequest("key-2", FORM), HttpResponse.BodyHandlers.ofString()));
         assertTrue(sim.ledger().isEmpty());
+    }
+
+    @Test
+    void commitThenTimeoutCreatesThePaymentIntentWhileTheClientTimesOutAndARetryReplaysIt() throws Exception {
+        post("/_sim/faults", "{\"commitThenTimeoutRate\":1.0,\"commitThenTimeoutMs\":5000}");
+        HttpRequest impatient = HttpRequest.newBuilder(createRequest("key-1", FORM), (name, value) -> true)
+                .timeout(Duration.ofMillis(300)).build();
+
+        assertThrows(HttpTimeoutException.class, () -> client.send(impatient, HttpResponse.BodyHandlers.ofString()));
+        post("/_sim/faults", "{\"commitThenTimeoutRate\":0}");
+        HttpResponse<String> retry = create("key-1", FORM); // served while the first handler still sleeps
+
+        assertEquals(200, retry.statusCode());
+        assertEquals("true", retry.headers().firstValue("Idempotent-Replayed").orElseThrow());
+        assertEquals(1, sim.ledger().size());
+        assertEquals(sim.ledger().get(0).id(), JSON.readTree(retry.body()).get("latest_charge").asText());
     }
 
     @Test
