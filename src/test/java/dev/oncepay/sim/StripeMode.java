@@ -52,6 +52,18 @@ public final class StripeMode {
     }
 
     /**
+     * A {@code Stripe-Signature} value with one {@code v1=} per secret, as Stripe sends while an
+     * endpoint's secret is being rolled (old and new both valid): for rotation tests.
+     */
+    public static String signWithEach(String body, long unixSeconds, String... secrets) {
+        StringBuilder header = new StringBuilder("t=").append(unixSeconds);
+        for (String secret : secrets) {
+            header.append(",v1=").append(WebhookSignature.hmacHex(secret, unixSeconds + "." + body));
+        }
+        return header.toString();
+    }
+
+    /**
      * A signed event of {@code type} about the latest PaymentIntent of {@code reference}, not sent;
      * post it with {@code delivery.toRequest(url, StripeMode.SIGNATURE_HEADER)}.
      */

@@ -18,9 +18,12 @@ import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -421,6 +424,17 @@ class StripeSimulatorTest {
         }
     }
 
+    @Test
+    void aRolledSecretSignsWithOneV1PerSecret() throws Exception {
+        long t = 1_700_000_000L;
+        String header = StripeMode.signWithEach("{}", t, "whsec_old", "whsec_new");
+
+        String[] parts = header.split(",");
+        assertEquals(List.of("t=" + t, "v1=" + hmac("whsec_old", t + ".{}"), "v1=" + hmac("whsec_new", t + ".{}")),
+                List.of(parts));
+        assertEquals(sim.stripe().sign("{}", t), StripeMode.signWithEach("{}", t, sim.stripe().webhookSecret()));
+    }
+
     // --- faults in Stripe's shape ---------------------------------------------------------------
 
     @Test
@@ -587,6 +601,13 @@ class StripeSimulatorTest {
 
     private URI uri(String path) {
         return URI.create(sim.baseUrl() + path);
+    }
+
+    /** HMAC-SHA256 in hex, computed here independently of the simulator's code. */
+    private static String hmac(String secret, String payload) throws Exception {
+        Mac mac = Mac.getInstance("HmacSHA256");
+        mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
+        return HexFormat.of().formatHex(mac.doFinal(payload.getBytes(StandardCharsets.UTF_8)));
     }
 
     private static String errorField(HttpResponse<String> response, String field) throws IOException {
