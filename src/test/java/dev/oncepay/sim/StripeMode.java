@@ -110,6 +110,20 @@ public final class StripeMode {
         provider.authenticate(paymentIntentId, approved);
     }
 
+    /**
+     * From now on ({@code true}) a confirmed payment that would succeed is answered and kept
+     * {@code processing} (event {@code payment_intent.processing}, no ledger entry) until
+     * {@link #settle}; {@code /_sim/reset} turns this off.
+     */
+    public void settleLater(boolean value) {
+        provider.settleLater(value);
+    }
+
+    /** A {@code processing} PaymentIntent succeeds (a charge in the ledger) or fails, with its event. */
+    public void settle(String paymentIntentId, boolean succeeded) {
+        provider.settle(paymentIntentId, succeeded);
+    }
+
     /** Cancels a PaymentIntent that has not succeeded; {@code payment_intent.canceled} is sent. */
     public void cancel(String paymentIntentId) {
         provider.cancel(paymentIntentId);

@@ -29,6 +29,8 @@ final class StripeProvider {
     private final List<PaymentIntent> intents = new ArrayList<>();
     /** Keys whose request is being processed right now: Stripe answers a second one {@code 409}. */
     private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+    /** Payments that would succeed stay {@code processing} until {@link #settle} (a test's choice). */
+    private volatile boolean settleLater;
 
     StripeProvider(ObjectMapper json, Clock clock, Ledger ledger, IdempotencyKeys keys, WebhookSender webhooks) {
         this.json = json;
@@ -98,6 +100,9 @@ final class StripeProvider {
         if (card.requiresAction()) {
             return save(created.withStatus(PaymentIntentStatus.REQUIRES_ACTION, null));
         }
+        if (settleLater) {
+            return save(created.withStatus(PaymentIntentStatus.PROCESSING, null));
+        }
         return succeed(created);
     }
 
@@ -122,13 +127,34 @@ final class StripeProvider {
      * @throws IllegalStateException when it is not waiting for authentication
      */
     PaymentIntent authenticate(String id, boolean approved) {
+        return finish(id, PaymentIntentStatus.REQUIRES_ACTION, approved, "payment_intent_authentication_failure", null,
+                "The provided PaymentMethod has failed authentication.");
+    }
+
+    /** From now on ({@code true}) payments that would succeed stay {@code processing} until settled. */
+    void settleLater(boolean value) {
+        settleLater = value;
+    }
+
+    /**
+     * A {@code processing} PaymentIntent settles: succeeds (a charge in the ledger) or fails with
+     * {@code generic_decline}, with its event.
+     *
+     * @throws IllegalStateException when it is not processing
+     */
+    PaymentIntent settle(String id, boolean succeeded) {
+        return finish(id, PaymentIntentStatus.PROCESSING, succeeded, "card_declined", "generic_decline",
+                "Your card was declined.");
+    }
+
+    private PaymentIntent finish(String id, PaymentIntentStatus expected, boolean succeeds, String code,
+            String declineCode, String message) {
         synchronized (intents) {
             PaymentIntent intent = retrieve(id).orElseThrow(() -> new IllegalStateException("no PaymentIntent " + id));
-            if (intent.status() != PaymentIntentStatus.REQUIRES_ACTION) {
-                throw new IllegalStateException(id + " is " + intent.status().wire() + ", not requires_action");
+            if (intent.status() != expected) {
+                throw new IllegalStateException(id + " is " + intent.status().wire() + ", not " + expected.wire());
             }
-            return approved ? succeed(intent) : fail(intent, "payment_intent_authentication_failure", null,
-                    "The provided PaymentMethod has failed authentication.");
+            return succeeds ? succeed(intent) : fail(intent, code, declineCode, message);
         }
     }
 
@@ -182,6 +208,7 @@ final class StripeProvider {
             intents.clear();
         }
         inFlight.clear();
+        settleLater = false;
     }
 
     /** Stores the new state (replacing the old one in place) and emits the event for it, if any. */

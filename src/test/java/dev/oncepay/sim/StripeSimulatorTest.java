@@ -166,6 +166,31 @@ class StripeSimulatorTest {
     }
 
     @Test
+    void aPaymentHeldInProcessingSettlesLaterWithItsEvents() throws Exception {
+        try (WebhookReceiver receiver = new WebhookReceiver("/webhooks/stripe", "Stripe-Signature", 0)) {
+            sim.stripe().setWebhookTarget(receiver.uri(), "whsec_test");
+            sim.stripe().settleLater(true);
+            JsonNode intent = JSON.readTree(create("key-1", FORM).body());
+            String id = intent.get("id").asText();
+            WebhookReceiver.Received processing = receiver.next();
+
+            assertEquals("processing", intent.get("status").asText());
+            assertEquals("payment_intent.processing", processing.json().get("type").asText());
+            assertTrue(sim.ledger().isEmpty());
+            assertEquals("processing", JSON.readTree(get("/v1/payment_intents/" + id).body()).get("status").asText());
+
+            sim.stripe().settle(id, true);
+
+            assertEquals("payment_intent.succeeded", receiver.next().json().get("type").asText());
+            assertEquals("succeeded", JSON.readTree(get("/v1/payment_intents/" + id).body()).get("status").asText());
+            assertEquals(1, sim.ledger().size());
+            assertThrows(IllegalStateException.class, () -> sim.stripe().settle(id, false));
+            // A replay of the key tells the answer first given, as Stripe does.
+            assertEquals("processing", JSON.readTree(create("key-1", FORM).body()).get("status").asText());
+        }
+    }
+
+    @Test
     void anUnknownPaymentMethodIsAResourceMissingErrorAndNothingIsStored() throws Exception {
         HttpResponse<String> response = create("key-1", FORM.replace("pm_card_visa", "pm_card_unknown"));
 
