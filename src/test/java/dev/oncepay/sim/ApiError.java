@@ -15,16 +15,23 @@ final class ApiError extends RuntimeException {
     private final int status;
     private final String type;
     private final Map<String, String> headers;
+    /** Further fields of the error object (Stripe's {@code code}, {@code decline_code}, ...), or null. */
+    private final ObjectNode details;
 
     ApiError(int status, String type, String message) {
         this(status, type, message, Map.of());
     }
 
     ApiError(int status, String type, String message, Map<String, String> headers) {
+        this(status, type, message, headers, null);
+    }
+
+    ApiError(int status, String type, String message, Map<String, String> headers, ObjectNode details) {
         super(message, null, false, false); // control flow, not a bug: no stack trace needed
         this.status = status;
         this.type = type;
         this.headers = Map.copyOf(headers);
+        this.details = details;
     }
 
     static ApiError invalidRequest(String message) {
@@ -57,6 +64,9 @@ final class ApiError extends RuntimeException {
         ObjectNode error = root.putObject("error");
         error.put("type", type);
         error.put("message", getMessage());
+        if (details != null) {
+            error.setAll(details);
+        }
         return root;
     }
 }

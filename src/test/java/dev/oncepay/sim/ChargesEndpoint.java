@@ -6,8 +6,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
 
@@ -163,20 +161,5 @@ final class ChargesEndpoint extends JsonHandler {
             throw ApiError.invalidRequest("Idempotency-Key must be at most " + MAX_KEY_LENGTH + " characters");
         }
         return key;
-    }
-
-    private static String queryParameter(HttpExchange exchange, String name) {
-        String query = exchange.getRequestURI().getRawQuery();
-        if (query == null) {
-            return null;
-        }
-        for (String pair : query.split("&")) {
-            int eq = pair.indexOf('=');
-            String key = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
-            if (key.equals(name)) {
-                return eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
-            }
-        }
-        return null;
     }
 }

@@ -18,7 +18,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A Stripe-shaped payment provider on 127.0.0.1 for integration tests and local runs (design §4):
  * idempotent charges, lookup by reference, signed webhooks, injectable faults, and a ledger of
- * every charge it really executed — the oracle that proves "no double charge".
+ * every charge it really executed — the oracle that proves "no double charge". Beside the generic
+ * API ({@code /v1/charges}) it serves Stripe's PaymentIntents API ({@code /v1/payment_intents},
+ * {@link StripeMode}) on the same port, over the same ledger and faults.
  *
  * <p>Tests start it in-process with {@link #start(int)} (0 = free port) and steer it either over
  * HTTP ({@code /_sim/...}) or through the Java accessors here; both act on the same state.
@@ -47,6 +49,10 @@ public final class PspSimulator implements AutoCloseable {
     private final Shutdown shutdown = new Shutdown();
     private final RequestCounters counters = new RequestCounters();
     private final WebhookSender webhooks;
+    private final IdempotencyKeys stripeKeys;
+    private final WebhookSender stripeWebhooks;
+    private final StripeProvider stripeProvider;
+    private final StripeMode stripe;
     private final ExecutorService httpThreads;
     private final HttpServer server;
 
@@ -54,8 +60,13 @@ public final class PspSimulator implements AutoCloseable {
         this.options = options;
         this.keys = new IdempotencyKeys(options.clock(), options.idempotencyRetention());
         this.faults = new FaultControl(options.seed());
-        this.webhooks = new WebhookSender(faults::current, webhookSeed());
+        this.webhooks = new WebhookSender(faults::current, webhookSeed(), WebhookSignature.HEADER);
         SimulatedProvider provider = new SimulatedProvider(json, options.clock(), ledger, keys, webhooks);
+        // Stripe's keys and events are its own (another provider account), ledger and faults are shared.
+        this.stripeKeys = new IdempotencyKeys(options.clock(), options.idempotencyRetention());
+        this.stripeWebhooks = new WebhookSender(faults::current, stripeWebhookSeed(), StripeMode.SIGNATURE_HEADER);
+        this.stripeProvider = new StripeProvider(json, options.clock(), ledger, stripeKeys, stripeWebhooks);
+        this.stripe = new StripeMode(json, stripeProvider, stripeWebhooks);
 
         AtomicInteger threadNumber = new AtomicInteger();
         this.httpThreads = Executors.newFixedThreadPool(HTTP_THREADS, runnable -> {
@@ -66,6 +77,8 @@ public final class PspSimulator implements AutoCloseable {
         this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), options.port()), 128);
         server.setExecutor(httpThreads);
         server.createContext(ChargesEndpoint.PATH, new ChargesEndpoint(json, provider, faults, gate, shutdown, counters));
+        server.createContext(PaymentIntentsEndpoint.PATH,
+                new PaymentIntentsEndpoint(json, stripeProvider, faults, gate, shutdown, counters));
         server.createContext(ControlEndpoint.PATH, new ControlEndpoint(json, ledger, faults, this::reset));
         server.createContext("/", new NotFoundEndpoint(json));
         server.start();
@@ -121,10 +134,21 @@ public final class PspSimulator implements AutoCloseable {
         faults.reset();
         counters.reset();
         webhooks.reset(webhookSeed());
+        stripeKeys.clear();
+        stripeProvider.clear();
+        stripeWebhooks.reset(stripeWebhookSeed());
         gate.release();
     }
 
-    /** {@code POST /v1/charges} requests received, including invalid, faulted and replayed ones. */
+    /** The Stripe API served beside the generic one: its webhooks and test hooks. */
+    public StripeMode stripe() {
+        return stripe;
+    }
+
+    /**
+     * Charge requests received ({@code POST /v1/charges} and {@code POST /v1/payment_intents}),
+     * including invalid, faulted and replayed ones.
+     */
     public int chargeRequests() {
         return counters.charges.get();
     }
@@ -153,7 +177,7 @@ public final class PspSimulator implements AutoCloseable {
         return List.copyOf(counters.chargeArrivals);
     }
 
-    /** {@code GET /v1/charges} requests received. */
+    /** Lookups received: {@code GET /v1/charges} and {@code GET /v1/payment_intents/…} (retrieve and search). */
     public int lookupRequests() {
         return counters.lookups.get();
     }
@@ -233,7 +257,7 @@ public final class PspSimulator implements AutoCloseable {
             throw new IllegalStateException("no webhook target set");
         }
         WebhookDelivery delivery = deliveryOf(event);
-        webhooks.publish(event, delivery.body());
+        webhooks.publish(event.id(), event.type(), delivery.body());
         return delivery;
     }
 
@@ -265,6 +289,10 @@ public final class PspSimulator implements AutoCloseable {
         return options.seed() + 1; // its own sequence, so webhook dice do not shift charge faults
     }
 
+    private long stripeWebhookSeed() {
+        return options.seed() + 3; // seed + 2 is the lookups'
+    }
+
     /** Stops at once: sleeping and parked requests end, their connections are dropped. */
     @Override
     public void close() {
@@ -273,19 +301,24 @@ public final class PspSimulator implements AutoCloseable {
         server.stop(0);
         httpThreads.shutdownNow();
         webhooks.close();
+        stripeWebhooks.close();
     }
 
     // --- local run ------------------------------------------------------------------------------
 
     /**
      * {@code --port N} (default 8090), {@code --webhook-url URL}, {@code --webhook-secret S}
-     * (default {@code local-sim-secret}), {@code --seed N}.
+     * (default {@code local-sim-secret}), {@code --stripe-webhook-url URL},
+     * {@code --stripe-webhook-secret S} (default {@link StripeMode#DEFAULT_WEBHOOK_SECRET}),
+     * {@code --seed N}. Both APIs are always served.
      */
     public static void main(String[] args) {
         int port = DEFAULT_PORT;
         long seed = SimulatorOptions.DEFAULT_SEED;
         String webhookUrl = null;
         String webhookSecret = WebhookTarget.DEFAULT_SECRET;
+        String stripeWebhookUrl = null;
+        String stripeWebhookSecret = StripeMode.DEFAULT_WEBHOOK_SECRET;
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : null;
             switch (args[i]) {
@@ -293,14 +326,20 @@ public final class PspSimulator implements AutoCloseable {
                 case "--seed" -> seed = Long.parseLong(required(args[i], value));
                 case "--webhook-url" -> webhookUrl = required(args[i], value);
                 case "--webhook-secret" -> webhookSecret = required(args[i], value);
+                case "--stripe-webhook-url" -> stripeWebhookUrl = required(args[i], value);
+                case "--stripe-webhook-secret" -> stripeWebhookSecret = required(args[i], value);
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (known: --port N, --webhook-url URL, --webhook-secret S, --seed N)");
+                        + " (known: --port N, --webhook-url URL, --webhook-secret S, --stripe-webhook-url URL,"
+                        + " --stripe-webhook-secret S, --seed N)");
             }
             i++;
         }
         PspSimulator simulator = start(SimulatorOptions.onPort(port).withSeed(seed));
         if (webhookUrl != null) {
             simulator.setWebhookTarget(URI.create(webhookUrl), webhookSecret);
+        }
+        if (stripeWebhookUrl != null) {
+            simulator.stripe().setWebhookTarget(URI.create(stripeWebhookUrl), stripeWebhookSecret);
         }
         Runtime.getRuntime().addShutdownHook(new Thread(simulator::close, "psp-sim-shutdown"));
         System.out.println("PSP simulator listening on " + simulator.baseUrl());

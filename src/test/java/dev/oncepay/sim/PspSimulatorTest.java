@@ -12,32 +12,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
-import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
-import javax.crypto.Mac;
-import javax.crypto.spec.SecretKeySpec;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -284,7 +273,7 @@ class PspSimulatorTest {
 
     @Test
     void nonFinalAnswersProcessingWhileTheChargeSucceedsAndLookupsAndWebhooksSaySo() throws Exception {
-        try (Receiver receiver = new Receiver(0)) {
+        try (WebhookReceiver receiver = new WebhookReceiver("/webhooks/sim", WebhookSignature.HEADER, 0)) {
             sim.setWebhookTarget(receiver.uri(), "whsec_test", "sim");
             post("/_sim/faults", "{\"nonFinalRate\":1.0}");
 
@@ -471,21 +460,21 @@ class PspSimulatorTest {
 
     @Test
     void executedChargesAreDeliveredAsSignedWebhooks() throws Exception {
-        try (Receiver receiver = new Receiver(0)) {
+        try (WebhookReceiver receiver = new WebhookReceiver("/webhooks/sim", WebhookSignature.HEADER, 0)) {
             sim.setWebhookTarget(receiver.uri(), "whsec_test", "sim");
             String chargeId = JSON.readTree(charge("key-1", BODY).body()).get("id").asText();
             sim.setFaults(Faults.none().withDeclineRate(1.0));
             charge("key-2", BODY.replace("pay_1", "pay_2"));
 
-            Received succeeded = receiver.next();
-            Received failed = receiver.next();
+            WebhookReceiver.Received succeeded = receiver.next();
+            WebhookReceiver.Received failed = receiver.next();
             if (!succeeded.json().get("type").asText().equals(WebhookEvent.SUCCEEDED)) { // may overtake
-                Received swap = succeeded;
+                WebhookReceiver.Received swap = succeeded;
                 succeeded = failed;
                 failed = swap;
             }
 
-            assertTrue(validSignature(succeeded, "whsec_test"));
+            assertTrue(succeeded.signedWith("whsec_test"));
             assertEquals("application/json", succeeded.contentType());
             JsonNode event = succeeded.json();
             assertTrue(event.get("id").asText().startsWith("evt_"));
@@ -498,8 +487,8 @@ class PspSimulatorTest {
 
             assertEquals(WebhookEvent.FAILED, failed.json().get("type").asText());
             assertEquals("failed", failed.json().get("data").get("status").asText());
-            assertTrue(validSignature(failed, "whsec_test"));
-            assertFalse(validSignature(failed, "another-secret"));
+            assertTrue(failed.signedWith("whsec_test"));
+            assertFalse(failed.signedWith("another-secret"));
             long signedAt = Long.parseLong(failed.signature().split("[=,]")[1]);
             assertEquals(failed.signature(), sim.sign(failed.body(), signedAt));
         }
@@ -507,14 +496,14 @@ class PspSimulatorTest {
 
     @Test
     void webhooksAreRetriedAndCanBeDuplicated() throws Exception {
-        try (Receiver receiver = new Receiver(1)) { // the first delivery gets a 500
+        try (WebhookReceiver receiver = new WebhookReceiver("/webhooks/sim", WebhookSignature.HEADER, 1)) { // the first delivery gets a 500
             sim.setWebhookTarget(receiver.uri(), "whsec_test", "sim");
             sim.setFaults(Faults.none().withWebhookDuplicateRate(1.0).withWebhookReorder(true));
             charge("key-1", BODY);
 
             assertTrue(sim.awaitWebhooks(Duration.ofSeconds(5)));
-            Received one = receiver.next();
-            Received two = receiver.next();
+            WebhookReceiver.Received one = receiver.next();
+            WebhookReceiver.Received two = receiver.next();
             assertEquals(one.json().get("id"), two.json().get("id"));
             assertEquals(one.body(), two.body());
             List<WebhookAttempt> attempts = sim.webhookAttempts();
@@ -526,19 +515,19 @@ class PspSimulatorTest {
 
     @Test
     void testsCanEmitAndSignEventsThemselves() throws Exception {
-        try (Receiver receiver = new Receiver(0)) {
+        try (WebhookReceiver receiver = new WebhookReceiver("/webhooks/sim", WebhookSignature.HEADER, 0)) {
             sim.setWebhookTarget(receiver.uri(), "whsec_test", "sim");
             charge("key-1", BODY);
             receiver.next(); // the automatic charge.succeeded
 
             WebhookDelivery sent = sim.sendWebhook(WebhookEvent.FAILED, "pay_1");
-            Received received = receiver.next();
+            WebhookReceiver.Received received = receiver.next();
             assertEquals(sent.eventId(), received.json().get("id").asText());
             assertEquals("failed", received.json().get("data").get("status").asText());
 
             WebhookDelivery manual = sim.webhookFor(WebhookEvent.SUCCEEDED, "pay_1");
             assertEquals(200, client.send(manual.toRequest(receiver.uri()), HttpResponse.BodyHandlers.ofString()).statusCode());
-            assertTrue(validSignature(receiver.next(), "whsec_test"));
+            assertTrue(receiver.next().signedWith("whsec_test"));
             assertThrows(IllegalStateException.class, () -> sim.webhookFor(WebhookEvent.SUCCEEDED, "unknown"));
         }
     }
@@ -575,18 +564,6 @@ class PspSimulatorTest {
         assertEquals(expected, sim.ledger().size());
     }
 
-    /** Checks the signature with an HMAC computed here, independently of the simulator's code. */
-    private static boolean validSignature(Received received, String secret) throws Exception {
-        String[] parts = received.signature().split(",");
-        String t = parts[0].substring("t=".length());
-        String v1 = parts[1].substring("v1=".length());
-        assertTrue(Math.abs(Instant.now().getEpochSecond() - Long.parseLong(t)) < 60);
-        Mac mac = Mac.getInstance("HmacSHA256");
-        mac.init(new SecretKeySpec(secret.getBytes(StandardCharsets.UTF_8), "HmacSHA256"));
-        byte[] expected = mac.doFinal((t + "." + received.body()).getBytes(StandardCharsets.UTF_8));
-        return MessageDigest.isEqual(expected, HexFormat.of().parseHex(v1));
-    }
-
     private HttpResponse<String> charge(String key, String body) throws IOException, InterruptedException {
         return send(chargeRequest(key, body, Duration.ofSeconds(5)));
     }
@@ -618,49 +595,5 @@ class PspSimulatorTest {
 
     private static String errorType(HttpResponse<String> response) throws IOException {
         return JSON.readTree(response.body()).get("error").get("type").asText();
-    }
-
-    private record Received(String body, String signature, String contentType) {
-        JsonNode json() throws IOException {
-            return JSON.readTree(body);
-        }
-    }
-
-    /** A tiny webhook endpoint that records what arrives and fails the first few deliveries. */
-    private static final class Receiver implements AutoCloseable {
-        private final BlockingQueue<Received> received = new LinkedBlockingQueue<>();
-        private final AtomicInteger failuresLeft;
-        private final HttpServer server;
-
-        Receiver(int failFirst) throws IOException {
-            failuresLeft = new AtomicInteger(failFirst);
-            server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
-            server.createContext("/webhooks/sim", exchange -> {
-                String body = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-                int status = failuresLeft.getAndDecrement() > 0 ? 500 : 200;
-                if (status == 200) {
-                    received.add(new Received(body, exchange.getRequestHeaders().getFirst("Payment-Signature"),
-                            exchange.getRequestHeaders().getFirst("Content-Type")));
-                }
-                exchange.sendResponseHeaders(status, -1);
-                exchange.close();
-            });
-            server.start();
-        }
-
-        URI uri() {
-            return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + "/webhooks/sim");
-        }
-
-        Received next() throws InterruptedException {
-            Received next = received.poll(5, TimeUnit.SECONDS);
-            assertNotNull(next, "no webhook arrived");
-            return next;
-        }
-
-        @Override
-        public void close() {
-            server.stop(0);
-        }
     }
 }

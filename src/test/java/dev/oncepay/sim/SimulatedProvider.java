@@ -64,7 +64,7 @@ final class SimulatedProvider {
             ledger.record(charge);
             keys.store(key, new StoredResponse(200, answer, body, charge.createdAt()));
             WebhookEvent event = WebhookEvent.forCharge(charge);
-            webhooks.publish(event, event.toJson(json));
+            webhooks.publish(event.id(), event.type(), event.toJson(json));
             if (inFlight) {
                 throw ApiError.keyInFlight(key);
             }

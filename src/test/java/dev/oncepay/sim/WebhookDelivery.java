@@ -15,10 +15,15 @@ public record WebhookDelivery(String eventId, String body, String signature) {
     }
 
     public HttpRequest toRequest(URI target) {
+        return toRequest(target, WebhookSignature.HEADER);
+    }
+
+    /** @param signatureHeader {@code Payment-Signature}, or {@code Stripe-Signature} (the same scheme) */
+    public HttpRequest toRequest(URI target, String signatureHeader) {
         return HttpRequest.newBuilder(target)
                 .timeout(Duration.ofSeconds(5))
                 .header("Content-Type", "application/json")
-                .header(WebhookSignature.HEADER, signature)
+                .header(signatureHeader, signature)
                 .POST(HttpRequest.BodyPublishers.ofString(body))
                 .build();
     }

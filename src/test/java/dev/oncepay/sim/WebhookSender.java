@@ -39,12 +39,15 @@ final class WebhookSender implements AutoCloseable {
     });
     private final AtomicReference<WebhookTarget> target = new AtomicReference<>();
     private final Supplier<Faults> faults;
+    private final String signatureHeader;
     private final AtomicInteger pending = new AtomicInteger();
     private final List<WebhookAttempt> attempts = new ArrayList<>();
     private volatile Random random;
 
-    WebhookSender(Supplier<Faults> faults, long seed) {
+    /** @param signatureHeader the header that carries the {@code t=…,v1=…} signature */
+    WebhookSender(Supplier<Faults> faults, long seed, String signatureHeader) {
         this.faults = faults;
+        this.signatureHeader = signatureHeader;
         this.random = new Random(seed);
     }
 
@@ -56,8 +59,8 @@ final class WebhookSender implements AutoCloseable {
         return target.get();
     }
 
-    /** Queues {@code event}; does nothing when no target is set. */
-    void publish(WebhookEvent event, String body) {
+    /** Queues the event {@code eventId} with {@code body}; does nothing when no target is set. */
+    void publish(String eventId, String type, String body) {
         WebhookTarget to = target.get();
         if (to == null) {
             return;
@@ -74,16 +77,16 @@ final class WebhookSender implements AutoCloseable {
         }
         for (int copy = 0; copy < copies; copy++) {
             pending.incrementAndGet();
-            schedule(() -> attempt(to, event, body, 1), delays[copy]);
+            schedule(() -> attempt(to, eventId, type, body, 1), delays[copy]);
         }
     }
 
-    private void attempt(WebhookTarget to, WebhookEvent event, String body, int attempt) {
+    private void attempt(WebhookTarget to, String eventId, String type, String body, int attempt) {
         // Signed per try, as a real provider does: the timestamp is the time of sending.
-        WebhookDelivery delivery = WebhookDelivery.signed(event.id(), body, to.secret(), Instant.now().getEpochSecond());
+        WebhookDelivery delivery = WebhookDelivery.signed(eventId, body, to.secret(), Instant.now().getEpochSecond());
         int status;
         try {
-            status = http.send(delivery.toRequest(to.url()), HttpResponse.BodyHandlers.discarding()).statusCode();
+            status = http.send(delivery.toRequest(to.url(), signatureHeader), HttpResponse.BodyHandlers.discarding()).statusCode();
         } catch (IOException e) {
             status = 0;
         } catch (InterruptedException e) {
@@ -92,7 +95,7 @@ final class WebhookSender implements AutoCloseable {
             return;
         }
         synchronized (attempts) {
-            attempts.add(new WebhookAttempt(event.id(), event.type(), attempt, status, Instant.now()));
+            attempts.add(new WebhookAttempt(eventId, type, attempt, status, Instant.now()));
         }
         boolean delivered = status >= 200 && status < 300;
         if (delivered || attempt >= MAX_ATTEMPTS) {
@@ -100,7 +103,7 @@ final class WebhookSender implements AutoCloseable {
             return;
         }
         long backoff = FIRST_RETRY_DELAY_MS << (attempt - 1);
-        schedule(() -> attempt(to, event, body, attempt + 1), backoff);
+        schedule(() -> attempt(to, eventId, type, body, attempt + 1), backoff);
     }
 
     private void schedule(Runnable task, long delayMs) {

@@ -1,0 +1,232 @@
+package dev.oncepay.sim;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.net.httpserver.HttpExchange;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Stripe's PaymentIntents API: {@code POST /v1/payment_intents} (form-encoded, create and
+ * confirm), {@code GET /v1/payment_intents/{id}} and {@code GET /v1/payment_intents/search}, with
+ * the simulator's faults applied in front of the business logic in Stripe's shapes.
+ */
+final class PaymentIntentsEndpoint extends JsonHandler {
+
+    static final String PATH = "/v1/payment_intents";
+    private static final String SEARCH_PATH = PATH + "/search";
+    private static final int MAX_KEY_LENGTH = 255;
+    /** The one search oncepay needs: by our payment id, single or double quotes as Stripe allows. */
+    private static final Pattern BY_REFERENCE = Pattern.compile(
+            "\\s*metadata\\[(['\"])" + PaymentIntent.REFERENCE_KEY + "\\1\\]\\s*:\\s*(['\"])([^'\"]+)\\2\\s*");
+    private static final Pattern INTENT_ID = Pattern.compile("pi_[A-Za-z0-9]+");
+
+    private final StripeProvider provider;
+    private final FaultControl faults;
+    private final ChargeGate gate;
+    private final Shutdown shutdown;
+    private final RequestCounters counters;
+
+    PaymentIntentsEndpoint(ObjectMapper json, StripeProvider provider, FaultControl faults, ChargeGate gate,
+            Shutdown shutdown, RequestCounters counters) {
+        super(json);
+        this.provider = provider;
+        this.faults = faults;
+        this.gate = gate;
+        this.shutdown = shutdown;
+        this.counters = counters;
+    }
+
+    @Override
+    protected void serve(HttpExchange exchange) throws IOException, InterruptedException {
+        exchange.getResponseHeaders().set("Request-Id", "req_" + RandomIds.next());
+        String path = exchange.getRequestURI().getPath();
+        if (PATH.equals(path)) {
+            requireMethod(exchange, "POST");
+            create(exchange);
+        } else if (SEARCH_PATH.equals(path)) {
+            requireMethod(exchange, "GET");
+            search(exchange);
+        } else if (path.startsWith(PATH + "/") && path.indexOf('/', PATH.length() + 1) < 0) {
+            requireMethod(exchange, "GET");
+            retrieve(exchange, path.substring(PATH.length() + 1));
+        } else {
+            throw StripeErrors.resourceMissing(404, null, "Unrecognized request URL (" + exchange.getRequestMethod()
+                    + ": " + path + ").");
+        }
+    }
+
+    private void create(HttpExchange exchange) throws IOException, InterruptedException {
+        counters.charges.incrementAndGet();
+        counters.chargeArrivals.add(Instant.now());
+        // Read the whole request first: every fault below happens after the client finished sending.
+        String raw = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+        authorize(exchange);
+        ScriptedAnswer scripted = counters.scriptedAnswers.poll();
+        if (scripted != null && !scripted.executes()) {
+            throw StripeErrors.scripted(scripted.status(), faults.current());
+        }
+        FaultPlan plan = faults.roll();
+        Faults settings = faults.current();
+        if (plan.outage()) {
+            throw outage(settings);
+        }
+        if (!shutdown.pause(plan.latencyMs())) {
+            return;
+        }
+        if (plan.rateLimited()) {
+            throw StripeErrors.rateLimited(settings);
+        }
+        if (plan.serverErrorStatus() != 0) {
+            throw StripeErrors.apiError(plan.serverErrorStatus(), "An unknown error occurred (simulated).", settings);
+        }
+        if (plan.reset()) {
+            exchange.close(); // no response headers: the JDK server drops the connection
+            return;
+        }
+        String key = idempotencyKey(exchange);
+        requireForm(exchange);
+        StripeForm form = StripeForm.parse(raw);
+        PaymentIntentParams params = PaymentIntentParams.parse(form);
+        ChargeOutcome outcome;
+        provider.claim(key);
+        try {
+            if (!gate.passThrough()) {
+                exchange.close(); // closed while parked: never executed, nobody to answer
+                return;
+            }
+            outcome = provider.create(key, form, params, plan.decline(), plan.conflict());
+        } finally {
+            provider.release(key);
+        }
+        if (plan.commitThenTimeout() && !shutdown.pause(settings.commitThenTimeoutMs())) {
+            exchange.close();
+            return;
+        }
+        if (outcome.replayed()) {
+            exchange.getResponseHeaders().set("Idempotent-Replayed", "true");
+        }
+        if (scripted != null) {
+            send(exchange, scripted.status(), scripted.body());
+        } else if (plan.emptyBodyStatus() != 0) {
+            send(exchange, plan.emptyBodyStatus(), "");
+        } else if (plan.nonFinal()) {
+            send(exchange, 200, processing(outcome.body()));
+        } else {
+            if (outcome.status() == 402) {
+                exchange.getResponseHeaders().set(StripeErrors.SHOULD_RETRY, "false");
+            }
+            send(exchange, outcome.status(), outcome.body());
+        }
+    }
+
+    /**
+     * The same PaymentIntent, still {@code processing} as far as this {@code 200} tells (its real
+     * outcome is unchanged); from a card error's body its {@code payment_intent}.
+     */
+    private JsonNode processing(String answer) throws IOException {
+        JsonNode root = json.readTree(answer);
+        ObjectNode intent = (ObjectNode) (root.has("error") ? root.get("error").get("payment_intent") : root);
+        intent.put("status", PaymentIntentStatus.PROCESSING.wire());
+        intent.putNull("last_payment_error");
+        intent.putNull("next_action");
+        return intent;
+    }
+
+    private void retrieve(HttpExchange exchange, String id) throws InterruptedException {
+        if (!beginLookup(exchange)) {
+            return;
+        }
+        Optional<PaymentIntent> found = INTENT_ID.matcher(id).matches() ? provider.retrieve(id) : Optional.empty();
+        PaymentIntent intent = found.orElseThrow(() -> StripeErrors.resourceMissing(404, "intent", "No such payment_intent: '" + id + "'"));
+        send(exchange, 200, intent.toJson(json));
+    }
+
+    private void search(HttpExchange exchange) throws InterruptedException {
+        LookupPlan plan = faults.rollLookup();
+        if (!beginLookup(exchange, plan)) {
+            return;
+        }
+        String query = queryParameter(exchange, "query");
+        if (query == null || query.isEmpty()) {
+            throw StripeErrors.parameterMissing("query");
+        }
+        Matcher byReference = BY_REFERENCE.matcher(query);
+        if (!byReference.matches()) {
+            throw StripeErrors.invalidRequest("query", "The simulator searches only by metadata['"
+                    + PaymentIntent.REFERENCE_KEY + "']:'<payment id>', not: " + query);
+        }
+        if (plan.malformedBody() != null) {
+            // The same shapes as the generic lookup's, named as Stripe's search result.
+            send(exchange, 200, plan.malformedBody().replace("\"list\"", "\"search_result\""));
+            return;
+        }
+        ObjectNode root = json.createObjectNode();
+        root.put("object", "search_result");
+        ArrayNode data = root.putArray("data");
+        provider.search(byReference.group(3), Duration.ofMillis(plan.lagMs()))
+                .forEach(intent -> data.add(intent.toJson(json)));
+        root.put("has_more", false);
+        root.putNull("next_page");
+        root.put("url", SEARCH_PATH);
+        send(exchange, 200, root);
+    }
+
+    private boolean beginLookup(HttpExchange exchange) throws InterruptedException {
+        return beginLookup(exchange, faults.rollLookup());
+    }
+
+    /** Counts the lookup, checks the key, applies outage and latency; false when closing. */
+    private boolean beginLookup(HttpExchange exchange, LookupPlan plan) throws InterruptedException {
+        counters.lookups.incrementAndGet();
+        authorize(exchange);
+        if (plan.outage()) {
+            throw outage(faults.current());
+        }
+        return shutdown.pause(plan.latencyMs());
+    }
+
+    private static ApiError outage(Faults settings) {
+        return StripeErrors.apiError(503, "The Stripe API is temporarily unavailable (simulated outage).", settings);
+    }
+
+    /** A test-mode secret key as a bearer token: the simulator has no accounts, any {@code sk_test_…} will do. */
+    private static void authorize(HttpExchange exchange) {
+        String authorization = exchange.getRequestHeaders().getFirst("Authorization");
+        if (authorization == null || authorization.isBlank()) {
+            throw StripeErrors.unauthorized("You did not provide an API key. Provide it in the Authorization header, "
+                    + "using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').");
+        }
+        if (!authorization.startsWith("Bearer sk_test_") || authorization.length() <= "Bearer sk_test_".length()) {
+            throw StripeErrors.unauthorized("Invalid API Key provided (the simulator takes Bearer sk_test_…).");
+        }
+    }
+
+    /** Required here (Stripe takes a POST without one): oncepay must send a key on every create. */
+    private static String idempotencyKey(HttpExchange exchange) {
+        String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
+        if (key == null || key.isBlank()) {
+            throw StripeErrors.invalidRequest(null, "The simulator requires an Idempotency-Key header on every POST.");
+        }
+        if (key.length() > MAX_KEY_LENGTH) {
+            throw StripeErrors.invalidRequest(null, "Idempotency-Key must be at most " + MAX_KEY_LENGTH
+                    + " characters long.");
+        }
+        return key;
+    }
+
+    private static void requireForm(HttpExchange exchange) {
+        String type = exchange.getRequestHeaders().getFirst("Content-Type");
+        if (type == null || !type.toLowerCase(Locale.ROOT).startsWith("application/x-www-form-urlencoded")) {
+            throw StripeErrors.invalidRequest(null, "Stripe takes application/x-www-form-urlencoded bodies, not " + type);
+        }
+    }
+}

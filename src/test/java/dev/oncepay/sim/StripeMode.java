@@ -1,0 +1,137 @@
+package dev.oncepay.sim;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.net.URI;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The simulator's Stripe side, for tests ({@link PspSimulator#stripe()}): where its events go,
+ * how they are signed, and the hooks that move a PaymentIntent on as a customer or Stripe would.
+ * Ledger, faults and reset are the simulator's own and shared with the generic API.
+ */
+public final class StripeMode {
+
+    public static final String SIGNATURE_HEADER = "Stripe-Signature";
+    public static final String DEFAULT_WEBHOOK_SECRET = "whsec_local_stripe_secret";
+    public static final String PROVIDER_ID = "stripe";
+
+    private final ObjectMapper json;
+    private final StripeProvider provider;
+    private final WebhookSender webhooks;
+
+    StripeMode(ObjectMapper json, StripeProvider provider, WebhookSender webhooks) {
+        this.json = json;
+        this.provider = provider;
+        this.webhooks = webhooks;
+    }
+
+    /** Sends Stripe's events (signed with {@code secret}) to {@code url}, used as given (oncepay: {@code .../webhooks/stripe}). */
+    public void setWebhookTarget(URI url, String secret) {
+        webhooks.target(new WebhookTarget(url, secret, PROVIDER_ID));
+    }
+
+    public void clearWebhookTarget() {
+        webhooks.target(null);
+    }
+
+    public Optional<WebhookTarget> webhookTarget() {
+        return Optional.ofNullable(webhooks.target());
+    }
+
+    /** The target's signing secret, or {@link #DEFAULT_WEBHOOK_SECRET} when no target is set. */
+    public String webhookSecret() {
+        return webhookTarget().map(WebhookTarget::secret).orElse(DEFAULT_WEBHOOK_SECRET);
+    }
+
+    /** The full {@code Stripe-Signature} value ({@code t=…,v1=…}) for {@code body}: Stripe's scheme. */
+    public String sign(String body, long unixSeconds) {
+        return WebhookSignature.header(webhookSecret(), body, unixSeconds);
+    }
+
+    /**
+     * A {@code Stripe-Signature} value with one {@code v1=} per secret, as Stripe sends while an
+     * endpoint's secret is being rolled (old and new both valid): for rotation tests.
+     */
+    public static String signWithEach(String body, long unixSeconds, String... secrets) {
+        StringBuilder header = new StringBuilder("t=").append(unixSeconds);
+        for (String secret : secrets) {
+            header.append(",v1=").append(WebhookSignature.hmacHex(secret, unixSeconds + "." + body));
+        }
+        return header.toString();
+    }
+
+    /**
+     * A signed event of {@code type} about the latest PaymentIntent of {@code reference}, not sent;
+     * post it with {@code delivery.toRequest(url, StripeMode.SIGNATURE_HEADER)}.
+     */
+    public WebhookDelivery webhookFor(String type, String reference) {
+        StripeEvent event = eventFor(type, reference);
+        return WebhookDelivery.signed(event.id(), event.toJson(json), webhookSecret(), Instant.now().getEpochSecond());
+    }
+
+    /** Emits an event of {@code type} about the latest PaymentIntent of {@code reference} (webhook faults apply). */
+    public WebhookDelivery sendWebhook(String type, String reference) {
+        if (webhooks.target() == null) {
+            throw new IllegalStateException("no Stripe webhook target set");
+        }
+        StripeEvent event = eventFor(type, reference);
+        String body = event.toJson(json);
+        webhooks.publish(event.id(), event.type(), body);
+        return WebhookDelivery.signed(event.id(), body, webhookSecret(), Instant.now().getEpochSecond());
+    }
+
+    public List<WebhookAttempt> webhookAttempts() {
+        return webhooks.attempts();
+    }
+
+    /** @return true once every queued Stripe delivery succeeded or gave up, false on timeout */
+    public boolean awaitWebhooks(Duration timeout) {
+        try {
+            return webhooks.awaitIdle(timeout);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /** The id ({@code pi_…}) of the latest PaymentIntent created for {@code reference}. */
+    public Optional<String> paymentIntentId(String reference) {
+        return provider.latest(reference).map(PaymentIntent::id);
+    }
+
+    /**
+     * The customer completes ({@code approved}) or fails 3-D Secure for a {@code requires_action}
+     * PaymentIntent: it succeeds (a charge in the ledger) or fails, and its event is sent.
+     */
+    public void authenticate(String paymentIntentId, boolean approved) {
+        provider.authenticate(paymentIntentId, approved);
+    }
+
+    /**
+     * From now on ({@code true}) a confirmed payment that would succeed is answered and kept
+     * {@code processing} (event {@code payment_intent.processing}, no ledger entry) until
+     * {@link #settle}; {@code /_sim/reset} turns this off.
+     */
+    public void settleLater(boolean value) {
+        provider.settleLater(value);
+    }
+
+    /** A {@code processing} PaymentIntent succeeds (a charge in the ledger) or fails, with its event. */
+    public void settle(String paymentIntentId, boolean succeeded) {
+        provider.settle(paymentIntentId, succeeded);
+    }
+
+    /** Cancels a PaymentIntent that has not succeeded; {@code payment_intent.canceled} is sent. */
+    public void cancel(String paymentIntentId) {
+        provider.cancel(paymentIntentId);
+    }
+
+    private StripeEvent eventFor(String type, String reference) {
+        PaymentIntent intent = provider.latest(reference)
+                .orElseThrow(() -> new IllegalStateException("no PaymentIntent with reference " + reference));
+        return StripeEvent.of(type, intent);
+    }
+}

@@ -1,0 +1,252 @@
+package dev.oncepay.sim;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Stripe's PaymentIntents without HTTP or faults: create-and-confirm once per idempotency key,
+ * record every executed charge attempt in the shared ledger, emit events, retrieve and search.
+ */
+final class StripeProvider {
+
+    private final ObjectMapper json;
+    private final Clock clock;
+    private final Ledger ledger;
+    private final IdempotencyKeys keys;
+    private final WebhookSender webhooks;
+    /** Every PaymentIntent, in creation order (search lists them in that order). */
+    private final List<PaymentIntent> intents = new ArrayList<>();
+    /** Keys whose request is being processed right now: Stripe answers a second one {@code 409}. */
+    private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+    /** Payments that would succeed stay {@code processing} until {@link #settle} (a test's choice). */
+    private volatile boolean settleLater;
+
+    StripeProvider(ObjectMapper json, Clock clock, Ledger ledger, IdempotencyKeys keys, WebhookSender webhooks) {
+        this.json = json;
+        this.clock = clock;
+        this.ledger = ledger;
+        this.keys = keys;
+        this.webhooks = webhooks;
+    }
+
+    /** @throws ApiError 409 {@code idempotency_key_in_use} when a request with {@code key} is in progress */
+    void claim(String key) {
+        if (!inFlight.add(key)) {
+            throw StripeErrors.keyInFlight(key);
+        }
+    }
+
+    void release(String key) {
+        inFlight.remove(key);
+    }
+
+    /**
+     * Creates (and, with {@code confirm=true}, confirms) the PaymentIntent unless {@code key}
+     * already has an answer, which is then replayed. Stripe stores the answer of a request that
+     * reached execution, card errors included.
+     *
+     * @param decline the attempt fails with {@code generic_decline} whatever the card
+     * @param lostAnswer the key is taken to be still in flight: executed and stored, but this
+     *     request is refused with {@code 409}, as when an earlier attempt's answer was lost
+     * @throws ApiError 400 {@code idempotency_error} when the key was used with other parameters
+     */
+    ChargeOutcome create(String key, StripeForm form, PaymentIntentParams params, boolean decline, boolean lostAnswer) {
+        JsonNode request = form.toJson(json);
+        return keys.withKeyLocked(key, () -> {
+            var prior = keys.find(key);
+            if (prior.isPresent()) {
+                if (!prior.get().request().equals(request)) {
+                    throw StripeErrors.idempotencyMismatch(key);
+                }
+                return new ChargeOutcome(prior.get().status(), prior.get().body(), true);
+            }
+            PaymentIntent intent = execute(key, params, decline);
+            int status = intent.lastPaymentError() != null ? 402 : 200;
+            String answer = write(status == 402 ? StripeErrors.cardDeclined(intent, json).body(json) : intent.toJson(json));
+            keys.store(key, new StoredResponse(status, answer, request, intent.createdAt()));
+            if (lostAnswer) {
+                throw StripeErrors.keyInFlight(key);
+            }
+            return new ChargeOutcome(status, answer, false);
+        });
+    }
+
+    private PaymentIntent execute(String key, PaymentIntentParams params, boolean decline) {
+        Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
+        String id = "pi_" + RandomIds.next();
+        PaymentIntent created = new PaymentIntent(id, PaymentIntentStatus.REQUIRES_CONFIRMATION, params.amount(),
+                params.currency(), params.paymentMethod().id(), params.customer(), params.description(),
+                params.metadata(), id + "_secret_" + RandomIds.next(), null, null, key, now);
+        if (!params.confirm()) {
+            return save(created);
+        }
+        StripeTestPaymentMethod card = params.paymentMethod();
+        if (decline || card.declineCode() != null) {
+            String declineCode = card.declineCode() != null ? card.declineCode() : "generic_decline";
+            String message = card.declineMessage() != null ? card.declineMessage() : "Your card was declined.";
+            return fail(created, "card_declined", declineCode, message);
+        }
+        if (card.requiresAction()) {
+            return save(created.withStatus(PaymentIntentStatus.REQUIRES_ACTION, null));
+        }
+        if (settleLater) {
+            return save(created.withStatus(PaymentIntentStatus.PROCESSING, null));
+        }
+        return succeed(created);
+    }
+
+    /** A charge attempt that moved money: in the ledger, the PaymentIntent {@code succeeded}. */
+    private PaymentIntent succeed(PaymentIntent intent) {
+        Charge charge = recordCharge(intent, Charge.SUCCEEDED, null);
+        return save(intent.after(PaymentIntentStatus.SUCCEEDED, intent.paymentMethod(), charge.id(), null));
+    }
+
+    /** A failed attempt: a declined charge in the ledger, the PaymentIntent back at {@code requires_payment_method}. */
+    private PaymentIntent fail(PaymentIntent intent, String code, String declineCode, String message) {
+        Charge charge = recordCharge(intent, Charge.DECLINED, declineCode);
+        PaymentIntent.LastPaymentError error =
+                new PaymentIntent.LastPaymentError(code, declineCode, message, intent.paymentMethod(), charge.id());
+        return save(intent.after(PaymentIntentStatus.REQUIRES_PAYMENT_METHOD, null, charge.id(), error));
+    }
+
+    /**
+     * The customer finished (or failed) 3-D Secure for a {@code requires_action} PaymentIntent, as
+     * Stripe.js would after {@code next_action}: it succeeds or fails, with its event.
+     *
+     * @throws IllegalStateException when it is not waiting for authentication
+     */
+    PaymentIntent authenticate(String id, boolean approved) {
+        return finish(id, PaymentIntentStatus.REQUIRES_ACTION, approved, "payment_intent_authentication_failure", null,
+                "The provided PaymentMethod has failed authentication.");
+    }
+
+    /** From now on ({@code true}) payments that would succeed stay {@code processing} until settled. */
+    void settleLater(boolean value) {
+        settleLater = value;
+    }
+
+    /**
+     * A {@code processing} PaymentIntent settles: succeeds (a charge in the ledger) or fails with
+     * {@code generic_decline}, with its event.
+     *
+     * @throws IllegalStateException when it is not processing
+     */
+    PaymentIntent settle(String id, boolean succeeded) {
+        return finish(id, PaymentIntentStatus.PROCESSING, succeeded, "card_declined", "generic_decline",
+                "Your card was declined.");
+    }
+
+    private PaymentIntent finish(String id, PaymentIntentStatus expected, boolean succeeds, String code,
+            String declineCode, String message) {
+        synchronized (intents) {
+            PaymentIntent intent = retrieve(id).orElseThrow(() -> new IllegalStateException("no PaymentIntent " + id));
+            if (intent.status() != expected) {
+                throw new IllegalStateException(id + " is " + intent.status().wire() + ", not " + expected.wire());
+            }
+            return succeeds ? succeed(intent) : fail(intent, code, declineCode, message);
+        }
+    }
+
+    /** Cancels a PaymentIntent that has not succeeded, with its {@code payment_intent.canceled} event. */
+    PaymentIntent cancel(String id) {
+        synchronized (intents) {
+            PaymentIntent intent = retrieve(id).orElseThrow(() -> new IllegalStateException("no PaymentIntent " + id));
+            if (intent.status() == PaymentIntentStatus.SUCCEEDED) {
+                throw new IllegalStateException(id + " already succeeded");
+            }
+            return save(intent.withStatus(PaymentIntentStatus.CANCELED, intent.latestCharge()));
+        }
+    }
+
+    Optional<PaymentIntent> retrieve(String id) {
+        synchronized (intents) {
+            for (PaymentIntent intent : intents) {
+                if (intent.id().equals(id)) {
+                    return Optional.of(intent);
+                }
+            }
+            return Optional.empty();
+        }
+    }
+
+    /** The PaymentIntents of {@code reference} created at least {@code lag} ago (Stripe's search index lags). */
+    List<PaymentIntent> search(String reference, Duration lag) {
+        Instant visibleBefore = clock.instant().minus(lag);
+        synchronized (intents) {
+            return intents.stream()
+                    .filter(intent -> reference.equals(intent.reference()))
+                    .filter(intent -> !intent.createdAt().isAfter(visibleBefore))
+                    .toList();
+        }
+    }
+
+    /** The newest PaymentIntent of {@code reference}. */
+    Optional<PaymentIntent> latest(String reference) {
+        synchronized (intents) {
+            for (int i = intents.size() - 1; i >= 0; i--) {
+                if (reference.equals(intents.get(i).reference())) {
+                    return Optional.of(intents.get(i));
+                }
+            }
+            return Optional.empty();
+        }
+    }
+
+    void clear() {
+        synchronized (intents) {
+            intents.clear();
+        }
+        inFlight.clear();
+        settleLater = false;
+    }
+
+    /** Stores the new state (replacing the old one in place) and emits the event for it, if any. */
+    private PaymentIntent save(PaymentIntent intent) {
+        synchronized (intents) {
+            int existing = -1;
+            for (int i = 0; i < intents.size(); i++) {
+                if (intents.get(i).id().equals(intent.id())) {
+                    existing = i;
+                }
+            }
+            if (existing < 0) {
+                intents.add(intent);
+            } else {
+                intents.set(existing, intent);
+            }
+        }
+        StripeEvent event = StripeEvent.forStatus(intent);
+        if (event != null) {
+            webhooks.publish(event.id(), event.type(), event.toJson(json));
+        }
+        return intent;
+    }
+
+    /** The ledger keeps oncepay's view: upper-case currency, reference = our payment id. */
+    private Charge recordCharge(PaymentIntent intent, String status, String declineCode) {
+        Charge charge = new Charge("ch_" + RandomIds.next(), status, intent.reference(), intent.amount(),
+                intent.currency().toUpperCase(Locale.ROOT), intent.description(), declineCode,
+                intent.idempotencyKey(), clock.instant().truncatedTo(ChronoUnit.MILLIS));
+        ledger.record(charge);
+        return charge;
+    }
+
+    private String write(JsonNode node) {
+        try {
+            return json.writeValueAsString(node);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
