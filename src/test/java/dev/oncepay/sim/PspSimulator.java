@@ -267,12 +267,7 @@ public final class PspSimulator implements AutoCloseable {
 
     /** @return true once every queued webhook delivery succeeded or gave up, false on timeout */
     public boolean awaitWebhooks(Duration timeout) {
-        try {
-            return webhooks.awaitIdle(timeout);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
+        return webhooks.awaitIdle(timeout);
     }
 
     private WebhookEvent eventFor(String type, String reference) {

@@ -89,12 +89,7 @@ public final class StripeMode {
 
     /** @return true once every queued Stripe delivery succeeded or gave up, false on timeout */
     public boolean awaitWebhooks(Duration timeout) {
-        try {
-            return webhooks.awaitIdle(timeout);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return false;
-        }
+        return webhooks.awaitIdle(timeout);
     }
 
     /** The id ({@code pi_…}) of the latest PaymentIntent created for {@code reference}. */

@@ -120,14 +120,19 @@ final class WebhookSender implements AutoCloseable {
         }
     }
 
-    /** Waits until every queued delivery has succeeded or given up. */
-    boolean awaitIdle(Duration timeout) throws InterruptedException {
+    /** Waits until every queued delivery has succeeded or given up; false on timeout (or interrupt). */
+    boolean awaitIdle(Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (pending.get() > 0) {
             if (System.nanoTime() > deadline) {
                 return false;
             }
-            Thread.sleep(10);
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
         }
         return true;
     }
