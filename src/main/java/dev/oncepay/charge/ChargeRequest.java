@@ -9,10 +9,6 @@ import dev.oncepay.http.FieldError;
 import dev.oncepay.http.InvalidRequestException;
 import java.io.IOException;
 import java.math.BigInteger;
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
-import java.nio.charset.StandardCharsets;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Currency;
 import java.util.Iterator;
@@ -39,6 +35,7 @@ public record ChargeRequest(long amount, String currency, String reference, Stri
             .enable(com.fasterxml.jackson.databind.DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
             .build();
 
+    /** @param body the request body, already checked to be the client's UTF-8 ({@code HttpApiEvent#utf8Body}) */
     public static ChargeRequest parse(byte[] body) {
         JsonNode root = readObject(body);
         List<FieldError> errors = new ArrayList<>();
@@ -77,14 +74,10 @@ public record ChargeRequest(long amount, String currency, String reference, Stri
             throw new InvalidRequestException("body", "a JSON object is required");
         }
         try {
-            StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(body));
             JsonNode root = STRICT.readTree(body);
             if (root instanceof ObjectNode) {
                 return root;
             }
-        } catch (CharacterCodingException notUtf8) {
-            throw new InvalidRequestException("body", "must be UTF-8");
         } catch (IOException malformed) {
             throw new InvalidRequestException("body", "malformed JSON");
         }
