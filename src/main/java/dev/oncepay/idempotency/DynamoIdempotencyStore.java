@@ -63,7 +63,7 @@ public class DynamoIdempotencyStore implements IdempotencyStore {
     @Override
     public Optional<KeyRecord> find(String storageId, Instant now) {
         return TableItems.readConsistently(dynamo, table, storageId).map(DynamoIdempotencyStore::fromItem)
-                .filter(r -> !r.expiresAt().isBefore(now.truncatedTo(java.time.temporal.ChronoUnit.SECONDS)));
+                .filter(r -> r.liveAt(now));
     }
 
     @Override

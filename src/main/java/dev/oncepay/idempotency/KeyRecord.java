@@ -1,6 +1,7 @@
 package dev.oncepay.idempotency;
 
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 
 /**
  * The stored state of one idempotency key: who holds its lease and which payment it made.
@@ -23,5 +24,14 @@ public record KeyRecord(
 
     public boolean leaseExpiredAt(Instant now) {
         return leaseExpiresAt.isBefore(now);
+    }
+
+    /**
+     * Whether the key still counts at {@code now}: inside its retention, or held by a run whose
+     * lease lives (a takeover just before the retention ended) — the rule the claim's condition
+     * applies in the store ({@code TableItems.claim}).
+     */
+    public boolean liveAt(Instant now) {
+        return !expiresAt.isBefore(now.truncatedTo(ChronoUnit.SECONDS)) || !leaseExpiredAt(now);
     }
 }

@@ -396,7 +396,9 @@ public abstract class StoreContract {
 
         assertEquals(takeover.record(), assertInstanceOf(ExistingKey.class, during).record(),
                 "the takeover still works on it");
+        assertEquals(Optional.of(takeover.record()), keys.find(storageId, pastRetention), "and a read sees it");
         Instant leaseOver = now.plusSeconds(36);
+        assertEquals(Optional.empty(), keys.find(storageId, leaseOver), "a read agrees once the lease is over");
         KeyRecord fresh = keyRecord(storageId, leaseOver.plusSeconds(35), leaseOver.plusSeconds(86_400));
         assertEquals(fresh, assertInstanceOf(KeyClaim.class, keys.claim(fresh, leaseOver)).record(),
                 "once the lease is over too, the key is absent");
