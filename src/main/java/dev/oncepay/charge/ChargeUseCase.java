@@ -284,6 +284,9 @@ public class ChargeUseCase {
                     result.declineCode(), "declined", null, fence);
             case UNKNOWN, NOT_SENT -> new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
                     result.detail(), now.plus(config.sweep().firstCheckDelay()), fence);
+            // The state machine has no PENDING -> NEEDS_REVIEW: UNKNOWN on the way to review, due at once.
+            case NEEDS_REVIEW -> new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, result.providerPaymentId(),
+                    null, Payment.REVIEW_BOUND + result.detail(), now, fence);
         };
     }
 

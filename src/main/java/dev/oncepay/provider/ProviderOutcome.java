@@ -8,6 +8,12 @@ public enum ProviderOutcome {
     FAILED,
     /** No answer after the request may have arrived (timeout, reset, 5xx): ask the provider later. */
     UNKNOWN,
+    /**
+     * The provider's answer shows that our own request was wrong in a way that no retry fixes and
+     * no decline describes (Stripe's {@code idempotency_error}: our provider key reused with other
+     * parameters, a bug or tampering): nothing is assumed about money, a human decides.
+     */
+    NEEDS_REVIEW,
     /** Provably never reached the provider (breaker open, connection refused, throttled): safe to release. */
     NOT_SENT
 }

@@ -55,7 +55,7 @@ record PspAnswer(int httpStatus, String body) {
         return switch (charge.chargeStatus().outcome()) {
             case SUCCEEDED -> ChargeResult.succeeded(charge.id());
             case FAILED -> ChargeResult.failed(charge.id(), charge.declineCodeOrStatus());
-            case UNKNOWN, NOT_SENT -> ChargeResult.unknown(unclear + ": charge " + charge.id() + " is '"
+            case UNKNOWN, NOT_SENT, NEEDS_REVIEW -> ChargeResult.unknown(unclear + ": charge " + charge.id() + " is '"
                     + charge.status() + "', not final");
         };
     }

@@ -238,6 +238,7 @@ public class ReconcileUseCase {
             case FAILED -> new Settle(PaymentStatus.FAILED, result.providerPaymentId(), result.declineCode(),
                     "reconcile: not found at the provider; re-sent with the same provider key and declined");
             case UNKNOWN, NOT_SENT -> new NoAnswer("re-sent charge got no answer: " + result.detail());
+            case NEEDS_REVIEW -> new Review("reconcile: re-sent charge: " + result.detail());
         };
     }
 
@@ -265,6 +266,7 @@ public class ReconcileUseCase {
             case FAILED -> new Settle(PaymentStatus.FAILED, charge.id(), charge.declineCodeOrStatus(),
                     "reconcile: provider lookup found charge " + charge.id() + " " + charge.providerStatus());
             case UNKNOWN, NOT_SENT -> new NoAnswer("charge " + charge.id() + " is '" + charge.providerStatus() + "', not final yet");
+            case NEEDS_REVIEW -> new Review("charge " + charge.id() + " is '" + charge.providerStatus() + "'");
         };
     }
 
