@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.json.JsonMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.oncepay.http.FieldError;
 import dev.oncepay.http.InvalidRequestException;
+import dev.oncepay.payment.PaymentInstrument;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.util.ArrayList;
@@ -20,15 +21,22 @@ import java.util.regex.Pattern;
 
 /**
  * A validated {@code POST /payments} body. Money is an integer in minor units with an ISO 4217
- * code; anything else, and any unknown field, is rejected before anything is stored.
+ * code; anything else, and any unknown field, is rejected before anything is stored. The
+ * instrument's tokens are checked here for shape only; whether the tenant's provider needs or
+ * accepts them is its adapter's call.
  */
-public record ChargeRequest(long amount, String currency, String reference, String description) {
+public record ChargeRequest(long amount, String currency, String reference, String description,
+        PaymentInstrument instrument) {
     /** Stripe's ceiling for one charge (8 digits of minor units). */
     public static final long MAX_AMOUNT = 99_999_999L;
     static final int MAX_REFERENCE = 128;
     static final int MAX_DESCRIPTION = 500;
+    /** Provider tokens are short ASCII ids ({@code pm_…}, {@code cus_…}); Stripe's are well below this. */
+    static final int MAX_TOKEN = 255;
 
-    private static final Set<String> FIELDS = Set.of("amount", "currency", "reference", "description");
+    private static final Set<String> FIELDS = Set.of("amount", "currency", "reference", "description",
+            "paymentMethod", "customer");
+    private static final Pattern TOKEN = Pattern.compile("[A-Za-z][A-Za-z0-9_-]*");
     private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
     private static final ObjectMapper STRICT = JsonMapper.builder()
             .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION)
@@ -49,10 +57,13 @@ public record ChargeRequest(long amount, String currency, String reference, Stri
         String currency = currency(root.get("currency"), errors);
         String reference = text(root.get("reference"), "reference", true, MAX_REFERENCE, errors);
         String description = text(root.get("description"), "description", false, MAX_DESCRIPTION, errors);
+        String paymentMethod = token(root.get("paymentMethod"), "paymentMethod", errors);
+        String customer = token(root.get("customer"), "customer", errors);
         if (!errors.isEmpty()) {
             throw new InvalidRequestException(errors);
         }
-        return new ChargeRequest(amount, currency, reference, description);
+        return new ChargeRequest(amount, currency, reference, description,
+                new PaymentInstrument(paymentMethod, customer));
     }
 
     /** Canonical form for the request fingerprint: fixed field order, no insignificant white space. */
@@ -62,6 +73,13 @@ public record ChargeRequest(long amount, String currency, String reference, Stri
         canonical.put("currency", currency);
         canonical.put("reference", reference);
         canonical.put("description", description);
+        // Only when present, so requests without them keep the fingerprints they always had.
+        if (instrument.paymentMethod() != null) {
+            canonical.put("paymentMethod", instrument.paymentMethod());
+        }
+        if (instrument.customer() != null) {
+            canonical.put("customer", instrument.customer());
+        }
         try {
             return STRICT.writeValueAsString(canonical);
         } catch (IOException e) {
@@ -119,6 +137,20 @@ public record ChargeRequest(long amount, String currency, String reference, Stri
         } catch (IllegalArgumentException unknown) {
             return false;
         }
+    }
+
+    /** An optional provider token: an id that starts with a letter, so a card number can never pass as one. */
+    private static String token(JsonNode node, String field, List<FieldError> errors) {
+        if (node == null || node.isNull()) {
+            return null;
+        }
+        if (!node.isTextual() || node.textValue().isEmpty() || node.textValue().length() > MAX_TOKEN
+                || !TOKEN.matcher(node.textValue()).matches()) {
+            errors.add(new FieldError(field, "must be a provider token of 1-" + MAX_TOKEN
+                    + " letters, digits, '_' or '-' starting with a letter, like pm_card_visa (never card data)"));
+            return null;
+        }
+        return node.textValue();
     }
 
     private static String text(JsonNode node, String field, boolean required, int max, List<FieldError> errors) {

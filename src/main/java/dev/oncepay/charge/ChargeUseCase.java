@@ -256,7 +256,8 @@ public class ChargeUseCase {
         Instant now = clock.instant();
         Payment pending = new Payment(key.paymentId(), key.tenant(), PaymentStatus.PENDING, request.amount(),
                 request.currency(), request.reference(), request.description(), null, null, null, now, now,
-                key.leaseEpoch(), 0, accounts.forTenant(key.tenant()), key.leaseExpiresAt());
+                key.leaseEpoch(), 0, accounts.forTenant(key.tenant()), key.leaseExpiresAt(), request.instrument(),
+                null);
         // A stuck PENDING payment is swept once the lease that covers it has surely ended.
         Instant sweepAt = now.plus(lease()).plus(lease());
         if (seen.isEmpty() && payments.createPending(pending, sweepAt)) {
@@ -293,7 +294,7 @@ public class ChargeUseCase {
     private static Payment settled(Payment p, Transition t, Instant now) {
         return new Payment(p.id(), p.tenant(), t.to(), p.amount(), p.currency(), p.reference(), p.description(),
                 t.providerPaymentId(), t.declineCode(), t.reason(), p.createdAt(), now, t.fenceEpoch().orElse(0),
-                p.checkAttempts(), p.providerAccount(), p.leaseExpiresAt());
+                p.checkAttempts(), p.providerAccount(), p.leaseExpiresAt(), p.instrument(), t.customerAction());
     }
 
     private void reached(String paymentId, ChargePhase phase, long epoch) {

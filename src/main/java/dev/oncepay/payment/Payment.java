@@ -10,6 +10,9 @@ import java.time.Instant;
  * @param providerAccount the provider account that charges it; its facts alone may move it
  * @param leaseExpiresAt end of the lease of the charge run holding the fence: after it, no run of
  *        ours can still be sending this payment's charge
+ * @param instrument what it is paid with (provider tokens); every charge and re-send carries it
+ * @param customerAction while the provider waits for the customer (3-D Secure): what the front end
+ *        needs to finish it; {@code null} otherwise
  */
 public record Payment(
         String id,
@@ -27,7 +30,9 @@ public record Payment(
         long leaseEpoch,
         int checkAttempts,
         ProviderAccount providerAccount,
-        Instant leaseExpiresAt) {
+        Instant leaseExpiresAt,
+        PaymentInstrument instrument,
+        CustomerAction customerAction) {
     /**
      * {@code declineCode} of a payment that failed because oncepay established that nothing was
      * charged (the provider never had a charge for it), as opposed to a provider's decline.
@@ -41,6 +46,15 @@ public record Payment(
     public static final String REVIEW_BOUND = "on the way to review: ";
     /** The same, written by an earlier version for an UNKNOWN payment past the provider's key window. */
     public static final String NO_CHARGE_AT_PROVIDER = "no_charge_at_provider";
+
+    public Payment {
+        instrument = instrument == null ? PaymentInstrument.NONE : instrument;
+    }
+
+    /** Waiting for the customer to authenticate the charge at the provider. */
+    public boolean awaitsCustomer() {
+        return status == PaymentStatus.UNKNOWN && customerAction != null;
+    }
 
     private static final java.util.regex.Pattern ID = java.util.regex.Pattern.compile("pay_[0-9a-f]{32}");
 

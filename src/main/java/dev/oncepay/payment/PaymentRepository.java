@@ -57,9 +57,7 @@ public class PaymentRepository {
         item.put(Table.AMOUNT, Attr.n(payment.amount()));
         item.put(Table.CURRENCY, Attr.s(payment.currency()));
         item.put(Table.REFERENCE, Attr.s(payment.reference()));
-        if (payment.description() != null) {
-            item.put(Table.DESCRIPTION, Attr.s(payment.description()));
-        }
+        putIfPresent(item, Table.DESCRIPTION, payment.description());
         item.put(Table.CREATED_AT, Attr.s(payment.createdAt().toString()));
         item.put(Table.UPDATED_AT, Attr.s(payment.updatedAt().toString()));
         item.put(Table.LEASE_EPOCH, Attr.n(payment.leaseEpoch()));
@@ -67,6 +65,8 @@ public class PaymentRepository {
         item.put(Table.PROVIDER, Attr.s(payment.providerAccount().provider()));
         item.put(Table.PROVIDER_ACCOUNT, Attr.s(payment.providerAccount().account()));
         item.put(Table.CHECK_ATTEMPTS, Attr.n(0));
+        putIfPresent(item, Table.PAYMENT_METHOD, payment.instrument().paymentMethod());
+        putIfPresent(item, Table.CUSTOMER, payment.instrument().customer());
         // Listed in the sweep index from the start: if this run dies, reconcile finds the payment.
         item.put(Table.SWEEP_SHARD, Attr.s(shardOf(payment.id())));
         item.put(Table.NEXT_CHECK_AT, Attr.n(nextCheckAt.toEpochMilli()));
@@ -122,6 +122,10 @@ public class PaymentRepository {
         setIfPresent(set, names, values, Table.PROVIDER_PAYMENT_ID, t.providerPaymentId());
         setIfPresent(set, names, values, Table.DECLINE_CODE, t.declineCode());
         setIfPresent(set, names, values, Table.STATUS_REASON, t.reason());
+        if (t.customerAction() != null) {
+            setIfPresent(set, names, values, Table.CLIENT_SECRET, t.customerAction().clientSecret());
+            setIfPresent(set, names, values, Table.NEXT_ACTION, t.customerAction().nextActionJson());
+        }
         String remove = "";
         names.put("#next", Table.NEXT_CHECK_AT);
         if (t.nextCheckAt() != null) {
@@ -207,7 +211,23 @@ public class PaymentRepository {
                 provider == null ? legacyAccount
                         : new ProviderAccount(provider, Attr.string(item, Table.PROVIDER_ACCOUNT)),
                 // Older items: the first run's lease (a takeover's later fence is not known).
-                leaseEnd < 0 ? createdAt.plus(lease) : Instant.ofEpochMilli(leaseEnd));
+                leaseEnd < 0 ? createdAt.plus(lease) : Instant.ofEpochMilli(leaseEnd),
+                new PaymentInstrument(Attr.string(item, Table.PAYMENT_METHOD), Attr.string(item, Table.CUSTOMER)),
+                customerAction(item));
+    }
+
+    /** Kept once set (the customer may still be finishing it), shown only while the payment waits for them. */
+    private static CustomerAction customerAction(Map<String, AttributeValue> item) {
+        String clientSecret = Attr.string(item, Table.CLIENT_SECRET);
+        PaymentStatus status = PaymentStatus.valueOf(Attr.string(item, Table.STATUS));
+        return clientSecret == null || status != PaymentStatus.UNKNOWN ? null
+                : new CustomerAction(clientSecret, Attr.string(item, Table.NEXT_ACTION));
+    }
+
+    private static void putIfPresent(Map<String, AttributeValue> item, String attribute, String value) {
+        if (value != null) {
+            item.put(attribute, Attr.s(value));
+        }
     }
 
     // Sweep: reconcile's access to the sparse, sharded index `sweep`.

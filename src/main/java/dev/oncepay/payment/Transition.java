@@ -9,6 +9,7 @@ import java.util.OptionalLong;
  *
  * @param fenceEpoch if present, the write also requires this lease epoch (charge runs are fenced)
  * @param nextCheckAt when the sweep should look again; {@code null} for a settled payment
+ * @param customerAction set with a move to UNKNOWN that waits for the customer; {@code null} otherwise
  */
 public record Transition(
         PaymentStatus from,
@@ -17,7 +18,14 @@ public record Transition(
         String declineCode,
         String reason,
         Instant nextCheckAt,
-        OptionalLong fenceEpoch) {
+        OptionalLong fenceEpoch,
+        CustomerAction customerAction) {
+
+    /** A move that hands the customer nothing to do. */
+    public Transition(PaymentStatus from, PaymentStatus to, String providerPaymentId, String declineCode,
+            String reason, Instant nextCheckAt, OptionalLong fenceEpoch) {
+        this(from, to, providerPaymentId, declineCode, reason, nextCheckAt, fenceEpoch, null);
+    }
 
     public Transition {
         if (from != to && !from.canMoveTo(to)) {

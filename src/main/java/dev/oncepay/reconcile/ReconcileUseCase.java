@@ -419,7 +419,7 @@ public class ReconcileUseCase {
     private static Payment withStatus(Payment p, PaymentStatus status) {
         return new Payment(p.id(), p.tenant(), status, p.amount(), p.currency(), p.reference(), p.description(),
                 p.providerPaymentId(), p.declineCode(), p.statusReason(), p.createdAt(), p.updatedAt(), p.leaseEpoch(),
-                p.checkAttempts(), p.providerAccount(), p.leaseExpiresAt());
+                p.checkAttempts(), p.providerAccount(), p.leaseExpiresAt(), null, null);
     }
 
     private static String describe(Throwable fault) {

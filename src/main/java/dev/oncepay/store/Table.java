@@ -48,6 +48,12 @@ public final class Table {
     /** Provider id and account that charge the payment; absent on payments recorded before issue 8. */
     public static final String PROVIDER = "provider";
     public static final String PROVIDER_ACCOUNT = "providerAccount";
+    /** The payment's instrument: provider tokens, never card data. */
+    public static final String PAYMENT_METHOD = "paymentMethod";
+    public static final String CUSTOMER = "customer";
+    /** A payment waiting for the customer: the provider's client secret and next action (never logged). */
+    public static final String CLIENT_SECRET = "clientSecret";
+    public static final String NEXT_ACTION = "nextAction";
     // LEASE_EXPIRES_AT (epoch millis, as on key items) on a payment: the lease end of the run holding its fence.
 
     public static final String KIND_KEY = "key";

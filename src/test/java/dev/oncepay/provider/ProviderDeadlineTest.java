@@ -127,6 +127,6 @@ class ProviderDeadlineTest {
         Instant now = clock.instant();
         String id = "pay_" + UUID.randomUUID().toString().replace("-", "");
         return new Payment(id, "merchant-deadline", PaymentStatus.PENDING, 4200, "EUR", "order-" + id.substring(4, 12),
-                null, null, null, null, now, now, 1, 0, new ProviderAccount("sim", "default"), now.plusSeconds(35));
+                null, null, null, null, now, now, 1, 0, new ProviderAccount("sim", "default"), now.plusSeconds(35), null, null);
     }
 }

@@ -169,7 +169,7 @@ public class ReconcileFixture {
         Instant now = clock.instant();
         String id = "pay_" + UUID.randomUUID().toString().replace("-", "");
         Payment payment = new Payment(id, TENANT, PaymentStatus.PENDING, amount, "EUR", "order-" + id.substring(4, 12),
-                null, null, null, null, now, now, 1, 0, accounts.forTenant(TENANT), now.plus(LEASE));
+                null, null, null, null, now, now, 1, 0, accounts.forTenant(TENANT), now.plus(LEASE), null, null);
         assertTrue(payments.createPending(payment, now.plus(dueIn)));
         switch (atProvider) {
             case NOTHING -> {

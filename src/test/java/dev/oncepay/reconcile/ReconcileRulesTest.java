@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 /** How a lookup answer is read, and the backoff: plain rules, no application needed. */
 class ReconcileRulesTest {
     private static final Payment PAYMENT = new Payment("pay_1", "t", PaymentStatus.UNKNOWN, 4200, "EUR", "order", null,
-            null, null, null, Instant.EPOCH, Instant.EPOCH, 1, 0, new ProviderAccount("sim", "default"), Instant.EPOCH);
+            null, null, null, Instant.EPOCH, Instant.EPOCH, 1, 0, new ProviderAccount("sim", "default"), Instant.EPOCH, null, null);
 
     /** A charge as the PSP adapter reports it to reconcile: its status word read through the one mapping. */
     private static FoundCharge charge(String id, String status, String reference, long amount, String currency,

@@ -412,7 +412,7 @@ public abstract class StoreContract {
         assertTrue(payments.createPending(payment, now.plusSeconds(70)));
 
         Payment again = new Payment(payment.id(), "other-tenant", PaymentStatus.PENDING, 1, "USD", "other", null,
-                null, null, null, now, now, 7, 0, new ProviderAccount("other", "acct_other"), now);
+                null, null, null, now, now, 7, 0, new ProviderAccount("other", "acct_other"), now, null, null);
         assertFalse(payments.createPending(again, now.plusSeconds(70)));
 
         Payment stored = payments.find(payment.id()).orElseThrow();
@@ -543,7 +543,8 @@ public abstract class StoreContract {
 
     private Payment pending(String id, long epoch) {
         return new Payment(id, "contract-tenant", PaymentStatus.PENDING, 4200, "EUR", "order_9182", "two coffees",
-                null, null, null, now, now, epoch, 0, new ProviderAccount("sim", "acct_contract"), now.plusSeconds(35));
+                null, null, null, now, now, epoch, 0, new ProviderAccount("sim", "acct_contract"), now.plusSeconds(35),
+                null, null);
     }
 
     private static Transition succeeded(long epoch) {

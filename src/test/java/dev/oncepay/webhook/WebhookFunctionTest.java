@@ -548,7 +548,7 @@ class WebhookFunctionTest {
         String id = "pay_" + UUID.randomUUID().toString().replace("-", "");
         Instant now = clock.instant();
         Payment p = new Payment(id, "merchant-a", PaymentStatus.PENDING, amount, currency, "order_" + id, null, null,
-                null, null, now, now, 1, 0, accounts.forTenant("merchant-a"), now.plusSeconds(35));
+                null, null, now, now, 1, 0, accounts.forTenant("merchant-a"), now.plusSeconds(35), null, null);
         assertTrue(payments.createPending(p, now.plusSeconds(70)));
         return id;
     }

@@ -184,7 +184,7 @@ class WebhookStoreFailureTest {
         Instant now = clock.instant();
         assertTrue(payments.createPending(new Payment(id, "merchant-a", PaymentStatus.PENDING, 4200, "EUR",
                 "order_" + id, null, null, null, null, now, now, 1, 0, new ProviderAccount("sim", "default"),
-                now.plusSeconds(35)), now.plusSeconds(70)));
+                now.plusSeconds(35), null, null), now.plusSeconds(70)));
         assertTrue(payments.apply(id, new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
                 "read timeout", now.plusSeconds(30), OptionalLong.of(1)), now));
         return id;
