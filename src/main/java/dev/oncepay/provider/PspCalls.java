@@ -9,8 +9,6 @@ import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
 import java.net.ConnectException;
 import java.time.Duration;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.function.Supplier;
@@ -183,21 +181,7 @@ public class PspCalls {
     }
 
     static Duration retryAfter(Response response) {
-        String value = response.getHeaderString("Retry-After");
-        if (value == null || value.isBlank()) {
-            return null;
-        }
-        try {
-            return Duration.ofSeconds(Math.max(0, Long.parseLong(value.trim())));
-        } catch (NumberFormatException notSeconds) {
-            try {
-                ZonedDateTime at = ZonedDateTime.parse(value.trim(), DateTimeFormatter.RFC_1123_DATE_TIME);
-                return Duration.between(ZonedDateTime.now(at.getZone()), at).isNegative() ? Duration.ZERO
-                        : Duration.between(ZonedDateTime.now(at.getZone()), at);
-            } catch (RuntimeException unparseable) {
-                return null;
-            }
-        }
+        return ProviderReply.retryAfter(response.getHeaderString("Retry-After"));
     }
 
     private static boolean causedBy(Throwable error, Class<? extends Throwable> type) {
