@@ -1,0 +1,293 @@
+package dev.oncepay.provider.stripe;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.oncepay.http.FieldError;
+import dev.oncepay.payment.CustomerAction;
+import dev.oncepay.payment.Payment;
+import dev.oncepay.payment.PaymentInstrument;
+import dev.oncepay.provider.AccountEndpoint;
+import dev.oncepay.provider.ChargeResult;
+import dev.oncepay.provider.FoundCharge;
+import dev.oncepay.provider.IndeterminateProviderFault;
+import dev.oncepay.provider.ProviderAdapter;
+import dev.oncepay.provider.ProviderReply;
+import dev.oncepay.provider.ReplyClass;
+import io.quarkus.rest.client.reactive.QuarkusRestClientBuilder;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.ws.rs.core.Form;
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+
+/**
+ * Stripe's PaymentIntents as a provider ({@code stripe}): a charge is one create-and-confirm
+ * ({@code POST /v1/payment_intents}, form-encoded, {@code Idempotency-Key} = the payment's provider
+ * key), a lookup a retrieve by the PaymentIntent's id, or, when the create's answer was lost, a
+ * search by our payment id in its metadata.
+ *
+ * <p>Read strictly (design rule 11): only a PaymentIntent of ours (our id in its metadata, our
+ * amount and currency) that says {@code succeeded}, or a refusal Stripe states in words this
+ * adapter knows, is final. {@code Stripe-Should-Retry} decides retry vs no answer where present.
+ * An {@code idempotency_error} (our key with other parameters: a bug or tampering) goes to review,
+ * never to a decline.
+ */
+@ApplicationScoped
+public class StripeAdapter implements ProviderAdapter {
+
+    public static final String ID = "stripe";
+    private static final Pattern PAYMENT_METHOD = Pattern.compile("pm_[A-Za-z0-9_]{1,250}");
+    private static final Pattern CUSTOMER = Pattern.compile("cus_[A-Za-z0-9]{1,250}");
+
+    private final ObjectMapper json;
+    private final Duration searchLag;
+    private final Duration connectTimeout;
+    private final Duration readTimeout;
+    /** One REST client per account base URL, built on first use (no retries: the client never retries). */
+    private final Map<URI, StripeApi> clients = new ConcurrentHashMap<>();
+
+    public StripeAdapter(ObjectMapper json, StripeConfig config,
+            @ConfigProperty(name = "oncepay.provider.connect-timeout", defaultValue = "1S") Duration connectTimeout,
+            @ConfigProperty(name = "oncepay.provider.read-timeout", defaultValue = "5S") Duration readTimeout) {
+        this.json = json;
+        this.searchLag = config.searchLag();
+        this.connectTimeout = connectTimeout;
+        this.readTimeout = readTimeout;
+    }
+
+    @Override
+    public String id() {
+        return ID;
+    }
+
+    @Override
+    public List<FieldError> check(PaymentInstrument instrument) {
+        List<FieldError> errors = new ArrayList<>();
+        String method = instrument.paymentMethod();
+        if (method == null || method.isEmpty()) {
+            errors.add(new FieldError("paymentMethod", "required: a Stripe PaymentMethod id such as pm_card_visa"));
+        } else if (!PAYMENT_METHOD.matcher(method).matches()) {
+            errors.add(new FieldError("paymentMethod",
+                    "must be a Stripe PaymentMethod id: pm_ followed by 1-250 letters, digits or _"));
+        }
+        String customer = instrument.customer();
+        if (customer != null && !CUSTOMER.matcher(customer).matches()) {
+            errors.add(new FieldError("customer", "must be a Stripe Customer id: cus_ followed by 1-250 letters or digits"));
+        }
+        return errors;
+    }
+
+    @Override
+    public ProviderReply sendCharge(AccountEndpoint endpoint, Payment payment) {
+        Form form = new Form()
+                .param("amount", Long.toString(payment.amount()))
+                .param("currency", payment.currency().toLowerCase(Locale.ROOT))
+                .param("confirm", "true")
+                .param("metadata[" + StripePaymentIntent.REFERENCE_KEY + "]", payment.id());
+        PaymentInstrument instrument = payment.instrument();
+        if (instrument.paymentMethod() != null) {
+            form.param("payment_method", instrument.paymentMethod());
+        }
+        if (instrument.customer() != null) {
+            form.param("customer", instrument.customer());
+        }
+        if (payment.reference() != null) {
+            form.param("metadata[oncepay_reference]", payment.reference());
+        }
+        if (payment.description() != null) {
+            form.param("description", payment.description());
+        }
+        StripeApi api = api(endpoint);
+        return ProviderReply.exchange(
+                () -> api.create(authorization(endpoint), payment.providerIdempotencyKey(), form));
+    }
+
+    @Override
+    public ProviderReply sendLookup(AccountEndpoint endpoint, Payment payment) {
+        StripeApi api = api(endpoint);
+        String id = payment.providerPaymentId();
+        if (id != null && StripePaymentIntent.ID.matcher(id).matches()) {
+            return ProviderReply.exchange(() -> api.retrieve(authorization(endpoint), id));
+        }
+        String query = "metadata['" + StripePaymentIntent.REFERENCE_KEY + "']:'" + quoted(payment.id()) + "'";
+        return ProviderReply.exchange(() -> api.search(authorization(endpoint), query));
+    }
+
+    @Override
+    public ReplyClass classify(ProviderReply reply) {
+        int status = reply.status();
+        if (status == 401 || status == 403) {
+            return new ReplyClass.CredentialsRefused("Stripe refused our API key (HTTP " + status + ")");
+        }
+        if (status / 100 == 2) {
+            return new ReplyClass.Answer();
+        }
+        // 429 (and 408) refuse the request before it runs; 5xx and 409 (the key in use by a request
+        // still running there) may mean it ran, or is running.
+        boolean refusedBeforeRunning = status == 429 || status == 408;
+        boolean noAnswer = refusedBeforeRunning || status == 409 || status >= 500;
+        String shouldRetry = reply.header("Stripe-Should-Retry");
+        String detail = "Stripe answered HTTP " + status + errorSummary(reply)
+                + (shouldRetry == null ? "" : ", Stripe-Should-Retry: " + shouldRetry);
+        if ("true".equals(shouldRetry) || (shouldRetry == null && noAnswer)) {
+            return new ReplyClass.Retry(detail, !refusedBeforeRunning, reply.retryAfter());
+        }
+        if (noAnswer) {
+            return new ReplyClass.NoAnswer(detail, !refusedBeforeRunning);
+        }
+        return new ReplyClass.Answer(); // 400, 402, 404 and the like: readCharge decides what they say
+    }
+
+    @Override
+    public ChargeResult readCharge(ProviderReply answer, Payment payment) {
+        String unclear = "Stripe answered HTTP " + answer.status();
+        JsonNode root = parse(answer.body());
+        if (answer.status() / 100 == 2) {
+            StripePaymentIntent intent = StripePaymentIntent.read(root);
+            if (intent == null) {
+                return ChargeResult.unknown(unclear + (root == null ? " without a readable body" : " with a body that is no PaymentIntent"));
+            }
+            if (!intent.about(payment)) {
+                return ChargeResult.unknown(unclear + " about another PaymentIntent: " + intent);
+            }
+            return chargeResult(intent, unclear);
+        }
+        StripeError error = StripeError.read(root);
+        if (error == null) {
+            return ChargeResult.unknown(unclear + ", which is no outcome without Stripe's error");
+        }
+        if (StripeError.IDEMPOTENCY_ERROR.equals(error.type())) {
+            return ChargeResult.review(null, unclear + " idempotency_error: our provider key " + payment.providerIdempotencyKey()
+                    + " was used with other parameters (a bug or tampering); nothing is assumed about the charge");
+        }
+        if (answer.status() == 402 && StripeError.CARD_ERROR.equals(error.type())) {
+            StripePaymentIntent intent = StripePaymentIntent.read(error.paymentIntent());
+            if (intent != null && !intent.about(payment)) {
+                return ChargeResult.unknown(unclear + " card_error about another PaymentIntent: " + intent);
+            }
+            return ChargeResult.failed(intent == null ? null : intent.id(), error.failureCode());
+        }
+        if ((answer.status() == 400 || answer.status() == 404) && StripeError.INVALID_REQUEST_ERROR.equals(error.type())) {
+            // Refused as invalid before anything ran (Stripe stores no result for it): it never can succeed as sent.
+            return ChargeResult.failed(null, "provider_rejected_" + (error.code() != null ? error.code() : answer.status()));
+        }
+        return ChargeResult.unknown(unclear + " " + error + ", which is no outcome");
+    }
+
+    /** A PaymentIntent of ours, by the one status mapping; a customer's task where it waits for one. */
+    private ChargeResult chargeResult(StripePaymentIntent intent, String unclear) {
+        return switch (intent.outcome()) {
+            case SUCCEEDED -> ChargeResult.succeeded(intent.id());
+            case FAILED -> ChargeResult.failed(intent.id(), intent.declineCode());
+            case UNKNOWN, NOT_SENT, NEEDS_REVIEW -> {
+                String notFinal = unclear + ": PaymentIntent " + intent.id() + " is '" + intent.statusWord() + "', not final";
+                if (intent.status() == PaymentIntentStatus.REQUIRES_ACTION && intent.clientSecret() != null
+                        && intent.nextAction() != null) {
+                    yield ChargeResult.awaitingCustomer(intent.id(),
+                            new CustomerAction(intent.clientSecret(), write(intent.nextAction())),
+                            notFinal + "; waits for the customer (" + StripePaymentIntent.text(intent.nextAction(), "type") + ")");
+                }
+                yield ChargeResult.notFinal(intent.id(), notFinal);
+            }
+        };
+    }
+
+    @Override
+    public List<FoundCharge> readLookup(ProviderReply answer, Payment payment) {
+        String unclear = "Stripe lookup answered HTTP " + answer.status();
+        if (answer.status() / 100 != 2) {
+            throw new IndeterminateProviderFault(unclear + errorSummary(answer), null);
+        }
+        JsonNode root = parse(answer.body());
+        if (root == null || !root.isObject()) {
+            throw new IndeterminateProviderFault(unclear + " without a readable body", null);
+        }
+        if ("payment_intent".equals(StripePaymentIntent.text(root, "object"))) {
+            return List.of(ours(StripePaymentIntent.read(root), payment, unclear).found());
+        }
+        JsonNode data = root.get("data");
+        if (!"search_result".equals(StripePaymentIntent.text(root, "object")) || data == null || !data.isArray()) {
+            throw new IndeterminateProviderFault(unclear + " with neither a PaymentIntent nor a search result with its data list", null);
+        }
+        JsonNode hasMore = root.get("has_more");
+        if (data.isEmpty() && (hasMore == null || !hasMore.isBoolean() || hasMore.booleanValue())) {
+            throw new IndeterminateProviderFault(unclear + " with an empty page that does not say it is the last", null);
+        }
+        List<FoundCharge> found = new ArrayList<>();
+        for (JsonNode element : data) {
+            found.add(ours(StripePaymentIntent.read(element), payment, unclear).found());
+        }
+        return List.copyOf(found);
+    }
+
+    /**
+     * A listed PaymentIntent must be well-formed and carry our payment id (asked for by id or by that
+     * metadata); an amount or currency that differs is left for reconcile to judge.
+     */
+    private static StripePaymentIntent ours(StripePaymentIntent intent, Payment payment, String unclear) {
+        if (intent == null) {
+            throw new IndeterminateProviderFault(unclear + " listing something that is no PaymentIntent", null);
+        }
+        if (!payment.id().equals(intent.reference())) {
+            throw new IndeterminateProviderFault(unclear + " listing a PaymentIntent of another payment: " + intent, null);
+        }
+        return intent;
+    }
+
+    @Override
+    public Duration lookupLag() {
+        return searchLag;
+    }
+
+    private StripeApi api(AccountEndpoint endpoint) {
+        return clients.computeIfAbsent(endpoint.baseUrl(), uri -> QuarkusRestClientBuilder.newBuilder()
+                .baseUri(uri)
+                .connectTimeout(connectTimeout.toMillis(), TimeUnit.MILLISECONDS)
+                .readTimeout(readTimeout.toMillis(), TimeUnit.MILLISECONDS)
+                // Every status comes back as a Response, for classify to read; none becomes an exception.
+                .property("microprofile.rest.client.disable.default.mapper", true)
+                .build(StripeApi.class));
+    }
+
+    private static String authorization(AccountEndpoint endpoint) {
+        return "Bearer " + endpoint.apiKey();
+    }
+
+    /** A value inside single quotes of Stripe's search query language. */
+    private static String quoted(String value) {
+        return value.replace("\\", "\\\\").replace("'", "\\'");
+    }
+
+    /** The body as JSON, or {@code null} when there is none or it is not JSON. */
+    private JsonNode parse(String body) {
+        if (body == null || body.isBlank()) {
+            return null;
+        }
+        try {
+            return json.readTree(body);
+        } catch (JsonProcessingException unreadable) {
+            return null;
+        }
+    }
+
+    private String errorSummary(ProviderReply reply) {
+        StripeError error = StripeError.read(parse(reply.body()));
+        return error == null ? "" : " " + error;
+    }
+
+    private String write(JsonNode node) {
+        try {
+            return json.writeValueAsString(node);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a parsed JSON node is always writable", e);
+        }
+    }
+}
