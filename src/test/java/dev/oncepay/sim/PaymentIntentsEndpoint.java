@@ -74,6 +74,10 @@ final class PaymentIntentsEndpoint extends JsonHandler {
         if (scripted != null && !scripted.executes()) {
             throw StripeErrors.scripted(scripted.status(), faults.current());
         }
+        StripeScriptedError scriptedError = provider.nextScriptedError();
+        if (scriptedError != null && !scriptedError.executes()) {
+            throw scriptedError.error();
+        }
         FaultPlan plan = faults.roll();
         Faults settings = faults.current();
         if (plan.outage()) {
@@ -110,6 +114,9 @@ final class PaymentIntentsEndpoint extends JsonHandler {
         if (plan.commitThenTimeout() && !shutdown.pause(settings.commitThenTimeoutMs())) {
             exchange.close();
             return;
+        }
+        if (scriptedError != null) {
+            throw scriptedError.error();
         }
         if (outcome.replayed()) {
             exchange.getResponseHeaders().set("Idempotent-Replayed", "true");

@@ -103,6 +103,11 @@ final class StripeErrors {
         };
     }
 
+    /** Any error a test scripts, with exactly the headers given (e.g. {@code Stripe-Should-Retry}, {@code Retry-After}). */
+    static ApiError scripted(int status, String type, String code, Map<String, String> headers) {
+        return error(status, type, code, null, "scripted", headers);
+    }
+
     private static ApiError error(int status, String type, String code, String param, String message,
             Map<String, String> headers) {
         return new ApiError(status, type, message, headers, details(code, param));

@@ -5,6 +5,7 @@ import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -122,6 +123,17 @@ public final class StripeMode {
     /** Cancels a PaymentIntent that has not succeeded; {@code payment_intent.canceled} is sent. */
     public void cancel(String paymentIntentId) {
         provider.cancel(paymentIntentId);
+    }
+
+    /**
+     * The next {@code POST /v1/payment_intents} is answered with this Stripe error, before any random
+     * fault: {@code {"error":{"type":type,"code":code,…}}} with exactly {@code headers} (e.g.
+     * {@code Stripe-Should-Retry: false} on a {@code 500}, an HTTP-date {@code Retry-After}). With
+     * {@code executes} the create runs first as usual (a charge, stored for the key, which later
+     * requests with it replay), as when Stripe fails after executing; otherwise nothing runs.
+     */
+    public void scriptError(int status, String type, String code, Map<String, String> headers, boolean executes) {
+        provider.script(new StripeScriptedError(StripeErrors.scripted(status, type, code, headers), executes));
     }
 
     private StripeEvent eventFor(String type, String reference) {

@@ -11,8 +11,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * Stripe's PaymentIntents without HTTP or faults: create-and-confirm once per idempotency key,
@@ -29,6 +31,8 @@ final class StripeProvider {
     private final List<PaymentIntent> intents = new ArrayList<>();
     /** Keys whose request is being processed right now: Stripe answers a second one {@code 409}. */
     private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
+    /** Errors tests scripted for the next creates, in order. */
+    private final Queue<StripeScriptedError> scriptedErrors = new ConcurrentLinkedQueue<>();
     /** Payments that would succeed stay {@code processing} until {@link #settle} (a test's choice). */
     private volatile boolean settleLater;
 
@@ -38,6 +42,15 @@ final class StripeProvider {
         this.ledger = ledger;
         this.keys = keys;
         this.webhooks = webhooks;
+    }
+
+    void script(StripeScriptedError error) {
+        scriptedErrors.add(error);
+    }
+
+    /** The error scripted for this create, or {@code null}. */
+    StripeScriptedError nextScriptedError() {
+        return scriptedErrors.poll();
     }
 
     /** @throws ApiError 409 {@code idempotency_key_in_use} when a request with {@code key} is in progress */
@@ -208,6 +221,7 @@ final class StripeProvider {
             intents.clear();
         }
         inFlight.clear();
+        scriptedErrors.clear();
         settleLater = false;
     }
 
