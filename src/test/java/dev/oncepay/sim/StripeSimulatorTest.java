@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import javax.crypto.Mac;
@@ -574,6 +575,29 @@ class StripeSimulatorTest {
         assertEquals("idempotency_key_in_use", errorField(inFlight, "code"));
         assertTrue(sim.ledger().isEmpty());
         assertEquals(3, sim.chargeRequests());
+    }
+
+    @Test
+    void scriptedErrorsCarryExactlyTheirHeadersAndRunTheCreateOnlyWhenAsked() throws Exception {
+        sim.stripe().scriptError(500, "api_error", null, Map.of("Stripe-Should-Retry", "false"), true);
+        sim.stripe().scriptError(429, "rate_limit_error", "rate_limit",
+                Map.of("Retry-After", "Wed, 21 Oct 2026 07:28:00 GMT"), false);
+
+        HttpResponse<String> executed = create("key-1", FORM);
+        HttpResponse<String> refused = create("key-2", FORM.replace("pay_1", "pay_2"));
+        HttpResponse<String> replay = create("key-1", FORM);
+
+        assertEquals(500, executed.statusCode());
+        assertEquals("api_error", errorField(executed, "type"));
+        assertEquals("false", executed.headers().firstValue("Stripe-Should-Retry").orElseThrow());
+        assertEquals(429, refused.statusCode());
+        assertEquals("rate_limit", errorField(refused, "code"));
+        assertEquals("Wed, 21 Oct 2026 07:28:00 GMT", refused.headers().firstValue("Retry-After").orElseThrow());
+        assertTrue(refused.headers().firstValue("Stripe-Should-Retry").isEmpty());
+        // The 500 came after the create ran: its key replays the charge; the 429 ran nothing.
+        assertEquals(200, replay.statusCode());
+        assertEquals("true", replay.headers().firstValue("Idempotent-Replayed").orElseThrow());
+        assertEquals(List.of("pay_1"), sim.ledger().stream().map(LedgerEntry::reference).toList());
     }
 
     @Test
