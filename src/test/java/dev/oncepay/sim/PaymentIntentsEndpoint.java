@@ -24,6 +24,9 @@ final class PaymentIntentsEndpoint extends JsonHandler {
     static final String PATH = "/v1/payment_intents";
     private static final String SEARCH_PATH = PATH + "/search";
     private static final int MAX_KEY_LENGTH = 255;
+    static final String STRIPE_VERSION = "Stripe-Version";
+    /** The simulated account's default API version, older than any client pins: a request without one gets it. */
+    static final String ACCOUNT_API_VERSION = "2024-06-20";
     /** The one search oncepay needs: by our payment id, single or double quotes as Stripe allows. */
     private static final Pattern BY_REFERENCE = Pattern.compile(
             "\\s*metadata\\[(['\"])" + PaymentIntent.REFERENCE_KEY + "\\1\\]\\s*:\\s*(['\"])([^'\"]+)\\2\\s*");
@@ -48,6 +51,9 @@ final class PaymentIntentsEndpoint extends JsonHandler {
     @Override
     protected void serve(HttpExchange exchange) throws IOException, InterruptedException {
         exchange.getResponseHeaders().set("Request-Id", "req_" + RandomIds.next());
+        // Stripe answers with the API version it used: the request's, else the account's default.
+        String version = exchange.getRequestHeaders().getFirst(STRIPE_VERSION);
+        exchange.getResponseHeaders().set(STRIPE_VERSION, version != null ? version : ACCOUNT_API_VERSION);
         String path = exchange.getRequestURI().getPath();
         if (PATH.equals(path)) {
             requireMethod(exchange, "POST");
