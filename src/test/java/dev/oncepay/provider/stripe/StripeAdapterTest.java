@@ -27,6 +27,9 @@ import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
@@ -36,8 +39,10 @@ import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -53,6 +58,9 @@ class StripeAdapterTest {
 
     @Inject
     StripeAdapter adapter;
+
+    @ConfigProperty(name = "oncepay.provider.read-timeout", defaultValue = "5S")
+    Duration readTimeout;
 
     private PspSimulator sim;
     private AccountEndpoint endpoint;
@@ -229,6 +237,22 @@ class StripeAdapterTest {
         assertEquals(1, ledgerOf(payment).size());
     }
 
+    @Test
+    void aSecondRequestWhileTheFirstRunsAtStripeIsTheKeyInUseAndNeverASecondCharge() throws Exception {
+        Payment payment = payment("pm_card_visa");
+        sim.holdCharges();
+        CompletableFuture<ProviderReply> first = CompletableFuture.supplyAsync(() -> adapter.sendCharge(endpoint, payment));
+        assertTrue(sim.awaitHeldRequests(1, Duration.ofSeconds(10)), "the first request reached Stripe");
+
+        ProviderReply second = adapter.sendCharge(endpoint, payment);
+        sim.releaseCharges();
+
+        assertEquals(409, second.status());
+        assertTrue(assertInstanceOf(ReplyClass.Retry.class, adapter.classify(second)).maybeExecuted());
+        assertEquals(ProviderOutcome.SUCCEEDED, read(first.get(10, TimeUnit.SECONDS), payment).outcome());
+        assertEquals(1, ledgerOf(payment).size());
+    }
+
     // --- errors and Stripe-Should-Retry ---------------------------------------------------------
 
     @Test
@@ -360,6 +384,60 @@ class StripeAdapterTest {
         assertEquals(1, ledgerOf(another).size(), "the charge ran; only its answer is no outcome");
     }
 
+    @Test
+    void everyRequestPinsStripesApiVersion() {
+        Payment payment = payment("pm_card_visa");
+
+        ProviderReply charge = adapter.sendCharge(endpoint, payment);
+        ProviderReply search = adapter.sendLookup(endpoint, payment);
+        ProviderReply retrieve = adapter.sendLookup(endpoint, withProviderId(payment, read(charge, payment).providerPaymentId()));
+
+        for (ProviderReply reply : List.of(charge, search, retrieve)) {
+            assertEquals(StripeApi.VERSION, reply.header("Stripe-Version"), "the version Stripe answered in");
+        }
+    }
+
+    // --- transport: failures propagate for the common layer ---------------------------------------
+
+    @Test
+    void aRefusedConnectionPropagatesAsAConnectFailureNothingRan() throws Exception {
+        int closedPort;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = socket.getLocalPort();
+        }
+        AccountEndpoint nobody = new AccountEndpoint(ACCOUNT, URI.create("http://127.0.0.1:" + closedPort), API_KEY);
+
+        RuntimeException failure = assertThrows(RuntimeException.class, () -> adapter.sendCharge(nobody, payment("pm_card_visa")));
+
+        assertTrue(causedBy(failure, ConnectException.class), () -> "a connect failure the common layer can tell: " + failure);
+    }
+
+    @Test
+    void aConnectionDroppedAfterSendingPropagatesAsNoConnectFailure() {
+        sim.setFaults(Faults.none().withResetRate(1.0));
+        Payment payment = payment("pm_card_visa");
+
+        RuntimeException failure = assertThrows(RuntimeException.class, () -> adapter.sendCharge(endpoint, payment));
+
+        assertTrue(!causedBy(failure, ConnectException.class), () -> "it may have run: " + failure);
+        assertEquals(1, sim.chargeRequests(), "sent once, never again by the adapter");
+    }
+
+    @Test
+    void anAnswerLaterThanTheReadTimeoutPropagatesAfterItAndTheChargeRan() {
+        sim.setFaults(Faults.none().withCommitThenTimeoutRate(1.0).withCommitThenTimeoutMs(30_000));
+        Payment payment = payment("pm_card_visa");
+
+        long started = System.nanoTime();
+        assertThrows(RuntimeException.class, () -> adapter.sendCharge(endpoint, payment));
+        Duration waited = Duration.ofNanos(System.nanoTime() - started);
+
+        assertTrue(waited.compareTo(readTimeout) >= 0 && waited.compareTo(readTimeout.plusSeconds(10)) < 0,
+                () -> "waited " + waited + " for a read timeout of " + readTimeout);
+        assertEquals(1, ledgerOf(payment).size());
+        assertEquals(1, sim.chargeRequests());
+    }
+
     // --- lookups --------------------------------------------------------------------------------
 
     @Test
@@ -485,6 +563,15 @@ class StripeAdapterTest {
         ProviderReply reply = adapter.sendLookup(endpoint, payment);
         assertInstanceOf(ReplyClass.Answer.class, adapter.classify(reply), () -> reply.status() + " " + reply.body());
         return adapter.readLookup(reply, payment);
+    }
+
+    private static boolean causedBy(Throwable error, Class<? extends Throwable> type) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static List<ProviderOutcome> outcomes(List<FoundCharge> found) {
