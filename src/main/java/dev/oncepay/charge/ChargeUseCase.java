@@ -1,6 +1,8 @@
 package dev.oncepay.charge;
 
 import dev.oncepay.config.OncepayConfig;
+import dev.oncepay.http.FieldError;
+import dev.oncepay.http.InvalidRequestException;
 import dev.oncepay.idempotency.ClaimAttempt;
 import dev.oncepay.idempotency.ClaimAttempt.ExistingKey;
 import dev.oncepay.idempotency.ClaimAttempt.KeyClaim;
@@ -11,7 +13,8 @@ import dev.oncepay.idempotency.RequestInFlightException;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentStatus;
-import dev.oncepay.payment.ProviderAccounts;
+import dev.oncepay.provider.ProviderAccounts;
+import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.payment.Transition;
 import dev.oncepay.provider.ChargeResult;
 import dev.oncepay.provider.ProviderGateway;
@@ -22,6 +25,7 @@ import jakarta.enterprise.event.Event;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.UUID;
@@ -63,9 +67,17 @@ public class ChargeUseCase {
         this.accounts = accounts;
     }
 
+    /**
+     * @throws InvalidRequestException the instrument does not suit the tenant's provider; nothing is stored
+     */
     public ChargeAnswer charge(ChargeCommand command) {
+        ProviderAccount account = accounts.forTenant(command.key().tenant());
+        List<FieldError> unsuitable = provider.check(account, command.request().instrument());
+        if (!unsuitable.isEmpty()) {
+            throw new InvalidRequestException(unsuitable);
+        }
         Instant now = clock.instant();
-        if (provider.chargeBreakerOpen()) {
+        if (provider.chargeBreakerOpen(account)) {
             // Fail fast before any write, so the key stays free; but a key that exists is still
             // answered (replay, 409, 422): those never need the provider.
             KeyRecord stored = keys.find(command.key().storageId(), now)
@@ -99,7 +111,9 @@ public class ChargeUseCase {
         if (!stored.leaseExpiredAt(now)) {
             throw inFlight();
         }
-        if (provider.chargeBreakerOpen()) {
+        ProviderAccount account = payment.map(Payment::providerAccount)
+                .orElseGet(() -> accounts.forTenant(stored.tenant()));
+        if (provider.chargeBreakerOpen(account)) {
             throw unavailable("circuit breaker open");
         }
         KeyClaim claim = keys.takeOver(stored, UUID.randomUUID().toString(), now, now.plus(lease()))
@@ -154,7 +168,29 @@ public class ChargeUseCase {
             return storeFailedAfterCall(payment, result, storeFailed);
         }
         reached(payment.id(), ChargePhase.SETTLED, epoch);
-        return new ChargeAnswer(settled(payment, transition, now), false);
+        Payment settled = settled(payment, transition, now);
+        return new ChargeAnswer(result.outcome() == ProviderOutcome.NEEDS_REVIEW ? toReview(settled, result) : settled,
+                false);
+    }
+
+    /**
+     * Second step of a provider answer that needs a human: UNKNOWN (on the way to review) →
+     * NEEDS_REVIEW. A failure here leaves it to the sweep, which finishes review-bound payments.
+     */
+    private Payment toReview(Payment unknown, ChargeResult result) {
+        Transition review = new Transition(PaymentStatus.UNKNOWN, PaymentStatus.NEEDS_REVIEW,
+                result.providerPaymentId(), null, "charge run: " + result.detail(), null, OptionalLong.empty());
+        Instant now = clock.instant();
+        try {
+            if (payments.apply(unknown.id(), review, now)) {
+                LOG.warnf("payment %s moved to NEEDS_REVIEW: %s", unknown.id(), result.detail());
+                return settled(unknown, review, now);
+            }
+        } catch (SdkException storeFailed) {
+            LOG.warnf("store failed moving paymentId=%s to review: %s; the sweep finishes it", unknown.id(),
+                    storeFailed.getMessage());
+        }
+        return payments.find(unknown.id()).orElse(unknown);
     }
 
     /**
@@ -283,8 +319,11 @@ public class ChargeUseCase {
                     null, null, null, fence);
             case FAILED -> new Transition(PaymentStatus.PENDING, PaymentStatus.FAILED, result.providerPaymentId(),
                     result.declineCode(), "declined", null, fence);
-            case UNKNOWN, NOT_SENT -> new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
-                    result.detail(), now.plus(config.sweep().firstCheckDelay()), fence);
+            // A charge the provider holds but has not finished keeps its id, so lookups ask for it by id,
+            // and what the customer must do, for the front end.
+            case UNKNOWN, NOT_SENT -> new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN,
+                    result.providerPaymentId(), null, result.detail(), now.plus(config.sweep().firstCheckDelay()), fence,
+                    result.customerAction());
             // The state machine has no PENDING -> NEEDS_REVIEW: UNKNOWN on the way to review, due at once.
             case NEEDS_REVIEW -> new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, result.providerPaymentId(),
                     null, Payment.REVIEW_BOUND + result.detail(), now, fence);

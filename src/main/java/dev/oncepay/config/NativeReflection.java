@@ -2,8 +2,8 @@ package dev.oncepay.config;
 
 import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.http.HttpApiResponse;
-import dev.oncepay.provider.PspCharge;
-import dev.oncepay.provider.PspChargeRequest;
+import dev.oncepay.provider.sim.PspCharge;
+import dev.oncepay.provider.sim.PspChargeRequest;
 import dev.oncepay.reconcile.ScheduledEvent;
 import dev.oncepay.reconcile.SweepSummary;
 import io.quarkus.runtime.annotations.RegisterForReflection;
@@ -29,7 +29,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
         ScheduledEvent.class,
         SweepSummary.class,
         SweepSummary.Settled.class,
-        // The PSP's JSON.
+        // The generic PSP's JSON.
         PspCharge.class,
         PspChargeRequest.class,
 })

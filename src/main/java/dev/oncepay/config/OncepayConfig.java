@@ -3,6 +3,7 @@ package dev.oncepay.config;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Optional;
 
 /** Every setting of oncepay, from {@code application.properties} or the environment. */
@@ -62,8 +63,13 @@ public interface OncepayConfig {
         Duration unavailableRetryAfter();
     }
 
+    /**
+     * The provider accounts. The default account (tenants without their own) is described by
+     * {@code id}, {@code account}, {@code url} and {@code api-key}; more accounts by
+     * {@code accounts.<name>.*}, and tenants are bound to them by {@code tenants.<tenant>=<name>}.
+     */
     interface Provider {
-        /** Provider id in webhook paths ({@code /webhooks/{id}}). */
+        /** Provider id of the default account: {@code sim} (the generic REST PSP) or {@code stripe}. */
         @WithDefault("sim")
         String id();
 
@@ -74,20 +80,43 @@ public interface OncepayConfig {
         @WithDefault("default")
         String account();
 
-        /** Base URL of the PSP's REST API (the REST client {@code psp} is pointed at it). */
+        /** Base URL of the default account's provider API. */
         @WithDefault("http://127.0.0.1:8090")
         String url();
+
+        /** Accounts besides the default one, by account name (unique across providers). */
+        Map<String, Account> accounts();
+
+        /** Tenant id → account name; a tenant not listed is charged through the default account. */
+        Map<String, String> tenants();
+
+        /** Connect timeout of every provider HTTP client. */
+        @WithDefault("1S")
+        Duration connectTimeout();
+
+        /** Read timeout of every provider HTTP client; at most a call's attempt timeout. */
+        @WithDefault("5S")
+        Duration readTimeout();
+
+        /** The limits of a charge call (values in {@code application.properties}). */
+        Call chargeCall();
+
+        /** The limits of a lookup call (values in {@code application.properties}). */
+        Call lookupCall();
+
+        Stripe stripe();
 
         /** Ceiling of the full-jitter backoff between charge attempts. */
         @WithDefault("2S")
         Duration backoffCap();
 
         /**
-         * API key sent as a bearer token; in production from the {@code ONCEPAY_SECRET_ARN} secret,
-         * never logged. No default outside dev/test: a deployment without it refuses to start
-         * rather than calling the provider with a placeholder.
+         * The default account's API key, sent as a bearer token; in production from Secrets
+         * Manager, never logged. Only charge and reconcile hold API keys (the webhook function
+         * holds signing secrets only); those two refuse to start without a key for every account
+         * ({@code ProviderAccounts}) rather than call a provider with a placeholder.
          */
-        String apiKey();
+        Optional<String> apiKey();
 
         /**
          * A {@code Retry-After} (on 408, 409, 429 or 5xx) longer than this ends the retries instead of
@@ -96,6 +125,55 @@ public interface OncepayConfig {
          */
         @WithDefault("2S")
         Duration maxRetryAfter();
+    }
+
+    /** A provider account besides the default one. */
+    interface Account {
+        /** Provider id: {@code sim} or {@code stripe}. */
+        String provider();
+
+        /** Base URL of its API, e.g. {@code https://api.stripe.com}. */
+        String url();
+
+        /** Its API key (charge and reconcile only; from Secrets Manager in production). */
+        Optional<String> apiKey();
+    }
+
+    /**
+     * The limits of one kind of provider call, enforced by SmallRye Fault Tolerance guards (one per
+     * provider account, see {@code ProviderCalls}).
+     */
+    interface Call {
+        /** The whole call: every attempt and every wait between them. */
+        Duration budget();
+
+        /** The longest one attempt may take. */
+        Duration attemptTimeout();
+
+        /** Attempts after the first, each only if it and its wait fit the budget. */
+        int maxRetries();
+
+        /** The first backoff ceiling (full jitter, doubling up to {@code backoff-cap}). */
+        Duration backoffBase();
+
+        /** Calls in the breaker's rolling window; it opens at half of them failed. */
+        int breakerVolume();
+
+        /** How long an open breaker refuses calls before it lets one probe through. */
+        Duration breakerDelay();
+    }
+
+    interface Stripe {
+        /**
+         * How long a new PaymentIntent may be missing from Stripe's search (Stripe: usually under a
+         * minute, up to an hour during outages): an empty search is "no charge" only after it.
+         */
+        @WithDefault("1H")
+        Duration searchLag();
+
+        /** The API version every request pins (stripe-java 33.3.0's), so answers keep their shape. */
+        @WithDefault("2026-07-29.dahlia")
+        String apiVersion();
     }
 
     interface Sweep {

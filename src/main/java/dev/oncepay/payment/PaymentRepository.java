@@ -39,7 +39,8 @@ public class PaymentRepository {
         this.metrics = metrics;
         this.table = config.table();
         this.shards = config.sweep().shards();
-        this.legacyAccount = ProviderAccounts.configured(config);
+        // The default account: the only one there was before payments recorded theirs.
+        this.legacyAccount = new ProviderAccount(config.provider().id(), config.provider().account());
         this.lease = config.idempotency().lease();
     }
 

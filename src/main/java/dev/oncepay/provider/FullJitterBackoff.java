@@ -6,7 +6,7 @@ import java.util.concurrent.ThreadLocalRandom;
 /**
  * Exponential backoff with full jitter: {@code random(0, min(cap, base·2^n))} before retry
  * {@code n} (AWS Builders' Library), which SmallRye's additive jitter is not. Only a proposal:
- * {@link PspCalls} retries only when the wait and the next attempt fit the call's deadline.
+ * {@link ProviderCalls} retries only when the wait and the next attempt fit the call's deadline.
  */
 record FullJitterBackoff(Duration base, Duration cap) {
 

@@ -1,48 +1,58 @@
 package dev.oncepay.provider;
 
-import dev.oncepay.config.EmbeddedMetrics;
-import dev.oncepay.config.Metrics;
+import dev.oncepay.http.FieldError;
 import dev.oncepay.payment.Payment;
+import dev.oncepay.payment.PaymentInstrument;
+import dev.oncepay.payment.ProviderAccount;
 import io.quarkus.runtime.StartupEvent;
-import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
-import io.smallrye.faulttolerance.api.CircuitBreakerState;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Set;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 import org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException;
 import org.jboss.logging.Logger;
 
-/** What the use cases see of the PSP: a charge ends in exactly one {@link ProviderOutcome}. */
+/**
+ * What the use cases see of the providers: a charge ends in exactly one {@link ProviderOutcome},
+ * a lookup in provider-neutral {@link FoundCharge}s. Every call goes to the payment's own provider
+ * account, through that provider's adapter, under that account's guards.
+ */
 @ApplicationScoped
 public class ProviderGateway {
     private static final Logger LOG = Logger.getLogger(ProviderGateway.class);
+    /** The functions that call providers, and so hold API keys. */
+    private static final Set<String> CALLERS = Set.of("charge", "reconcile");
 
-    private final PspCalls calls;
-    private final CircuitBreakerMaintenance breakers;
-    private final EmbeddedMetrics metrics;
+    private final ProviderCalls calls;
+    private final ProviderAccounts accounts;
+    private final ProviderAdapters adapters;
     private final Clock clock;
 
-    public ProviderGateway(PspCalls calls, CircuitBreakerMaintenance breakers, EmbeddedMetrics metrics, Clock clock) {
+    public ProviderGateway(ProviderCalls calls, ProviderAccounts accounts, ProviderAdapters adapters, Clock clock) {
         this.calls = calls;
-        this.breakers = breakers;
-        this.metrics = metrics;
+        this.accounts = accounts;
+        this.adapters = adapters;
         this.clock = clock;
     }
 
-    /** Breaker transitions are the signal of a provider outage: log every one, count the openings. */
-    void watchBreakers(@Observes StartupEvent started) {
-        for (String breaker : List.of(PspCalls.CHARGE_BREAKER, PspCalls.LOOKUP_BREAKER)) {
-            breakers.onStateChange(breaker, state -> {
-                LOG.warnf("circuit breaker %s is now %s", breaker, state);
-                if (state == CircuitBreakerState.OPEN) {
-                    metrics.count(Metrics.BREAKER_OPEN);
-                }
-            });
+    /** A function that calls providers refuses to start without a key for every account it may call. */
+    void checkKeys(@Observes StartupEvent start,
+            @ConfigProperty(name = "quarkus.funqy.export", defaultValue = "") String export) {
+        List<ProviderAccount> keyless = accounts.withoutApiKey();
+        if (CALLERS.contains(export) && !keyless.isEmpty()) {
+            throw new IllegalStateException("no API key configured for provider accounts " + keyless
+                    + " (oncepay.provider.api-key, oncepay.provider.accounts.<name>.api-key)");
         }
+    }
+
+    /** What is wrong with {@code instrument} for a payment charged through {@code account}; empty if nothing. */
+    public List<FieldError> check(ProviderAccount account, PaymentInstrument instrument) {
+        return adapters.of(account.provider()).check(instrument);
     }
 
     /** {@link #charge(Payment, Instant)} within the charge call's configured budget. */
@@ -51,20 +61,18 @@ public class ProviderGateway {
     }
 
     /**
-     * Charges the payment, retried only with the provider key derived from its id, and over by
-     * {@code deadline} (or the configured budget, if that ends sooner): no wait outlives it, and
-     * no attempt starts that could not end before it.
+     * Charges the payment at its provider account, retried only with the provider key derived from
+     * its id, and over by {@code deadline} (or the configured budget, if that ends sooner): no wait
+     * outlives it, and no attempt starts that could not end before it.
      */
     public ChargeResult charge(Payment payment, Instant deadline) {
         CallLog log = calls.chargeCall(Duration.between(clock.instant(), deadline));
-        PspChargeRequest body = new PspChargeRequest(payment.amount(), payment.currency(), payment.id(),
-                payment.reference());
         ChargeResult result;
         if (!log.attemptFitsAfter(Duration.ZERO)) {
             result = ChargeResult.notSent("no time left for an attempt before " + deadline);
         } else {
             try {
-                result = calls.charge(payment.providerIdempotencyKey(), body, log);
+                result = calls.charge(adapterOf(payment), accounts.endpoint(payment.providerAccount()), payment, log);
             } catch (CircuitBreakerOpenException open) {
                 result = log.anyMaybeExecuted()
                         ? ChargeResult.unknown("circuit breaker opened after a possibly executed attempt")
@@ -76,31 +84,43 @@ public class ProviderGateway {
                         : ChargeResult.notSent(fault.getMessage());
             }
         }
-        LOG.infof("charge paymentId=%s outcome=%s attempts=%d%s", payment.id(), result.outcome(), log.attempts(),
-                result.detail() == null ? "" : " detail=" + result.detail());
+        LOG.infof("charge paymentId=%s account=%s outcome=%s attempts=%d%s", payment.id(), payment.providerAccount(),
+                result.outcome(), log.attempts(), result.detail() == null ? "" : " detail=" + result.detail());
         return result;
     }
 
-    /** {@link #chargesFor(String, Instant)} within the lookup call's configured budget. */
-    public List<FoundCharge> chargesFor(String paymentId) {
-        return chargesFor(paymentId, clock.instant().plus(calls.lookupBudget()));
+    /** {@link #chargesFor(Payment, Instant)} within the lookup call's configured budget. */
+    public List<FoundCharge> chargesFor(Payment payment) {
+        return chargesFor(payment, clock.instant().plus(calls.lookupBudget()));
     }
 
     /**
-     * The charges the PSP holds for our payment id (design §4 lookup), asked by {@code deadline}
-     * (or the configured budget, if that ends sooner). Anything but a well-formed list is a fault,
-     * never an empty list: faults propagate, also when there is no time for an attempt.
+     * The charges the payment's provider account holds for it (design §4 lookup), asked by
+     * {@code deadline} (or the configured budget, if that ends sooner). Anything but a well-formed
+     * list is a fault, never an empty list: faults propagate, also when there is no time for an attempt.
      */
-    public List<FoundCharge> chargesFor(String paymentId, Instant deadline) {
+    public List<FoundCharge> chargesFor(Payment payment, Instant deadline) {
         CallLog log = calls.lookupCall(Duration.between(clock.instant(), deadline));
         if (!log.attemptFitsAfter(Duration.ZERO)) {
             throw new OutOfTimeProviderFault("no time left for a lookup before " + deadline, false, null);
         }
-        return calls.chargesByReference(paymentId, log).stream().map(PspCharge::found).toList();
+        return calls.lookup(adapterOf(payment), accounts.endpoint(payment.providerAccount()), payment, log);
     }
 
-    /** Whether a charge would be refused without a call right now. */
-    public boolean chargeBreakerOpen() {
-        return breakers.currentState(PspCalls.CHARGE_BREAKER) == CircuitBreakerState.OPEN;
+    /**
+     * How long after a charge was sent to {@code account} its provider's lookups may still miss it:
+     * "none found" before then is no answer yet.
+     */
+    public Duration lookupLag(ProviderAccount account) {
+        return adapters.of(account.provider()).lookupLag();
+    }
+
+    /** Whether a charge through {@code account} would be refused without a call right now. */
+    public boolean chargeBreakerOpen(ProviderAccount account) {
+        return calls.chargeBreakerOpen(account);
+    }
+
+    private ProviderAdapter adapterOf(Payment payment) {
+        return adapters.of(payment.providerAccount().provider());
     }
 }

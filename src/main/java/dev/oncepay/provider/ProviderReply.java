@@ -2,9 +2,6 @@ package dev.oncepay.provider;
 
 import jakarta.ws.rs.WebApplicationException;
 import jakarta.ws.rs.core.Response;
-import java.time.Duration;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
@@ -24,32 +21,6 @@ public record ProviderReply(int status, Map<String, String> headers, String body
     /** A header's first value, or {@code null}; {@code name} in any case. */
     public String header(String name) {
         return headers.get(name.toLowerCase(Locale.ROOT));
-    }
-
-    /** The provider's {@code Retry-After} ({@link #retryAfter(String)}). */
-    public Duration retryAfter() {
-        return retryAfter(header("Retry-After"));
-    }
-
-    /**
-     * A {@code Retry-After} value, in seconds or as an HTTP date (a date past is no wait); {@code null}
-     * when absent or unreadable (the caller's own backoff applies).
-     */
-    public static Duration retryAfter(String value) {
-        if (value == null || value.isBlank()) {
-            return null;
-        }
-        try {
-            return Duration.ofSeconds(Math.max(0, Long.parseLong(value.trim())));
-        } catch (NumberFormatException notSeconds) {
-            try {
-                ZonedDateTime at = ZonedDateTime.parse(value.trim(), DateTimeFormatter.RFC_1123_DATE_TIME);
-                Duration wait = Duration.between(ZonedDateTime.now(at.getZone()), at);
-                return wait.isNegative() ? Duration.ZERO : wait;
-            } catch (RuntimeException unparseable) {
-                return null;
-            }
-        }
     }
 
     /**

@@ -7,7 +7,7 @@ import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentRepository.SweepListing;
 import dev.oncepay.payment.PaymentRepository.SweepState;
 import dev.oncepay.payment.PaymentStatus;
-import dev.oncepay.payment.ProviderAccounts;
+import dev.oncepay.provider.ProviderAccounts;
 import dev.oncepay.payment.Transition;
 import dev.oncepay.provider.ChargeResult;
 import dev.oncepay.provider.ProviderGateway;
@@ -160,12 +160,12 @@ public class ReconcileUseCase {
             return new NoAnswer("charged through provider account " + payment.providerAccount()
                     + ", which this deployment does not reach; not looked up elsewhere");
         }
-        if (provider.chargeBreakerOpen()) {
+        if (provider.chargeBreakerOpen(payment.providerAccount())) {
             return new NoAnswer("the provider's charge circuit breaker is open; provider not called");
         }
         List<FoundCharge> charges;
         try {
-            charges = provider.chargesFor(payment.id(), deadline);
+            charges = provider.chargesFor(payment, deadline);
         } catch (RuntimeException fault) {
             return new NoAnswer("lookup failed: " + describe(fault));
         }
@@ -180,7 +180,8 @@ public class ReconcileUseCase {
         Instant now = clock.instant();
         Instant resendUntil = earliest(payment.createdAt().plus(config.resendHorizon()),
                 payment.createdAt().plus(config.providerIdempotencyWindow()).minus(config.windowMargin()));
-        Instant finalAt = payment.createdAt().plus(config.providerIdempotencyWindow()).plus(config.windowMargin());
+        Instant finalAt = payment.createdAt().plus(config.providerIdempotencyWindow())
+                .plus(longest(config.windowMargin(), provider.lookupLag(payment.providerAccount())));
         if (now.isBefore(resendUntil)) {
             return resend(payment, tally, deadline);
         }
@@ -203,14 +204,20 @@ public class ReconcileUseCase {
      * the client's own retry with the same key may still take the payment over and charge it.
      */
     private Verdict pendingNotFound(Payment payment) {
-        Instant finalAt = payment.leaseExpiresAt().plus(config.providerVisibilityLag());
+        // The provider's own lag where it is longer (Stripe's search may trail by up to an hour).
+        Duration lag = longest(config.providerVisibilityLag(), provider.lookupLag(payment.providerAccount()));
+        Instant finalAt = payment.leaseExpiresAt().plus(lag);
         if (clock.instant().isBefore(finalAt)) {
             return new NoAnswer("no charge at the provider for a PENDING payment whose run died; never sent by the"
                     + " sweep; final at " + finalAt, finalAt);
         }
         return new NotCharged(payment.leaseEpoch(), "reconcile: the charge run (epoch " + payment.leaseEpoch()
-                + ") died before an answer and the provider has no charge " + config.providerVisibilityLag()
+                + ") died before an answer and the provider has no charge " + lag
                 + " after its lease ended; nothing was charged");
+    }
+
+    private static Duration longest(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
     }
 
     private static Instant earliest(Instant a, Instant b) {

@@ -93,8 +93,16 @@ class ChargeInputValidationTest extends ChargeTestSupport {
 
         UNKNOWN_FIELD(body("{\"amount\":4200,\"currency\":\"EUR\",\"reference\":\"order_9182\",\"capture\":false}"),
                 "capture"),
-        SEVERAL_PROBLEMS(body("{\"amount\":0,\"currency\":\"eur\",\"customer\":\"c_1\"}"),
-                "amount", "currency", "reference", "customer"),
+        SEVERAL_PROBLEMS(body("{\"amount\":0,\"currency\":\"eur\",\"customer\":\"c 1\",\"shipping\":{}}"),
+                "amount", "currency", "reference", "customer", "shipping"),
+
+        // Provider tokens: ids, never card data, whatever the tenant's provider.
+        PAYMENT_METHOD_EMPTY(instrument("\"paymentMethod\":\"\""), "paymentMethod"),
+        PAYMENT_METHOD_NOT_A_STRING(instrument("\"paymentMethod\":{\"id\":\"pm_card_visa\"}"), "paymentMethod"),
+        PAYMENT_METHOD_CARD_NUMBER(instrument("\"paymentMethod\":\"4242424242424242\""), "paymentMethod"),
+        PAYMENT_METHOD_WITH_SPACES(instrument("\"paymentMethod\":\"4242 4242 4242 4242\""), "paymentMethod"),
+        PAYMENT_METHOD_TOO_LONG(instrument("\"paymentMethod\":\"pm_" + "x".repeat(253) + "\""), "paymentMethod"),
+        CUSTOMER_WITH_QUOTE(instrument("\"paymentMethod\":\"pm_card_visa\",\"customer\":\"cus_1'\""), "customer"),
 
         CONTENT_TYPE_TEXT((tenant, key) -> postPayment(tenant, key, GOOD).header("content-type", "text/plain"),
                 "Content-Type"),
@@ -136,6 +144,10 @@ class ChargeInputValidationTest extends ChargeTestSupport {
 
         private static BiFunction<String, String, HttpApiEvents> reference(String json) {
             return body("{\"amount\":4200,\"currency\":\"EUR\",\"reference\":" + json + "}");
+        }
+
+        private static BiFunction<String, String, HttpApiEvents> instrument(String fields) {
+            return body("{\"amount\":4200,\"currency\":\"EUR\",\"reference\":\"order_9182\"," + fields + "}");
         }
 
         private static byte[] notUtf8() {

@@ -3,11 +3,11 @@ package dev.oncepay.config;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.oncepay.provider.PspCalls;
 import dev.oncepay.reconcile.ReconcileConfig;
 import io.quarkus.funqy.Funq;
 import io.quarkus.runtime.configuration.DurationConverter;
 import io.smallrye.config.EnvConfigSource;
+import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.SmallRyeConfigBuilder;
 import io.smallrye.config.WithDefault;
@@ -21,8 +21,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
-import org.eclipse.microprofile.faulttolerance.Retry;
-import org.eclipse.microprofile.faulttolerance.Timeout;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -32,7 +30,7 @@ import org.junit.jupiter.api.Test;
 class DeploymentSettingsTest {
 
     @Test
-    void eachEnvironmentVariableReachesItsSetting() {
+    void eachEnvironmentVariableReachesItsSetting() throws IOException {
         SmallRyeConfig config = new SmallRyeConfigBuilder().addDefaultInterceptors()
                 .withSources(new EnvConfigSource(Map.of(
                         DeploymentSettings.ENV_FUNQY_EXPORT, DeploymentSettings.FUNCTION_WEBHOOK,
@@ -40,6 +38,8 @@ class DeploymentSettingsTest {
                         DeploymentSettings.ENV_PROVIDER_URL, "https://psp.example",
                         DeploymentSettings.ENV_PROVIDER_ID, "acme",
                         DeploymentSettings.ENV_TENANT_CLAIM, "org_id"), 300))
+                // The packaged provider settings, below the environment, as in the deployed function.
+                .withSources(new PropertiesConfigSource(providerProperties(), "application.properties", 250))
                 // In production the API key comes from the secret (see SecretsManagerConfigSourceFactoryTest).
                 .withDefaultValue("oncepay.provider.api-key", "from-the-secret")
                 // Quarkus' duration format ("35S"), as Quarkus registers it.
@@ -75,31 +75,28 @@ class DeploymentSettingsTest {
     }
 
     @Test
-    void theProviderDeadlineIsTheRetryBudgetWhichHoldsAWholeAttempt() {
-        assertEquals(Duration.ofSeconds(DeploymentSettings.PROVIDER_CHARGE_DEADLINE_SECONDS), budget("charge"));
-        assertTrue(attemptTimeout("charge").compareTo(budget("charge")) <= 0);
+    void theProviderDeadlineIsTheRetryBudgetWhichHoldsAWholeAttempt() throws IOException {
+        assertEquals(Duration.ofSeconds(DeploymentSettings.PROVIDER_CHARGE_DEADLINE_SECONDS), budget("charge-call"));
+        assertTrue(attemptTimeout("charge-call").compareTo(budget("charge-call")) <= 0);
     }
 
     @Test
-    void theLookupDeadlineIsTheRetryBudgetWhichHoldsAWholeAttempt() {
-        assertEquals(Duration.ofSeconds(DeploymentSettings.PROVIDER_LOOKUP_DEADLINE_SECONDS), budget("chargesByReference"));
-        assertTrue(attemptTimeout("chargesByReference").compareTo(budget("chargesByReference")) <= 0);
+    void theLookupDeadlineIsTheRetryBudgetWhichHoldsAWholeAttempt() throws IOException {
+        assertEquals(Duration.ofSeconds(DeploymentSettings.PROVIDER_LOOKUP_DEADLINE_SECONDS), budget("lookup-call"));
+        assertTrue(attemptTimeout("lookup-call").compareTo(budget("lookup-call")) <= 0);
     }
 
-    /** Every attempt and wait of a call ends within its {@code @Retry(maxDuration)} (PspCalls decides each wait). */
-    private static Duration budget(String method) {
-        Retry retry = guarded(method).getAnnotation(Retry.class);
-        return Duration.of(retry.maxDuration(), retry.durationUnit());
+    /** Every attempt and wait of a call ends within its budget (ProviderCalls decides each wait). */
+    private Duration budget(String call) throws IOException {
+        return configured("oncepay.provider." + call + ".budget");
     }
 
-    private static Duration attemptTimeout(String method) {
-        Timeout timeout = guarded(method).getAnnotation(Timeout.class);
-        return Duration.of(timeout.value(), timeout.unit());
+    private Duration attemptTimeout(String call) throws IOException {
+        return configured("oncepay.provider." + call + ".attempt-timeout");
     }
 
-    private static Method guarded(String method) {
-        return Arrays.stream(PspCalls.class.getDeclaredMethods())
-                .filter(m -> m.getName().equals(method)).findFirst().orElseThrow();
+    private Duration configured(String key) throws IOException {
+        return DurationConverter.parseDuration(applicationProperties().getProperty(key));
     }
 
     @Test
@@ -114,6 +111,17 @@ class DeploymentSettingsTest {
                 ReconcileConfig.class.getMethod("timeBudget").getAnnotation(WithDefault.class).value());
         assertEquals(Duration.ofSeconds(DeploymentSettings.RECONCILE_TIME_BUDGET_SECONDS),
                 DurationConverter.parseDuration(configured));
+    }
+
+    /** The {@code oncepay.provider.*} lines of application.properties (the other groups are not mapped here). */
+    private Map<String, String> providerProperties() throws IOException {
+        Map<String, String> provider = new java.util.HashMap<>();
+        applicationProperties().forEach((key, value) -> {
+            if (key.toString().startsWith("oncepay.provider.")) {
+                provider.put(key.toString(), value.toString());
+            }
+        });
+        return provider;
     }
 
     private Properties applicationProperties() throws IOException {

@@ -57,12 +57,12 @@ class ProviderDeadlineTest {
         Instant soon = clock.instant().plusSeconds(1);
 
         ChargeResult charge = gateway.charge(payment, soon);
-        assertThrows(OutOfTimeProviderFault.class, () -> gateway.chargesFor(payment.id(), soon));
+        assertThrows(OutOfTimeProviderFault.class, () -> gateway.chargesFor(payment, soon));
 
         assertEquals(ProviderOutcome.NOT_SENT, charge.outcome(), charge::toString);
         assertEquals(0, sim.chargeRequests());
         assertEquals(0, sim.lookupRequests());
-        assertThrows(OutOfTimeProviderFault.class, () -> gateway.chargesFor(payment.id(), clock.instant().minusSeconds(5)));
+        assertThrows(OutOfTimeProviderFault.class, () -> gateway.chargesFor(payment, clock.instant().minusSeconds(5)));
     }
 
     @Test
@@ -73,7 +73,7 @@ class ProviderDeadlineTest {
         long started = System.nanoTime();
         ChargeResult charge = gateway.charge(payment, clock.instant().plusSeconds(40));
         OutOfTimeProviderFault lookup = assertThrows(OutOfTimeProviderFault.class,
-                () -> gateway.chargesFor(payment.id(), clock.instant().plusSeconds(40)));
+                () -> gateway.chargesFor(payment, clock.instant().plusSeconds(40)));
         Duration elapsed = Duration.ofNanos(System.nanoTime() - started);
 
         assertEquals(ProviderOutcome.UNKNOWN, charge.outcome(), "a 503 may have executed: " + charge);

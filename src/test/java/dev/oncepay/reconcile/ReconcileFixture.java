@@ -12,7 +12,8 @@ import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentRepository.SweepState;
 import dev.oncepay.payment.PaymentStatus;
-import dev.oncepay.payment.ProviderAccounts;
+import dev.oncepay.payment.ProviderAccount;
+import dev.oncepay.provider.ProviderAccounts;
 import dev.oncepay.payment.Transition;
 import dev.oncepay.sim.Faults;
 import dev.oncepay.sim.LedgerEntry;
@@ -47,6 +48,8 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 @ApplicationScoped
 public class ReconcileFixture {
     static final String TENANT = "merchant-r";
+    /** The default provider account, which charges {@link #TENANT}. */
+    static final ProviderAccount ACCOUNT = new ProviderAccount("sim", "default");
     /** A real EventBridge "Scheduled Event" as a rule with {@code rate(1 minute)} delivers it. */
     static final String SCHEDULED_EVENT = """
             {

@@ -326,7 +326,7 @@ class ReconcileFunctionTest {
         String body = body(2500, "order_outage");
         HttpApiResponse accepted = fx.post(key, body);
         assertEquals(202, accepted.statusCode(), accepted.body());
-        assertTrue(provider.chargeBreakerOpen());
+        assertTrue(provider.chargeBreakerOpen(ReconcileFixture.ACCOUNT));
         String id = paymentId(accepted);
         Payment before = fx.state(id).payment();
         fx.sim().setFaults(Faults.none()); // healthy again, but the breaker stays open for its delay

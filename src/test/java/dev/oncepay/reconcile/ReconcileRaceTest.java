@@ -123,7 +123,7 @@ class ReconcileRaceTest {
         HttpApiResponse accepted = fx.post(UUID.randomUUID().toString(), body(1000, "order_breaker"));
         fx.sim().setFaults(Faults.none());
         assertEquals(202, accepted.statusCode(), accepted.body());
-        assertTrue(provider.chargeBreakerOpen());
+        assertTrue(provider.chargeBreakerOpen(ReconcileFixture.ACCOUNT));
         List<String> ids = new ArrayList<>(List.of(ReconcileFixture.paymentId(accepted)));
         for (int i = 0; i < 7; i++) {
             ids.add(fx.unknownPayment(1001 + i, AtProvider.SUCCEEDED).id());

@@ -8,7 +8,7 @@ import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.provider.FoundCharge;
-import dev.oncepay.provider.PspChargeStatus;
+import dev.oncepay.provider.sim.PspChargeStatus;
 import dev.oncepay.reconcile.ReconcileUseCase.NoAnswer;
 import dev.oncepay.reconcile.ReconcileUseCase.NotFound;
 import dev.oncepay.reconcile.ReconcileUseCase.Review;

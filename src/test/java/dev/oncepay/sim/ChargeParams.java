@@ -3,8 +3,13 @@ package dev.oncepay.sim;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.regex.Pattern;
 
-/** A validated {@code POST /v1/charges} body. {@code description} is optional (may be null). */
-record ChargeParams(long amount, String currency, String reference, String description) {
+/**
+ * A validated {@code POST /v1/charges} body. {@code description}, {@code paymentMethod} and
+ * {@code customer} are optional (may be null); the tokens take part in the idempotency comparison
+ * like every other field.
+ */
+record ChargeParams(long amount, String currency, String reference, String description, String paymentMethod,
+        String customer) {
 
     private static final Pattern CURRENCY = Pattern.compile("[A-Z]{3}");
 
@@ -30,6 +35,18 @@ record ChargeParams(long amount, String currency, String reference, String descr
             throw ApiError.invalidRequest("description must be a string");
         }
         return new ChargeParams(amount.longValue(), currency.textValue(), reference.textValue(),
-                description.isTextual() ? description.textValue() : null);
+                description.isTextual() ? description.textValue() : null, token(body, "paymentMethod"),
+                token(body, "customer"));
+    }
+
+    private static String token(JsonNode body, String field) {
+        JsonNode value = body.path(field);
+        if (value.isMissingNode()) {
+            return null;
+        }
+        if (!value.isTextual() || value.textValue().isBlank()) {
+            throw ApiError.invalidRequest(field + " must be a non-empty string when present");
+        }
+        return value.textValue();
     }
 }

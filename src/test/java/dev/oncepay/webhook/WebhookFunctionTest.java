@@ -19,7 +19,7 @@ import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.payment.ProviderAccount;
-import dev.oncepay.payment.ProviderAccounts;
+import dev.oncepay.provider.ProviderAccounts;
 import dev.oncepay.payment.Transition;
 import dev.oncepay.store.Attr;
 import dev.oncepay.store.DynamoRequestCounter;

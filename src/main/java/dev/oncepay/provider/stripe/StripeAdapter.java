@@ -3,6 +3,7 @@ package dev.oncepay.provider.stripe;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.http.FieldError;
 import dev.oncepay.payment.CustomerAction;
 import dev.oncepay.payment.Payment;
@@ -12,6 +13,7 @@ import dev.oncepay.provider.ChargeResult;
 import dev.oncepay.provider.FoundCharge;
 import dev.oncepay.provider.IndeterminateProviderFault;
 import dev.oncepay.provider.ProviderAdapter;
+import dev.oncepay.provider.ProviderCalls;
 import dev.oncepay.provider.ProviderReply;
 import dev.oncepay.provider.ReplyClass;
 import io.quarkus.rest.client.reactive.QuarkusRestClientBuilder;
@@ -26,7 +28,6 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Stripe's PaymentIntents as a provider ({@code stripe}): a charge is one create-and-confirm
@@ -49,18 +50,18 @@ public class StripeAdapter implements ProviderAdapter {
 
     private final ObjectMapper json;
     private final Duration searchLag;
+    private final String apiVersion;
     private final Duration connectTimeout;
     private final Duration readTimeout;
     /** One REST client per account base URL, built on first use (no retries: the client never retries). */
     private final Map<URI, StripeApi> clients = new ConcurrentHashMap<>();
 
-    public StripeAdapter(ObjectMapper json, StripeConfig config,
-            @ConfigProperty(name = "oncepay.provider.connect-timeout", defaultValue = "1S") Duration connectTimeout,
-            @ConfigProperty(name = "oncepay.provider.read-timeout", defaultValue = "5S") Duration readTimeout) {
+    public StripeAdapter(ObjectMapper json, OncepayConfig config) {
         this.json = json;
-        this.searchLag = config.searchLag();
-        this.connectTimeout = connectTimeout;
-        this.readTimeout = readTimeout;
+        this.searchLag = config.provider().stripe().searchLag();
+        this.apiVersion = config.provider().stripe().apiVersion();
+        this.connectTimeout = config.provider().connectTimeout();
+        this.readTimeout = config.provider().readTimeout();
     }
 
     @Override
@@ -107,7 +108,7 @@ public class StripeAdapter implements ProviderAdapter {
         }
         StripeApi api = api(endpoint);
         return ProviderReply.exchange(
-                () -> api.create(authorization(endpoint), payment.providerIdempotencyKey(), form));
+                () -> api.create(authorization(endpoint), apiVersion, payment.providerIdempotencyKey(), form));
     }
 
     @Override
@@ -115,10 +116,10 @@ public class StripeAdapter implements ProviderAdapter {
         StripeApi api = api(endpoint);
         String id = payment.providerPaymentId();
         if (id != null && StripePaymentIntent.ID.matcher(id).matches()) {
-            return ProviderReply.exchange(() -> api.retrieve(authorization(endpoint), id));
+            return ProviderReply.exchange(() -> api.retrieve(authorization(endpoint), apiVersion, id));
         }
         String query = "metadata['" + StripePaymentIntent.REFERENCE_KEY + "']:'" + quoted(payment.id()) + "'";
-        return ProviderReply.exchange(() -> api.search(authorization(endpoint), query));
+        return ProviderReply.exchange(() -> api.search(authorization(endpoint), apiVersion, query));
     }
 
     @Override
@@ -138,7 +139,7 @@ public class StripeAdapter implements ProviderAdapter {
         String detail = "Stripe answered HTTP " + status + errorSummary(reply)
                 + (shouldRetry == null ? "" : ", Stripe-Should-Retry: " + shouldRetry);
         if ("true".equals(shouldRetry) || (shouldRetry == null && noAnswer)) {
-            return new ReplyClass.Retry(detail, !refusedBeforeRunning, reply.retryAfter());
+            return new ReplyClass.Retry(detail, !refusedBeforeRunning, ProviderCalls.retryAfter(reply.header("Retry-After")));
         }
         if (noAnswer) {
             return new ReplyClass.NoAnswer(detail, !refusedBeforeRunning);

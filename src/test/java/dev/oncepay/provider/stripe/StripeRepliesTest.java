@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.provider.ChargeResult;
 import dev.oncepay.provider.FoundCharge;
@@ -13,7 +12,11 @@ import dev.oncepay.provider.IndeterminateProviderFault;
 import dev.oncepay.provider.ProviderOutcome;
 import dev.oncepay.provider.ProviderReply;
 import dev.oncepay.provider.ReplyClass;
-import java.time.Duration;
+import dev.oncepay.testing.TestEnvironment;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -23,9 +26,11 @@ import org.junit.jupiter.api.Test;
  * each read strictly (design rule 11). Only explicit words about our PaymentIntent are final; a
  * field of the wrong type, another casing, another object, another payment are no answer.
  */
+@QuarkusTest
+@WithTestResource(value = TestEnvironment.class, scope = TestResourceScope.GLOBAL)
 class StripeRepliesTest {
-    private final StripeAdapter adapter = new StripeAdapter(new ObjectMapper(), () -> Duration.ofHours(1),
-            Duration.ofSeconds(1), Duration.ofSeconds(5));
+    @Inject
+    StripeAdapter adapter;
     private final Payment payment = StripeAdapterTest.payment("pm_card_visa");
 
     private String intent(String status, String extra) {

@@ -14,6 +14,7 @@ import com.stripe.model.PaymentIntentSearchResult;
 import com.stripe.net.ApiResource;
 import com.stripe.net.RequestOptions;
 import com.stripe.param.PaymentIntentCreateParams;
+import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.provider.AccountEndpoint;
 import dev.oncepay.provider.ChargeResult;
@@ -46,6 +47,8 @@ class StripeWireCompatibilityTest {
 
     @Inject
     StripeAdapter adapter;
+    @Inject
+    OncepayConfig config;
 
     private PspSimulator sim;
     private AccountEndpoint endpoint;
@@ -62,7 +65,7 @@ class StripeWireCompatibilityTest {
 
     @Test
     void theAdapterPinsTheApiVersionOfStripeJava() {
-        assertEquals(Stripe.API_VERSION, StripeApi.VERSION);
+        assertEquals(Stripe.API_VERSION, config.provider().stripe().apiVersion());
     }
 
     @Test

@@ -1,6 +1,7 @@
-package dev.oncepay.provider;
+package dev.oncepay.provider.sim;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import dev.oncepay.provider.FoundCharge;
 
 /** A charge as the PSP reports it (wire record); {@code status} as sent, read through {@link #chargeStatus()}. */
 @JsonIgnoreProperties(ignoreUnknown = true)

@@ -1,4 +1,6 @@
-package dev.oncepay.provider;
+package dev.oncepay.provider.sim;
+
+import dev.oncepay.provider.ProviderOutcome;
 
 /**
  * The statuses a PSP charge may carry on the wire, and the one mapping of each to what it means

@@ -1,7 +1,10 @@
-package dev.oncepay.provider;
+package dev.oncepay.provider.sim;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.oncepay.payment.Payment;
+import dev.oncepay.provider.ChargeResult;
+import dev.oncepay.provider.IndeterminateProviderFault;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -18,7 +21,7 @@ record PspAnswer(int httpStatus, String body) {
      * {@code 422}); anything else — another status word, no status, no or an unreadable body, an
      * answer about another charge, any other code — is {@code UNKNOWN}, for reconcile to ask.
      */
-    ChargeResult toChargeResult(PspChargeRequest sent, ObjectMapper json) {
+    ChargeResult toChargeResult(Payment sent, ObjectMapper json) {
         if (httpStatus / 100 == 2) {
             return readCharge(sent, json);
         }
@@ -30,7 +33,7 @@ record PspAnswer(int httpStatus, String body) {
         };
     }
 
-    private ChargeResult readCharge(PspChargeRequest sent, ObjectMapper json) {
+    private ChargeResult readCharge(Payment sent, ObjectMapper json) {
         String unclear = "provider answered HTTP " + httpStatus;
         if (body == null || body.isBlank()) {
             return ChargeResult.unknown(unclear + " without a body");
@@ -55,14 +58,14 @@ record PspAnswer(int httpStatus, String body) {
         return switch (charge.chargeStatus().outcome()) {
             case SUCCEEDED -> ChargeResult.succeeded(charge.id());
             case FAILED -> ChargeResult.failed(charge.id(), charge.declineCodeOrStatus());
-            case UNKNOWN, NOT_SENT, NEEDS_REVIEW -> ChargeResult.unknown(unclear + ": charge " + charge.id() + " is '"
+            case UNKNOWN, NOT_SENT, NEEDS_REVIEW -> ChargeResult.notFinal(charge.id(), unclear + ": charge " + charge.id() + " is '"
                     + charge.status() + "', not final");
         };
     }
 
     /** Whether what the provider reports (where it says) is the charge we asked for. */
-    private static boolean about(PspCharge charge, PspChargeRequest sent) {
-        return (charge.reference() == null || charge.reference().equals(sent.reference()))
+    private static boolean about(PspCharge charge, Payment sent) {
+        return (charge.reference() == null || charge.reference().equals(sent.id()))
                 && (charge.amount() == null || charge.amount() == sent.amount())
                 && (charge.currency() == null || charge.currency().equalsIgnoreCase(sent.currency()));
     }

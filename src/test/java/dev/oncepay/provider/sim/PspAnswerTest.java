@@ -1,9 +1,16 @@
-package dev.oncepay.provider;
+package dev.oncepay.provider.sim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.oncepay.payment.Payment;
+import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.ProviderAccount;
+import dev.oncepay.provider.ChargeResult;
+import dev.oncepay.provider.IndeterminateProviderFault;
+import dev.oncepay.provider.ProviderOutcome;
+import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -14,7 +21,9 @@ import org.junit.jupiter.api.Test;
  */
 class PspAnswerTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final PspChargeRequest SENT = new PspChargeRequest(4200, "EUR", "pay_1", "order_1");
+    private static final Payment SENT = new Payment("pay_1", "t", PaymentStatus.PENDING, 4200, "EUR", "order_1", null,
+            null, null, null, Instant.EPOCH, Instant.EPOCH, 1, 0, new ProviderAccount("sim", "default"), Instant.EPOCH,
+            null, null);
 
     private static ChargeResult charge(int status, String body) {
         return new PspAnswer(status, body).toChargeResult(SENT, JSON);

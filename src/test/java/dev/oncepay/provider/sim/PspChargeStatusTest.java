@@ -1,7 +1,8 @@
-package dev.oncepay.provider;
+package dev.oncepay.provider.sim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.oncepay.provider.ProviderOutcome;
 import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.Map;
