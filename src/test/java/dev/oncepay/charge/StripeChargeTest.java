@@ -4,9 +4,16 @@ import static dev.oncepay.testing.Problems.assertProblem;
 import static dev.oncepay.testing.Problems.errorFields;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.oncepay.payment.Payment;
+import dev.oncepay.payment.PaymentInstrument;
+import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.ProviderAccount;
+import dev.oncepay.provider.AccountEndpoint;
+import dev.oncepay.provider.stripe.StripeAdapter;
 import dev.oncepay.sim.LedgerEntry;
 import dev.oncepay.store.Table;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
@@ -15,12 +22,18 @@ import dev.oncepay.testing.TestEnvironment;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.net.URI;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
  * The charge function (real API Gateway events through the Lambda mock server) for a tenant whose
@@ -31,6 +44,10 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = TestEnvironment.class, scope = TestResourceScope.GLOBAL)
 class StripeChargeTest extends ChargeTestSupport {
     static final String TENANT = "merchant-stripe";
+    static final ProviderAccount ACCOUNT = new ProviderAccount("stripe", "stripe-test");
+
+    @Inject
+    StripeAdapter stripe;
 
     @BeforeEach
     void stripeTenant() {
@@ -59,7 +76,7 @@ class StripeChargeTest extends ChargeTestSupport {
         assertEquals(1, charges.size());
         assertEquals("oncepay-" + id, charges.get(0).idempotencyKey());
         assertEquals(sim.stripe().paymentIntentId(id).orElseThrow(), intent);
-        Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> stored = storedPayment(id);
+        Map<String, AttributeValue> stored = storedPayment(id);
         assertEquals("stripe", stored.get(Table.PROVIDER).s());
         assertEquals("stripe-test", stored.get(Table.PROVIDER_ACCOUNT).s());
         assertEquals("pm_card_visa", stored.get(Table.PAYMENT_METHOD).s());
@@ -101,6 +118,31 @@ class StripeChargeTest extends ChargeTestSupport {
         ApiResponse replay = post(key, body);
         assertEquals(answer.body(), replay.body());
         assertEquals("true", replay.header("Idempotent-Replayed"));
+    }
+
+    @Test
+    void anIdempotencyErrorIsNeedsReviewNeverADecline() throws Exception {
+        String key = newKey();
+        hooks.parkOnceAfter(ChargePhase.PAYMENT_RECORDED);
+        CompletableFuture<ApiResponse> run = CompletableFuture.supplyAsync(
+                () -> post(key, stripeBody(4200, reference(), "pm_card_visa")));
+        assertTrue(hooks.awaitParked(), "the run recorded its payment");
+        String id = StoredItems.keyItem(tenant, key).orElseThrow().get(Table.PAYMENT_ID).s();
+        // Our provider key reaches Stripe first with other parameters (a bug or tampering).
+        stripe.sendCharge(new AccountEndpoint(ACCOUNT, URI.create(sim.baseUrl()), "sk_test_tamper"), tampered(id));
+        hooks.release();
+
+        ApiResponse answer = run.get(30, TimeUnit.SECONDS);
+
+        assertEquals(200, answer.status(), answer.body());
+        assertEquals("needs_review", answer.json().get("status").asText());
+        assertNull(answer.json().get("declineCode"), "never a decline");
+        Map<String, AttributeValue> stored = storedPayment(id);
+        assertEquals("NEEDS_REVIEW", stored.get(Table.STATUS).s());
+        assertTrue(stored.get(Table.STATUS_REASON).s().contains("idempotency_error"), stored.toString());
+        assertNull(stored.get(Table.DECLINE_CODE));
+        assertEquals(List.of(1L), ledgerOf(id).stream().map(LedgerEntry::amount).toList(),
+                "only the other request's charge, of its amount");
     }
 
     @Test
@@ -163,6 +205,12 @@ class StripeChargeTest extends ChargeTestSupport {
         }
         assertEquals(itemsBefore, storedItems().size());
         assertEquals(0, sim.chargeRequests());
+    }
+
+    private Payment tampered(String id) {
+        Instant now = Instant.now();
+        return new Payment(id, tenant, PaymentStatus.PENDING, 1, "EUR", "tampered", null, null, null, null, now, now, 1,
+                0, ACCOUNT, now, new PaymentInstrument("pm_card_visa", null), null);
     }
 
     private List<LedgerEntry> ledgerOf(String paymentId) {
