@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.sim.Faults;
 import dev.oncepay.sim.LedgerEntry;
+import dev.oncepay.store.DynamoRequestCounter;
 import dev.oncepay.testing.DirectInvoker;
 import dev.oncepay.testing.HttpApiEvents;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
@@ -20,6 +21,7 @@ import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -46,6 +48,8 @@ class ProviderContractTest {
     DirectInvoker charge;
     @Inject
     TestClock clock;
+    @Inject
+    DynamoRequestCounter dynamoRequests;
 
     @BeforeEach
     void reset() {
@@ -128,16 +132,40 @@ class ProviderContractTest {
         String id = accepted.json().get("id").asText();
         assertEquals(1, fx.ledgerOf(id).size(), "the provider charged before the answer was lost");
         clock.advance(FIRST_CHECK);
+        int lookupsBefore = fx.sim().lookupRequests();
+        dynamoRequests.reset();
 
         SweepSummary sweep = fx.sweep();
 
         assertEquals(1, sweep.settled().succeeded(), sweep::toString);
         assertEquals(0, sweep.resent(), "the lookup found the charge");
+        assertEquals(1, fx.sim().lookupRequests() - lookupsBefore, "one lookup (Stripe: a search by our metadata)");
+        assertEquals(Map.of("Query", 4L, "GetItem", 1L, "UpdateItem", 1L), dynamoRequests.snapshot(),
+                "4 shard queries, one consistent read and one conditional write");
         assertEquals(PaymentStatus.SUCCEEDED, fx.state(id).payment().status());
         ApiResponse replay = post(tenant, key, body);
         assertEquals(201, replay.status(), replay.body());
         assertEquals("succeeded", get(tenant, id).json().get("status").asText());
         assertEquals(1, fx.ledgerOf(id).size(), "still one charge");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "merchant-a", "merchant-stripe" })
+    void aPaymentCostsTheSameStoreRequestsAndProviderCallsWithEitherAdapter(String tenant) {
+        String key = UUID.randomUUID().toString();
+        String body = body(reference());
+
+        dynamoRequests.reset();
+        assertEquals(201, post(tenant, key, body).status());
+        Map<String, Long> charge = dynamoRequests.snapshot();
+        dynamoRequests.reset();
+        assertEquals(201, post(tenant, key, body).status());
+        Map<String, Long> replay = dynamoRequests.snapshot();
+
+        assertEquals(Map.of("PutItem", 2L, "UpdateItem", 1L), charge, "claim, payment, settle");
+        assertEquals(Map.of("PutItem", 1L, "GetItem", 2L), replay, "a refused claim, the key, the payment");
+        assertEquals(1, fx.sim().chargeRequests(), "one provider call, none for the replay");
+        assertEquals(0, fx.sim().lookupRequests());
     }
 
     @ParameterizedTest
