@@ -601,6 +601,16 @@ class StripeSimulatorTest {
     }
 
     @Test
+    void answersCarryTheApiVersionAskedForElseTheAccountDefault() throws Exception {
+        HttpResponse<String> pinned = send(HttpRequest.newBuilder(uri("/v1/payment_intents/pi_unknown"))
+                .header("Authorization", "Bearer " + API_KEY).header("Stripe-Version", "2026-07-29.dahlia").GET().build());
+        HttpResponse<String> unpinned = create("key-1", FORM);
+
+        assertEquals("2026-07-29.dahlia", pinned.headers().firstValue("Stripe-Version").orElseThrow());
+        assertEquals("2024-06-20", unpinned.headers().firstValue("Stripe-Version").orElseThrow());
+    }
+
+    @Test
     void resetClearsPaymentIntentsKeysAndTheLedger() throws Exception {
         String id = JSON.readTree(create("key-1", FORM).body()).get("id").asText();
 
