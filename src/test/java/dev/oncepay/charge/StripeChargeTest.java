@@ -98,6 +98,16 @@ class StripeChargeTest extends ChargeTestSupport {
     }
 
     @Test
+    void aPaymentMethodStripeDoesNotKnowIsRefusedAsSentAndNothingIsCharged() {
+        ApiResponse answer = post(newKey(), stripeBody(4200, reference(), "pm_card_unknownToStripe"));
+
+        JsonNode problem = assertProblem(answer, 402, "payment-declined");
+        assertEquals("provider_rejected_resource_missing", problem.get("declineCode").asText());
+        assertEquals(List.of(), ledgerOf(problem.get("paymentId").asText()));
+        assertEquals(1, sim.chargeRequests(), "a refusal is final: not retried");
+    }
+
+    @Test
     void requiresActionIs202WithWhatTheFrontEndNeedsToFinishIt() throws Exception {
         String key = newKey();
         String body = stripeBody(4200, reference(), "pm_card_authenticationRequired");
