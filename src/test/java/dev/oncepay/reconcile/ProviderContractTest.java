@@ -3,8 +3,10 @@ package dev.oncepay.reconcile;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.oncepay.charge.ChargePhase;
 import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.sim.Faults;
 import dev.oncepay.sim.LedgerEntry;
@@ -12,6 +14,7 @@ import dev.oncepay.store.DynamoRequestCounter;
 import dev.oncepay.testing.DirectInvoker;
 import dev.oncepay.testing.HttpApiEvents;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
+import dev.oncepay.testing.PhaseHooks;
 import dev.oncepay.testing.TestClock;
 import dev.oncepay.testing.TestEnvironment;
 import io.quarkus.test.common.TestResourceScope;
@@ -20,6 +23,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -50,6 +54,8 @@ class ProviderContractTest {
     TestClock clock;
     @Inject
     DynamoRequestCounter dynamoRequests;
+    @Inject
+    PhaseHooks hooks;
 
     @BeforeEach
     void reset() {
@@ -118,6 +124,41 @@ class ProviderContractTest {
         assertNull(first.header("Idempotent-Replayed"));
         assertEquals(1, fx.ledgerOf(first.json().get("id").asText()).size());
         assertEquals(1, fx.sim().chargeRequests(), "a replay never calls the provider");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "merchant-a", "merchant-stripe" })
+    void identicalRequestsAtOnceChargeExactlyOnce(String tenant) throws Exception {
+        // A slow provider keeps the first request in flight while the others arrive.
+        fx.sim().setFaults(Faults.none().withLatencyMs(300));
+        String key = UUID.randomUUID().toString();
+
+        List<ApiResponse> answers = charge.concurrently(
+                Collections.nCopies(8, HttpApiEvents.postPayment(tenant, key, body(reference()))));
+
+        assertEquals(1, fx.sim().ledger().size(), "exactly one charge executed");
+        assertTrue(answers.stream().allMatch(a -> a.status() == 201 || a.status() == 409), answers::toString);
+        assertEquals(1, answers.stream().filter(a -> a.status() == 201).map(ApiResponse::body).distinct().count());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "merchant-a", "merchant-stripe" })
+    void aRunThatDiedAfterTheProviderChargedIsFinishedByATakeoverUnderTheSameProviderKey(String tenant) {
+        String key = UUID.randomUUID().toString();
+        String body = body(reference());
+        hooks.crashOnceAfter(ChargePhase.PROVIDER_ANSWERED);
+        assertThrows(PhaseHooks.SimulatedCrash.class, () -> post(tenant, key, body));
+
+        clock.advance(ReconcileFixture.LEASE.plusSeconds(1));
+        ApiResponse recovered = post(tenant, key, body);
+
+        assertEquals(201, recovered.status(), recovered.body());
+        String id = recovered.json().get("id").asText();
+        assertEquals(2, fx.sim().chargeRequests(), "the takeover sent the charge again");
+        List<LedgerEntry> ledger = fx.ledgerOf(id);
+        assertEquals(1, ledger.size(), "the provider key made the second send a replay");
+        assertEquals("oncepay-" + id, ledger.get(0).idempotencyKey());
+        assertEquals(recovered.body(), post(tenant, key, body).body(), "replayed from now on");
     }
 
     @ParameterizedTest
