@@ -60,6 +60,9 @@ public final class DeploymentSettings {
      */
     public static final String ENV_DISABLE_SIGNAL_HANDLERS = "DISABLE_SIGNAL_HANDLERS";
 
+    /** Default {@code oncepay.provider.account}: the name of the account that tenants without a mapping use. */
+    public static final String DEFAULT_ACCOUNT = "default";
+
     /** Default {@code oncepay.tenant.claim}. */
     public static final String DEFAULT_TENANT_CLAIM = "tenant_id";
 
