@@ -89,6 +89,8 @@ public final class DeploymentSettings {
     public static final String WEBHOOK_SECRETS_PREFIX = "oncepay.webhook.secrets.";
     /** The shape of provider ids and account names in property names. */
     public static final String NAME_PATTERN = "[A-Za-z0-9_-]{1,64}";
+    /** Tenant ids in {@link #PROVIDER_TENANTS_PREFIX}{@code <tenant>}: as authorizer claims carry them, without dots (they would split the name). */
+    public static final String TENANT_PATTERN = "[A-Za-z0-9_@:|-]{1,128}";
 
     // Timing facts that Lambda and API Gateway settings must respect.
     /** Default {@code oncepay.idempotency.lease}: the charge Lambda must time out before it. */

@@ -1,5 +1,6 @@
 package dev.oncepay.config;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.smallrye.config.ConfigSourceContext;
 import io.smallrye.config.ConfigSourceFactory;
 import io.smallrye.config.PropertiesConfigSource;
@@ -9,7 +10,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
-import com.fasterxml.jackson.databind.JsonNode;
 import org.eclipse.microprofile.config.spi.ConfigSource;
 
 /**
@@ -31,8 +31,7 @@ import org.eclipse.microprofile.config.spi.ConfigSource;
 public class ProviderRoutingConfigSourceFactory implements ConfigSourceFactory {
     static final String SOURCE_NAME = "oncepay-provider-routing";
     private static final Pattern NAME = Pattern.compile(DeploymentSettings.NAME_PATTERN);
-    /** Tenant ids as authorizer claims carry them; no dots, which would split the property name. */
-    private static final Pattern TENANT = Pattern.compile("[A-Za-z0-9_@:|-]{1,128}");
+    private static final Pattern TENANT = Pattern.compile(DeploymentSettings.TENANT_PATTERN);
 
     @Override
     public Iterable<ConfigSource> getConfigSources(ConfigSourceContext context) {

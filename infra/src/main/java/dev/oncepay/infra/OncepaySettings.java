@@ -66,8 +66,7 @@ public record OncepaySettings(
     public static final String PREFIX = "oncepay:";
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final List<String> ACCOUNT_FIELDS = List.of("name", "provider", "url", "apiKeySecretArn", "signingSecretArn");
-    /** Tenant ids as the application accepts them in {@code oncepay.provider.tenants.<tenant>}. */
-    private static final Pattern TENANT = Pattern.compile("[A-Za-z0-9_@:|-]{1,128}");
+    private static final Pattern TENANT = Pattern.compile(DeploymentSettings.TENANT_PATTERN);
 
     /**
      * Charge's Lambda timeout: above the provider deadline (8 s, every attempt and wait included)
@@ -122,7 +121,7 @@ public record OncepaySettings(
         }
         for (Map.Entry<String, String> tenant : tenants.entrySet()) {
             if (!TENANT.matcher(tenant.getKey()).matches()) {
-                throw new IllegalArgumentException(PREFIX + "tenants: '" + tenant.getKey() + "' is not a tenant id (" + TENANT + ")");
+                throw new IllegalArgumentException(PREFIX + "tenants: '" + tenant.getKey() + "' is not a tenant id (" + DeploymentSettings.TENANT_PATTERN + ")");
             }
             if (!names.contains(tenant.getValue())) {
                 throw new IllegalArgumentException(PREFIX + "tenants: tenant '" + tenant.getKey() + "' uses account '"
