@@ -59,6 +59,12 @@ class DeploymentSettingsTest {
     }
 
     @Test
+    void theDefaultAccountIsTheConfiguredDefault() throws NoSuchMethodException {
+        assertEquals(DeploymentSettings.DEFAULT_ACCOUNT,
+                OncepayConfig.Provider.class.getMethod("account").getAnnotation(WithDefault.class).value());
+    }
+
+    @Test
     void theSdkAttemptsAgreeWithTheDynamoDbClient() throws ReflectiveOperationException {
         Field attempts = Class.forName("dev.oncepay.store.DynamoDbClientProducer").getDeclaredField("MAX_ATTEMPTS");
         attempts.setAccessible(true);
