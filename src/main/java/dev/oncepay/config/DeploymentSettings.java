@@ -98,10 +98,10 @@ public final class DeploymentSettings {
     /**
      * Worst case of one provider charge call: its budget, {@code @Retry(maxDuration)} (8 s). An
      * attempt ({@code @Timeout} 6 s) or a wait starts only if it can end within the budget (see
-     * {@code PspCalls#charge}, design rule 12).
+     * {@code oncepay.provider.charge-call.budget}, enforced by {@code ProviderCalls}, design rule 12).
      */
     public static final int PROVIDER_CHARGE_DEADLINE_SECONDS = 8;
-    /** Worst case of one provider status lookup: its budget (6 s), as for a charge (see {@code PspCalls#chargesByReference}). */
+    /** Worst case of one provider status lookup: its budget (6 s), as for a charge (see {@code oncepay.provider.lookup-call.budget}). */
     public static final int PROVIDER_LOOKUP_DEADLINE_SECONDS = 6;
     /** Worst case of one DynamoDB call ({@code quarkus.dynamodb.api-call-timeout}, all attempts). */
     public static final int DYNAMODB_CALL_TIMEOUT_SECONDS = 3;

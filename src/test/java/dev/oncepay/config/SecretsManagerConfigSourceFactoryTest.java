@@ -39,7 +39,7 @@ class SecretsManagerConfigSourceFactoryTest {
 
         assertEquals(List.of(), reads);
         assertFalse(sources(config).stream().anyMatch(s -> s.getName().startsWith(SecretsManagerConfigSourceFactory.SOURCE_NAME)));
-        assertEquals("local-sim-key", config.getConfigMapping(OncepayConfig.class).provider().apiKey());
+        assertEquals(Optional.of("local-sim-key"), config.getConfigMapping(OncepayConfig.class).provider().apiKey());
     }
 
     @Test
@@ -55,7 +55,7 @@ class SecretsManagerConfigSourceFactoryTest {
                 DeploymentSettings.ENV_FUNQY_EXPORT, DeploymentSettings.FUNCTION_CHARGE));
 
         assertEquals(List.of(), reads);
-        assertEquals("local-sim-key", config.getConfigMapping(OncepayConfig.class).provider().apiKey());
+        assertEquals(Optional.of("local-sim-key"), config.getConfigMapping(OncepayConfig.class).provider().apiKey());
     }
 
     @Test
@@ -66,7 +66,7 @@ class SecretsManagerConfigSourceFactoryTest {
                     DeploymentSettings.ENV_SECRET_ARNS, DEFAULT_KEYS + ", " + STRIPE_KEYS));
 
             assertEquals(List.of(List.of(DEFAULT_KEYS, STRIPE_KEYS)), reads, "one read of all secrets");
-            assertEquals("sk_${live}", config.getConfigMapping(OncepayConfig.class).provider().apiKey());
+            assertEquals(Optional.of("sk_${live}"), config.getConfigMapping(OncepayConfig.class).provider().apiKey());
             assertEquals("sk_stripe", config.getRawValue("oncepay.provider.accounts.stripe-eu.api-key"));
         }
     }
