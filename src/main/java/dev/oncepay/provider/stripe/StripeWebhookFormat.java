@@ -8,11 +8,13 @@ import dev.oncepay.provider.ProviderEvent;
 import dev.oncepay.provider.ProviderEvent.ChargeFact;
 import dev.oncepay.provider.SignatureVerifier;
 import dev.oncepay.provider.WebhookFormat;
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
  * Stripe's webhooks: {@code Stripe-Signature} (the shared {@code t=,v1=} HMAC-SHA256 scheme) over
@@ -45,11 +47,22 @@ public class StripeWebhookFormat implements WebhookFormat {
     public static final String CANCELED_DECLINE_CODE = "canceled";
     private static final SignatureVerifier SIGNATURE = new SignatureVerifier("Stripe-Signature");
 
+    /** {@code oncepay.webhook.stripe.*}: what the webhook function needs to know of its Stripe accounts. */
+    @ConfigMapping(prefix = "oncepay.webhook.stripe")
+    public interface Settings {
+        /** Whether this deployment's Stripe accounts are live; else test mode (Stripe's {@code livemode: false}). */
+        @WithDefault("false")
+        boolean livemode();
+    }
+
     private final boolean livemode;
 
-    /** @param livemode whether this deployment's Stripe accounts are live (else test mode, Stripe's {@code livemode: false}) */
-    public StripeWebhookFormat(@ConfigProperty(name = "oncepay.webhook.stripe.livemode", defaultValue = "false")
-            boolean livemode) {
+    @Inject
+    public StripeWebhookFormat(Settings settings) {
+        this(settings.livemode());
+    }
+
+    StripeWebhookFormat(boolean livemode) {
         this.livemode = livemode;
     }
 
