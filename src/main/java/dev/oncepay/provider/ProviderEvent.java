@@ -59,7 +59,8 @@ public record ProviderEvent(String id, String type, String reference, Kind kind,
     }
 
     public static ProviderEvent notFinal(String id, String type, String reference, String detail, String json) {
-        return new ProviderEvent(id, type, reference, Kind.NOT_FINAL, Optional.empty(), detail, json);
+        return new ProviderEvent(id, type, Objects.requireNonNull(reference), Kind.NOT_FINAL, Optional.empty(), detail,
+                json);
     }
 
     public static ProviderEvent ignoredType(String id, String type, String reference, String json) {

@@ -48,8 +48,9 @@ import org.jboss.logging.Logger;
  *
  * <p>An event about a payment that another provider charged changes nothing: it is journaled as
  * {@link WebhookOutcome#PROVIDER_CONFLICT} and acknowledged. So do events that report no final
- * outcome ({@link WebhookOutcome#NOT_FINAL}), are of a type oncepay does not act on, or are not
- * about this deployment's payments ({@link WebhookOutcome#NOT_OURS}); they read no payment.
+ * outcome ({@link WebhookOutcome#NOT_FINAL}, after the same checks of payment and provider), are of
+ * a type oncepay does not act on, or are not about this deployment's payments
+ * ({@link WebhookOutcome#NOT_OURS}); the last two read no payment.
  */
 @ApplicationScoped
 public class WebhookUseCase {
@@ -144,16 +145,12 @@ public class WebhookUseCase {
     }
 
     private Applied apply(String provider, ProviderEvent event) {
-        WebhookOutcome notApplied = switch (event.kind()) {
-            case FACT -> null;
-            case NOT_FINAL -> WebhookOutcome.NOT_FINAL;
-            case IGNORED_TYPE -> WebhookOutcome.IGNORED_TYPE;
-            case NOT_OURS -> WebhookOutcome.NOT_OURS;
-        };
-        if (notApplied != null) {
-            return new Applied(notApplied, event.detail(), false);
+        if (event.kind() == ProviderEvent.Kind.IGNORED_TYPE) {
+            return new Applied(WebhookOutcome.IGNORED_TYPE, event.detail(), false);
         }
-        ChargeFact fact = event.fact().orElseThrow();
+        if (event.kind() == ProviderEvent.Kind.NOT_OURS) {
+            return new Applied(WebhookOutcome.NOT_OURS, event.detail(), false);
+        }
         String marker = "webhook " + provider + "/" + event.id();
         boolean written = false;
         for (int attempt = 1; attempt <= config.applyAttempts(); attempt++) {
@@ -172,6 +169,11 @@ public class WebhookUseCase {
                 LOG.warnf("webhook provider conflict eventId=%s: %s", event.id(), detail);
                 return new Applied(WebhookOutcome.PROVIDER_CONFLICT, detail, false);
             }
+            if (event.kind() == ProviderEvent.Kind.NOT_FINAL) {
+                // Under way at the provider: the payment stays as it is until a final fact or the sweep.
+                return new Applied(WebhookOutcome.NOT_FINAL, event.detail(), false);
+            }
+            ChargeFact fact = event.fact().orElseThrow();
             Instant now = clock.instant();
             Decision decision = decide(payment, fact, event.type(), marker, now);
             boolean complete = true;

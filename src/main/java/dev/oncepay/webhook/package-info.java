@@ -20,8 +20,8 @@
  * consistent), UpdateItem (payment transition), UpdateItem (journal PROCESSED);</li>
  * <li>duplicate: 1 on DynamoDB (the failed conditional PutItem returns the old item), 2 on
  * dynalite, which ignores ReturnValuesOnConditionCheckFailure (+ GetItem);</li>
- * <li>unknown payment: 3 (no payment write); ignored type, not final, not ours: 2 (no payment
- * read or write);</li>
+ * <li>unknown payment, provider conflict, not final: 3 (no payment write); ignored type, not
+ * ours: 2 (no payment read or write);</li>
  * <li>a conflicting amount on a PENDING payment: 5 (PENDING → UNKNOWN → NEEDS_REVIEW);</li>
  * <li>each lost race on the payment adds a GetItem and an UpdateItem (at most
  * {@code oncepay.webhook.apply-attempts} rounds).</li>

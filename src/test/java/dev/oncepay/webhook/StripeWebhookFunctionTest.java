@@ -159,7 +159,8 @@ class StripeWebhookFunctionTest {
             ApiResponse answer = deliver(event);
             assertEquals(200, answer.status(), answer.body());
             assertEquals("not_final", answer.json().get("outcome").asText(), type);
-            assertEquals(Map.of("PutItem", 1L, "UpdateItem", 1L), dynamoRequests.snapshot(), "no payment read");
+            assertEquals(Map.of("PutItem", 1L, "GetItem", 1L, "UpdateItem", 1L), dynamoRequests.snapshot(),
+                    "no payment write");
             Map<String, AttributeValue> journal = journalItem(event.eventId());
             assertEquals("not_final", Attr.string(journal, Table.EVENT_OUTCOME));
             assertEquals(charged.paymentId(), Attr.string(journal, Table.PAYMENT_ID));
@@ -407,14 +408,16 @@ class StripeWebhookFunctionTest {
     }
 
     @Test
-    void anEventAboutAPaymentOncepayDoesNotHaveIsKeptAsUnknownPayment() {
+    void eventsAboutAPaymentOncepayDoesNotHaveAreKeptAsUnknownPayment() {
         String paymentId = Payment.newId();
         StripeEvents.createIntent(paymentId, 4200, "EUR", "pm_card_visa");
-        WebhookDelivery event = eventAbout(SUCCEEDED, paymentId);
-        ApiResponse answer = deliver(event);
-        assertEquals(200, answer.status(), answer.body());
-        assertEquals("unknown_payment", answer.json().get("outcome").asText());
-        assertEquals(paymentId, Attr.string(journalItem(event.eventId()), Table.PAYMENT_ID));
+        for (String type : List.of(SUCCEEDED, PROCESSING)) {
+            WebhookDelivery event = eventAbout(type, paymentId);
+            ApiResponse answer = deliver(event);
+            assertEquals(200, answer.status(), answer.body());
+            assertEquals("unknown_payment", answer.json().get("outcome").asText(), type);
+            assertEquals(paymentId, Attr.string(journalItem(event.eventId()), Table.PAYMENT_ID));
+        }
     }
 
     // --- the simulator's own deliveries over HTTP -----------------------------------------------

@@ -290,6 +290,10 @@ class WebhookFunctionTest {
         ApiResponse again = call(StripeEvents.request(body, StripeEvents.signNow(body, WebhookTestProfile.STRIPE_SECRET)));
         assertTrue(again.json().get("duplicate").asBoolean(), "its redelivery is a duplicate");
         assertEquals("provider_conflict", again.json().get("outcome").asText());
+        // Not even a non-final event of the other provider is taken as news about this payment.
+        assertEquals("provider_conflict", StripeEvents.deliver(StripeEvents.eventAbout(StripeEvents.REQUIRES_ACTION,
+                paymentId)).json().get("outcome").asText());
+        assertEquals(before, item(Table.PK, "payment#" + paymentId));
         // The payment's own provider still settles it.
         String simBody = chargeEvent(newEventId(), "charge.succeeded", paymentId, "ch_sim1", 4200, "EUR");
         assertEquals("applied", deliver(simBody));
