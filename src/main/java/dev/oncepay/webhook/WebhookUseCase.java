@@ -149,6 +149,8 @@ public class WebhookUseCase {
             return new Applied(WebhookOutcome.IGNORED_TYPE, event.detail(), false);
         }
         if (event.kind() == ProviderEvent.Kind.NOT_OURS) {
+            // Loud: a steady stream of these means a misrouted endpoint or the wrong mode configured.
+            LOG.warnf("webhook not about our payments provider=%s eventId=%s: %s", provider, event.id(), event.detail());
             return new Applied(WebhookOutcome.NOT_OURS, event.detail(), false);
         }
         String marker = "webhook " + provider + "/" + event.id();
