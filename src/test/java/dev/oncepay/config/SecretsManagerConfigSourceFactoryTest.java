@@ -219,6 +219,9 @@ class SecretsManagerConfigSourceFactoryTest {
                 .withMapping(OncepayConfig.class)
                 // What the dev and test profiles set (production has no default: it must come from a secret).
                 .withDefaultValue("oncepay.provider.api-key", "local-sim-key")
+                // The second account's routing (production: ONCEPAY_PROVIDER_ROUTING); its key comes from a secret.
+                .withDefaultValue("oncepay.provider.accounts.stripe-eu.provider", "stripe")
+                .withDefaultValue("oncepay.provider.accounts.stripe-eu.url", "https://api.stripe.com")
                 .withValidateUnknown(false)
                 .build();
     }
