@@ -28,14 +28,23 @@ public final class DeploymentSettings {
     /** {@code oncepay.tenant.claim}: the JWT claim carrying the tenant id. */
     public static final String ENV_TENANT_CLAIM = "ONCEPAY_TENANT_CLAIM";
     /**
-     * ARN of the Secrets Manager secret (a JSON object) holding {@link #PROVIDER_API_KEY_PROPERTY}
-     * and {@link #WEBHOOK_SECRETS_PREFIX}{@code <provider>}. Read by
-     * {@link SecretsManagerConfigSourceFactory} at startup; the environment never carries a secret.
+     * Comma-separated ARNs of the Secrets Manager secrets this function reads at startup, each a
+     * JSON object of secret properties ({@link SecretProperties}), typically one per provider
+     * account. Read by {@link SecretsManagerConfigSourceFactory}; the environment never carries a
+     * secret. The webhook function gets the signing-secret secrets, charge and reconcile the
+     * API-key secrets ({@link SecretScope}), and each refuses to start on a secret it may not hold.
      */
-    public static final String ENV_SECRET_ARN = "ONCEPAY_SECRET_ARN";
+    public static final String ENV_SECRET_ARNS = "ONCEPAY_SECRET_ARNS";
+    /**
+     * Charge and reconcile only: a JSON object of the plain (non-secret) provider routing
+     * properties, {@link #PROVIDER_TENANTS_PREFIX}{@code <tenant>} and {@link #PROVIDER_ACCOUNTS_PREFIX}{@code
+     * <name>.provider/.url} ({@link ProviderRoutingConfigSourceFactory}). One variable because Lambda's variable
+     * names cannot spell tenant and account names (case, dashes, dots) as property names need them.
+     */
+    public static final String ENV_PROVIDER_ROUTING = "ONCEPAY_PROVIDER_ROUTING";
     /**
      * Set by Lambda in every execution environment (the Runtime API's address), never by a build:
-     * the secret is read only where this is set.
+     * secrets are read only where this is set.
      */
     public static final String ENV_LAMBDA_RUNTIME_API = "AWS_LAMBDA_RUNTIME_API";
     /** AWS SDK retry mode for DynamoDB (the SDK's own standard env variable). */
@@ -51,6 +60,9 @@ public final class DeploymentSettings {
      */
     public static final String ENV_DISABLE_SIGNAL_HANDLERS = "DISABLE_SIGNAL_HANDLERS";
 
+    /** Default {@code oncepay.provider.account}: the name of the account that tenants without a mapping use. */
+    public static final String DEFAULT_ACCOUNT = "default";
+
     /** Default {@code oncepay.tenant.claim}. */
     public static final String DEFAULT_TENANT_CLAIM = "tenant_id";
 
@@ -60,10 +72,25 @@ public final class DeploymentSettings {
     /** The native ({@code provided.al2023}) runtime runs {@code bootstrap}; Lambda still wants a name. */
     public static final String NATIVE_HANDLER = "not.used.in.provided.runtime";
 
-    // Configuration properties that only the secret may carry.
+    // Configuration properties that only a secret may carry (SecretScope says which function may hold which).
+    /** The default provider account's API key (charge and reconcile only). */
     public static final String PROVIDER_API_KEY_PROPERTY = "oncepay.provider.api-key";
-    /** Followed by the provider id; the value is a comma-separated list (several during rotation). */
+    /** Followed by an account name and {@link #ACCOUNT_API_KEY}, {@link #ACCOUNT_PROVIDER} or {@link #ACCOUNT_URL}. */
+    public static final String PROVIDER_ACCOUNTS_PREFIX = "oncepay.provider.accounts.";
+    /** Another account's API key (a secret, charge and reconcile only). */
+    public static final String ACCOUNT_API_KEY = "api-key";
+    /** Another account's provider id (plain configuration). */
+    public static final String ACCOUNT_PROVIDER = "provider";
+    /** Another account's base URL (plain configuration). */
+    public static final String ACCOUNT_URL = "url";
+    /** Followed by a tenant id; the value is the account name that tenant's payments use (plain configuration). */
+    public static final String PROVIDER_TENANTS_PREFIX = "oncepay.provider.tenants.";
+    /** Followed by the provider id; the value is a comma-separated list (several during rotation). Webhook only. */
     public static final String WEBHOOK_SECRETS_PREFIX = "oncepay.webhook.secrets.";
+    /** The shape of provider ids and account names in property names. */
+    public static final String NAME_PATTERN = "[A-Za-z0-9_-]{1,64}";
+    /** Tenant ids in {@link #PROVIDER_TENANTS_PREFIX}{@code <tenant>}: as authorizer claims carry them, without dots (they would split the name). */
+    public static final String TENANT_PATTERN = "[A-Za-z0-9_@:|-]{1,128}";
 
     // Timing facts that Lambda and API Gateway settings must respect.
     /** Default {@code oncepay.idempotency.lease}: the charge Lambda must time out before it. */
@@ -71,10 +98,10 @@ public final class DeploymentSettings {
     /**
      * Worst case of one provider charge call: its budget, {@code @Retry(maxDuration)} (8 s). An
      * attempt ({@code @Timeout} 6 s) or a wait starts only if it can end within the budget (see
-     * {@code PspCalls#charge}, design rule 12).
+     * {@code oncepay.provider.charge-call.budget}, enforced by {@code ProviderCalls}, design rule 12).
      */
     public static final int PROVIDER_CHARGE_DEADLINE_SECONDS = 8;
-    /** Worst case of one provider status lookup: its budget (6 s), as for a charge (see {@code PspCalls#chargesByReference}). */
+    /** Worst case of one provider status lookup: its budget (6 s), as for a charge (see {@code oncepay.provider.lookup-call.budget}). */
     public static final int PROVIDER_LOOKUP_DEADLINE_SECONDS = 6;
     /** Worst case of one DynamoDB call ({@code quarkus.dynamodb.api-call-timeout}, all attempts). */
     public static final int DYNAMODB_CALL_TIMEOUT_SECONDS = 3;

@@ -98,11 +98,9 @@ public interface OncepayConfig {
         @WithDefault("5S")
         Duration readTimeout();
 
-        /** The limits of a charge call (values in {@code application.properties}). */
-        Call chargeCall();
+        ChargeCall chargeCall();
 
-        /** The limits of a lookup call (values in {@code application.properties}). */
-        Call lookupCall();
+        LookupCall lookupCall();
 
         Stripe stripe();
 
@@ -160,6 +158,66 @@ public interface OncepayConfig {
         int breakerVolume();
 
         /** How long an open breaker refuses calls before it lets one probe through. */
+        Duration breakerDelay();
+    }
+
+    /**
+     * A charge: 8 s for everything, 6 s per attempt, at most 3 retries; its breaker opens at half of
+     * its last 10 calls failed and probes again after 10 s.
+     */
+    interface ChargeCall extends Call {
+        @Override
+        @WithDefault("8S")
+        Duration budget();
+
+        @Override
+        @WithDefault("6S")
+        Duration attemptTimeout();
+
+        @Override
+        @WithDefault("3")
+        int maxRetries();
+
+        @Override
+        @WithDefault("100MS")
+        Duration backoffBase();
+
+        @Override
+        @WithDefault("10")
+        int breakerVolume();
+
+        @Override
+        @WithDefault("10S")
+        Duration breakerDelay();
+    }
+
+    /**
+     * A lookup: an attempt (5 s, the read timeout) fits its budget (6 s), so a retry only follows a
+     * fast failure; at most 2 retries; the breaker as for charges.
+     */
+    interface LookupCall extends Call {
+        @Override
+        @WithDefault("6S")
+        Duration budget();
+
+        @Override
+        @WithDefault("5S")
+        Duration attemptTimeout();
+
+        @Override
+        @WithDefault("2")
+        int maxRetries();
+
+        @Override
+        @WithDefault("100MS")
+        Duration backoffBase();
+
+        @Override
+        @WithDefault("10")
+        int breakerVolume();
+
+        @Override
+        @WithDefault("10S")
         Duration breakerDelay();
     }
 

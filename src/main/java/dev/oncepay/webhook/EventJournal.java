@@ -1,6 +1,7 @@
 package dev.oncepay.webhook;
 
 import dev.oncepay.config.OncepayConfig;
+import dev.oncepay.provider.ProviderEvent;
 import dev.oncepay.store.Attr;
 import dev.oncepay.store.Table;
 import dev.oncepay.store.TableItems;

@@ -16,9 +16,9 @@ public interface WebhookConfig {
     /**
      * Signing secrets per provider id ({@code oncepay.webhook.secrets.sim=s1,s2}). Several are
      * active while a secret is rotated; a signature made with any of them is accepted. A provider
-     * without secrets has no endpoint. Production reads them from the Secrets Manager secret named
-     * by {@code ONCEPAY_SECRET_ARN} ({@code SecretsManagerConfigSourceFactory}), never from this
-     * file; they are never logged.
+     * without secrets has no endpoint. Production reads them from the secrets listed in
+     * {@code ONCEPAY_SECRET_ARNS} (the webhook function's signing-secret secrets,
+     * {@code SecretsManagerConfigSourceFactory}), never from this file; they are never logged.
      */
     Map<String, List<String>> secrets();
 

@@ -15,7 +15,11 @@ public enum WebhookOutcome {
     /** No payment has the event's reference: kept for audit only. */
     UNKNOWN_PAYMENT("unknown_payment"),
     /** A type oncepay does not act on: kept for audit only. */
-    IGNORED_TYPE("ignored_type");
+    IGNORED_TYPE("ignored_type"),
+    /** The charge is under way at the provider (processing, waiting for the customer): the payment is unchanged. */
+    NOT_FINAL("not_final"),
+    /** Not about this deployment's payments (the provider's other mode, an object oncepay did not create): kept for audit only. */
+    NOT_OURS("not_ours");
 
     private final String apiName;
 

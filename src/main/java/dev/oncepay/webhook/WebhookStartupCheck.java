@@ -1,5 +1,6 @@
 package dev.oncepay.webhook;
 
+import dev.oncepay.provider.WebhookFormats;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -10,14 +11,15 @@ import org.jboss.logging.Logger;
 
 /**
  * Says at start-up which providers the webhook function accepts, by id and number of active
- * secrets (never the secrets), and warns loudly when there are none: such a deployment answers
- * every delivery 404 and the provider's events are lost after its retry window.
+ * secrets (never the secrets), and warns loudly when there are none, or secrets for a provider
+ * oncepay has no webhook format for: such endpoints answer every delivery 404 and the provider's
+ * events are lost after its retry window.
  */
 @ApplicationScoped
 public class WebhookStartupCheck {
     private static final Logger LOG = Logger.getLogger(WebhookStartupCheck.class);
 
-    void check(@Observes StartupEvent start, WebhookConfig config,
+    void check(@Observes StartupEvent start, WebhookConfig config, WebhookFormats formats,
             @ConfigProperty(name = "quarkus.funqy.export", defaultValue = "") String export) {
         if (!"webhook".equals(export)) {
             return;
@@ -25,7 +27,10 @@ public class WebhookStartupCheck {
         Map<String, Integer> providers = new TreeMap<>();
         config.secrets().forEach((provider, secrets) -> {
             long usable = secrets == null ? 0 : secrets.stream().filter(s -> s != null && !s.isBlank()).count();
-            if (usable > 0) {
+            if (usable > 0 && formats.forProvider(provider).isEmpty()) {
+                LOG.warnf("webhook secrets for provider %s, which has no webhook format: its deliveries are answered 404",
+                        provider);
+            } else if (usable > 0) {
                 providers.put(provider, (int) usable);
             }
         });

@@ -5,8 +5,13 @@ import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.payment.Transition;
+import dev.oncepay.provider.InvalidSignatureException;
+import dev.oncepay.provider.MalformedEventException;
+import dev.oncepay.provider.ProviderEvent;
+import dev.oncepay.provider.ProviderEvent.ChargeFact;
+import dev.oncepay.provider.WebhookFormat;
+import dev.oncepay.provider.WebhookFormats;
 import dev.oncepay.webhook.JournalEntry.State;
-import dev.oncepay.webhook.ProviderEvent.ChargeFact;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
 import java.time.Clock;
@@ -19,7 +24,8 @@ import java.util.OptionalLong;
 import org.jboss.logging.Logger;
 
 /**
- * Accepts provider events at least once and applies each exactly once.
+ * Accepts provider events at least once and applies each exactly once: one state machine for every
+ * provider, whose {@link WebhookFormat} only verifies and reads its events.
  *
  * <p>Three single-item conditional writes, in this order:
  * <ol>
@@ -41,22 +47,27 @@ import org.jboss.logging.Logger;
  * which writes nothing, and completes the journal. Nothing is lost, nothing applied twice.
  *
  * <p>An event about a payment that another provider charged changes nothing: it is journaled as
- * {@link WebhookOutcome#PROVIDER_CONFLICT} and acknowledged.
+ * {@link WebhookOutcome#PROVIDER_CONFLICT} and acknowledged. So do events that report no final
+ * outcome ({@link WebhookOutcome#NOT_FINAL}, after the same checks of payment and provider), are of
+ * a type oncepay does not act on, or are not about this deployment's payments
+ * ({@link WebhookOutcome#NOT_OURS}); the last two read no payment.
  */
 @ApplicationScoped
 public class WebhookUseCase {
     private static final Logger LOG = Logger.getLogger(WebhookUseCase.class);
 
     private final WebhookConfig config;
+    private final WebhookFormats formats;
     private final OncepayConfig oncepay;
     private final EventJournal journal;
     private final PaymentRepository payments;
     private final Clock clock;
     private final Event<WebhookPhaseReached> phases;
 
-    public WebhookUseCase(WebhookConfig config, OncepayConfig oncepay, EventJournal journal,
+    public WebhookUseCase(WebhookConfig config, WebhookFormats formats, OncepayConfig oncepay, EventJournal journal,
             PaymentRepository payments, Clock clock, Event<WebhookPhaseReached> phases) {
         this.config = config;
+        this.formats = formats;
         this.oncepay = oncepay;
         this.journal = journal;
         this.payments = payments;
@@ -65,19 +76,19 @@ public class WebhookUseCase {
     }
 
     /**
-     * @throws UnknownProviderException no secret is configured for the provider
+     * @throws UnknownProviderException the provider has no webhook format or no secret is configured for it
      * @throws InvalidSignatureException the signature does not verify; nothing was stored
      * @throws MalformedEventException the verified body is not an event; nothing was stored
      */
     public WebhookReceipt receive(WebhookDelivery delivery) {
-        List<String> secrets = secretsOf(delivery.provider());
+        String provider = delivery.provider();
+        WebhookFormat format = formatOf(provider);
+        List<String> secrets = secretsOf(provider);
         if (delivery.rawBody().length > config.maxBodyBytes()) {
             throw new MalformedEventException("body", "larger than " + config.maxBodyBytes() + " bytes");
         }
-        SignatureVerifier.verify(delivery.signatureHeader(), delivery.rawBody(), secrets, clock.instant(),
+        ProviderEvent event = format.read(delivery.signatureHeader(), delivery.rawBody(), secrets, clock.instant(),
                 config.tolerance());
-        ProviderEvent event = ProviderEvent.parse(delivery.rawBody());
-        String provider = delivery.provider();
 
         Instant now = clock.instant();
         Optional<JournalEntry> earlier = journal.receive(provider, event, now, now.plus(config.retention()));
@@ -102,6 +113,19 @@ public class WebhookUseCase {
         return new WebhookReceipt(event.id(), event.type(), applied.outcome(), false);
     }
 
+    /**
+     * The header that carries {@code provider}'s signature.
+     *
+     * @throws UnknownProviderException oncepay has no webhook format for the provider
+     */
+    public String signatureHeaderOf(String provider) {
+        return formatOf(provider).signatureHeader();
+    }
+
+    private WebhookFormat formatOf(String provider) {
+        return formats.forProvider(provider).orElseThrow(() -> new UnknownProviderException(provider));
+    }
+
     private List<String> secretsOf(String provider) {
         List<String> configured = provider == null ? null : config.secrets().get(provider);
         List<String> usable = configured == null ? List.of()
@@ -121,10 +145,14 @@ public class WebhookUseCase {
     }
 
     private Applied apply(String provider, ProviderEvent event) {
-        if (event.fact().isEmpty()) {
-            return new Applied(WebhookOutcome.IGNORED_TYPE, "type " + event.type() + " is not applied", false);
+        if (event.kind() == ProviderEvent.Kind.IGNORED_TYPE) {
+            return new Applied(WebhookOutcome.IGNORED_TYPE, event.detail(), false);
         }
-        ChargeFact fact = event.fact().get();
+        if (event.kind() == ProviderEvent.Kind.NOT_OURS) {
+            // Loud: a steady stream of these means a misrouted endpoint or the wrong mode configured.
+            LOG.warnf("webhook not about our payments provider=%s eventId=%s: %s", provider, event.id(), event.detail());
+            return new Applied(WebhookOutcome.NOT_OURS, event.detail(), false);
+        }
         String marker = "webhook " + provider + "/" + event.id();
         boolean written = false;
         for (int attempt = 1; attempt <= config.applyAttempts(); attempt++) {
@@ -143,6 +171,11 @@ public class WebhookUseCase {
                 LOG.warnf("webhook provider conflict eventId=%s: %s", event.id(), detail);
                 return new Applied(WebhookOutcome.PROVIDER_CONFLICT, detail, false);
             }
+            if (event.kind() == ProviderEvent.Kind.NOT_FINAL) {
+                // Under way at the provider: the payment stays as it is until a final fact or the sweep.
+                return new Applied(WebhookOutcome.NOT_FINAL, event.detail(), false);
+            }
+            ChargeFact fact = event.fact().orElseThrow();
             Instant now = clock.instant();
             Decision decision = decide(payment, fact, event.type(), marker, now);
             boolean complete = true;

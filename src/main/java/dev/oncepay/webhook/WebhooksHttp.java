@@ -5,6 +5,8 @@ import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.http.HttpResponses;
 import dev.oncepay.http.InvalidRequestException;
 import dev.oncepay.http.ProblemType;
+import dev.oncepay.provider.InvalidSignatureException;
+import dev.oncepay.provider.MalformedEventException;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -19,7 +21,7 @@ import software.amazon.awssdk.core.exception.SdkException;
  * <li>{@code 200} processed or duplicate, also for unknown payments and ignored types (so the
  * provider does not retry them for days);</li>
  * <li>{@code 401} any signature failure; {@code 400} a verified body that is not an event;</li>
- * <li>{@code 404} a provider id without configured secrets: there is no such endpoint. Not 401,
+ * <li>{@code 404} a provider id without a webhook format or configured secrets: there is no such endpoint. Not 401,
  * which would tell the operator of a misrouted or unconfigured provider to look at secret
  * rotation instead of the route; the id is not secret (it is in the URL the provider was given).
  * Either way nothing is stored.</li>
@@ -32,7 +34,6 @@ import software.amazon.awssdk.core.exception.SdkException;
 public class WebhooksHttp {
     private static final Logger LOG = Logger.getLogger(WebhooksHttp.class);
     static final String PREFIX = "/webhooks/";
-    static final String SIGNATURE_HEADER = "Payment-Signature";
     /** Providers redeliver on their own schedule; this is a hint for those that read it. */
     private static final Duration STORE_RETRY_AFTER = Duration.ofSeconds(5);
 
@@ -62,8 +63,8 @@ public class WebhooksHttp {
                 throw new InvalidSignatureException("body " + notTheSignedBytes.errors().get(0).message()
                         + ", cannot verify it");
             }
-            WebhookReceipt receipt = webhooks.receive(new WebhookDelivery(provider,
-                    event.header(SIGNATURE_HEADER), body));
+            String signature = event.header(webhooks.signatureHeaderOf(provider));
+            WebhookReceipt receipt = webhooks.receive(new WebhookDelivery(provider, signature, body));
             Map<String, Object> answer = new LinkedHashMap<>();
             answer.put("received", true);
             answer.put("eventId", receipt.eventId());

@@ -7,7 +7,6 @@ import dev.oncepay.reconcile.ReconcileConfig;
 import io.quarkus.funqy.Funq;
 import io.quarkus.runtime.configuration.DurationConverter;
 import io.smallrye.config.EnvConfigSource;
-import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.SmallRyeConfigBuilder;
 import io.smallrye.config.WithDefault;
@@ -30,7 +29,7 @@ import org.junit.jupiter.api.Test;
 class DeploymentSettingsTest {
 
     @Test
-    void eachEnvironmentVariableReachesItsSetting() throws IOException {
+    void eachEnvironmentVariableReachesItsSetting() {
         SmallRyeConfig config = new SmallRyeConfigBuilder().addDefaultInterceptors()
                 .withSources(new EnvConfigSource(Map.of(
                         DeploymentSettings.ENV_FUNQY_EXPORT, DeploymentSettings.FUNCTION_WEBHOOK,
@@ -38,8 +37,6 @@ class DeploymentSettingsTest {
                         DeploymentSettings.ENV_PROVIDER_URL, "https://psp.example",
                         DeploymentSettings.ENV_PROVIDER_ID, "acme",
                         DeploymentSettings.ENV_TENANT_CLAIM, "org_id"), 300))
-                // The packaged provider settings, below the environment, as in the deployed function.
-                .withSources(new PropertiesConfigSource(providerProperties(), "application.properties", 250))
                 // In production the API key comes from the secret (see SecretsManagerConfigSourceFactoryTest).
                 .withDefaultValue("oncepay.provider.api-key", "from-the-secret")
                 // Quarkus' duration format ("35S"), as Quarkus registers it.
@@ -62,6 +59,12 @@ class DeploymentSettingsTest {
     }
 
     @Test
+    void theDefaultAccountIsTheConfiguredDefault() throws NoSuchMethodException {
+        assertEquals(DeploymentSettings.DEFAULT_ACCOUNT,
+                OncepayConfig.Provider.class.getMethod("account").getAnnotation(WithDefault.class).value());
+    }
+
+    @Test
     void theSdkAttemptsAgreeWithTheDynamoDbClient() throws ReflectiveOperationException {
         Field attempts = Class.forName("dev.oncepay.store.DynamoDbClientProducer").getDeclaredField("MAX_ATTEMPTS");
         attempts.setAccessible(true);
@@ -75,53 +78,23 @@ class DeploymentSettingsTest {
     }
 
     @Test
-    void theProviderDeadlineIsTheRetryBudgetWhichHoldsAWholeAttempt() throws IOException {
-        assertEquals(Duration.ofSeconds(DeploymentSettings.PROVIDER_CHARGE_DEADLINE_SECONDS), budget("charge-call"));
-        assertTrue(attemptTimeout("charge-call").compareTo(budget("charge-call")) <= 0);
+    void theProviderDeadlineIsTheRetryBudgetWhichHoldsAWholeAttempt() {
+        OncepayConfig.Call charge = defaults().provider().chargeCall();
+        assertEquals(Duration.ofSeconds(DeploymentSettings.PROVIDER_CHARGE_DEADLINE_SECONDS), charge.budget());
+        assertTrue(charge.attemptTimeout().compareTo(charge.budget()) <= 0);
     }
 
     @Test
-    void theLookupDeadlineIsTheRetryBudgetWhichHoldsAWholeAttempt() throws IOException {
-        assertEquals(Duration.ofSeconds(DeploymentSettings.PROVIDER_LOOKUP_DEADLINE_SECONDS), budget("lookup-call"));
-        assertTrue(attemptTimeout("lookup-call").compareTo(budget("lookup-call")) <= 0);
+    void theLookupDeadlineIsTheRetryBudgetWhichHoldsAWholeAttempt() {
+        OncepayConfig.Call lookup = defaults().provider().lookupCall();
+        assertEquals(Duration.ofSeconds(DeploymentSettings.PROVIDER_LOOKUP_DEADLINE_SECONDS), lookup.budget());
+        assertTrue(lookup.attemptTimeout().compareTo(lookup.budget()) <= 0);
     }
 
-    /** Every attempt and wait of a call ends within its budget (ProviderCalls decides each wait). */
-    private Duration budget(String call) throws IOException {
-        return configured("oncepay.provider." + call + ".budget");
-    }
-
-    private Duration attemptTimeout(String call) throws IOException {
-        return configured("oncepay.provider." + call + ".attempt-timeout");
-    }
-
-    private Duration configured(String key) throws IOException {
-        return DurationConverter.parseDuration(applicationProperties().getProperty(key));
-    }
-
-    @Test
-    void theDynamoDbCallTimeoutIsTheConfiguredOne() throws IOException {
-        assertEquals(Duration.ofSeconds(DeploymentSettings.DYNAMODB_CALL_TIMEOUT_SECONDS),
-                DurationConverter.parseDuration(applicationProperties().getProperty("quarkus.dynamodb.api-call-timeout")));
-    }
-
-    @Test
-    void theReconcileTimeBudgetIsTheConfiguredOne() throws IOException, NoSuchMethodException {
-        String configured = applicationProperties().getProperty("oncepay.reconcile.time-budget",
-                ReconcileConfig.class.getMethod("timeBudget").getAnnotation(WithDefault.class).value());
-        assertEquals(Duration.ofSeconds(DeploymentSettings.RECONCILE_TIME_BUDGET_SECONDS),
-                DurationConverter.parseDuration(configured));
-    }
-
-    /** The {@code oncepay.provider.*} lines of application.properties (the other groups are not mapped here). */
-    private Map<String, String> providerProperties() throws IOException {
-        Map<String, String> provider = new java.util.HashMap<>();
-        applicationProperties().forEach((key, value) -> {
-            if (key.toString().startsWith("oncepay.provider.")) {
-                provider.put(key.toString(), value.toString());
-            }
-        });
-        return provider;
+    /** The settings a deployment gets when nothing overrides them (ProviderCalls decides each wait within them). */
+    private static OncepayConfig defaults() {
+        return new SmallRyeConfigBuilder().withConverter(Duration.class, 100, new DurationConverter())
+                .withMapping(OncepayConfig.class).build().getConfigMapping(OncepayConfig.class);
     }
 
     private Properties applicationProperties() throws IOException {

@@ -2,6 +2,8 @@ package dev.oncepay.webhook;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.oncepay.sim.StripeMode;
+import dev.oncepay.sim.WebhookSignature;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
 import dev.oncepay.testing.HttpApiEvents;
 import java.io.IOException;
@@ -38,11 +40,14 @@ final class ApiGatewayBridge implements AutoCloseable {
         try (exchange) {
             String provider = exchange.getRequestURI().getPath().substring(WebhooksHttp.PREFIX.length());
             byte[] body = exchange.getRequestBody().readAllBytes();
-            String signature = exchange.getRequestHeaders().getFirst("Payment-Signature");
+            String signatureHeader = exchange.getRequestHeaders().containsKey(StripeMode.SIGNATURE_HEADER)
+                    ? StripeMode.SIGNATURE_HEADER : WebhookSignature.HEADER;
+            String signature = exchange.getRequestHeaders().getFirst(signatureHeader);
             // Like API Gateway, pass bytes that are not UTF-8 text base64-encoded, never repaired.
             ApiResponse response = WebhookRequests.call(HttpApiEvents.isUtf8(body)
-                    ? WebhookRequests.event(provider, new String(body, StandardCharsets.UTF_8), signature)
-                    : WebhookRequests.base64Event(provider, body, signature));
+                    ? WebhookRequests.event(provider, new String(body, StandardCharsets.UTF_8), signatureHeader,
+                            signature)
+                    : WebhookRequests.base64Event(provider, body, signatureHeader, signature));
             // A failed invocation is a 500 at API Gateway.
             int status = response.status() < 0 ? 500 : response.status();
             byte[] out = response.body() == null ? new byte[0] : response.body().getBytes(StandardCharsets.UTF_8);

@@ -268,26 +268,32 @@ class WebhookFunctionTest {
         Map<String, AttributeValue> before = item(Table.PK, "payment#" + paymentId);
         assertEquals(SIM, Attr.string(before, Table.PROVIDER), "the payment records its provider");
         assertEquals("default", Attr.string(before, Table.PROVIDER_ACCOUNT), "and its account");
-        String eventId = newEventId();
-        // Validly signed by acme, a configured provider; but sim charged this payment.
-        String body = chargeEvent(eventId, "charge.failed", paymentId, "ch_acme1", 4200, "EUR");
+        // Validly signed by Stripe, about a PaymentIntent naming this payment; but sim charged it.
+        StripeEvents.createIntent(paymentId, 4200, "EUR", "pm_card_chargeDeclined");
+        dev.oncepay.sim.WebhookDelivery stripeEvent = StripeEvents.eventAbout(StripeEvents.PAYMENT_FAILED, paymentId);
+        String eventId = stripeEvent.eventId();
+        String body = stripeEvent.body();
 
-        ApiResponse answer = call(event("acme", body, signNow(WebhookTestProfile.ACME_SECRET, body)));
+        ApiResponse answer = StripeEvents.deliver(stripeEvent);
 
         assertEquals(200, answer.status(), answer.body());
         assertEquals("provider_conflict", answer.json().get("outcome").asText());
         assertEquals(before, item(Table.PK, "payment#" + paymentId), "nothing applied, not a byte");
         assertEquals(0, hooks.paymentWrites(eventId));
-        Map<String, AttributeValue> journal = journalItem("acme", eventId);
+        Map<String, AttributeValue> journal = journalItem(StripeEvents.PROVIDER, eventId);
         assertEquals("PROCESSED", Attr.string(journal, Table.EVENT_STATE));
         assertEquals("provider_conflict", Attr.string(journal, Table.EVENT_OUTCOME));
         assertTrue(Attr.string(journal, Table.EVENT_OUTCOME_DETAIL).contains("sim/default"),
                 () -> Attr.string(journal, Table.EVENT_OUTCOME_DETAIL));
         assertEquals(body, Attr.string(journal, Table.EVENT_BODY), "kept for whoever looks into it");
 
-        ApiResponse again = call(event("acme", body, signNow(WebhookTestProfile.ACME_SECRET, body)));
+        ApiResponse again = call(StripeEvents.request(body, StripeEvents.signNow(body, WebhookTestProfile.STRIPE_SECRET)));
         assertTrue(again.json().get("duplicate").asBoolean(), "its redelivery is a duplicate");
         assertEquals("provider_conflict", again.json().get("outcome").asText());
+        // Not even a non-final event of the other provider is taken as news about this payment.
+        assertEquals("provider_conflict", StripeEvents.deliver(StripeEvents.eventAbout(StripeEvents.REQUIRES_ACTION,
+                paymentId)).json().get("outcome").asText());
+        assertEquals(before, item(Table.PK, "payment#" + paymentId));
         // The payment's own provider still settles it.
         String simBody = chargeEvent(newEventId(), "charge.succeeded", paymentId, "ch_sim1", 4200, "EUR");
         assertEquals("applied", deliver(simBody));
@@ -308,8 +314,8 @@ class WebhookFunctionTest {
         assertEquals(new ProviderAccount(SIM, "default"), old.providerAccount());
         assertEquals(createdAt.plus(Duration.ofSeconds(35)), old.leaseExpiresAt(), "the first run's lease");
 
-        String acme = chargeEvent(newEventId(), "charge.succeeded", paymentId, "ch_acme2", 4300, "EUR");
-        ApiResponse foreign = call(event("acme", acme, signNow(WebhookTestProfile.ACME_SECRET, acme)));
+        StripeEvents.createIntent(paymentId, 4300, "EUR", "pm_card_visa");
+        ApiResponse foreign = StripeEvents.deliver(StripeEvents.eventAbout(StripeEvents.SUCCEEDED, paymentId));
         assertEquals("provider_conflict", foreign.json().get("outcome").asText());
         assertEquals(PaymentStatus.UNKNOWN, payment(paymentId).status());
         assertEquals("applied", deliver(chargeEvent(newEventId(), "charge.succeeded", paymentId, "ch_sim2", 4300,
@@ -377,14 +383,12 @@ class WebhookFunctionTest {
         assertEquals(200, call(event(SIM, b, signNow(WebhookTestProfile.NEXT_SIM_SECRET, b))).status());
         String c = chargeEvent(newEventId(), "charge.succeeded", paymentId, "ch_r", 4200, "EUR");
         assertEquals(401, call(event(SIM, c, signNow("retired-sim-secret", c))).status());
-        // Secrets are per provider: acme's secret is no good on sim's endpoint, and vice versa.
-        assertEquals(401, call(event(SIM, c, signNow(WebhookTestProfile.ACME_SECRET, c))).status());
-        assertEquals(401, call(event("acme", c, signNow(WebhookTestProfile.SIM_SECRET, c))).status());
-        ApiResponse acme = call(event("acme", c, signNow(WebhookTestProfile.ACME_SECRET, c)));
-        assertEquals(200, acme.status());
-        assertEquals("provider_conflict", acme.json().get("outcome").asText(), "sim charged it, not acme");
-        assertFalse(journalItemOrEmpty("acme", idOf(c)).isEmpty(), "journaled under its provider");
+        // Secrets are per provider: Stripe's secret is no good on sim's endpoint, and vice versa.
+        assertEquals(401, call(event(SIM, c, signNow(WebhookTestProfile.STRIPE_SECRET, c))).status());
+        assertEquals(401, call(StripeEvents.request(c, StripeEvents.signNow(c, WebhookTestProfile.SIM_SECRET)))
+                .status());
         assertTrue(journalItemOrEmpty(SIM, idOf(c)).isEmpty());
+        assertTrue(journalItemOrEmpty(StripeEvents.PROVIDER, idOf(c)).isEmpty());
     }
 
     @Test
@@ -461,6 +465,9 @@ class WebhookFunctionTest {
         ApiResponse unknown = call(event("nobody", body, signNow(WebhookTestProfile.SIM_SECRET, body)));
         assertEquals(404, unknown.status());
         assertEquals("https://oncepay.dev/problems/not-found", unknown.json().get("type").asText());
+        // Secrets alone make no endpoint: oncepay has no webhook format for acme.
+        ApiResponse noFormat = call(event("acme", body, signNow(WebhookTestProfile.ACME_SECRET, body)));
+        assertEquals(404, noFormat.status(), noFormat.body());
         String get = event(SIM, body, signNow(WebhookTestProfile.SIM_SECRET, body)).replace("\"method\":\"POST\"",
                 "\"method\":\"GET\"");
         assertEquals(405, call(get).status());

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.LinkedHashMap;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 
@@ -57,22 +58,31 @@ final class WebhookRequests {
         return sign(secret, body, Instant.now().getEpochSecond());
     }
 
-    /** The event JSON; {@code signature} null leaves the header out. */
+    /** The event JSON with the generic PSP's {@code Payment-Signature}; {@code signature} null leaves the header out. */
     static String event(String provider, String body, String signature) {
+        return event(provider, body, WebhookSignature.HEADER, signature);
+    }
+
+    /** The event JSON with the signature in {@code signatureHeader} (HTTP API lower-cases it); null leaves it out. */
+    static String event(String provider, String body, String signatureHeader, String signature) {
         HttpApiEvents e = HttpApiEvents.request("POST", "/webhooks/" + provider).tenant(null)
                 .header("user-agent", "psp-webhooks/1.0").body(body);
         if (signature != null) {
-            e.header("payment-signature", signature);
+            e.header(signatureHeader.toLowerCase(Locale.ROOT), signature);
         }
         return withRoute(e, provider);
     }
 
     /** The same, with the body base64-encoded by API Gateway ({@code isBase64Encoded: true}). */
     static String base64Event(String provider, byte[] body, String signature) {
+        return base64Event(provider, body, WebhookSignature.HEADER, signature);
+    }
+
+    static String base64Event(String provider, byte[] body, String signatureHeader, String signature) {
         HttpApiEvents e = HttpApiEvents.request("POST", "/webhooks/" + provider).tenant(null)
                 .header("content-type", "application/octet-stream")
                 .header("content-length", Integer.toString(body.length))
-                .header("payment-signature", signature).base64Body(body);
+                .header(signatureHeader.toLowerCase(Locale.ROOT), signature).base64Body(body);
         return withRoute(e, provider);
     }
 

@@ -1,11 +1,21 @@
 package dev.oncepay.infra;
 
 import dev.oncepay.config.DeploymentSettings;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Function;
+import java.util.regex.Pattern;
 import software.amazon.awscdk.services.logs.RetentionDays;
 
 /**
@@ -24,7 +34,10 @@ import software.amazon.awscdk.services.logs.RetentionDays;
  * @param reconcileConcurrency    reserved concurrency of reconcile (1: sweeps never overlap)
  * @param reconcileRateMinutes    how often EventBridge runs reconcile
  * @param logRetention            how long function logs are kept
- * @param secretArn               an existing secret to use; empty: the stack creates one
+ * @param apiKeySecretArn         the default account's existing API-key secret; empty: the stack creates one
+ * @param signingSecretArn        the default account's existing webhook signing-secret secret; empty: the stack creates one
+ * @param accounts                provider accounts beside the default one, each with its own secrets
+ * @param tenants                 tenant id to account name; tenants not listed use the default account
  * @param alarmServerErrorPercent API 5xx rate (percent of requests) that alarms
  * @param alarmUnknownBacklog     UNKNOWN payments waiting that alarm
  * @param alarmUnknownAgeMinutes  age of the oldest UNKNOWN payment that alarms
@@ -40,7 +53,10 @@ public record OncepaySettings(
         Optional<Integer> reconcileConcurrency,
         int reconcileRateMinutes,
         RetentionDays logRetention,
-        Optional<String> secretArn,
+        Optional<String> apiKeySecretArn,
+        Optional<String> signingSecretArn,
+        List<ProviderAccountSettings> accounts,
+        Map<String, String> tenants,
         double alarmServerErrorPercent,
         int alarmUnknownBacklog,
         int alarmUnknownAgeMinutes) {
@@ -48,6 +64,9 @@ public record OncepaySettings(
     public static final String NATIVE = "native";
     public static final String JVM = "jvm";
     public static final String PREFIX = "oncepay:";
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final List<String> ACCOUNT_FIELDS = List.of("name", "provider", "url", "apiKeySecretArn", "signingSecretArn");
+    private static final Pattern TENANT = Pattern.compile(DeploymentSettings.TENANT_PATTERN);
 
     /**
      * Charge's Lambda timeout: above the provider deadline (8 s, every attempt and wait included)
@@ -90,6 +109,26 @@ public record OncepaySettings(
         if (memoryMb < 128 || memoryMb > 10240) {
             throw new IllegalArgumentException(PREFIX + "memoryMb must be within 128..10240");
         }
+        ProviderAccountSettings.requireSecretArn(PREFIX + "apiKeySecretArn", apiKeySecretArn);
+        ProviderAccountSettings.requireSecretArn(PREFIX + "signingSecretArn", signingSecretArn);
+        accounts = List.copyOf(accounts);
+        tenants = Collections.unmodifiableMap(new TreeMap<>(tenants));
+        Set<String> names = new HashSet<>(Set.of(DeploymentSettings.DEFAULT_ACCOUNT));
+        for (ProviderAccountSettings account : accounts) {
+            if (!names.add(account.name())) {
+                throw new IllegalArgumentException(PREFIX + "accounts: account '" + account.name() + "' is listed twice");
+            }
+        }
+        for (Map.Entry<String, String> tenant : tenants.entrySet()) {
+            if (!TENANT.matcher(tenant.getKey()).matches()) {
+                throw new IllegalArgumentException(PREFIX + "tenants: '" + tenant.getKey() + "' is not a tenant id (" + DeploymentSettings.TENANT_PATTERN + ")");
+            }
+            if (!names.contains(tenant.getValue())) {
+                throw new IllegalArgumentException(PREFIX + "tenants: tenant '" + tenant.getKey() + "' uses account '"
+                        + tenant.getValue() + "', which is neither " + DeploymentSettings.DEFAULT_ACCOUNT + " nor in "
+                        + PREFIX + "accounts");
+            }
+        }
     }
 
     public boolean isNative() {
@@ -105,6 +144,10 @@ public record OncepaySettings(
         if (!architecture.equals("x86_64") && !architecture.equals("arm64")) {
             throw new IllegalArgumentException(PREFIX + "architecture must be x86_64 or arm64, not " + architecture);
         }
+        if (get.apply("secretArn").isPresent()) {
+            throw new IllegalArgumentException(PREFIX + "secretArn is gone: secrets are split by function; give "
+                    + PREFIX + "apiKeySecretArn (charge, reconcile) and " + PREFIX + "signingSecretArn (webhook) instead");
+        }
         int retentionDays = get.apply("logRetentionDays").map(Integer::parseInt).orElse(30);
         RetentionDays retention = Optional.ofNullable(RETENTIONS.get(retentionDays)).orElseThrow(
                 () -> new IllegalArgumentException(PREFIX + "logRetentionDays must be one of " + RETENTIONS.keySet()));
@@ -119,10 +162,87 @@ public record OncepaySettings(
                 reserved(get, "reconcileConcurrency", 1),
                 get.apply("reconcileRateMinutes").map(Integer::parseInt).orElse(1),
                 retention,
-                get.apply("secretArn"),
+                get.apply("apiKeySecretArn"),
+                get.apply("signingSecretArn"),
+                accounts(context.apply(PREFIX + "accounts")),
+                tenants(context.apply(PREFIX + "tenants")),
                 get.apply("alarmServerErrorPercent").map(Double::parseDouble).orElse(1.0),
                 get.apply("alarmUnknownBacklog").map(Integer::parseInt).orElse(10),
                 get.apply("alarmUnknownAgeMinutes").map(Integer::parseInt).orElse(15));
+    }
+
+    /**
+     * Provider routing for charge and reconcile: {@code oncepay.provider.tenants.<tenant>} and each
+     * account's {@code provider} and {@code url}, as the application reads them from
+     * {@link DeploymentSettings#ENV_PROVIDER_ROUTING}. No secret is among them.
+     */
+    public Map<String, String> routingProperties() {
+        Map<String, String> properties = new TreeMap<>();
+        tenants.forEach((tenant, account) -> properties.put(DeploymentSettings.PROVIDER_TENANTS_PREFIX + tenant, account));
+        for (ProviderAccountSettings account : accounts) {
+            String prefix = DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + account.name() + ".";
+            properties.put(prefix + DeploymentSettings.ACCOUNT_PROVIDER, account.provider());
+            properties.put(prefix + DeploymentSettings.ACCOUNT_URL, account.url());
+        }
+        return properties;
+    }
+
+    /** A context value as JSON: a string from {@code -c}, or a structure from {@code cdk.json}. */
+    private static Optional<JsonNode> json(String name, Object value) {
+        if (value == null || value instanceof String text && text.isBlank()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(value instanceof String text ? JSON.readTree(text) : JSON.valueToTree(value));
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException(PREFIX + name + " is not valid JSON: " + e.getOriginalMessage());
+        }
+    }
+
+    private static List<ProviderAccountSettings> accounts(Object value) {
+        Optional<JsonNode> json = json("accounts", value);
+        if (json.isEmpty()) {
+            return List.of();
+        }
+        if (!json.get().isArray()) {
+            throw new IllegalArgumentException(PREFIX + "accounts must be a JSON array of accounts");
+        }
+        List<ProviderAccountSettings> accounts = new ArrayList<>();
+        for (JsonNode account : json.get()) {
+            Set<String> fields = new TreeSet<>();
+            account.fieldNames().forEachRemaining(fields::add);
+            fields.removeAll(ACCOUNT_FIELDS);
+            if (!account.isObject() || !fields.isEmpty()) {
+                throw new IllegalArgumentException(PREFIX + "accounts: each account is an object of " + ACCOUNT_FIELDS
+                        + (fields.isEmpty() ? "" : "; unknown: " + fields));
+            }
+            accounts.add(new ProviderAccountSettings(text(account, "name"), text(account, "provider"), text(account, "url"),
+                    Optional.ofNullable(text(account, "apiKeySecretArn")), Optional.ofNullable(text(account, "signingSecretArn"))));
+        }
+        return accounts;
+    }
+
+    private static String text(JsonNode object, String field) {
+        JsonNode value = object.get(field);
+        return value == null || !value.isTextual() || value.textValue().isBlank() ? null : value.textValue().trim();
+    }
+
+    private static Map<String, String> tenants(Object value) {
+        Optional<JsonNode> json = json("tenants", value);
+        Map<String, String> tenants = new TreeMap<>();
+        if (json.isEmpty()) {
+            return tenants;
+        }
+        if (!json.get().isObject()) {
+            throw new IllegalArgumentException(PREFIX + "tenants must be a JSON object of tenant id to account name");
+        }
+        json.get().fields().forEachRemaining(e -> {
+            if (!e.getValue().isTextual()) {
+                throw new IllegalArgumentException(PREFIX + "tenants: tenant '" + e.getKey() + "' must name an account");
+            }
+            tenants.put(e.getKey(), e.getValue().textValue());
+        });
+        return tenants;
     }
 
     /** Lambda timeout of a function, in seconds. */

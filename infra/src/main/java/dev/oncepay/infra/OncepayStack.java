@@ -3,13 +3,18 @@ package dev.oncepay.infra;
 import dev.oncepay.config.DeploymentSettings;
 import dev.oncepay.config.Metrics;
 import dev.oncepay.store.Table;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import software.amazon.awscdk.Annotations;
 import software.amazon.awscdk.CfnOutput;
 import software.amazon.awscdk.CfnParameter;
 import software.amazon.awscdk.Duration;
+import software.amazon.awscdk.Fn;
 import software.amazon.awscdk.RemovalPolicy;
 import software.amazon.awscdk.Stack;
 import software.amazon.awscdk.StackProps;
@@ -57,7 +62,7 @@ import software.constructs.Construct;
 
 /**
  * oncepay on AWS: the table, the three functions from one function.zip, the HTTP API, the
- * reconcile schedule, the secret, and the alarms. Names of table attributes, environment
+ * reconcile schedule, the secrets (two per provider account, split by function), and the alarms. Names of table attributes, environment
  * variables and metrics come from the application's own constants ({@link Table},
  * {@link DeploymentSettings}, {@link Metrics}), compiled into this build from {@code ../src}.
  */
@@ -93,7 +98,7 @@ public class OncepayStack extends Stack {
         CfnParameter providerId = CfnParameter.Builder.create(this, "ProviderId")
                 .type("String")
                 .description("The provider's id: webhooks arrive at /webhooks/<id>; its secrets are "
-                        + DeploymentSettings.WEBHOOK_SECRETS_PREFIX + "<id> in the secret")
+                        + DeploymentSettings.WEBHOOK_SECRETS_PREFIX + "<id> in the default account's signing secret")
                 .allowedPattern("^[A-Za-z0-9_-]{1,64}$")
                 .build();
         CfnParameter tenantClaim = CfnParameter.Builder.create(this, "TenantClaim")
@@ -119,15 +124,29 @@ public class OncepayStack extends Stack {
                 .projectionType(ProjectionType.KEYS_ONLY)
                 .build());
 
-        // Secrets live in Secrets Manager; the functions' environment carries only the ARN.
-        ISecret secret = settings.secretArn()
-                .map(arn -> Secret.fromSecretCompleteArn(this, "Secrets", arn))
-                .orElseGet(() -> Secret.Builder.create(this, "Secrets")
-                        .description("oncepay secrets: set to a JSON object {\"" + DeploymentSettings.PROVIDER_API_KEY_PROPERTY
-                                + "\": \"...\", \"" + DeploymentSettings.WEBHOOK_SECRETS_PREFIX
-                                + "<provider>\": [\"current\", \"previous\"]}; the functions refuse to start until it is")
-                        .removalPolicy(RemovalPolicy.RETAIN)
-                        .build());
+        // Secrets live in Secrets Manager, two per provider account: its API key, which only charge
+        // and reconcile may read, and its webhook signing secrets, which only the internet-facing
+        // webhook function may read. The environment carries only their ARNs.
+        List<ISecret> apiKeySecrets = new ArrayList<>();
+        List<ISecret> signingSecrets = new ArrayList<>();
+        Construct defaultAccount = new Construct(this, "Account-" + DeploymentSettings.DEFAULT_ACCOUNT);
+        apiKeySecrets.add(secret(defaultAccount, "ApiKeySecret", settings.apiKeySecretArn(),
+                "oncepay API key of the default provider account, for charge and reconcile: set to {\""
+                        + DeploymentSettings.PROVIDER_API_KEY_PROPERTY + "\": \"...\"}"));
+        signingSecrets.add(secret(defaultAccount, "SigningSecret", settings.signingSecretArn(),
+                "oncepay webhook signing secrets of the default provider account, for the webhook function: set to {\""
+                        + DeploymentSettings.WEBHOOK_SECRETS_PREFIX + providerId.getValueAsString() + "\": [\"current\", \"previous\"]}"));
+        for (ProviderAccountSettings account : settings.accounts()) {
+            Construct accountScope = new Construct(this, "Account-" + account.name());
+            apiKeySecrets.add(secret(accountScope, "ApiKeySecret", account.apiKeySecretArn(),
+                    "oncepay API key of provider account " + account.name() + ", for charge and reconcile: set to {\""
+                            + DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + account.name() + "."
+                            + DeploymentSettings.ACCOUNT_API_KEY + "\": \"...\"}"));
+            signingSecrets.add(secret(accountScope, "SigningSecret", account.signingSecretArn(),
+                    "oncepay webhook signing secrets of provider account " + account.name()
+                            + ", for the webhook function: set to {\"" + DeploymentSettings.WEBHOOK_SECRETS_PREFIX
+                            + account.provider() + "\": [\"current\", \"previous\"]}"));
+        }
 
         Queue reconcileFailures = Queue.Builder.create(this, "ReconcileDeadLetters")
                 .retentionPeriod(Duration.days(14))
@@ -144,7 +163,6 @@ public class OncepayStack extends Stack {
         environment.put(DeploymentSettings.ENV_PROVIDER_URL, providerUrl.getValueAsString());
         environment.put(DeploymentSettings.ENV_PROVIDER_ID, providerId.getValueAsString());
         environment.put(DeploymentSettings.ENV_TENANT_CLAIM, tenantClaim.getValueAsString());
-        environment.put(DeploymentSettings.ENV_SECRET_ARN, secret.getSecretArn());
         environment.put(DeploymentSettings.ENV_AWS_RETRY_MODE, DeploymentSettings.AWS_RETRY_MODE);
         environment.put(DeploymentSettings.ENV_AWS_MAX_ATTEMPTS, Integer.toString(DeploymentSettings.AWS_MAX_ATTEMPTS));
         if (settings.isNative()) {
@@ -155,6 +173,13 @@ public class OncepayStack extends Stack {
                 DeploymentSettings.FUNCTION_RECONCILE)) {
             Map<String, String> env = new LinkedHashMap<>(environment);
             env.put(DeploymentSettings.ENV_FUNQY_EXPORT, name);
+            boolean callsProviders = !name.equals(DeploymentSettings.FUNCTION_WEBHOOK);
+            List<ISecret> secrets = callsProviders ? apiKeySecrets : signingSecrets;
+            env.put(DeploymentSettings.ENV_SECRET_ARNS,
+                    Fn.join(",", secrets.stream().map(ISecret::getSecretArn).toList()));
+            if (callsProviders && !settings.routingProperties().isEmpty()) {
+                env.put(DeploymentSettings.ENV_PROVIDER_ROUTING, json(settings.routingProperties()));
+            }
             String construct = Character.toUpperCase(name.charAt(0)) + name.substring(1);
             LogGroup logs = LogGroup.Builder.create(this, construct + "Logs")
                     .retention(settings.logRetention())
@@ -192,7 +217,7 @@ public class OncepayStack extends Stack {
             fn.addToRolePolicy(PolicyStatement.Builder.create()
                     .effect(Effect.ALLOW)
                     .actions(List.of(SECRET_ACTION))
-                    .resources(List.of(secret.getSecretArn()))
+                    .resources(secrets.stream().map(ISecret::getSecretArn).toList())
                     .build());
             functions.put(name, fn);
         }
@@ -228,10 +253,29 @@ public class OncepayStack extends Stack {
 
         CfnOutput.Builder.create(this, "ApiUrl").value(api.getApiEndpoint()).build();
         CfnOutput.Builder.create(this, "TableName").value(table.getTableName()).build();
-        CfnOutput.Builder.create(this, "SecretArn").value(secret.getSecretArn()).build();
         CfnOutput.Builder.create(this, "AlarmTopicArn").value(alarms.getTopicArn())
                 .description("Subscribe on-call to this topic").build();
         CfnOutput.Builder.create(this, "ReconcileDeadLetterQueueUrl").value(reconcileFailures.getQueueUrl()).build();
+    }
+
+    /** An existing secret by its complete ARN, or a new one (kept when the stack is deleted), with its ARN as an output. */
+    private static ISecret secret(Construct scope, String id, Optional<String> existing, String description) {
+        ISecret secret = existing
+                .map(arn -> Secret.fromSecretCompleteArn(scope, id, arn))
+                .orElseGet(() -> Secret.Builder.create(scope, id)
+                        .description(description + "; the functions refuse to start until it is")
+                        .removalPolicy(RemovalPolicy.RETAIN)
+                        .build());
+        CfnOutput.Builder.create(scope, id + "Arn").value(secret.getSecretArn()).description(description).build();
+        return secret;
+    }
+
+    private static String json(Map<String, String> properties) {
+        try {
+            return new ObjectMapper().writeValueAsString(properties);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     public Function function(String name) {

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.junit.jupiter.api.Test;
@@ -13,6 +15,7 @@ import software.amazon.awscdk.services.logs.RetentionDays;
 
 /** Reading context and checking the function.zip, without synthesizing. */
 class OncepaySettingsTest {
+    private static final String ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:oncepay/stripe-eu/api-key-AbCdEf";
     @TempDir
     Path dir;
 
@@ -25,7 +28,10 @@ class OncepaySettingsTest {
         assertEquals(Optional.of(50), settings.chargeConcurrency());
         assertEquals(1, settings.reconcileRateMinutes());
         assertEquals(RetentionDays.ONE_MONTH, settings.logRetention());
-        assertEquals(Optional.empty(), settings.secretArn());
+        assertEquals(Optional.empty(), settings.apiKeySecretArn());
+        assertEquals(Optional.empty(), settings.signingSecretArn());
+        assertEquals(List.of(), settings.accounts());
+        assertEquals(Map.of(), settings.routingProperties());
     }
 
     @Test
@@ -35,6 +41,64 @@ class OncepaySettingsTest {
         assertThrows(IllegalArgumentException.class, () -> settings(Map.of("oncepay:logRetentionDays", "42")));
         assertThrows(IllegalArgumentException.class, () -> settings(Map.of("oncepay:chargeConcurrency", "0")));
         assertThrows(IllegalArgumentException.class, () -> settings(Map.of("oncepay:memoryMb", "64")));
+    }
+
+    /** From {@code -c} a context value is a string; from {@code cdk.json} a structure. Both read alike. */
+    @Test
+    void accountsAndTenantsComeAsJsonTextOrAsStructure() {
+        String accounts = "[{\"name\": \"stripe-eu\", \"provider\": \"stripe\", \"url\": \"https://api.stripe.com\","
+                + " \"apiKeySecretArn\": \"" + ARN + "\"}]";
+        OncepaySettings fromText = settings(Map.of("oncepay:accounts", accounts,
+                "oncepay:tenants", "{\"Merchant-A\": \"stripe-eu\", \"b\": \"default\"}"));
+        OncepaySettings fromStructure = settings(Map.of(
+                "oncepay:accounts", List.of(Map.of("name", "stripe-eu", "provider", "stripe", "url", "https://api.stripe.com",
+                        "apiKeySecretArn", ARN)),
+                "oncepay:tenants", Map.of("Merchant-A", "stripe-eu", "b", "default")));
+
+        ProviderAccountSettings stripe = new ProviderAccountSettings("stripe-eu", "stripe", "https://api.stripe.com",
+                Optional.of(ARN), Optional.empty());
+        for (OncepaySettings settings : List.of(fromText, fromStructure)) {
+            assertEquals(List.of(stripe), settings.accounts());
+            assertEquals(Map.of("oncepay.provider.tenants.Merchant-A", "stripe-eu", "oncepay.provider.tenants.b", "default",
+                    "oncepay.provider.accounts.stripe-eu.provider", "stripe",
+                    "oncepay.provider.accounts.stripe-eu.url", "https://api.stripe.com"), settings.routingProperties());
+        }
+    }
+
+    @Test
+    void rejectsAccountsAndTenantsThatCannotWork() {
+        String valid = "\"provider\": \"stripe\", \"url\": \"https://api.stripe.com\"";
+        Map<String, String> refused = new LinkedHashMap<>();
+        refused.put("[{\"name\": \"default\", " + valid + "}]", "default account");
+        refused.put("[{\"name\": \"a\", " + valid + "}, {\"name\": \"a\", " + valid + "}]", "twice");
+        refused.put("[{\"name\": \"a.b\", " + valid + "}]", "name");
+        refused.put("[{\"name\": \"a\", \"provider\": \"stripe\", \"url\": \"http://api.stripe.com\"}]", "https");
+        refused.put("[{\"name\": \"a\", \"url\": \"https://api.stripe.com\"}]", "provider");
+        refused.put("[{\"name\": \"a\", " + valid + ", \"apiKeySecretArn\": \"oncepay/a\"}]", "complete");
+        refused.put("[{\"name\": \"a\", " + valid + ", \"apiKey\": \"sk_live\"}]", "unknown: [apiKey]");
+        refused.put("{\"name\": \"a\"}", "array");
+        refused.put("[{\"name\": ", "not valid JSON");
+        refused.forEach((accounts, problem) -> {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> settings(Map.of("oncepay:accounts", accounts)), accounts);
+            assertTrue(e.getMessage().contains(problem), e.getMessage());
+        });
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> settings(Map.of("oncepay:tenants", "{\"t\": \"nowhere\"}")));
+        assertTrue(e.getMessage().contains("'nowhere'"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> settings(Map.of("oncepay:tenants", "{\"a.b\": \"default\"}")));
+        assertTrue(e.getMessage().contains("'a.b'"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> settings(Map.of("oncepay:apiKeySecretArn", "oncepay")));
+        assertTrue(e.getMessage().contains("apiKeySecretArn"), e.getMessage());
+    }
+
+    /** The one secret that held everything is split: a deployer upgrading is told what to give instead. */
+    @Test
+    void theOldSingleSecretIsRefusedWithWhatReplacesIt() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> settings(Map.of("oncepay:secretArn", ARN)));
+        assertTrue(e.getMessage().contains("oncepay:apiKeySecretArn") && e.getMessage().contains("oncepay:signingSecretArn"),
+                e.getMessage());
     }
 
     @Test

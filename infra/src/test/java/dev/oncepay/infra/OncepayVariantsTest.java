@@ -1,10 +1,13 @@
 package dev.oncepay.infra;
 
 import static dev.oncepay.infra.Synth.at;
+import static dev.oncepay.infra.Synth.ref;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.core.type.TypeReference;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.config.DeploymentSettings;
 import java.util.List;
 import java.util.Map;
@@ -15,7 +18,9 @@ import software.amazon.awscdk.assertions.Match;
 
 /** The choices a deployer makes by context, all in one second synthesis. */
 class OncepayVariantsTest {
-    private static final String SECRET_ARN = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:oncepay-AbCdEf";
+    private static final String DEFAULT_KEYS = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:oncepay/default/api-key-AbCdEf";
+    private static final String STRIPE_KEYS = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:oncepay/stripe-eu/api-key-GhIjKl";
+    private static final String STRIPE_SIGNING = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:oncepay/stripe-eu/signing-MnOpQr";
     static Synth synth;
 
     @BeforeAll
@@ -25,7 +30,13 @@ class OncepayVariantsTest {
                 "oncepay:placeholderCode", "true",
                 "oncepay:functionZip", "does/not/exist.zip",
                 "oncepay:architecture", "arm64",
-                "oncepay:secretArn", SECRET_ARN,
+                "oncepay:apiKeySecretArn", DEFAULT_KEYS,
+                // As -c gives it: text.
+                "oncepay:accounts", "[{\"name\": \"stripe-eu\", \"provider\": \"stripe\", \"url\": \"https://api.stripe.com\","
+                        + " \"apiKeySecretArn\": \"" + STRIPE_KEYS + "\", \"signingSecretArn\": \"" + STRIPE_SIGNING + "\"},"
+                        + " {\"name\": \"acme\", \"provider\": \"sim\", \"url\": \"https://psp.acme.example\"}]",
+                // As cdk.json gives it: a structure.
+                "oncepay:tenants", Map.of("Merchant-A", "stripe-eu", "merchant-b", "acme", "merchant-c", "default"),
                 "oncepay:reconcileRateMinutes", "5",
                 "oncepay:chargeConcurrency", "none",
                 "oncepay:logRetentionDays", "90"));
@@ -43,15 +54,53 @@ class OncepayVariantsTest {
         }
     }
 
+    /**
+     * Existing secrets are used, missing ones created (two per account); charge and reconcile
+     * get and may read every account's API-key secret and no signing secret, the webhook the
+     * reverse, and the environment names exactly what the role may read.
+     */
     @Test
-    void anExistingSecretIsUsedAndOnlyItMayBeRead() {
-        assertTrue(synth.resources("AWS::SecretsManager::Secret").isEmpty());
+    void eachAccountsSecretsAreSplitBetweenTheFunctions() {
+        String defaultSigning = synth.id("AWS::SecretsManager::Secret", "AccountdefaultSigningSecret");
+        String acmeKeys = synth.id("AWS::SecretsManager::Secret", "AccountacmeApiKeySecret");
+        String acmeSigning = synth.id("AWS::SecretsManager::Secret", "AccountacmeSigningSecret");
+        assertEquals(3, synth.resources("AWS::SecretsManager::Secret").size(), "the default API key and stripe-eu's exist");
+        List<Object> apiKeys = List.of(DEFAULT_KEYS, STRIPE_KEYS, ref(acmeKeys));
+        List<Object> signing = List.of(ref(defaultSigning), STRIPE_SIGNING, ref(acmeSigning));
+
+        assertEquals(Map.of(DeploymentSettings.FUNCTION_CHARGE, apiKeys, DeploymentSettings.FUNCTION_RECONCILE, apiKeys,
+                DeploymentSettings.FUNCTION_WEBHOOK, signing), OncepayStackTest.secretsReadableBy(synth));
         for (Map<String, Object> function : synth.properties("AWS::Lambda::Function")) {
-            assertEquals(SECRET_ARN, at(function, "Environment", "Variables", DeploymentSettings.ENV_SECRET_ARN));
+            String name = at(function, "Environment", "Variables", DeploymentSettings.ENV_FUNQY_EXPORT);
+            assertEquals(name.equals(DeploymentSettings.FUNCTION_WEBHOOK) ? signing : apiKeys,
+                    OncepayStackTest.arns(at(function, "Environment", "Variables", DeploymentSettings.ENV_SECRET_ARNS)), name);
         }
-        synth.template.hasResourceProperties("AWS::IAM::Policy", Map.of("PolicyDocument", Map.of("Statement",
-                Match.arrayWith(List.of(Map.of("Action", OncepayStack.SECRET_ACTION, "Effect", "Allow",
-                        "Resource", SECRET_ARN))))));
+        assertTrue(at(synth.resources("AWS::SecretsManager::Secret").get(acmeKeys), "Properties", "Description").toString()
+                .contains("oncepay.provider.accounts.acme.api-key"));
+        assertTrue(at(synth.resources("AWS::SecretsManager::Secret").get(acmeSigning), "Properties", "Description").toString()
+                .contains("oncepay.webhook.secrets.sim"));
+    }
+
+    /** Tenants and accounts reach charge and reconcile as plain routing, with no secret in it; the webhook needs none. */
+    @Test
+    void routingReachesChargeAndReconcileOnly() throws Exception {
+        Map<String, String> expected = Map.of(
+                "oncepay.provider.tenants.Merchant-A", "stripe-eu",
+                "oncepay.provider.tenants.merchant-b", "acme",
+                "oncepay.provider.tenants.merchant-c", "default",
+                "oncepay.provider.accounts.stripe-eu.provider", "stripe",
+                "oncepay.provider.accounts.stripe-eu.url", "https://api.stripe.com",
+                "oncepay.provider.accounts.acme.provider", "sim",
+                "oncepay.provider.accounts.acme.url", "https://psp.acme.example");
+        for (Map<String, Object> function : synth.properties("AWS::Lambda::Function")) {
+            Map<String, Object> env = at(function, "Environment", "Variables");
+            if (env.get(DeploymentSettings.ENV_FUNQY_EXPORT).equals(DeploymentSettings.FUNCTION_WEBHOOK)) {
+                assertFalse(env.containsKey(DeploymentSettings.ENV_PROVIDER_ROUTING));
+            } else {
+                String routing = (String) env.get(DeploymentSettings.ENV_PROVIDER_ROUTING);
+                assertEquals(expected, new ObjectMapper().readValue(routing, new TypeReference<Map<String, String>>() { }));
+            }
+        }
     }
 
     @Test

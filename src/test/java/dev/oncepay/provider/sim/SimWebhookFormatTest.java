@@ -1,4 +1,4 @@
-package dev.oncepay.webhook;
+package dev.oncepay.provider.sim;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -7,14 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.provider.MalformedEventException;
+import dev.oncepay.provider.ProviderEvent;
 import java.nio.charset.StandardCharsets;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-class ProviderEventTest {
+/** The generic PSP's event format, read from verified bodies. */
+class SimWebhookFormatTest {
     private static ProviderEvent parse(String json) {
-        return ProviderEvent.parse(json.getBytes(StandardCharsets.UTF_8));
+        return SimWebhookFormat.parse(json.getBytes(StandardCharsets.UTF_8));
     }
 
     @Test
@@ -36,6 +39,7 @@ class ProviderEventTest {
         ProviderEvent e = parse("{\"id\":\"evt_2\",\"type\":\"charge.refund.updated\",\"data\":{\"reference\":\"pay_9\","
                 + "\"amount\":\"weird\"}}");
         assertFalse(e.fact().isPresent());
+        assertEquals(ProviderEvent.Kind.IGNORED_TYPE, e.kind());
         assertEquals("pay_9", e.reference());
         assertNull(parse("{\"id\":\"evt_3\",\"type\":\"ping\"}").reference());
     }
@@ -64,9 +68,9 @@ class ProviderEventTest {
 
     @Test
     void rejectsEmptyAndNonUtf8Bodies() {
-        assertEquals("body", assertThrows(MalformedEventException.class, () -> ProviderEvent.parse(new byte[0])).field());
+        assertEquals("body", assertThrows(MalformedEventException.class, () -> SimWebhookFormat.parse(new byte[0])).field());
         byte[] latin1 = "{\"id\":\"caf\u00e9\"}".getBytes(StandardCharsets.ISO_8859_1);
-        assertTrue(assertThrows(MalformedEventException.class, () -> ProviderEvent.parse(latin1)).reason()
+        assertTrue(assertThrows(MalformedEventException.class, () -> SimWebhookFormat.parse(latin1)).reason()
                 .contains("UTF-8"));
     }
 }

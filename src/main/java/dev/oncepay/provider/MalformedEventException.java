@@ -1,4 +1,4 @@
-package dev.oncepay.webhook;
+package dev.oncepay.provider;
 
 /** A correctly signed body that is not a usable event (400); nothing is stored. */
 public class MalformedEventException extends RuntimeException {

@@ -1,4 +1,4 @@
-package dev.oncepay.webhook;
+package dev.oncepay.provider;
 
 import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -23,8 +23,10 @@ class SignatureVerifierTest {
     private static final long T = NOW.getEpochSecond();
     private static final String BODY = "{\"id\":\"evt_1\",\"type\":\"charge.succeeded\",\"data\":{\"note\":\"Café ☕\"}}";
 
+    private static final SignatureVerifier PAYMENT_SIGNATURE = new SignatureVerifier("Payment-Signature");
+
     private static void verify(String header, String body, List<String> secrets) {
-        SignatureVerifier.verify(header, body.getBytes(StandardCharsets.UTF_8), secrets, NOW, TOLERANCE);
+        PAYMENT_SIGNATURE.verify(header, body.getBytes(StandardCharsets.UTF_8), secrets, NOW, TOLERANCE);
     }
 
     private static String reason(String header, String body, List<String> secrets) {
@@ -100,5 +102,15 @@ class SignatureVerifierTest {
             many.append(",v1=").append("ab".repeat(32));
         }
         assertEquals("too many signatures", reason(many.toString(), BODY, List.of(SECRET)));
+    }
+
+    @Test
+    void errorsNameTheHeaderOfTheProvidersFormat() {
+        SignatureVerifier stripe = new SignatureVerifier("Stripe-Signature");
+        byte[] body = BODY.getBytes(StandardCharsets.UTF_8);
+        assertEquals("missing Stripe-Signature header", assertThrows(InvalidSignatureException.class,
+                () -> stripe.verify(null, body, List.of(SECRET), NOW, TOLERANCE)).getMessage());
+        assertEquals("Stripe-Signature has no v1 signature", assertThrows(InvalidSignatureException.class,
+                () -> stripe.verify("t=" + T, body, List.of(SECRET), NOW, TOLERANCE)).getMessage());
     }
 }

@@ -1,4 +1,4 @@
-package dev.oncepay.webhook;
+package dev.oncepay.provider;
 
 /**
  * The request is not provably from the provider: answer 401 and store nothing. The message says

@@ -1,4 +1,4 @@
-package dev.oncepay.webhook;
+package dev.oncepay.provider;
 
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
@@ -12,10 +12,12 @@ import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
- * Verifies {@code Payment-Signature: t=<unix seconds>,v1=<hex>[,v1=<hex>...]}: the hex
+ * Verifies a {@code t=<unix seconds>,v1=<hex>[,v1=<hex>...]} signature header: the hex
  * HMAC-SHA256 of {@code "<t>.<raw body>"} under any active secret must equal any {@code v1}
  * (constant-time comparison), and {@code t} must be within the tolerance of our clock in either
- * direction, which bounds how long a captured request can be replayed. Pure: no I/O, no logging.
+ * direction, which bounds how long a captured request can be replayed. Stripe's scheme
+ * ({@code Stripe-Signature}), and the generic PSP's ({@code Payment-Signature}): one verifier per
+ * header name. Pure: no I/O, no logging.
  */
 public final class SignatureVerifier {
     /** A real header is ~80 characters per signature; anything far larger is not one. */
@@ -26,7 +28,15 @@ public final class SignatureVerifier {
     private static final int MAX_TIMESTAMP_DIGITS = 12;
     private static final HexFormat HEX = HexFormat.of();
 
-    private SignatureVerifier() {
+    private final String headerName;
+
+    /** @param headerName the header that carries the signature, for error messages */
+    public SignatureVerifier(String headerName) {
+        this.headerName = headerName;
+    }
+
+    public String headerName() {
+        return headerName;
     }
 
     /**
@@ -34,7 +44,7 @@ public final class SignatureVerifier {
      * @throws InvalidSignatureException for a missing or malformed header, a timestamp outside the
      *         tolerance, or no signature made with any active secret
      */
-    public static void verify(String header, byte[] rawBody, List<String> secrets, Instant now, Duration tolerance) {
+    public void verify(String header, byte[] rawBody, List<String> secrets, Instant now, Duration tolerance) {
         Parsed parsed = parse(header);
         long age = now.getEpochSecond() - parsed.timestamp();
         if (Math.abs(age) > tolerance.toSeconds()) {
@@ -68,37 +78,37 @@ public final class SignatureVerifier {
     private record Parsed(long timestamp, String timestampText, List<byte[]> signatures) {
     }
 
-    private static Parsed parse(String header) {
+    private Parsed parse(String header) {
         if (header == null || header.isBlank()) {
-            throw new InvalidSignatureException("missing Payment-Signature header");
+            throw new InvalidSignatureException("missing " + headerName + " header");
         }
         if (header.length() > MAX_HEADER_LENGTH) {
-            throw new InvalidSignatureException("Payment-Signature header too long");
+            throw new InvalidSignatureException(headerName + " header too long");
         }
         String timestampText = null;
         List<byte[]> signatures = new ArrayList<>();
         for (String part : header.split(",", -1)) {
             int eq = part.indexOf('=');
             if (eq <= 0) {
-                throw new InvalidSignatureException("malformed Payment-Signature header");
+                throw new InvalidSignatureException("malformed " + headerName + " header");
             }
             String name = part.substring(0, eq).trim();
             String value = part.substring(eq + 1).trim();
             switch (name) {
                 case "t" -> {
                     if (timestampText != null || !isTimestamp(value)) {
-                        throw new InvalidSignatureException("malformed Payment-Signature timestamp");
+                        throw new InvalidSignatureException("malformed " + headerName + " timestamp");
                     }
                     timestampText = value;
                 }
                 case "v1" -> {
                     if (value.length() != MAC_BYTES * 2) {
-                        throw new InvalidSignatureException("malformed Payment-Signature v1");
+                        throw new InvalidSignatureException("malformed " + headerName + " v1");
                     }
                     try {
                         signatures.add(HEX.parseHex(value));
                     } catch (IllegalArgumentException notHex) {
-                        throw new InvalidSignatureException("malformed Payment-Signature v1");
+                        throw new InvalidSignatureException("malformed " + headerName + " v1");
                     }
                     if (signatures.size() > MAX_SIGNATURES) {
                         throw new InvalidSignatureException("too many signatures");
@@ -110,10 +120,10 @@ public final class SignatureVerifier {
             }
         }
         if (timestampText == null) {
-            throw new InvalidSignatureException("Payment-Signature has no timestamp");
+            throw new InvalidSignatureException(headerName + " has no timestamp");
         }
         if (signatures.isEmpty()) {
-            throw new InvalidSignatureException("Payment-Signature has no v1 signature");
+            throw new InvalidSignatureException(headerName + " has no v1 signature");
         }
         return new Parsed(Long.parseLong(timestampText), timestampText, signatures);
     }

@@ -1,0 +1,172 @@
+package dev.oncepay.provider.stripe;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.provider.EventBody;
+import dev.oncepay.provider.MalformedEventException;
+import dev.oncepay.provider.ProviderEvent;
+import dev.oncepay.provider.ProviderEvent.ChargeFact;
+import dev.oncepay.provider.SignatureVerifier;
+import dev.oncepay.provider.WebhookFormat;
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * Stripe's webhooks: {@code Stripe-Signature} (the shared {@code t=,v1=} HMAC-SHA256 scheme) over
+ * Stripe's event envelope {@code {"id":"evt_…","object":"event","type","livemode","data":{"object":{…}}}}.
+ *
+ * <p>The five PaymentIntent events are read strictly ({@code data.object} a {@code payment_intent}
+ * whose status is the one its type reports; its {@code pi_…} id is the charge id, as the Stripe
+ * adapter records it):
+ * <ul>
+ * <li>{@code payment_intent.succeeded} → SUCCEEDED;</li>
+ * <li>{@code payment_intent.payment_failed} → FAILED with {@code last_payment_error.decline_code},
+ * else its {@code code};</li>
+ * <li>{@code payment_intent.canceled} → FAILED, decline code {@code canceled};</li>
+ * <li>{@code payment_intent.processing}, {@code payment_intent.requires_action} → not final.</li>
+ * </ul>
+ * Other types are kept for audit only. A PaymentIntent event of the other mode (live vs test) or
+ * about a PaymentIntent without {@code metadata.oncepay_payment_id} is not about our payments.
+ */
+@ApplicationScoped
+public class StripeWebhookFormat implements WebhookFormat {
+    public static final String PROVIDER_ID = "stripe";
+    public static final String SUCCEEDED = "payment_intent.succeeded";
+    public static final String PAYMENT_FAILED = "payment_intent.payment_failed";
+    public static final String CANCELED = "payment_intent.canceled";
+    public static final String PROCESSING = "payment_intent.processing";
+    public static final String REQUIRES_ACTION = "payment_intent.requires_action";
+    /** The PaymentIntent metadata key under which the adapter puts our payment id. */
+    public static final String PAYMENT_ID_METADATA = "oncepay_payment_id";
+    /** The decline code of a payment whose PaymentIntent was canceled. */
+    public static final String CANCELED_DECLINE_CODE = "canceled";
+    private static final SignatureVerifier SIGNATURE = new SignatureVerifier("Stripe-Signature");
+
+    /** {@code oncepay.webhook.stripe.*}: what the webhook function needs to know of its Stripe accounts. */
+    @ConfigMapping(prefix = "oncepay.webhook.stripe")
+    public interface Settings {
+        /** Whether this deployment's Stripe accounts are live; else test mode (Stripe's {@code livemode: false}). */
+        @WithDefault("false")
+        boolean livemode();
+    }
+
+    private final boolean livemode;
+
+    @Inject
+    public StripeWebhookFormat(Settings settings) {
+        this(settings.livemode());
+    }
+
+    StripeWebhookFormat(boolean livemode) {
+        this.livemode = livemode;
+    }
+
+    @Override
+    public String providerId() {
+        return PROVIDER_ID;
+    }
+
+    @Override
+    public String signatureHeader() {
+        return SIGNATURE.headerName();
+    }
+
+    @Override
+    public ProviderEvent read(String signature, byte[] rawBody, List<String> secrets, Instant now, Duration tolerance) {
+        SIGNATURE.verify(signature, rawBody, secrets, now, tolerance);
+        return parse(rawBody, livemode);
+    }
+
+    /** The event in a verified body, for an endpoint of {@code livemode}. */
+    static ProviderEvent parse(byte[] body, boolean livemode) {
+        String text = EventBody.text(body);
+        JsonNode root = EventBody.object(body);
+        String id = EventBody.token(root.get("id"), "id", EventBody.MAX_ID, true);
+        if (!id.startsWith("evt_")) {
+            throw new MalformedEventException("id", "must be a Stripe event id (evt_…)");
+        }
+        if (!"event".equals(root.path("object").textValue())) {
+            throw new MalformedEventException("object", "must be \"event\"");
+        }
+        String type = EventBody.token(root.get("type"), "type", EventBody.MAX_TYPE, true);
+        String expectedStatus = switch (type) {
+            case SUCCEEDED -> "succeeded";
+            case PAYMENT_FAILED -> "requires_payment_method";
+            case CANCELED -> "canceled";
+            case PROCESSING -> "processing";
+            case REQUIRES_ACTION -> "requires_action";
+            default -> null;
+        };
+        JsonNode object = root.path("data").path("object");
+        if (expectedStatus == null) {
+            // Not ours to apply: keep what identifies it, validate nothing else.
+            return ProviderEvent.ignoredType(id, type,
+                    EventBody.tokenOrNull(object.path("metadata").get(PAYMENT_ID_METADATA), EventBody.MAX_ID), text);
+        }
+        JsonNode mode = root.get("livemode");
+        if (mode == null || !mode.isBoolean()) {
+            throw new MalformedEventException("livemode", "required boolean");
+        }
+        if (!object.isObject()) {
+            throw new MalformedEventException("data.object", "required object");
+        }
+        if (!"payment_intent".equals(object.path("object").textValue())) {
+            throw new MalformedEventException("data.object.object", "must be \"payment_intent\" in a " + type + " event");
+        }
+        String intentId = EventBody.token(object.get("id"), "data.object.id", EventBody.MAX_ID, true);
+        if (!intentId.startsWith("pi_")) {
+            throw new MalformedEventException("data.object.id", "must be a PaymentIntent id (pi_…)");
+        }
+        long amount = EventBody.amount(object.get("amount"), "data.object.amount");
+        String currency = EventBody.currency(object.get("currency"), "data.object.currency");
+        if (!expectedStatus.equals(object.path("status").textValue())) {
+            throw new MalformedEventException("data.object.status",
+                    "must be \"" + expectedStatus + "\" in a " + type + " event");
+        }
+        JsonNode metadata = object.get("metadata");
+        if (metadata != null && !metadata.isNull() && !metadata.isObject()) {
+            throw new MalformedEventException("data.object.metadata", "must be an object");
+        }
+        String reference = metadata == null ? null : EventBody.token(metadata.get(PAYMENT_ID_METADATA),
+                "data.object.metadata." + PAYMENT_ID_METADATA, EventBody.MAX_ID, false);
+
+        if (mode.booleanValue() != livemode) {
+            return ProviderEvent.notOurs(id, type, reference, "a " + (mode.booleanValue() ? "live" : "test")
+                    + "-mode event at a " + (livemode ? "live" : "test") + "-mode endpoint", text);
+        }
+        if (reference == null) {
+            return ProviderEvent.notOurs(id, type, null, "PaymentIntent " + intentId + " has no metadata."
+                    + PAYMENT_ID_METADATA + ": not created by oncepay", text);
+        }
+        return switch (type) {
+            case SUCCEEDED -> ProviderEvent.fact(id, type, reference,
+                    new ChargeFact(PaymentStatus.SUCCEEDED, intentId, amount, currency, null), text);
+            case PAYMENT_FAILED -> ProviderEvent.fact(id, type, reference,
+                    new ChargeFact(PaymentStatus.FAILED, intentId, amount, currency, declineCode(object)), text);
+            case CANCELED -> ProviderEvent.fact(id, type, reference,
+                    new ChargeFact(PaymentStatus.FAILED, intentId, amount, currency, CANCELED_DECLINE_CODE), text);
+            default -> ProviderEvent.notFinal(id, type, reference,
+                    "PaymentIntent " + intentId + " is " + expectedStatus, text);
+        };
+    }
+
+    /** {@code last_payment_error.decline_code} (card declines), else its {@code code}; absent if Stripe sent neither. */
+    private static String declineCode(JsonNode intent) {
+        JsonNode error = intent.get("last_payment_error");
+        if (error == null || error.isNull()) {
+            return null;
+        }
+        if (!error.isObject()) {
+            throw new MalformedEventException("data.object.last_payment_error", "must be an object");
+        }
+        String declineCode = EventBody.token(error.get("decline_code"), "data.object.last_payment_error.decline_code",
+                EventBody.MAX_ID, false);
+        return declineCode != null ? declineCode
+                : EventBody.token(error.get("code"), "data.object.last_payment_error.code", EventBody.MAX_ID, false);
+    }
+}

@@ -1,0 +1,231 @@
+package dev.oncepay.provider.stripe;
+
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.stripe.exception.SignatureVerificationException;
+import com.stripe.model.Event;
+import com.stripe.model.PaymentIntent;
+import com.stripe.net.Webhook;
+import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.provider.InvalidSignatureException;
+import dev.oncepay.provider.MalformedEventException;
+import dev.oncepay.provider.ProviderEvent;
+import dev.oncepay.provider.ProviderEvent.ChargeFact;
+import dev.oncepay.sim.StripeMode;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Stripe's event format on its own, and against the real client: stripe-java 33.3.0 signs and
+ * verifies Stripe-Signature exactly as we do, and reads these events as we do.
+ */
+class StripeWebhookFormatTest {
+    private static final String SECRET = "whsec_test_secret";
+    private static final Duration TOLERANCE = Duration.ofSeconds(300);
+    private static final Instant NOW = Instant.parse("2026-11-30T10:00:00Z");
+    private static final long T = NOW.getEpochSecond();
+    private static final StripeWebhookFormat TEST_MODE = new StripeWebhookFormat(false);
+
+    /** A {@code payment_intent.*} event as Stripe sends it (API version of stripe-java 33.3.0). */
+    private static String event(String type, String status, String lastPaymentError) {
+        return "{\"id\":\"evt_1Q\",\"object\":\"event\",\"api_version\":\"2026-07-29.dahlia\",\"created\":" + T
+                + ",\"data\":{\"object\":{\"id\":\"pi_3Q\",\"object\":\"payment_intent\",\"amount\":4200,"
+                + "\"amount_received\":0,\"client_secret\":\"pi_3Q_secret_x\",\"currency\":\"eur\","
+                + "\"last_payment_error\":" + lastPaymentError + ",\"latest_charge\":\"ch_3Q\",\"livemode\":false,"
+                + "\"metadata\":{\"oncepay_payment_id\":\"pay_0123456789abcdef0123456789abcdef\",\"note\":\"Café ☕\"},"
+                + "\"payment_method\":\"pm_card_visa\",\"status\":\"" + status + "\"}},"
+                + "\"livemode\":false,\"pending_webhooks\":1,\"request\":{\"id\":null,\"idempotency_key\":\"oncepay-pay_0\"},"
+                + "\"type\":\"" + type + "\"}";
+    }
+
+    private static final String CARD_ERROR = "{\"type\":\"card_error\",\"code\":\"card_declined\","
+            + "\"decline_code\":\"insufficient_funds\",\"message\":\"Your card has insufficient funds.\"}";
+
+    private static ProviderEvent parse(String body) {
+        return StripeWebhookFormat.parse(body.getBytes(StandardCharsets.UTF_8), false);
+    }
+
+    // --- reading --------------------------------------------------------------------------------
+
+    @ParameterizedTest
+    @CsvSource(nullValues = "null", value = {
+        "payment_intent.succeeded, succeeded, FACT, SUCCEEDED, null",
+        "payment_intent.payment_failed, requires_payment_method, FACT, FAILED, insufficient_funds",
+        "payment_intent.canceled, canceled, FACT, FAILED, canceled",
+        "payment_intent.processing, processing, NOT_FINAL, null, null",
+        "payment_intent.requires_action, requires_action, NOT_FINAL, null, null" })
+    void readsEachPaymentIntentEvent(String type, String status, ProviderEvent.Kind kind, PaymentStatus outcome,
+            String declineCode) {
+        String error = type.endsWith("payment_failed") ? CARD_ERROR : "null";
+        ProviderEvent e = parse(event(type, status, error));
+        assertEquals("evt_1Q", e.id());
+        assertEquals(type, e.type());
+        assertEquals("pay_0123456789abcdef0123456789abcdef", e.reference());
+        assertEquals(kind, e.kind());
+        if (outcome == null) {
+            assertTrue(e.fact().isEmpty());
+            assertTrue(e.detail().contains("pi_3Q") && e.detail().contains(status), e.detail());
+        } else {
+            assertEquals(new ChargeFact(outcome, "pi_3Q", 4200, "EUR", declineCode), e.fact().orElseThrow(),
+                    "the PaymentIntent id is the charge id; currencies compare in upper case");
+        }
+    }
+
+    @Test
+    void aFailureWithoutDeclineCodeUsesTheErrorCode() {
+        String error = "{\"type\":\"card_error\",\"code\":\"expired_card\"}";
+        ChargeFact fact = parse(event("payment_intent.payment_failed", "requires_payment_method", error)).fact()
+                .orElseThrow();
+        assertEquals("expired_card", fact.declineCode());
+        assertNull(parse(event("payment_intent.payment_failed", "requires_payment_method", "null")).fact()
+                .orElseThrow().declineCode(), "no code invented");
+    }
+
+    @Test
+    void eventsOfTheOtherModeOrWithoutOurMetadataAreNotOurs() {
+        String live = event("payment_intent.succeeded", "succeeded", "null")
+                .replace("\"livemode\":false,\"pending", "\"livemode\":true,\"pending");
+        ProviderEvent e = parse(live);
+        assertEquals(ProviderEvent.Kind.NOT_OURS, e.kind());
+        assertEquals("a live-mode event at a test-mode endpoint", e.detail());
+        assertEquals(ProviderEvent.Kind.FACT,
+                StripeWebhookFormat.parse(live.getBytes(StandardCharsets.UTF_8), true).kind(), "a live endpoint");
+        assertEquals(ProviderEvent.Kind.NOT_OURS,
+                StripeWebhookFormat.parse(event("payment_intent.succeeded", "succeeded", "null")
+                        .getBytes(StandardCharsets.UTF_8), true).kind());
+
+        ProviderEvent foreign = parse(event("payment_intent.succeeded", "succeeded", "null")
+                .replace("\"oncepay_payment_id\":\"pay_0123456789abcdef0123456789abcdef\",", ""));
+        assertEquals(ProviderEvent.Kind.NOT_OURS, foreign.kind());
+        assertNull(foreign.reference());
+        assertTrue(foreign.detail().contains("pi_3Q has no metadata.oncepay_payment_id"), foreign.detail());
+    }
+
+    @Test
+    void otherTypesAreKeptWithoutValidatingTheirObject() {
+        ProviderEvent charge = parse("{\"id\":\"evt_2\",\"object\":\"event\",\"type\":\"charge.refunded\","
+                + "\"data\":{\"object\":{\"id\":\"ch_1\",\"object\":\"charge\",\"amount\":\"odd\","
+                + "\"metadata\":{\"oncepay_payment_id\":\"pay_9\"}}}}");
+        assertEquals(ProviderEvent.Kind.IGNORED_TYPE, charge.kind());
+        assertEquals("pay_9", charge.reference());
+        assertNull(parse("{\"id\":\"evt_3\",\"object\":\"event\",\"type\":\"customer.created\"}").reference());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "\"id\":\"evt_1Q\"|\"id\":\"evt_1Q\",\"id\":\"evt_2\"|body",
+        "\"id\":\"evt_1Q\"|\"id\":\"ev_1Q\"|id",
+        "\"id\":\"evt_1Q\"|\"id\":\"evt 1Q\"|id",
+        "\"object\":\"event\"|\"object\":\"evnt\"|object",
+        "\"type\":\"payment_intent.succeeded\"|\"type\":7|type",
+        "\"livemode\":false,\"pending|\"livemode\":\"false\",\"pending|livemode",
+        "\"object\":\"payment_intent\"|\"object\":\"setup_intent\"|data.object.object",
+        "\"id\":\"pi_3Q\"|\"id\":\"seti_3Q\"|data.object.id",
+        "\"amount\":4200|\"amount\":42.5|data.object.amount",
+        "\"amount\":4200|\"amount\":-1|data.object.amount",
+        "\"currency\":\"eur\"|\"currency\":\"euro\"|data.object.currency",
+        "\"status\":\"succeeded\"|\"status\":\"processing\"|data.object.status",
+        "\"metadata\":{|\"metadata\":[],\"x\":{|data.object.metadata",
+        "\"oncepay_payment_id\":\"pay_0123456789abcdef0123456789abcdef\"|\"oncepay_payment_id\":\"pay 0\"|data.object.metadata.oncepay_payment_id" })
+    void rejectsWhatIsNotAStripePaymentIntentEvent(String find, String replacement, String field) {
+        String body = event("payment_intent.succeeded", "succeeded", "null");
+        assertTrue(body.contains(find), find);
+        MalformedEventException e = assertThrows(MalformedEventException.class,
+                () -> parse(body.replaceFirst(java.util.regex.Pattern.quote(find),
+                        java.util.regex.Matcher.quoteReplacement(replacement))));
+        assertEquals(field, e.field());
+    }
+
+    @Test
+    void rejectsADataObjectMissingFromAPaymentIntentEvent() {
+        assertEquals("data.object", assertThrows(MalformedEventException.class, () -> parse(
+                "{\"id\":\"evt_4\",\"object\":\"event\",\"type\":\"payment_intent.succeeded\",\"livemode\":false}"))
+                .field());
+    }
+
+    // --- the signature, against stripe-java -----------------------------------------------------
+
+    private static ProviderEvent read(String header, String body) {
+        return TEST_MODE.read(header, body.getBytes(StandardCharsets.UTF_8), List.of(SECRET), NOW, TOLERANCE);
+    }
+
+    @Test
+    void aHeaderStripeJavaGeneratesVerifiesWithOurs() throws Exception {
+        String body = event("payment_intent.succeeded", "succeeded", "null");
+        String header = Webhook.Signature.generateSignatureHeader(body, SECRET, T);
+        assertEquals("Stripe-Signature", TEST_MODE.signatureHeader());
+        assertEquals("evt_1Q", read(header, body).id());
+        String mac = Webhook.Util.computeHmacSha256(SECRET, T + "." + body);
+        assertDoesNotThrow(() -> read("t=" + T + ",v1=" + mac, body));
+    }
+
+    /** Stripe's headers that we accept, stripe-java accepts, and the other way round. */
+    @Test
+    void weAndStripeJavaAgreeOnEveryHeader() throws Exception {
+        String body = event("payment_intent.succeeded", "succeeded", "null");
+        String tampered = body.replace("4200", "4201");
+        Clock stripeClock = Clock.fixed(NOW, ZoneOffset.UTC);
+        String[][] cases = {
+            { StripeMode.signWithEach(body, T, SECRET), body, "accept" },
+            { StripeMode.signWithEach(body, T, "whsec_old", SECRET), body, "accept" },
+            { StripeMode.signWithEach(body, T - 300, SECRET), body, "accept" },
+            { StripeMode.signWithEach(body, T, "whsec_other"), body, "reject" },
+            { StripeMode.signWithEach(body, T, SECRET), tampered, "reject" },
+            { StripeMode.signWithEach(body, T - 301, SECRET), body, "reject" },
+            { StripeMode.signWithEach(body, T, SECRET).replace("v1=", "v0="), body, "reject" },
+            { "t=" + T, body, "reject" },
+            { "garbage", body, "reject" } };
+        for (String[] c : cases) {
+            boolean ours = accepts(() -> read(c[0], c[1]));
+            boolean stripeJava = accepts(() -> Webhook.Signature.verifyHeader(c[1], c[0], SECRET, 300, stripeClock));
+            assertEquals(c[2].equals("accept"), ours, "ours: " + c[0]);
+            assertEquals(ours, stripeJava, "stripe-java disagrees on " + c[0]);
+        }
+        // The one difference, deliberately: a timestamp far in the future is refused by us, not by stripe-java.
+        String future = StripeMode.signWithEach(body, T + 301, SECRET);
+        assertThrows(InvalidSignatureException.class, () -> read(future, body));
+        assertTrue(Webhook.Signature.verifyHeader(body, future, SECRET, 300, stripeClock));
+    }
+
+    @Test
+    void stripeJavaReadsTheEventAsWeDo() throws Exception {
+        String body = event("payment_intent.payment_failed", "requires_payment_method", CARD_ERROR);
+        String header = StripeMode.signWithEach(body, T, SECRET);
+        Event event = Webhook.constructEvent(body, header, SECRET, 300, Clock.fixed(NOW, ZoneOffset.UTC));
+        PaymentIntent intent = (PaymentIntent) event.getDataObjectDeserializer().getObject().orElseThrow();
+        ProviderEvent ours = read(header, body);
+        ChargeFact fact = ours.fact().orElseThrow();
+        assertEquals(event.getId(), ours.id());
+        assertEquals(event.getType(), ours.type());
+        assertEquals(intent.getId(), fact.chargeId());
+        assertEquals(intent.getAmount().longValue(), fact.amount());
+        assertEquals(intent.getCurrency().toUpperCase(java.util.Locale.ROOT), fact.currency());
+        assertEquals(intent.getMetadata().get(StripeWebhookFormat.PAYMENT_ID_METADATA), ours.reference());
+        assertEquals(intent.getLastPaymentError().getDeclineCode(), fact.declineCode());
+    }
+
+    private static boolean accepts(SignatureCheck check) {
+        try {
+            check.run();
+            return true;
+        } catch (InvalidSignatureException | SignatureVerificationException refused) {
+            return false;
+        }
+    }
+
+    @FunctionalInterface
+    private interface SignatureCheck {
+        void run() throws SignatureVerificationException;
+    }
+}
