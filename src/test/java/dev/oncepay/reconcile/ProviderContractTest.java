@@ -211,6 +211,29 @@ class ProviderContractTest {
 
     @ParameterizedTest
     @ValueSource(strings = { "merchant-a", "merchant-stripe" })
+    void answersThatAreNoOutcomeAre202AndTheSweepSettlesThemFromTheLookup(String tenant) {
+        // The charge runs and succeeds; its answer says "processing", or has no body at all.
+        fx.sim().setFaults(Faults.none().withNonFinalRate(1.0));
+        ApiResponse processing = post(tenant, UUID.randomUUID().toString(), body(reference()));
+        fx.sim().setFaults(Faults.none().withEmptyBodyRate(1.0));
+        ApiResponse empty = post(tenant, UUID.randomUUID().toString(), body(reference()));
+        fx.sim().setFaults(Faults.none());
+        clock.advance(FIRST_CHECK);
+
+        SweepSummary sweep = fx.sweep();
+
+        for (ApiResponse accepted : List.of(processing, empty)) {
+            assertEquals(202, accepted.status(), accepted.body());
+            String id = accepted.json().get("id").asText();
+            assertEquals(PaymentStatus.SUCCEEDED, fx.state(id).payment().status());
+            assertEquals(1, fx.ledgerOf(id).size());
+        }
+        assertEquals(2, sweep.settled().succeeded(), sweep::toString);
+        assertEquals(0, sweep.resent(), "both were found by the lookup");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = { "merchant-a", "merchant-stripe" })
     void aServerErrorThenSuccessIsOneChargeUnderOneKey(String tenant) {
         fx.sim().scriptChargeAnswers(500);
 
