@@ -128,6 +128,7 @@ class StripeChargeTest extends ChargeTestSupport {
         ApiResponse replay = post(key, body);
         assertEquals(answer.body(), replay.body());
         assertEquals("true", replay.header("Idempotent-Replayed"));
+        assertEquals(answer.body(), get(id).body(), "GET shows the front end the same action");
     }
 
     @Test
