@@ -42,7 +42,7 @@ public class StripeWebhookFormat implements WebhookFormat {
     public static final String PROCESSING = "payment_intent.processing";
     public static final String REQUIRES_ACTION = "payment_intent.requires_action";
     /** The PaymentIntent metadata key under which the adapter puts our payment id. */
-    public static final String PAYMENT_ID_METADATA = "oncepay_payment_id";
+    private static final String PAYMENT_ID_METADATA = StripePaymentIntent.REFERENCE_KEY;
     /** The decline code of a payment whose PaymentIntent was canceled. */
     public static final String CANCELED_DECLINE_CODE = "canceled";
     private static final SignatureVerifier SIGNATURE = new SignatureVerifier("Stripe-Signature");
@@ -143,16 +143,23 @@ public class StripeWebhookFormat implements WebhookFormat {
             return ProviderEvent.notOurs(id, type, null, "PaymentIntent " + intentId + " has no metadata."
                     + PAYMENT_ID_METADATA + ": not created by oncepay", text);
         }
-        return switch (type) {
+        // The adapter's one mapping of PaymentIntent statuses, shared with charge answers and lookups;
+        // a payment_failed event is itself Stripe's word that an attempt failed.
+        String declineCode = declineCode(object);
+        boolean attemptFailed = PAYMENT_FAILED.equals(type) || hasError(object);
+        return switch (PaymentIntentStatus.fromWire(expectedStatus).outcome(attemptFailed)) {
             case SUCCEEDED -> ProviderEvent.fact(id, type, reference,
                     new ChargeFact(PaymentStatus.SUCCEEDED, intentId, amount, currency, null), text);
-            case PAYMENT_FAILED -> ProviderEvent.fact(id, type, reference,
-                    new ChargeFact(PaymentStatus.FAILED, intentId, amount, currency, declineCode(object)), text);
-            case CANCELED -> ProviderEvent.fact(id, type, reference,
-                    new ChargeFact(PaymentStatus.FAILED, intentId, amount, currency, CANCELED_DECLINE_CODE), text);
-            default -> ProviderEvent.notFinal(id, type, reference,
+            case FAILED -> ProviderEvent.fact(id, type, reference, new ChargeFact(PaymentStatus.FAILED, intentId,
+                    amount, currency, CANCELED.equals(type) ? CANCELED_DECLINE_CODE : declineCode), text);
+            case UNKNOWN, NOT_SENT, NEEDS_REVIEW -> ProviderEvent.notFinal(id, type, reference,
                     "PaymentIntent " + intentId + " is " + expectedStatus, text);
         };
+    }
+
+    private static boolean hasError(JsonNode intent) {
+        JsonNode error = intent.get("last_payment_error");
+        return error != null && !error.isNull();
     }
 
     /** {@code last_payment_error.decline_code} (card declines), else its {@code code}; absent if Stripe sent neither. */

@@ -211,7 +211,7 @@ class StripeWebhookFormatTest {
         assertEquals(intent.getId(), fact.chargeId());
         assertEquals(intent.getAmount().longValue(), fact.amount());
         assertEquals(intent.getCurrency().toUpperCase(java.util.Locale.ROOT), fact.currency());
-        assertEquals(intent.getMetadata().get(StripeWebhookFormat.PAYMENT_ID_METADATA), ours.reference());
+        assertEquals(intent.getMetadata().get(StripePaymentIntent.REFERENCE_KEY), ours.reference());
         assertEquals(intent.getLastPaymentError().getDeclineCode(), fact.declineCode());
     }
 
