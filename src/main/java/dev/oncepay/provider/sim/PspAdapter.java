@@ -9,17 +9,13 @@ import dev.oncepay.provider.AccountEndpoint;
 import dev.oncepay.provider.ChargeResult;
 import dev.oncepay.provider.FoundCharge;
 import dev.oncepay.provider.ProviderAdapter;
+import dev.oncepay.provider.ProviderClients;
 import dev.oncepay.provider.ProviderCalls;
 import dev.oncepay.provider.ProviderReply;
 import dev.oncepay.provider.ReplyClass;
-import io.quarkus.rest.client.reactive.QuarkusRestClientBuilder;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.net.URI;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The generic REST PSP (provider id {@code sim}, design §4): JSON {@code POST /v1/charges} and
@@ -30,14 +26,11 @@ public class PspAdapter implements ProviderAdapter {
     public static final String ID = "sim";
 
     private final ObjectMapper json;
-    private final Duration connectTimeout;
-    private final Duration readTimeout;
-    private final Map<URI, PspApi> clients = new ConcurrentHashMap<>();
+    private final ProviderClients<PspApi> clients;
 
     public PspAdapter(ObjectMapper json, OncepayConfig config) {
         this.json = json;
-        this.connectTimeout = config.provider().connectTimeout();
-        this.readTimeout = config.provider().readTimeout();
+        this.clients = new ProviderClients<>(PspApi.class, config);
     }
 
     @Override
@@ -54,13 +47,13 @@ public class PspAdapter implements ProviderAdapter {
     public ProviderReply sendCharge(AccountEndpoint endpoint, Payment payment) {
         PspChargeRequest body = new PspChargeRequest(payment.amount(), payment.currency(), payment.id(),
                 payment.reference(), payment.instrument().paymentMethod(), payment.instrument().customer());
-        return ProviderReply.exchange(() -> client(endpoint.baseUrl()).charge(bearer(endpoint),
+        return ProviderReply.exchange(() -> clients.at(endpoint.baseUrl()).charge(bearer(endpoint),
                 payment.providerIdempotencyKey(), body));
     }
 
     @Override
     public ProviderReply sendLookup(AccountEndpoint endpoint, Payment payment) {
-        return ProviderReply.exchange(() -> client(endpoint.baseUrl()).chargesByReference(bearer(endpoint),
+        return ProviderReply.exchange(() -> clients.at(endpoint.baseUrl()).chargesByReference(bearer(endpoint),
                 payment.id()));
     }
 
@@ -107,12 +100,5 @@ public class PspAdapter implements ProviderAdapter {
 
     private static String bearer(AccountEndpoint endpoint) {
         return "Bearer " + endpoint.apiKey();
-    }
-
-    private PspApi client(URI baseUrl) {
-        return clients.computeIfAbsent(baseUrl, url -> QuarkusRestClientBuilder.newBuilder().baseUri(url)
-                .connectTimeout(connectTimeout.toMillis(), TimeUnit.MILLISECONDS)
-                .readTimeout(readTimeout.toMillis(), TimeUnit.MILLISECONDS)
-                .build(PspApi.class));
     }
 }

@@ -14,19 +14,15 @@ import dev.oncepay.provider.FoundCharge;
 import dev.oncepay.provider.IndeterminateProviderFault;
 import dev.oncepay.provider.ProviderAdapter;
 import dev.oncepay.provider.ProviderCalls;
+import dev.oncepay.provider.ProviderClients;
 import dev.oncepay.provider.ProviderReply;
 import dev.oncepay.provider.ReplyClass;
-import io.quarkus.rest.client.reactive.QuarkusRestClientBuilder;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.ws.rs.core.Form;
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 /**
@@ -51,17 +47,13 @@ public class StripeAdapter implements ProviderAdapter {
     private final ObjectMapper json;
     private final Duration searchLag;
     private final String apiVersion;
-    private final Duration connectTimeout;
-    private final Duration readTimeout;
-    /** One REST client per account base URL, built on first use (no retries: the client never retries). */
-    private final Map<URI, StripeApi> clients = new ConcurrentHashMap<>();
+    private final ProviderClients<StripeApi> clients;
 
     public StripeAdapter(ObjectMapper json, OncepayConfig config) {
         this.json = json;
         this.searchLag = config.provider().stripe().searchLag();
         this.apiVersion = config.provider().stripe().apiVersion();
-        this.connectTimeout = config.provider().connectTimeout();
-        this.readTimeout = config.provider().readTimeout();
+        this.clients = new ProviderClients<>(StripeApi.class, config);
     }
 
     @Override
@@ -249,13 +241,7 @@ public class StripeAdapter implements ProviderAdapter {
     }
 
     private StripeApi api(AccountEndpoint endpoint) {
-        return clients.computeIfAbsent(endpoint.baseUrl(), uri -> QuarkusRestClientBuilder.newBuilder()
-                .baseUri(uri)
-                .connectTimeout(connectTimeout.toMillis(), TimeUnit.MILLISECONDS)
-                .readTimeout(readTimeout.toMillis(), TimeUnit.MILLISECONDS)
-                // Every status comes back as a Response, for classify to read; none becomes an exception.
-                .property("microprofile.rest.client.disable.default.mapper", true)
-                .build(StripeApi.class));
+        return clients.at(endpoint.baseUrl());
     }
 
     private static String authorization(AccountEndpoint endpoint) {
