@@ -80,6 +80,7 @@ public final class PspSimulator implements AutoCloseable {
         server.createContext(PaymentIntentsEndpoint.PATH,
                 new PaymentIntentsEndpoint(json, stripeProvider, faults, gate, shutdown, counters));
         server.createContext(ControlEndpoint.PATH, new ControlEndpoint(json, ledger, faults, this::reset));
+        server.createContext(StripeCustomerEndpoint.PATH, new StripeCustomerEndpoint(json, stripe));
         server.createContext("/", new NotFoundEndpoint(json));
         server.start();
     }
