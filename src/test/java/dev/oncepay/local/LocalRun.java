@@ -3,6 +3,8 @@ package dev.oncepay.local;
 import dev.oncepay.config.DeploymentSettings;
 import dev.oncepay.sim.PspSimulator;
 import dev.oncepay.sim.SimulatorOptions;
+import dev.oncepay.sim.StripeCustomerEndpoint;
+import dev.oncepay.sim.StripeMode;
 import dev.oncepay.sim.WebhookTarget;
 import dev.oncepay.testing.StoreFaultProxy;
 import java.io.IOException;
@@ -98,10 +100,12 @@ public final class LocalRun implements AutoCloseable {
         StoreFaultProxy proxy = StoreFaultProxy.start(d.endpoint(), options.dynamoPort(), options.storeSeed());
         register(() -> store = proxy, proxy);
 
-        String webhookUrl = "http://127.0.0.1:" + options.apiPort() + "/webhooks/sim";
+        String webhooks = "http://127.0.0.1:" + options.apiPort() + "/webhooks/";
         PspSimulator sim = PspSimulator.start(SimulatorOptions.onPort(options.simPort()).withSeed(options.simSeed()));
         register(() -> simulator = sim, sim);
-        sim.setWebhookTarget(URI.create(webhookUrl), options.webhookSecret());
+        // Both APIs send their events, each to its provider's endpoint, signed with its own secret.
+        sim.setWebhookTarget(URI.create(webhooks + WebhookTarget.DEFAULT_PROVIDER_ID), options.webhookSecret());
+        sim.stripe().setWebhookTarget(URI.create(webhooks + StripeMode.PROVIDER_ID), options.stripeWebhookSecret());
 
         for (String name : LocalRunOptions.FUNCTIONS) {
             LambdaFunction function = new LambdaFunction(name, options.timeout(name), MEMORY_MB, timers);
@@ -197,26 +201,30 @@ public final class LocalRun implements AutoCloseable {
         Map<String, String> env = new LinkedHashMap<>();
         env.put(DeploymentSettings.ENV_FUNQY_EXPORT, function);
         env.put(DeploymentSettings.ENV_TABLE, options.table());
-        env.put(DeploymentSettings.ENV_PROVIDER_URL, "http://127.0.0.1:" + options.simPort());
-        env.put(DeploymentSettings.ENV_PROVIDER_ID, WebhookTarget.DEFAULT_PROVIDER_ID);
         env.put(DeploymentSettings.ENV_TENANT_CLAIM, DeploymentSettings.DEFAULT_TENANT_CLAIM);
         env.put(DeploymentSettings.ENV_AWS_RETRY_MODE, DeploymentSettings.AWS_RETRY_MODE);
         env.put(DeploymentSettings.ENV_AWS_MAX_ATTEMPTS, Integer.toString(DeploymentSettings.AWS_MAX_ATTEMPTS));
-        // Local only. No ONCEPAY_SECRET_ARN: the simulator's webhook secret is public anyway.
+        // Local only. No ONCEPAY_SECRET_ARN: the simulator's keys and webhook secrets are public anyway.
+        env.putAll(LocalProviders.environment(function, options, providerUrl()));
         env.put("QUARKUS_DYNAMODB_ENDPOINT_OVERRIDE", store.endpoint());
-        env.put("ONCEPAY_WEBHOOK_SECRETS_" + WebhookTarget.DEFAULT_PROVIDER_ID.toUpperCase(Locale.ROOT),
-                options.webhookSecret());
         // Lets a direct invocation carry the tenant in this header (the gateway sets the claim itself).
         env.put("ONCEPAY_TENANT_TRUSTED_HEADER", ApiGateway.TENANT_HEADER);
-        env.put("ONCEPAY_PROVIDER_API_KEY", "local-sim-key"); // the simulator accepts any key
         // The developer's own overrides (e.g. QUARKUS_LOG_LEVEL=DEBUG ./run-local.sh), then --env.
         System.getenv().forEach((k, v) -> {
             if ((k.startsWith("ONCEPAY_") && !k.startsWith("ONCEPAY_LOCAL_")) || k.startsWith("QUARKUS_")) {
                 env.put(k, v);
             }
         });
+        String toolOptions = env.get(LocalProviders.JAVA_TOOL_OPTIONS);
         env.putAll(options.env());
+        if (toolOptions != null && options.env().containsKey(LocalProviders.JAVA_TOOL_OPTIONS)) {
+            env.put(LocalProviders.JAVA_TOOL_OPTIONS, toolOptions + " " + options.env().get(LocalProviders.JAVA_TOOL_OPTIONS));
+        }
         return env;
+    }
+
+    private String providerUrl() {
+        return options.providerUrl() != null ? options.providerUrl() : "http://127.0.0.1:" + options.simPort();
     }
 
     private void banner(Path taskRoot) {
@@ -227,8 +235,10 @@ public final class LocalRun implements AutoCloseable {
                 + ProcessHandle.current().pid() + ")");
         lines.add(String.format("  %-26s %s   POST /payments, GET /payments/{id} -> charge; POST /webhooks/{provider} -> webhook",
                 "API Gateway (HTTP API v2)", api));
-        lines.add(String.format("  %-26s %s   /_sim/faults /_sim/ledger /_sim/reset; webhooks -> %s/webhooks/sim",
-                "PSP simulator", simulator.baseUrl(), api));
+        lines.add(String.format("  %-26s %s   /_sim/faults /_sim/ledger /_sim/reset; webhooks -> %s/webhooks/sim"
+                + " and /webhooks/stripe", "PSP simulator (sim, stripe)", simulator.baseUrl(), api));
+        lines.add(String.format("  %-26s %s, reached at %s", "provider accounts", LocalProviders.describe(options),
+                providerUrl()));
         lines.add(String.format("  %-26s %s   table %s; faults: /_store/faults /_store/reset (none now)",
                 "DynamoDB (fault proxy)", store.endpoint(), options.table()));
         lines.add(String.format("  %-26s %s   behind the proxy (%s), pid %d", "  dynalite", dynamo.endpoint(),
@@ -250,7 +260,14 @@ public final class LocalRun implements AutoCloseable {
         lines.add("");
         lines.add("Try (the first request per sandbox pays its cold start):");
         lines.add("  curl -i -X POST " + api + "/payments -H 'Idempotency-Key: k1' -H 'X-Tenant-Id: merchant-a' \\");
-        lines.add("       -H 'Content-Type: application/json' -d '{\"amount\":4200,\"currency\":\"EUR\",\"reference\":\"order_1\"}'");
+        boolean stripe = options.provider().equals(StripeMode.PROVIDER_ID);
+        lines.add("       -H 'Content-Type: application/json' -d '{\"amount\":4200,\"currency\":\"EUR\",\"reference\":\"order_1\""
+                + (stripe ? ",\"paymentMethod\":\"pm_card_visa\"" : "") + "}'");
+        if (stripe) {
+            lines.add("  (pm_card_chargeDeclined: 402; pm_card_authenticationRequired: 202 until the customer authenticates:");
+            lines.add("   curl -X POST " + simulator.baseUrl() + StripeCustomerEndpoint.PATH
+                    + " -d '{\"reference\":\"<payment id>\",\"approved\":true}')");
+        }
         lines.add("  (the same again replays it: Idempotent-Replayed: true)   curl -i " + api
                 + "/payments/<id> -H 'X-Tenant-Id: merchant-a'");
         lines.add("  curl -X POST " + simulator.baseUrl() + "/_sim/faults -d '{\"commitThenTimeoutRate\":1}'"

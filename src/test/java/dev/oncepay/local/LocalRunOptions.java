@@ -1,6 +1,8 @@
 package dev.oncepay.local;
 
 import dev.oncepay.config.DeploymentSettings;
+import dev.oncepay.sim.StripeMode;
+import dev.oncepay.sim.WebhookTarget;
 import dev.oncepay.testing.StoreFaultProxy;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,6 +27,14 @@ import java.util.Map;
  * @param integrationTimeout how long the API gateway waits for any function, or null for each route's
  *        own (its function's timeout plus a second, at most 29 s, as {@code infra/} configures it)
  * @param reconcileEvery the EventBridge schedule's rate; {@link Duration#ZERO} turns it off
+ * @param webhookSecret the secret the simulator signs its generic ({@code sim}) webhooks with
+ * @param provider the provider of the functions' default account: {@code sim} (the simulator's
+ *        generic API) or {@code stripe} (its Stripe mode, same simulator, same port)
+ * @param tenantProviders tenants charged through another provider than the default, each with an
+ *        account of its own (tenant → provider id)
+ * @param providerUrl where the functions reach every provider account, or null for the simulator
+ * @param stripeWebhookSecret the Stripe signing secret: the simulator signs its Stripe events with
+ *        it, only the webhook function is given it
  * @param dynamoPath dynalite's LevelDB directory, or null for an in-memory store
  * @param env extra environment for every sandbox (like a Lambda function's environment)
  * @param parentPid stop when this process ends (run-local.sh, a test), or 0
@@ -43,6 +53,10 @@ public record LocalRunOptions(
         String table,
         String heap,
         String webhookSecret,
+        String provider,
+        Map<String, String> tenantProviders,
+        String providerUrl,
+        String stripeWebhookSecret,
         long simSeed,
         long storeSeed,
         Path dynamoPath,
@@ -54,6 +68,8 @@ public record LocalRunOptions(
     public static final int DEFAULT_API_PORT = 8080;
     public static final int DEFAULT_SIM_PORT = 8090;
     public static final int DEFAULT_DYNAMO_PORT = 8000;
+    /** The provider ids the simulator speaks: its generic REST API and its Stripe mode. */
+    public static final List<String> PROVIDERS = List.of(WebhookTarget.DEFAULT_PROVIDER_ID, StripeMode.PROVIDER_ID);
     /** API Gateway HTTP API's largest integration timeout (as CDK enforces it). */
     public static final Duration MAX_INTEGRATION_TIMEOUT =
             Duration.ofSeconds(DeploymentSettings.HTTP_API_MAX_INTEGRATION_TIMEOUT_SECONDS);
@@ -67,6 +83,7 @@ public record LocalRunOptions(
         sandboxes = Map.copyOf(sandboxes);
         timeouts = Map.copyOf(timeouts);
         env = Map.copyOf(env);
+        tenantProviders = Map.copyOf(tenantProviders);
         for (String function : FUNCTIONS) {
             if (!sandboxes.containsKey(function) || !timeouts.containsKey(function)) {
                 throw new IllegalArgumentException("no sandbox count or timeout for " + function);
@@ -90,7 +107,11 @@ public record LocalRunOptions(
                 Duration.ofSeconds(60),
                 "oncepay-local",
                 "256m",
-                "local-sim-secret",
+                WebhookTarget.DEFAULT_SECRET,
+                WebhookTarget.DEFAULT_PROVIDER_ID,
+                Map.of(),
+                null,
+                StripeMode.DEFAULT_WEBHOOK_SECRET,
                 42,
                 StoreFaultProxy.DEFAULT_SEED,
                 null,
@@ -145,7 +166,15 @@ public record LocalRunOptions(
                 "  --reconcile-every D      EventBridge schedule for reconcile (default 60s; 'off' disables)",
                 "  --table NAME             DynamoDB table (default oncepay-local)",
                 "  --heap SIZE              -Xmx of each sandbox JVM (default 256m)",
-                "  --webhook-secret S       secret the simulator signs webhooks with (default local-sim-secret)",
+                "  --provider P             the functions' default provider account: sim (the simulator's generic API,",
+                "                           the default) or stripe (its Stripe mode: same simulator, same port; charges",
+                "                           need a paymentMethod such as pm_card_visa)",
+                "  --tenant-provider T=P    charge tenant T through provider P instead (an account of its own;",
+                "                           repeatable, or a list: merchant-b=stripe,merchant-c=sim)",
+                "  --provider-url URL       where the functions reach every provider account (default: the simulator)",
+                "  --webhook-secret S       secret the simulator signs sim webhooks with (default local-sim-secret)",
+                "  --stripe-webhook-secret S  Stripe signing secret of the simulator's Stripe events, given to the webhook",
+                "                           function only (default " + StripeMode.DEFAULT_WEBHOOK_SECRET + ")",
                 "  --sim-seed N             seed of the simulator's fault dice (default 42)",
                 "  --store-seed N           seed of the store fault proxy's dice (default " + StoreFaultProxy.DEFAULT_SEED + ")",
                 "  --dynamo-path DIR        keep the store on disk (LevelDB) instead of in memory",
@@ -223,6 +252,10 @@ public record LocalRunOptions(
         String table;
         String heap;
         String webhookSecret;
+        String provider;
+        final Map<String, String> tenantProviders;
+        String providerUrl;
+        String stripeWebhookSecret;
         long simSeed;
         long storeSeed;
         Path dynamoPath;
@@ -243,6 +276,10 @@ public record LocalRunOptions(
             table = o.table;
             heap = o.heap;
             webhookSecret = o.webhookSecret;
+            provider = o.provider;
+            tenantProviders = new LinkedHashMap<>(o.tenantProviders);
+            providerUrl = o.providerUrl;
+            stripeWebhookSecret = o.stripeWebhookSecret;
             simSeed = o.simSeed;
             storeSeed = o.storeSeed;
             dynamoPath = o.dynamoPath;
@@ -263,7 +300,11 @@ public record LocalRunOptions(
                         : positive(duration(value), source);
                 case "--table" -> table = tableName(value, source);
                 case "--heap" -> heap = value;
-                case "--webhook-secret" -> webhookSecret = value;
+                case "--webhook-secret" -> webhookSecret = secret(value, source);
+                case "--provider" -> provider = providerId(value, source);
+                case "--tenant-provider" -> tenantProviders.putAll(tenantProviders(value, source));
+                case "--provider-url" -> providerUrl = url(value, source);
+                case "--stripe-webhook-secret" -> stripeWebhookSecret = secret(value, source);
                 case "--sim-seed" -> simSeed = longValue(value, source);
                 case "--store-seed" -> storeSeed = longValue(value, source);
                 case "--dynamo-path" -> dynamoPath = value.isBlank() ? null : Path.of(value);
@@ -287,8 +328,8 @@ public record LocalRunOptions(
                         + " s of integration timeout; using " + integrationTimeout.toMillis() + " ms anyway (local only)");
             }
             return new LocalRunOptions(app, workDir, apiPort, simPort, dynamoPort, dynalitePort, sandboxes, timeouts,
-                    integrationTimeout, reconcileEvery, table, heap, webhookSecret, simSeed, storeSeed, dynamoPath, env,
-                    parentPid);
+                    integrationTimeout, reconcileEvery, table, heap, webhookSecret, provider, tenantProviders,
+                    providerUrl, stripeWebhookSecret, simSeed, storeSeed, dynamoPath, env, parentPid);
         }
 
         private static Map<String, String> perFunction(String value, String source) {
@@ -313,6 +354,53 @@ public record LocalRunOptions(
                 throw new UsageException(source + ": unknown function(s) " + unknown + " (known: " + FUNCTIONS + ")");
             }
             return result;
+        }
+
+        private static String providerId(String value, String source) {
+            String id = value.trim().toLowerCase(Locale.ROOT);
+            if (!PROVIDERS.contains(id)) {
+                throw new UsageException(source + ": unknown provider '" + value + "' (known: " + String.join(", ", PROVIDERS)
+                        + ")");
+            }
+            return id;
+        }
+
+        /** {@code tenant=provider[,tenant=provider...]}; tenants as property keys allow no dots or spaces. */
+        private static Map<String, String> tenantProviders(String value, String source) {
+            Map<String, String> result = new LinkedHashMap<>();
+            for (String part : value.split(",")) {
+                String p = part.trim();
+                int eq = p.indexOf('=');
+                if (eq <= 0 || eq == p.length() - 1) {
+                    throw new UsageException(source + " needs TENANT=PROVIDER, e.g. merchant-b=stripe; got '" + p + "'");
+                }
+                String tenant = p.substring(0, eq).trim();
+                if (!tenant.matches("[A-Za-z0-9_-]{1,64}")) {
+                    throw new UsageException(source + ": tenant '" + tenant + "' must be 1-64 of [A-Za-z0-9_-]");
+                }
+                result.put(tenant, providerId(p.substring(eq + 1), source));
+            }
+            return result;
+        }
+
+        private static String url(String value, String source) {
+            String v = value.trim();
+            try {
+                java.net.URI uri = new java.net.URI(v);
+                if ((("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))) && uri.getHost() != null) {
+                    return v.endsWith("/") ? v.substring(0, v.length() - 1) : v;
+                }
+            } catch (java.net.URISyntaxException e) {
+                // named below
+            }
+            throw new UsageException(source + ": not an http(s) URL: " + value);
+        }
+
+        private static String secret(String value, String source) {
+            if (value.isBlank()) {
+                throw new UsageException(source + " must not be empty");
+            }
+            return value;
         }
 
         private static int port(String value, String source) {

@@ -33,6 +33,24 @@ class LocalRunOptionsTest {
         assertEquals(Path.of("target/function.zip"), o.app());
         assertEquals("local-sim-secret", o.webhookSecret());
         assertNull(o.dynamoPath());
+        assertEquals("sim", o.provider(), "the generic PSP stays the default");
+        assertEquals(Map.of(), o.tenantProviders());
+        assertNull(o.providerUrl(), "the simulator");
+        assertEquals("whsec_local_stripe_secret", o.stripeWebhookSecret());
+    }
+
+    @Test
+    void providersAreChosenForTheDefaultAccountAndPerTenant() {
+        LocalRunOptions o = LocalRunOptions.parse(List.of("--provider", "Stripe", "--tenant-provider", "merchant-b=sim",
+                "--tenant-provider=merchant-c=stripe,merchant_d=sim", "--provider-url", "http://127.0.0.1:9999/",
+                "--stripe-webhook-secret", "whsec_other"), Map.of());
+        assertEquals("stripe", o.provider());
+        assertEquals(Map.of("merchant-b", "sim", "merchant-c", "stripe", "merchant_d", "sim"), o.tenantProviders());
+        assertEquals("http://127.0.0.1:9999", o.providerUrl());
+        assertEquals("whsec_other", o.stripeWebhookSecret());
+        assertEquals("stripe", LocalRunOptions.parse(List.of(), Map.of("ONCEPAY_LOCAL_PROVIDER", "stripe")).provider());
+        assertEquals(Map.of("merchant-a", "stripe"), LocalRunOptions.parse(List.of(),
+                Map.of("ONCEPAY_LOCAL_TENANT_PROVIDER", "merchant-a=stripe")).tenantProviders());
     }
 
     /** infra/ deploys the functions with these timeouts; the local run must not drift from them. */
@@ -84,6 +102,14 @@ class LocalRunOptionsTest {
         assertTrue(message("--reconcile-every", "soon").contains("not a duration"));
         assertTrue(message("--table", "ab").contains("3-255"));
         assertTrue(message("--api-port").contains("needs a value"));
+        assertTrue(message("--provider", "paypal").contains("unknown provider 'paypal' (known: sim, stripe)"));
+        assertTrue(message("--tenant-provider", "merchant-a").contains("needs TENANT=PROVIDER"));
+        assertTrue(message("--tenant-provider", "merchant-a=").contains("needs TENANT=PROVIDER"));
+        assertTrue(message("--tenant-provider", "=stripe").contains("needs TENANT=PROVIDER"));
+        assertTrue(message("--tenant-provider", "merchant-a=adyen").contains("unknown provider 'adyen'"));
+        assertTrue(message("--tenant-provider", "merchant.a=stripe").contains("tenant 'merchant.a' must be 1-64 of"));
+        assertTrue(message("--provider-url", "127.0.0.1:8090").contains("not an http(s) URL"));
+        assertTrue(message("--stripe-webhook-secret", " ").contains("must not be empty"));
         assertNull(assertThrows(LocalRunOptions.UsageException.class,
                 () -> LocalRunOptions.parse(List.of("--help"), Map.of())).getMessage(), "--help is not an error");
     }

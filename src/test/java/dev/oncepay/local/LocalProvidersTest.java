@@ -1,0 +1,61 @@
+package dev.oncepay.local;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Which function of the local run is told which provider account, key and signing secret. */
+class LocalProvidersTest {
+    private static final String SIM = "http://127.0.0.1:8090";
+
+    @Test
+    void simByDefaultWithTheKeyForChargeAndReconcileAndTheSecretsForWebhookOnly() {
+        LocalRunOptions o = LocalRunOptions.parse(List.of(), Map.of());
+        for (String function : List.of("charge", "reconcile")) {
+            Map<String, String> env = LocalProviders.environment(function, o, SIM);
+            assertEquals("sim", env.get("ONCEPAY_PROVIDER_ID"));
+            assertEquals(SIM, env.get("ONCEPAY_PROVIDER_URL"));
+            assertEquals("local-sim-key", env.get("ONCEPAY_PROVIDER_API_KEY"));
+            assertTrue(env.keySet().stream().noneMatch(k -> k.startsWith("ONCEPAY_WEBHOOK_SECRETS_")), function + ": " + env);
+            assertNull(env.get("JAVA_TOOL_OPTIONS"), "one account, nothing per tenant");
+        }
+        Map<String, String> webhook = LocalProviders.environment("webhook", o, SIM);
+        assertEquals("local-sim-secret", webhook.get("ONCEPAY_WEBHOOK_SECRETS_SIM"));
+        assertEquals("whsec_local_stripe_secret", webhook.get("ONCEPAY_WEBHOOK_SECRETS_STRIPE"));
+        assertTrue(webhook.keySet().stream().noneMatch(k -> k.contains("API_KEY")), "no API key: " + webhook);
+    }
+
+    @Test
+    void stripeAsTheDefaultAccountOnTheSameSimulator() {
+        LocalRunOptions o = LocalRunOptions.parse(List.of("--provider", "stripe", "--stripe-webhook-secret", "whsec_x"),
+                Map.of());
+        Map<String, String> charge = LocalProviders.environment("charge", o, SIM);
+        assertEquals("stripe", charge.get("ONCEPAY_PROVIDER_ID"));
+        assertEquals(SIM, charge.get("ONCEPAY_PROVIDER_URL"), "the Stripe mode shares the simulator's port");
+        assertTrue(charge.get("ONCEPAY_PROVIDER_API_KEY").startsWith("sk_test_"));
+        assertEquals("whsec_x", LocalProviders.environment("webhook", o, SIM).get("ONCEPAY_WEBHOOK_SECRETS_STRIPE"));
+        assertFalse(LocalProviders.environment("webhook", o, SIM).containsKey("ONCEPAY_PROVIDER_API_KEY"));
+    }
+
+    @Test
+    void aTenantOnAnotherProviderGetsAnAccountOfItsOwn() {
+        LocalRunOptions o = LocalRunOptions.parse(List.of("--tenant-provider", "merchant-b=stripe,merchant-c=sim"),
+                Map.of());
+        Map<String, String> reconcile = LocalProviders.environment("reconcile", o, SIM);
+        assertEquals("sim", reconcile.get("ONCEPAY_PROVIDER_ID"));
+        assertEquals("-Doncepay.provider.accounts.stripe.provider=stripe -Doncepay.provider.accounts.stripe.url=" + SIM
+                + " -Doncepay.provider.tenants.merchant-b=stripe", reconcile.get("JAVA_TOOL_OPTIONS"),
+                "merchant-c is on the default account already");
+        assertEquals("local-sim-key", reconcile.get("ONCEPAY_PROVIDER_API_KEY"));
+        assertTrue(reconcile.get("ONCEPAY_PROVIDER_ACCOUNTS_STRIPE_API_KEY").startsWith("sk_test_"));
+        Map<String, String> webhook = LocalProviders.environment("webhook", o, SIM);
+        assertEquals(reconcile.get("JAVA_TOOL_OPTIONS"), webhook.get("JAVA_TOOL_OPTIONS"), "accounts are no secret");
+        assertFalse(webhook.containsKey("ONCEPAY_PROVIDER_ACCOUNTS_STRIPE_API_KEY"));
+        assertEquals("default sim; merchant-b -> stripe; merchant-c -> sim", LocalProviders.describe(o));
+    }
+}
