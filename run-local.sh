@@ -3,14 +3,19 @@
 #   - the store on 127.0.0.1:8000: a fault proxy (faults off; steer it with POST /_store/faults, e.g.
 #     '{"throttleRate":0.2}' or '{"outage":true}', and POST /_store/reset) in front of dynalite (the
 #     DynamoDB API, on a free port, --dynalite-port) with the table created,
-#   - the PSP simulator on 127.0.0.1:8090, its signed webhooks sent to the gateway's /webhooks/sim,
+#   - the PSP simulator on 127.0.0.1:8090 with both its APIs: the generic PSP (provider sim) and the
+#     Stripe mode (provider stripe, /v1/payment_intents); their signed webhooks go to the gateway's
+#     /webhooks/sim and /webhooks/stripe,
 #   - the three functions (charge, webhook, reconcile) from the real target/function.zip, each in
 #     sandbox JVMs running the Lambda handler under AWS's runtime interface client,
 #   - a local API Gateway (HTTP API, payload 2.0) on http://127.0.0.1:8080,
 #   - an EventBridge-like schedule that invokes reconcile every 60 s.
 # Needs Java 17+, Maven 3.8+ and Node.js 20+. Ctrl-C (or SIGTERM) stops everything it started.
 #
-#   ./run-local.sh                       build, then run
+#   ./run-local.sh                       build, then run (every tenant charged through provider sim)
+#   ./run-local.sh --provider stripe     the default account is Stripe (the simulator's Stripe mode);
+#                                        charges then need "paymentMethod", e.g. pm_card_visa
+#   ./run-local.sh --tenant-provider merchant-b=stripe   that tenant on Stripe, the others on sim
 #   ./run-local.sh --skip-build [opts]   run what was built last
 #   ./run-local.sh --help                all options (ports, sandboxes, timeouts, schedule, ...)
 set -euo pipefail
