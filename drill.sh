@@ -9,7 +9,12 @@
 # `lost: n`, `stuck: n`, `disagreeing answers: n` and the answers by status; exits non-zero if any
 # count is above 0. Writes target/drill/report.html and summary.txt.
 #
-#   ./drill.sh [--skip-build] [--payments N] [--clients M] [--seed S]
+# With --provider stripe every tenant is charged through the simulator's Stripe mode: the charges
+# carry Stripe's test cards (mostly pm_card_visa, some declining, some pm_card_authenticationRequired
+# whose shopper approves, refuses or abandons 3-D Secure); the verdict is the same, and a payment
+# left awaiting its customer (nothing charged) is counted apart as `awaiting customer: n`.
+#
+#   ./drill.sh [--skip-build] [--provider sim|stripe] [--payments N] [--clients M] [--seed S]
 #              [--profile hostile|hostile-provider|store-faults|all|mild|none] ...
 #   ./drill.sh --help
 set -euo pipefail

@@ -1,6 +1,5 @@
 package dev.oncepay.drill;
 
-import dev.oncepay.config.DeploymentSettings;
 import dev.oncepay.local.LocalRunOptions;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -16,6 +15,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -113,14 +113,15 @@ public final class Drill {
                 "--sandboxes", "charge=" + options.chargeSandboxes() + ",webhook=1,reconcile=1",
                 "--reconcile-every", options.reconcileEvery().toMillis() + "ms",
                 "--table", TABLE,
-                "--sim-seed", Long.toString(options.seed())));
+                "--sim-seed", Long.toString(options.seed()),
+                "--provider", options.provider()));
         args.addAll(COMPRESSED_TIME);
         String api = "http://127.0.0.1:" + apiPort;
         String simUrl = "http://127.0.0.1:" + simPort;
         String storeUrl = "http://127.0.0.1:" + storePort;
-        // The functions reach the provider through the tap, which notes every charge request.
+        // The functions reach the provider (either API) through the tap, which notes every charge request.
         ProviderTap tap = ProviderTap.start(simUrl);
-        args.addAll(List.of("--env", DeploymentSettings.ENV_PROVIDER_URL + "=" + tap.url()));
+        args.addAll(List.of("--provider-url", tap.url()));
         LocalRunOptions.parse(args, Map.of()); // fail early on a bad option
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
 
@@ -128,9 +129,9 @@ public final class Drill {
                 options.outage());
         FaultSchedule.Plan storePlan = FaultSchedule.store(options.profile(), options.seed(), options.maxWorkload(),
                 options.storeOutage());
-        out.printf("drill: %d payments, %d clients, seed %d, profile %s, crashes %s, provider outage %d s, store outage"
-                        + " %d s; starting the local run (%d charge sandboxes)%n",
-                options.payments(), options.clients(), options.seed(), options.profile(),
+        out.printf("drill: %d payments, %d clients, seed %d, provider %s, profile %s, crashes %s, provider outage %d s,"
+                        + " store outage %d s; starting the local run (%d charge sandboxes)%n",
+                options.payments(), options.clients(), options.seed(), options.provider(), options.profile(),
                 options.crashes() ? "every ~" + options.crashEvery().toSeconds() + " s" : "off",
                 providerPlan.outage().toSeconds(), storePlan.outage().toSeconds(), options.chargeSandboxes());
         long startNanos = System.nanoTime();
@@ -144,7 +145,7 @@ public final class Drill {
             out.printf("drill: local run ready in %.1f s%n", (System.nanoTime() - startNanos) / 1e9);
             long loggedCalls0 = run.loggedProviderChargeCalls.get();
             Recorder recorder = new Recorder();
-            List<Workload.Plan> plans = Workload.generate(options.payments(), options.seed());
+            List<Workload.Plan> plans = Workload.generate(options.payments(), options.seed(), options.stripe());
             List<Recorder.PaymentRecord> records = plans.stream().map(Recorder.PaymentRecord::new).toList();
             Measurements m = new Measurements(options, recorder, records);
 
@@ -163,8 +164,9 @@ public final class Drill {
             recorder.event("workload starts");
             long hardDeadline = System.nanoTime() + options.maxWorkload().toNanos();
             ExecutorService pollers = Executors.newCachedThreadPool(daemon("poller"));
+            ShopperPrompt prompt = new ShopperPrompt(http, simUrl, recorder);
             GoodClient client = new GoodClient(http, api, recorder, pollers,
-                    hardDeadline + options.settleTimeout().toNanos());
+                    hardDeadline + options.settleTimeout().toNanos(), prompt);
             runWorkload(records, started, hardDeadline, (r, submitter) -> client.submit(r, submitter, hardDeadline,
                     Math.min(hardDeadline, System.nanoTime() + CLIENT_POLL_WINDOW.toNanos())), "client");
             m.workloadEndMs = recorder.nowMs();
@@ -186,18 +188,22 @@ public final class Drill {
             recorder.event("settle phase: faults off, no crashes");
             // The verdict reads dynalite itself, not through the (now healthy) fault proxy.
             Oracle oracle = new Oracle(http, api, simUrl, "http://127.0.0.1:" + dynalitePort, TABLE);
-            Oracle.Snapshot snapshot = settle(oracle, client, records, recorder);
+            Settled settled = settle(oracle, client, records, recorder);
+            Oracle.Snapshot snapshot = settled.table();
             pollers.shutdownNow();
+            prompt.close();
             m.settleEndMs = recorder.nowMs();
             out.printf("drill: settled after %.1f s%n", (m.settleEndMs - m.workloadEndMs) / 1000.0);
 
             // --- verdict ------------------------------------------------------------------------
             List<Oracle.LedgerCharge> ledger = oracle.ledger();
             Oracle.Verdict verdict = oracle.verdict(records, snapshot, ledger,
-                    new Oracle.Evidence(tap.chargeRequests(), List.copyOf(run.paymentLines), crashes.chargeKillsMs()),
-                    recorder);
+                    new Oracle.Evidence(tap.chargeRequests(), List.copyOf(run.paymentLines), crashes.chargeKillsMs(),
+                            settled.awaitingCustomer()), recorder);
             oracle.close();
             m.providerCharges = (int) (run.loggedProviderChargeCalls.get() - loggedCalls0);
+            m.providerLookups = tap.lookupRequests();
+            m.authentications = prompt.outcomes();
             m.ledgerCharges = ledger.size();
 
             // --- comparison ---------------------------------------------------------------------
@@ -282,12 +288,18 @@ public final class Drill {
     /**
      * Faults and crashes are off: clients poll what is pending (a client without any answer retries
      * its key), until every payment is terminal for its clients and in the table and no lease is
-     * live — or the settle timeout.
+     * live — or the settle timeout. A payment that waits for its customer (who abandoned 3-D
+     * Secure) counts as settled: pending is the truth about it.
      */
-    private Oracle.Snapshot settle(Oracle oracle, GoodClient client, List<Recorder.PaymentRecord> records,
-            Recorder recorder) throws InterruptedException {
+    /** The table once settled, and the payments that wait for their customer (Stripe mode). */
+    private record Settled(Oracle.Snapshot table, Set<String> awaitingCustomer) {
+    }
+
+    private Settled settle(Oracle oracle, GoodClient client, List<Recorder.PaymentRecord> records,
+            Recorder recorder) throws InterruptedException, IOException {
         long deadline = System.nanoTime() + options.settleTimeout().toNanos();
         ExecutorService pollers = Executors.newFixedThreadPool(options.clients(), daemon("settle"));
+        Set<String> awaiting = Set.of();
         try {
             while (true) {
                 List<Future<?>> work = new ArrayList<>();
@@ -295,7 +307,7 @@ public final class Drill {
                     List<Recorder.Answer> last = r.lastAnswers();
                     for (int s = 0; s < last.size(); s++) {
                         Recorder.Answer a = last.get(s);
-                        if (a != null && a.terminal()) {
+                        if (a != null && (a.terminal() || awaiting.contains(a.paymentId()))) {
                             continue;
                         }
                         int submitter = s;
@@ -318,12 +330,14 @@ public final class Drill {
                     }
                 }
                 Oracle.Snapshot snapshot = oracle.scan();
-                boolean clientsDone = records.stream().allMatch(Recorder.PaymentRecord::settledForClient);
-                if ((clientsDone && snapshot.nonTerminal() == 0
-                        && snapshot.liveLeasesWithoutOutcome(System.currentTimeMillis()) == 0)
+                awaiting = options.stripe() ? oracle.awaitingCustomer(snapshot) : Set.of();
+                Set<String> waiting = awaiting;
+                boolean clientsDone = records.stream().allMatch(r -> r.settledForClient(waiting));
+                if ((clientsDone && snapshot.nonTerminal(awaiting) == 0
+                        && snapshot.liveLeasesWithoutOutcome(System.currentTimeMillis(), awaiting) == 0)
                         || System.nanoTime() > deadline) {
                     recorder.event(clientsDone ? "settled" : "settle timeout");
-                    return snapshot;
+                    return new Settled(snapshot, awaiting);
                 }
                 Thread.sleep(1000);
             }

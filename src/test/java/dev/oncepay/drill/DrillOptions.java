@@ -11,6 +11,9 @@ import java.util.Locale;
  * CI one. Every run is seeded: the workload (keys, amounts, client behaviours), the fault schedule
  * and the crash schedule come from {@link #seed}; timing on a real machine is not deterministic.
  *
+ * @param provider the provider every tenant is charged through: {@code sim} (the simulator's
+ *        generic API) or {@code stripe} (its Stripe mode: charges carry Stripe's test payment
+ *        methods, some cards decline, some ask the shopper to authenticate)
  * @param payments logical payments (one Idempotency-Key each)
  * @param clients concurrent good clients
  * @param profile fault profile: {@code none}, {@code mild}, {@code hostile} (provider faults),
@@ -32,6 +35,7 @@ import java.util.Locale;
  * @param app the Lambda package (function.zip)
  */
 public record DrillOptions(
+        String provider,
         int payments,
         int clients,
         long seed,
@@ -48,10 +52,17 @@ public record DrillOptions(
         Path reportDir,
         Path app) {
 
+    public boolean stripe() {
+        return provider.equals(dev.oncepay.sim.StripeMode.PROVIDER_ID);
+    }
+
     public static final List<String> PROFILES = List.of("none", "mild", "hostile", "hostile-provider", "store-faults",
             "all");
 
     public DrillOptions {
+        if (!LocalRunOptions.PROVIDERS.contains(provider)) {
+            throw new IllegalArgumentException("--provider must be one of " + LocalRunOptions.PROVIDERS);
+        }
         if (payments < 1 || payments > 1_000_000) {
             throw new IllegalArgumentException("--payments must be 1..1000000");
         }
@@ -67,14 +78,15 @@ public record DrillOptions(
     }
 
     public static DrillOptions defaults() {
-        return new DrillOptions(1000, 8, 1, "hostile", true, Duration.ofSeconds(7), Duration.ofSeconds(15),
+        return new DrillOptions("sim", 1000, 8, 1, "hostile", true, Duration.ofSeconds(7), Duration.ofSeconds(15),
                 Duration.ofSeconds(6), Duration.ofSeconds(120), Duration.ofMinutes(15), 3, Duration.ofSeconds(3), true,
                 Path.of("target/drill"), Path.of("target/function.zip"));
     }
 
     /** The CI configuration: some tens of payments, still every kind of fault of the profile, and crashes. */
-    public static DrillOptions smoke(String profile, int payments, long seed, Path app, Path reportDir) {
-        return new DrillOptions(payments, 6, seed, profile, true, Duration.ofSeconds(6), Duration.ofSeconds(12),
+    public static DrillOptions smoke(String provider, String profile, int payments, long seed, Path app,
+            Path reportDir) {
+        return new DrillOptions(provider, payments, 6, seed, profile, true, Duration.ofSeconds(6), Duration.ofSeconds(12),
                 Duration.ofSeconds(5), Duration.ofSeconds(75), Duration.ofMinutes(3), 3, Duration.ofSeconds(3), false,
                 reportDir, app);
     }
@@ -82,6 +94,10 @@ public record DrillOptions(
     public static String usage() {
         return String.join("\n",
                 "Usage: ./drill.sh [--skip-build] [options]",
+                "  --provider P          sim | stripe (default sim): the provider every tenant is charged through;",
+                "                        stripe: the simulator's Stripe mode, charges carry test payment methods",
+                "                        (mostly pm_card_visa; declining cards; pm_card_authenticationRequired, whose",
+                "                        shopper approves, refuses or abandons 3-D Secure)",
                 "  --payments N          logical payments, one Idempotency-Key each (default 1000)",
                 "  --clients M           concurrent good clients (default 8)",
                 "  --seed S              seed of workload, fault schedule and crashes (default 1)",
@@ -106,6 +122,7 @@ public record DrillOptions(
 
     public static DrillOptions parse(List<String> args) {
         DrillOptions o = defaults();
+        String provider = o.provider;
         int payments = o.payments;
         int clients = o.clients;
         long seed = o.seed;
@@ -150,6 +167,7 @@ public record DrillOptions(
             }
             try {
                 switch (arg) {
+                    case "--provider" -> provider = value.trim().toLowerCase(Locale.ROOT);
                     case "--payments" -> payments = Integer.parseInt(value.trim());
                     case "--clients" -> clients = Integer.parseInt(value.trim());
                     case "--seed" -> seed = Long.parseLong(value.trim());
@@ -173,7 +191,7 @@ public record DrillOptions(
                 || settle.isNegative() || settle.isZero()) {
             throw new IllegalArgumentException("durations must be positive");
         }
-        return new DrillOptions(payments, clients, seed, profile, crashes, crashEvery, outage, storeOutage, settle,
+        return new DrillOptions(provider, payments, clients, seed, profile, crashes, crashEvery, outage, storeOutage, settle,
                 maxWorkload,
                 chargeSandboxes, reconcileEvery, naive, reportDir, app);
     }

@@ -9,11 +9,12 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * The drill's CI configuration ({@link DrillOptions#smoke}), once per hostile profile: seeded
- * payments through the real local run, some from shoppers who pay again under a fresh key, with
+ * The drill's CI configuration ({@link DrillOptions#smoke}), once per hostile profile, and once
+ * against the simulator's Stripe mode (Stripe's test cards: some decline, some ask the shopper to
+ * authenticate, who approves, refuses or abandons): seeded payments through the real local run, some from shoppers who pay again under a fresh key, with
  * killed sandboxes and either a provider with real providers' habits and an outage, or a store that
  * throttles, fails, stalls, loses answers and has an outage. It asserts only the invariants — no
  * order charged twice, no charge nobody waited for, nothing lost or stuck, every client's last
@@ -23,21 +24,22 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 @Tag("local-run")
 class DrillSmokeTest {
-    private static final int PAYMENTS = 80;
-
-    @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = {"hostile-provider", "store-faults"})
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"sim, hostile-provider, 80", "sim, store-faults, 80", "stripe, hostile-provider, 60"})
     @Timeout(300)
-    void noOrderChargedTwiceNoOrphanNothingLostOrStuck(String profile) throws Exception {
+    void noOrderChargedTwiceNoOrphanNothingLostOrStuck(String provider, String profile, int payments) throws Exception {
         Path root = Path.of("").toAbsolutePath();
         while (!Files.exists(root.resolve("package.json"))) {
             root = root.getParent();
         }
         Path app = LambdaPackage.current(root, root.resolve("target/drill-test/app"));
-        DrillOptions options = DrillOptions.smoke(profile, PAYMENTS, 7, app, root.resolve("target/drill-test/" + profile));
+        String name = provider.equals("sim") ? profile : provider + "-" + profile;
+        DrillOptions options = DrillOptions.smoke(provider, profile, payments, 7, app,
+                root.resolve("target/drill-test/" + name));
         Drill.Outcome outcome = Drill.run(options, System.out);
         String details = String.join("\n", outcome.verdict().details());
-        assertTrue(outcome.summary().contains("profile " + profile), outcome.summary());
+        assertTrue(outcome.summary().contains("provider " + provider + ", profile " + profile), outcome.summary());
+        assertTrue(outcome.verdict().chargeRequests() > 0, "charges reached the provider's " + provider + " API");
         assertEquals(0, outcome.verdict().doubleCharges(), details);
         assertEquals(0, outcome.verdict().orphanCharges(), details);
         assertEquals(0, outcome.verdict().lost(), details);

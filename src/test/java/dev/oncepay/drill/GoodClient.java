@@ -29,13 +29,16 @@ final class GoodClient {
     private final Recorder recorder;
     private final java.util.concurrent.ExecutorService pollers;
     private final long pollersUntilNanos;
+    private final ShopperPrompt prompt;
 
     /**
      * @param pollers where a 202 is polled (a merchant's background status check), so the client
      *        goes on with its next payment; null to poll on the submitting thread
+     * @param prompt where the shopper of a 202 that asks for authentication answers the bank
      */
     GoodClient(HttpClient http, String api, Recorder recorder, java.util.concurrent.ExecutorService pollers,
-            long pollersUntilNanos) {
+            long pollersUntilNanos, ShopperPrompt prompt) {
+        this.prompt = prompt;
         this.http = http;
         this.api = api;
         this.recorder = recorder;
@@ -61,6 +64,7 @@ final class GoodClient {
                 }
                 case 202 -> {
                     r.answered(submitter, new Recorder.Answer(202, "pending", res.paymentId, res.atMs));
+                    prompt.pending(r, res.paymentId);
                     if (pollers != null && !pollers.isShutdown()) {
                         try {
                             pollers.execute(() -> {

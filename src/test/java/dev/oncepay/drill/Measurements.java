@@ -24,7 +24,10 @@ final class Measurements {
     int kills;
     String killsByFunction = "{}";
     int providerCharges = -1;
+    /** Status lookups that reached the provider (the tap's count). */
     int providerLookups = -1;
+    /** Stripe mode: what the shoppers did at the 3-D Secure prompt (approved, refused, abandoned, ...). */
+    Map<String, Integer> authentications = Map.of();
     int ledgerCharges;
     boolean naiveRan;
     long naiveDurationMs;

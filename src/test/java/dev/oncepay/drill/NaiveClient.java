@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
- * The comparison: the same workload straight to the PSP simulator, the way a merchant without
- * oncepay would do it — retry on timeout, reset, 429 and 5xx, but with no idempotency key to
+ * The comparison: the same workload straight to the PSP simulator (the generic API, or in Stripe
+ * mode its PaymentIntents with the plan's card), the way a merchant without oncepay would do it — retry on timeout, reset, 429 and 5xx, but with no idempotency key to
  * reuse (the simulator requires the header, so every attempt gets a fresh one). Double-submitting
  * users submit twice. Its double charges are counted from the ledger afterwards.
  */
@@ -42,23 +42,20 @@ final class NaiveClient {
     void submit(Workload.Plan plan, int submitter) throws InterruptedException {
         long start = recorder.nowMs();
         long t = System.nanoTime();
-        String body = "{\"amount\":" + plan.amount() + ",\"currency\":\"" + plan.currency() + "\",\"reference\":\""
-                + reference(plan) + "\",\"description\":\"" + plan.reference() + "\"}";
         String outcome = "gave-up";
         int attempt = 0;
         while (attempt < MAX_ATTEMPTS) {
             attempt++;
             long wait;
             try {
-                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(simUrl + "/v1/charges"))
+                HttpResponse<String> r = http.send(charge(plan)
                         .timeout(TIMEOUT)
                         .header("Idempotency-Key", "naive-" + plan.key() + "-" + submitter + "-" + attempt)
-                        .header("Authorization", "Bearer local-sim-key")
-                        .header("Content-Type", "application/json")
-                        .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+                        .build(), HttpResponse.BodyHandlers.ofString());
                 int s = r.statusCode();
                 if (s == 200 || s == 201) {
-                    outcome = r.body().contains("\"declined\"") ? "declined" : "succeeded";
+                    outcome = r.body().contains("\"declined\"") ? "declined"
+                            : r.body().contains("\"requires_action\"") ? "requires_action" : "succeeded";
                     break;
                 }
                 if (s == 402) {
@@ -81,6 +78,24 @@ final class NaiveClient {
             GoodClient.sleep(Math.min(wait, 5000));
         }
         results.add(new Result(plan.index(), start, (System.nanoTime() - t) / 1_000_000, outcome, attempt));
+    }
+
+    /** The charge straight to the provider's API: the generic PSP's JSON, or a confirmed PaymentIntent with the plan's card. */
+    private HttpRequest.Builder charge(Workload.Plan plan) {
+        if (plan.paymentMethod() == null) {
+            return HttpRequest.newBuilder(URI.create(simUrl + "/v1/charges"))
+                    .header("Authorization", "Bearer local-sim-key")
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":" + plan.amount() + ",\"currency\":\""
+                            + plan.currency() + "\",\"reference\":\"" + reference(plan) + "\",\"description\":\""
+                            + plan.reference() + "\"}"));
+        }
+        return HttpRequest.newBuilder(URI.create(simUrl + "/v1/payment_intents"))
+                .header("Authorization", "Bearer sk_test_naive")
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString("amount=" + plan.amount() + "&currency="
+                        + plan.currency().toLowerCase(java.util.Locale.ROOT) + "&payment_method=" + plan.paymentMethod()
+                        + "&confirm=true&metadata%5Boncepay_payment_id%5D=" + reference(plan)));
     }
 
     /** References charged (succeeded) more than once, and the extra charges. */

@@ -37,6 +37,8 @@ import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
  */
 final class Oracle {
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The drill's own key to the simulator's Stripe mode (it takes any test key). */
+    private static final String STRIPE_KEY = "sk_test_oncepay_drill";
 
     /** An executed charge; {@code reference} is oncepay's payment id. */
     record LedgerCharge(String id, String reference, String status, String idempotencyKey, long createdAtWallMs) {
@@ -58,13 +60,15 @@ final class Oracle {
 
     /** One table scan. */
     record Snapshot(Map<String, StoredPayment> payments, Map<String, StoredKey> keys) {
-        long nonTerminal() {
-            return payments.values().stream().filter(p -> !p.terminal()).count();
+        /** Payments not terminal, but for those that wait for their customer (who may never come back). */
+        long nonTerminal(Set<String> awaitingCustomer) {
+            return payments.values().stream().filter(p -> !p.terminal() && !awaitingCustomer.contains(p.id)).count();
         }
 
-        long liveLeasesWithoutOutcome(long nowMs) {
+        long liveLeasesWithoutOutcome(long nowMs, Set<String> awaitingCustomer) {
             return keys.values().stream().filter(k -> k.leaseExpiresAtMs > nowMs)
-                    .filter(k -> !payments.containsKey(k.paymentId) || !payments.get(k.paymentId).terminal()).count();
+                    .filter(k -> !payments.containsKey(k.paymentId) || !payments.get(k.paymentId).terminal())
+                    .filter(k -> !awaitingCustomer.contains(k.paymentId)).count();
         }
     }
 
@@ -80,10 +84,12 @@ final class Oracle {
      *        flight and none had been answered 202: oncepay charging for nobody
      * @param chargeRequests charge requests that reached the provider
      * @param repaidOrders orders a shopper paid again under a fresh key
+     * @param awaitingCustomer payments pending because the provider waits for their customer to
+     *        authenticate (Stripe's {@code requires_action}), nothing charged: neither lost nor stuck
      */
     record Verdict(int doubleCharges, int chargedAfterKilledRun, int extraCharges, int orphanCharges, int lost,
             int stuck, int disagreeing, int needsReview, int keysInFlight, int abandonedClaims, int ledgerCharges, int ledgerSucceeded,
-            int chargeRequests, int viewMismatches, int repaidOrders, List<String> details) {
+            int chargeRequests, int viewMismatches, int repaidOrders, int awaitingCustomer, List<String> details) {
         boolean ok() {
             return doubleCharges == 0 && orphanCharges == 0 && lost == 0 && stuck == 0 && disagreeing == 0;
         }
@@ -95,11 +101,12 @@ final class Oracle {
     }
 
     /**
-     * What the drill saw besides the clients' answers: the provider's wire, the functions' logs, and
-     * when it killed charge sandboxes (ms since the workload started).
+     * What the drill saw besides the clients' answers: the provider's wire, the functions' logs, when
+     * it killed charge sandboxes (ms since the workload started), and the payments the provider
+     * holds for their customer ({@link #awaitingCustomer}).
      */
     record Evidence(List<ProviderTap.ChargeRequest> chargeRequests, List<LocalRunProcess.FunctionLine> functionLines,
-            List<Long> chargeKillsMs) {
+            List<Long> chargeKillsMs, Set<String> awaitingCustomer) {
     }
 
     /** An order charged more than once: what happened, and whether a killed run and a shopper explain it. */
@@ -142,6 +149,41 @@ final class Oracle {
         for (JsonNode c : JSON.readTree(r.body()).path("charges")) {
             result.add(new LedgerCharge(c.path("id").asText(), c.path("reference").asText(),
                     c.path("status").asText(), c.path("idempotencyKey").asText(), wallMs(c.path("createdAt").asText())));
+        }
+        return result;
+    }
+
+    /**
+     * Stripe mode: the payments oncepay has not settled whose PaymentIntent waits for the customer
+     * to authenticate ({@code requires_action}) and which no charge captured. Such a payment is
+     * neither lost nor charged, and "pending" is the truth about it. Asks the simulator's Stripe
+     * search (the same ledger and PaymentIntents the functions see; faults are off by now).
+     */
+    Set<String> awaitingCustomer(Snapshot table) throws IOException, InterruptedException {
+        Set<String> captured = new HashSet<>();
+        ledger().stream().filter(LedgerCharge::succeeded).forEach(c -> captured.add(c.reference));
+        Set<String> result = new HashSet<>();
+        for (StoredPayment p : table.payments.values()) {
+            if (p.terminal() || captured.contains(p.id)) {
+                continue;
+            }
+            String query = java.net.URLEncoder.encode("metadata['oncepay_payment_id']:'" + p.id + "'",
+                    java.nio.charset.StandardCharsets.UTF_8);
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(simUrl
+                    + "/v1/payment_intents/search?query=" + query)).timeout(Duration.ofSeconds(30))
+                    .header("Authorization", "Bearer " + STRIPE_KEY).GET().build(), HttpResponse.BodyHandlers.ofString());
+            if (r.statusCode() != 200) {
+                throw new IOException("Stripe search for " + p.id + " answered " + r.statusCode() + ": " + r.body());
+            }
+            JsonNode latest = null;
+            for (JsonNode intent : JSON.readTree(r.body()).path("data")) {
+                if (latest == null || intent.path("created").asLong() >= latest.path("created").asLong()) {
+                    latest = intent;
+                }
+            }
+            if (latest != null && "requires_action".equals(latest.path("status").asText())) {
+                result.add(p.id);
+            }
         }
         return result;
     }
@@ -296,7 +338,9 @@ final class Oracle {
                 List<LedgerCharge> succeeded = payments.stream()
                         .flatMap(id -> byReference.getOrDefault(id, List.of()).stream())
                         .filter(LedgerCharge::succeeded).toList();
-                String problem = disagreement(a, !succeeded.isEmpty(), succeeded);
+                String problem = a != null && "pending".equals(a.paymentStatus())
+                        && evidence.awaitingCustomer().contains(a.paymentId()) ? null
+                        : disagreement(a, !succeeded.isEmpty(), succeeded);
                 if (problem != null) {
                     disagreeing++;
                     details.add("DISAGREEING key " + key + " (" + r.plan.behaviour() + "): " + problem);
@@ -336,7 +380,14 @@ final class Oracle {
             }
         }
         int stuck = 0;
+        int awaitingCustomer = 0;
         for (StoredPayment p : table.payments.values()) {
+            if (evidence.awaitingCustomer().contains(p.id)) {
+                awaitingCustomer++;
+                details.add("awaiting customer " + p.id + ": " + p.status + ", its PaymentIntent requires_action,"
+                        + " nothing charged");
+                continue;
+            }
             if (!p.terminal() || (p.status.equals("NEEDS_REVIEW") && (p.reason == null || p.reason.isBlank()))) {
                 stuck++;
                 details.add("STUCK " + p.id + ": " + p.status + (p.reason == null ? "" : " (" + p.reason + ")"));
@@ -358,7 +409,7 @@ final class Oracle {
                         details.add("LOST " + k.paymentId + ": charged, but only a claimed key in oncepay");
                     }
                 }
-            } else if (!p.terminal()) {
+            } else if (!p.terminal() && !evidence.awaitingCustomer().contains(p.id)) {
                 inFlight++; // also counted as a stuck payment above
             }
         }
@@ -367,7 +418,8 @@ final class Oracle {
         int succeededCount = (int) ledger.stream().filter(LedgerCharge::succeeded).count();
         int repaid = (int) records.stream().filter(r -> r.keys.size() > 1).count();
         return new Verdict(doubles, afterKilledRun, extra, orphans.size(), lost, stuck, disagreeing, needsReview, inFlight, abandoned,
-                ledger.size(), succeededCount, evidence.chargeRequests().size(), viewMismatches, repaid, details);
+                ledger.size(), succeededCount, evidence.chargeRequests().size(), viewMismatches, repaid,
+                awaitingCustomer, details);
     }
 
     /**

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -37,7 +38,7 @@ class OracleVerdictTest {
 
     private Recorder.PaymentRecord order(boolean shopper) {
         return new Recorder.PaymentRecord(new Workload.Plan(0, TENANT, "key-1", 4200, "EUR", "order_1",
-                Workload.Behaviour.NORMAL, 100, shopper));
+                Workload.Behaviour.NORMAL, 100, shopper, null, null, Workload.AtPrompt.NONE));
     }
 
     /** A POST with {@code key} from {@code startMs} to {@code endMs}, answered {@code outcome}. */
@@ -56,8 +57,50 @@ class OracleVerdictTest {
     }
 
     private Oracle.Verdict verdict(Recorder.PaymentRecord order) throws InterruptedException {
+        return verdict(order, Set.of());
+    }
+
+    private Oracle.Verdict verdict(Recorder.PaymentRecord order, Set<String> awaitingCustomer)
+            throws InterruptedException {
         return oracle.verdict(List.of(order), new Oracle.Snapshot(payments, keys), ledger,
-                new Oracle.Evidence(requests, List.of(), chargeKills), recorder);
+                new Oracle.Evidence(requests, List.of(), chargeKills, awaitingCustomer), recorder);
+    }
+
+    /** Payment {@code id} of {@code key}, still UNKNOWN in the table, its PaymentIntent created (no charge). */
+    private void pendingAtTheProvider(String id, String key, long requestedMs) {
+        keys.put(new IdempotencyKey(TENANT, key).storageId(), new Oracle.StoredKey(key, id, 0));
+        payments.put(id, new Oracle.StoredPayment(id, TENANT, "UNKNOWN", null, "order_1", recorder.t0WallMs));
+        requests.add(new ProviderTap.ChargeRequest(recorder.t0Nanos + requestedMs * 1_000_000, "oncepay-" + id, id,
+                "order_1", new AtomicReference<>("200 requires_action")));
+    }
+
+    @Test
+    void aPaymentWaitingForItsCustomerIsNeitherLostNorStuckAndPendingIsTheTruth() throws Exception {
+        Recorder.PaymentRecord order = order(false);
+        post("key-1", 0, 1000, "202", "pay_1");
+        order.answered(0, new Recorder.Answer(202, "pending", "pay_1", 1000));
+        pendingAtTheProvider("pay_1", "key-1", 500);
+        Oracle.Verdict v = verdict(order, Set.of("pay_1"));
+        assertEquals(1, v.awaitingCustomer(), v.details().toString());
+        assertEquals(0, v.stuck(), v.details().toString());
+        assertEquals(0, v.lost());
+        assertEquals(0, v.disagreeing(), v.details().toString());
+        assertTrue(v.ok(), v.details().toString());
+        assertTrue(order.settledForClient(Set.of("pay_1")));
+    }
+
+    @Test
+    void aPendingPaymentTheProviderDoesNotHoldForItsCustomerIsStuck() throws Exception {
+        Recorder.PaymentRecord order = order(false);
+        post("key-1", 0, 1000, "202", "pay_1");
+        order.answered(0, new Recorder.Answer(202, "pending", "pay_1", 1000));
+        pendingAtTheProvider("pay_1", "key-1", 500);
+        Oracle.Verdict v = verdict(order);
+        assertEquals(0, v.awaitingCustomer());
+        assertEquals(1, v.stuck(), v.details().toString());
+        assertEquals(1, v.disagreeing(), "still pending for the client: " + v.details());
+        assertTrue(!v.ok());
+        assertTrue(!order.settledForClient(Set.of()));
     }
 
     @Test

@@ -9,11 +9,15 @@ import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.URI;
+import java.net.URLDecoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -35,6 +39,8 @@ final class ProviderTap implements AutoCloseable {
     private static final Set<String> NOT_FORWARDED = Set.of("connection", "content-length", "date", "expect", "host",
             "keep-alive", "transfer-encoding", "upgrade");
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String SIM_CHARGES = "/v1/charges";
+    private static final String STRIPE_CHARGES = "/v1/payment_intents";
 
     static {
         // Without TCP_NODELAY each answer waits ~40 ms for a delayed ACK (as in the simulator).
@@ -44,7 +50,7 @@ final class ProviderTap implements AutoCloseable {
     }
 
     /**
-     * One {@code POST /v1/charges} as it reached the provider. {@code answer}: what the provider
+     * One charge request ({@code POST /v1/charges} or {@code POST /v1/payment_intents}) as it reached the provider. {@code answer}: what the provider
      * answered ({@code 200 succeeded}, {@code 200 processing replayed}, {@code 500}, ...), {@code no
      * answer} for a dropped connection, or null while it runs.
      */
@@ -62,6 +68,7 @@ final class ProviderTap implements AutoCloseable {
     private final HttpClient upstream;
     private final String upstreamUrl;
     private final ConcurrentLinkedQueue<ChargeRequest> charges = new ConcurrentLinkedQueue<>();
+    private final AtomicInteger lookups = new AtomicInteger();
 
     private ProviderTap(HttpServer server, ExecutorService workers, String upstreamUrl) {
         this.server = server;
@@ -91,6 +98,11 @@ final class ProviderTap implements AutoCloseable {
         return "http://127.0.0.1:" + server.getAddress().getPort();
     }
 
+    /** Status lookups so far (either API's: by reference, by PaymentIntent id, search). */
+    int lookupRequests() {
+        return lookups.get();
+    }
+
     /** Every charge request so far, in order of arrival. */
     List<ChargeRequest> chargeRequests() {
         return List.copyOf(charges);
@@ -101,8 +113,11 @@ final class ProviderTap implements AutoCloseable {
             byte[] body = exchange.getRequestBody().readAllBytes();
             String method = exchange.getRequestMethod();
             ChargeRequest noted = null;
-            if (method.equals("POST") && exchange.getRequestURI().getPath().equals("/v1/charges")) {
-                noted = note(exchange.getRequestHeaders().getFirst("Idempotency-Key"), body);
+            String path = exchange.getRequestURI().getPath();
+            if (method.equals("POST") && (path.equals(SIM_CHARGES) || path.equals(STRIPE_CHARGES))) {
+                noted = note(exchange.getRequestHeaders().getFirst("Idempotency-Key"), body, path.equals(STRIPE_CHARGES));
+            } else if (method.equals("GET") && (path.equals(SIM_CHARGES) || path.startsWith(STRIPE_CHARGES + "/"))) {
+                lookups.incrementAndGet();
             }
             HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(upstreamUrl + exchange.getRequestURI()))
                     .timeout(Duration.ofSeconds(90))
@@ -145,15 +160,26 @@ final class ProviderTap implements AutoCloseable {
         }
     }
 
-    private ChargeRequest note(String idempotencyKey, byte[] body) {
+    /**
+     * @param stripe a form-encoded PaymentIntent: our payment id in {@code metadata[oncepay_payment_id]},
+     *        the order in {@code metadata[oncepay_reference]}; else the generic PSP's JSON
+     *        ({@code reference}, {@code description})
+     */
+    private ChargeRequest note(String idempotencyKey, byte[] body, boolean stripe) {
         String paymentId = null;
         String order = null;
-        try {
-            JsonNode json = JSON.readTree(body);
-            paymentId = json.path("reference").asText(null);
-            order = json.path("description").asText(null);
-        } catch (IOException unreadable) {
-            // still a charge request; its key names the payment
+        if (stripe) {
+            Map<String, String> form = form(new String(body, StandardCharsets.UTF_8));
+            paymentId = form.get("metadata[oncepay_payment_id]");
+            order = form.getOrDefault("metadata[oncepay_reference]", form.get("description"));
+        } else {
+            try {
+                JsonNode json = JSON.readTree(body);
+                paymentId = json.path("reference").asText(null);
+                order = json.path("description").asText(null);
+            } catch (IOException unreadable) {
+                // still a charge request; its key names the payment
+            }
         }
         if (paymentId == null && idempotencyKey != null && idempotencyKey.startsWith("oncepay-")) {
             paymentId = idempotencyKey.substring("oncepay-".length());
@@ -162,6 +188,19 @@ final class ProviderTap implements AutoCloseable {
                 new AtomicReference<>());
         charges.add(request);
         return request;
+    }
+
+    /** An {@code application/x-www-form-urlencoded} body; the first value of each name. */
+    static Map<String, String> form(String body) {
+        Map<String, String> fields = new HashMap<>();
+        for (String pair : body.split("&")) {
+            int eq = pair.indexOf('=');
+            if (eq > 0) {
+                fields.putIfAbsent(URLDecoder.decode(pair.substring(0, eq), StandardCharsets.UTF_8),
+                        URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8));
+            }
+        }
+        return fields;
     }
 
     private static String describe(HttpResponse<byte[]> response) {

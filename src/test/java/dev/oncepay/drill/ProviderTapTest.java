@@ -68,6 +68,30 @@ class ProviderTapTest {
                 .GET().build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(200, lookup.statusCode());
         assertEquals(2, tap.chargeRequests().size(), "lookups are forwarded, not noted as charges");
+        assertEquals(1, tap.lookupRequests());
+    }
+
+    @Test
+    void aStripePaymentIntentIsNotedFromItsFormWithItsPaymentAndOrder() throws Exception {
+        String form = "amount=4200&currency=eur&payment_method=pm_card_authenticationRequired&confirm=true"
+                + "&metadata%5Boncepay_payment_id%5D=pay_2&metadata%5Boncepay_reference%5D=order%2010";
+        HttpResponse<String> created = http.send(HttpRequest.newBuilder(URI.create(tap.url() + "/v1/payment_intents"))
+                .timeout(Duration.ofSeconds(5)).header("Idempotency-Key", "oncepay-pay_2")
+                .header("Authorization", "Bearer sk_test_tap").header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(form)).build(), HttpResponse.BodyHandlers.ofString());
+
+        assertEquals(200, created.statusCode(), created.body());
+        List<ProviderTap.ChargeRequest> noted = tap.chargeRequests();
+        assertEquals(1, noted.size());
+        assertEquals("pay_2", noted.get(0).paymentId());
+        assertEquals("order 10", noted.get(0).order());
+        assertEquals("200 requires_action", noted.get(0).answer().get());
+        String id = sim.stripe().paymentIntentId("pay_2").orElseThrow();
+        HttpResponse<String> retrieved = http.send(HttpRequest.newBuilder(URI.create(tap.url() + "/v1/payment_intents/" + id))
+                .header("Authorization", "Bearer sk_test_tap").GET().build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, retrieved.statusCode(), retrieved.body());
+        assertEquals(1, tap.chargeRequests().size(), "a retrieve is a lookup");
+        assertEquals(1, tap.lookupRequests());
     }
 
     @Test

@@ -89,9 +89,10 @@ final class Recorder {
             }
         }
 
-        synchronized boolean settledForClient() {
+        /** Every submitter has a terminal answer, or a pending one for a payment that waits for its customer. */
+        synchronized boolean settledForClient(Set<String> awaitingCustomer) {
             for (Answer a : last) {
-                if (a == null || !a.terminal()) {
+                if (a == null || !a.terminal() && !(a.paymentId() != null && awaitingCustomer.contains(a.paymentId()))) {
                     return false;
                 }
             }

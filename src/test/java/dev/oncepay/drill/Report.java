@@ -21,8 +21,14 @@ final class Report {
 
     static String summary(DrillOptions o, Oracle.Verdict v, Measurements m) {
         List<String> l = new ArrayList<>();
-        l.add(String.format(Locale.ROOT, "oncepay chaos drill: %d payments, %d clients, seed %d, profile %s, "
-                + "%d charge sandboxes", o.payments(), o.clients(), o.seed(), o.profile(), o.chargeSandboxes()));
+        l.add(String.format(Locale.ROOT, "oncepay chaos drill: %d payments, %d clients, seed %d, provider %s, profile %s, "
+                + "%d charge sandboxes", o.payments(), o.clients(), o.seed(), o.provider(), o.profile(),
+                o.chargeSandboxes()));
+        if (o.stripe()) {
+            Map<String, Long> cards = new TreeMap<>();
+            m.records.forEach(r -> cards.merge(r.plan.paymentMethod(), 1L, Long::sum));
+            l.add("  payment methods: " + cards + "; shoppers at the 3-D Secure prompt: " + m.authentications);
+        }
         l.add(String.format(Locale.ROOT, "  provider faults: %s; %d spike/storm windows; outage %s; sandbox kills %d %s",
                 m.baseline.isEmpty() ? "none" : m.baseline, m.windows.stream().filter(w -> w.startMs() < m.workloadEndMs)
                         .count(),
@@ -42,6 +48,10 @@ final class Report {
                 + " a fresh key), %d orders paid again; double charges count orders, orphan charges count provider"
                 + " charge requests nobody waited for", shoppers, v.repaidOrders()));
         l.add(v.lines());
+        if (o.stripe()) {
+            l.add("awaiting customer: " + v.awaitingCustomer() + " (3-D Secure never finished: pending, nothing charged;"
+                    + " neither lost nor stuck)");
+        }
         if (v.chargedAfterKilledRun() > 0) {
             l.add("  not counted above: " + v.chargedAfterKilledRun() + " order(s) charged twice because the drill killed"
                     + " a run after its charge reached the provider and the shopper paid again after the 502");
@@ -76,9 +86,10 @@ final class Report {
                 + "%.2f polls", posts / (double) o.payments(), (posts - m.submitters()) / (double) o.payments(),
                 m.submitters(), m.polls() / (double) o.payments()));
         l.add(String.format(Locale.ROOT, "provider calls per payment: %.2f charge requests (functions' logged attempts,"
-                + " %d; a killed sandbox's last call is not logged), %.2f executed (ledger, %d)",
-                m.providerCharges / (double) o.payments(), m.providerCharges, m.ledgerCharges / (double) o.payments(),
-                m.ledgerCharges));
+                + " %d; a killed sandbox's last call is not logged; %d reached the provider), %.2f lookups (%d), %.2f"
+                + " executed (ledger, %d)", m.providerCharges / (double) o.payments(), m.providerCharges,
+                v.chargeRequests(), m.providerLookups / (double) o.payments(), m.providerLookups,
+                m.ledgerCharges / (double) o.payments(), m.ledgerCharges));
         l.add(String.format(Locale.ROOT, "DynamoDB requests per payment (charge API, estimated): %.2f", dynamoEstimate(m)
                 / o.payments()));
         List<long[]> open = m.breakerOpenIntervals();

@@ -19,17 +19,41 @@ final class Workload {
         CONCURRENT
     }
 
+    /** What the shopper does when the bank asks it to authenticate (3-D Secure), in Stripe mode. */
+    enum AtPrompt {
+        /** The card asks for nothing. */
+        NONE,
+        /** Authenticates: the charge succeeds. */
+        APPROVES,
+        /** Fails authentication: the charge fails. */
+        REFUSES,
+        /** Never comes back: the payment awaits the customer, charged by nobody. */
+        ABANDONS
+    }
+
+    /** Stripe's documented test payment methods the Stripe-mode workload pays with. */
+    static final String VISA = "pm_card_visa";
+    static final String DECLINED = "pm_card_chargeDeclined";
+    static final String INSUFFICIENT_FUNDS = "pm_card_chargeDeclinedInsufficientFunds";
+    static final String AUTHENTICATION_REQUIRED = "pm_card_authenticationRequired";
+
     /**
      * @param key the first Idempotency-Key; a shopper's later ones are {@link #freshKey(int)}
      * @param reference the merchant's order id: one order, whatever keys pay it
      * @param shopper after a gateway error or a timeout this client gives up on its key and pays the
      *        same order again under a fresh one, as a shopper clicking "pay" again does (one
      *        submitter only: a second tab still retrying the old key could legitimately complete it)
+     * @param paymentMethod the provider token the payment carries, or null (the generic PSP needs none)
+     * @param customer the provider's customer ({@code cus_…}), or null
+     * @param atPrompt what the shopper does if the card asks for authentication
      */
     record Plan(int index, String tenant, String key, long amount, String currency, String reference,
-            Behaviour behaviour, long secondSubmitDelayMs, boolean shopper) {
+            Behaviour behaviour, long secondSubmitDelayMs, boolean shopper, String paymentMethod, String customer,
+            AtPrompt atPrompt) {
         String body() {
-            return "{\"amount\":" + amount + ",\"currency\":\"" + currency + "\",\"reference\":\"" + reference + "\"}";
+            return "{\"amount\":" + amount + ",\"currency\":\"" + currency + "\",\"reference\":\"" + reference + "\""
+                    + (paymentMethod == null ? "" : ",\"paymentMethod\":\"" + paymentMethod + "\"")
+                    + (customer == null ? "" : ",\"customer\":\"" + customer + "\"") + "}";
         }
 
         int submitters() {
@@ -48,19 +72,39 @@ final class Workload {
     private Workload() {
     }
 
-    static List<Plan> generate(int payments, long seed) {
+    /**
+     * @param stripe false: for the generic PSP, no payment method, no customer; true: pay with Stripe's test payment methods: 80 % {@code pm_card_visa}, 8 %
+     *        {@code pm_card_chargeDeclined}, 4 % {@code …InsufficientFunds}, 8 %
+     *        {@code pm_card_authenticationRequired} (the shopper approves 60 %, refuses 20 %,
+     *        abandons 20 % of these); a customer on 30 %
+     */
+    static List<Plan> generate(int payments, long seed, boolean stripe) {
         Random random = new Random(seed);
-        // A dice of its own, so keys, amounts and behaviours stay what they were for a seed.
+        // Dice of their own, so keys, amounts and behaviours stay what they were for a seed.
         Random shoppers = new Random(seed * 131 + 11);
+        Random cards = new Random(seed * 197 + 5);
         List<Plan> plans = new ArrayList<>(payments);
         String run = Long.toHexString(seed) + "-" + Long.toHexString(random.nextLong() & 0xffffffL);
         for (int i = 0; i < payments; i++) {
             double b = random.nextDouble();
             Behaviour behaviour = b < 0.70 ? Behaviour.NORMAL : b < 0.85 ? Behaviour.DOUBLE_SUBMIT : Behaviour.CONCURRENT;
             boolean shopper = shoppers.nextDouble() < SHOPPER_SHARE && behaviour == Behaviour.NORMAL;
+            String paymentMethod = null;
+            String customer = null;
+            AtPrompt atPrompt = AtPrompt.NONE;
+            if (stripe) {
+                double c = cards.nextDouble();
+                paymentMethod = c < 0.80 ? VISA : c < 0.88 ? DECLINED : c < 0.92 ? INSUFFICIENT_FUNDS : AUTHENTICATION_REQUIRED;
+                double p = cards.nextDouble();
+                if (paymentMethod.equals(AUTHENTICATION_REQUIRED)) {
+                    atPrompt = p < 0.6 ? AtPrompt.APPROVES : p < 0.8 ? AtPrompt.REFUSES : AtPrompt.ABANDONS;
+                }
+                customer = cards.nextDouble() < 0.3 ? "cus_drill" + Long.toHexString(seed) + "x" + i : null;
+            }
             plans.add(new Plan(i, TENANTS.get(random.nextInt(TENANTS.size())), "drill-" + run + "-" + i,
                     100 + random.nextInt(99_900), CURRENCIES.get(random.nextInt(CURRENCIES.size())),
-                    "order_" + run + "_" + i, behaviour, 50 + random.nextInt(400), shopper));
+                    "order_" + run + "_" + i, behaviour, 50 + random.nextInt(400), shopper, paymentMethod, customer,
+                    atPrompt));
         }
         return plans;
     }

@@ -1,0 +1,56 @@
+package dev.oncepay.drill;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
+
+/** The seeded workload in both provider modes, and the drill's --provider option. */
+class WorkloadTest {
+
+    @Test
+    void theStripeWorkloadIsTheSimOneWithStripesTestCards() {
+        List<Workload.Plan> sim = Workload.generate(400, 7, false);
+        List<Workload.Plan> stripe = Workload.generate(400, 7, true);
+        for (int i = 0; i < sim.size(); i++) {
+            Workload.Plan a = sim.get(i);
+            Workload.Plan b = stripe.get(i);
+            assertEquals(List.of(a.tenant(), a.key(), a.amount(), a.currency(), a.reference(), a.behaviour(), a.shopper()),
+                    List.of(b.tenant(), b.key(), b.amount(), b.currency(), b.reference(), b.behaviour(), b.shopper()),
+                    "same orders, keys and clients for a seed");
+            assertNull(a.paymentMethod());
+            assertNull(a.customer());
+            assertEquals(Workload.AtPrompt.NONE, a.atPrompt());
+            assertFalse(a.body().contains("paymentMethod"), "the generic PSP's body is unchanged: " + a.body());
+            assertTrue(b.body().contains("\"paymentMethod\":\"" + b.paymentMethod() + "\""), b.body());
+            assertEquals(b.paymentMethod().equals(Workload.AUTHENTICATION_REQUIRED), b.atPrompt() != Workload.AtPrompt.NONE);
+            if (b.customer() != null) {
+                assertTrue(b.customer().matches("cus_[A-Za-z0-9]+") && b.body().contains(b.customer()), b.customer());
+            }
+        }
+        Set<String> cards = stripe.stream().map(Workload.Plan::paymentMethod).collect(Collectors.toSet());
+        assertEquals(Set.of(Workload.VISA, Workload.DECLINED, Workload.INSUFFICIENT_FUNDS,
+                Workload.AUTHENTICATION_REQUIRED), cards);
+        assertEquals(Set.of(Workload.AtPrompt.values()), stripe.stream().map(Workload.Plan::atPrompt)
+                .collect(Collectors.toSet()), "shoppers approve, refuse and abandon");
+        long visa = stripe.stream().filter(p -> p.paymentMethod().equals(Workload.VISA)).count();
+        assertTrue(visa > 280 && visa < 360, "mostly pm_card_visa: " + visa);
+    }
+
+    @Test
+    void theProviderIsAnOptionSimByDefault() {
+        assertEquals("sim", DrillOptions.parse(List.of()).provider());
+        assertFalse(DrillOptions.parse(List.of()).stripe());
+        assertTrue(DrillOptions.parse(List.of("--provider", "Stripe")).stripe());
+        assertTrue(DrillOptions.parse(List.of("--provider=stripe")).stripe());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> DrillOptions.parse(List.of("--provider", "adyen")));
+        assertEquals("--provider must be one of [sim, stripe]", e.getMessage());
+    }
+}
