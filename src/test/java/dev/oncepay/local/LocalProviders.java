@@ -21,8 +21,6 @@ import java.util.TreeSet;
 final class LocalProviders {
     /** The simulator's generic API takes any key. */
     static final String SIM_API_KEY = "local-sim-key";
-    /** The simulator's Stripe mode takes any test key ({@code sk_test_…}), as a Stripe test account does. */
-    static final String STRIPE_API_KEY = "sk_test_oncepay_local";
     /** The JVM reads it in every sandbox (Lambda's Java runtimes too): how a property name with a tenant in it gets there. */
     static final String JAVA_TOOL_OPTIONS = "JAVA_TOOL_OPTIONS";
 
@@ -59,9 +57,10 @@ final class LocalProviders {
             env.put(webhookSecretsVariable(WebhookTarget.DEFAULT_PROVIDER_ID), options.webhookSecret());
             env.put(webhookSecretsVariable(StripeMode.PROVIDER_ID), options.stripeWebhookSecret());
         } else {
-            env.put("ONCEPAY_PROVIDER_API_KEY", apiKey(options.provider()));
+            env.put("ONCEPAY_PROVIDER_API_KEY", apiKey(options.provider(), options));
             for (String account : otherAccounts(options)) {
-                env.put("ONCEPAY_PROVIDER_ACCOUNTS_" + account.toUpperCase(Locale.ROOT) + "_API_KEY", apiKey(account));
+                env.put("ONCEPAY_PROVIDER_ACCOUNTS_" + account.toUpperCase(Locale.ROOT) + "_API_KEY",
+                        apiKey(account, options));
             }
         }
         return env;
@@ -74,8 +73,8 @@ final class LocalProviders {
         return List.copyOf(accounts);
     }
 
-    static String apiKey(String provider) {
-        return provider.equals(StripeMode.PROVIDER_ID) ? STRIPE_API_KEY : SIM_API_KEY;
+    static String apiKey(String provider, LocalRunOptions options) {
+        return provider.equals(StripeMode.PROVIDER_ID) ? options.stripeApiKey() : SIM_API_KEY;
     }
 
     /** {@code oncepay.webhook.secrets.<provider>} as an environment variable (provider ids are plain words). */

@@ -32,12 +32,12 @@ class LocalProvidersTest {
 
     @Test
     void stripeAsTheDefaultAccountOnTheSameSimulator() {
-        LocalRunOptions o = LocalRunOptions.parse(List.of("--provider", "stripe", "--stripe-webhook-secret", "whsec_x"),
-                Map.of());
+        LocalRunOptions o = LocalRunOptions.parse(List.of("--provider", "stripe", "--stripe-webhook-secret", "whsec_x",
+                "--stripe-api-key", "sk_test_x"), Map.of());
         Map<String, String> charge = LocalProviders.environment("charge", o, SIM);
         assertEquals("stripe", charge.get("ONCEPAY_PROVIDER_ID"));
         assertEquals(SIM, charge.get("ONCEPAY_PROVIDER_URL"), "the Stripe mode shares the simulator's port");
-        assertTrue(charge.get("ONCEPAY_PROVIDER_API_KEY").startsWith("sk_test_"));
+        assertEquals("sk_test_x", charge.get("ONCEPAY_PROVIDER_API_KEY"));
         assertEquals("whsec_x", LocalProviders.environment("webhook", o, SIM).get("ONCEPAY_WEBHOOK_SECRETS_STRIPE"));
         assertFalse(LocalProviders.environment("webhook", o, SIM).containsKey("ONCEPAY_PROVIDER_API_KEY"));
     }

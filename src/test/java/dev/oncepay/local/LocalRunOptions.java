@@ -35,6 +35,8 @@ import java.util.Map;
  * @param providerUrl where the functions reach every provider account, or null for the simulator
  * @param stripeWebhookSecret the Stripe signing secret: the simulator signs its Stripe events with
  *        it, only the webhook function is given it
+ * @param stripeApiKey the Stripe accounts' secret key, given to charge and reconcile only; a test
+ *        key ({@code sk_test_…}, {@code rk_test_…}): the simulator takes any, a live key is refused
  * @param dynamoPath dynalite's LevelDB directory, or null for an in-memory store
  * @param env extra environment for every sandbox (like a Lambda function's environment)
  * @param parentPid stop when this process ends (run-local.sh, a test), or 0
@@ -57,6 +59,7 @@ public record LocalRunOptions(
         Map<String, String> tenantProviders,
         String providerUrl,
         String stripeWebhookSecret,
+        String stripeApiKey,
         long simSeed,
         long storeSeed,
         Path dynamoPath,
@@ -112,6 +115,7 @@ public record LocalRunOptions(
                 Map.of(),
                 null,
                 StripeMode.DEFAULT_WEBHOOK_SECRET,
+                "sk_test_oncepay_local",
                 42,
                 StoreFaultProxy.DEFAULT_SEED,
                 null,
@@ -175,6 +179,8 @@ public record LocalRunOptions(
                 "  --webhook-secret S       secret the simulator signs sim webhooks with (default local-sim-secret)",
                 "  --stripe-webhook-secret S  Stripe signing secret of the simulator's Stripe events, given to the webhook",
                 "                           function only (default " + StripeMode.DEFAULT_WEBHOOK_SECRET + ")",
+                "  --stripe-api-key K       Stripe secret key for charge and reconcile only; test keys only (default",
+                "                           sk_test_oncepay_local; better as env ONCEPAY_LOCAL_STRIPE_API_KEY)",
                 "  --sim-seed N             seed of the simulator's fault dice (default 42)",
                 "  --store-seed N           seed of the store fault proxy's dice (default " + StoreFaultProxy.DEFAULT_SEED + ")",
                 "  --dynamo-path DIR        keep the store on disk (LevelDB) instead of in memory",
@@ -256,6 +262,7 @@ public record LocalRunOptions(
         final Map<String, String> tenantProviders;
         String providerUrl;
         String stripeWebhookSecret;
+        String stripeApiKey;
         long simSeed;
         long storeSeed;
         Path dynamoPath;
@@ -280,6 +287,7 @@ public record LocalRunOptions(
             tenantProviders = new LinkedHashMap<>(o.tenantProviders);
             providerUrl = o.providerUrl;
             stripeWebhookSecret = o.stripeWebhookSecret;
+            stripeApiKey = o.stripeApiKey;
             simSeed = o.simSeed;
             storeSeed = o.storeSeed;
             dynamoPath = o.dynamoPath;
@@ -305,6 +313,7 @@ public record LocalRunOptions(
                 case "--tenant-provider" -> tenantProviders.putAll(tenantProviders(value, source));
                 case "--provider-url" -> providerUrl = url(value, source);
                 case "--stripe-webhook-secret" -> stripeWebhookSecret = secret(value, source);
+                case "--stripe-api-key" -> stripeApiKey = stripeTestKey(value, source);
                 case "--sim-seed" -> simSeed = longValue(value, source);
                 case "--store-seed" -> storeSeed = longValue(value, source);
                 case "--dynamo-path" -> dynamoPath = value.isBlank() ? null : Path.of(value);
@@ -329,7 +338,7 @@ public record LocalRunOptions(
             }
             return new LocalRunOptions(app, workDir, apiPort, simPort, dynamoPort, dynalitePort, sandboxes, timeouts,
                     integrationTimeout, reconcileEvery, table, heap, webhookSecret, provider, tenantProviders,
-                    providerUrl, stripeWebhookSecret, simSeed, storeSeed, dynamoPath, env, parentPid);
+                    providerUrl, stripeWebhookSecret, stripeApiKey, simSeed, storeSeed, dynamoPath, env, parentPid);
         }
 
         private static Map<String, String> perFunction(String value, String source) {
@@ -401,6 +410,15 @@ public record LocalRunOptions(
                 throw new UsageException(source + " must not be empty");
             }
             return value;
+        }
+
+        /** Stripe's test-mode secret or restricted key; the local run never moves real money. */
+        private static String stripeTestKey(String value, String source) {
+            String key = value.trim();
+            if (!key.matches("(sk|rk)_test_[A-Za-z0-9_]+")) {
+                throw new UsageException(source + " takes a Stripe test key (sk_test_… or rk_test_…), never a live one");
+            }
+            return key;
         }
 
         private static int port(String value, String source) {

@@ -37,6 +37,9 @@ class LocalRunOptionsTest {
         assertEquals(Map.of(), o.tenantProviders());
         assertNull(o.providerUrl(), "the simulator");
         assertEquals("whsec_local_stripe_secret", o.stripeWebhookSecret());
+        assertEquals("sk_test_oncepay_local", o.stripeApiKey());
+        assertEquals("rk_test_abc", LocalRunOptions.parse(List.of(), Map.of("ONCEPAY_LOCAL_STRIPE_API_KEY", "rk_test_abc"))
+                .stripeApiKey());
     }
 
     @Test
@@ -110,6 +113,8 @@ class LocalRunOptionsTest {
         assertTrue(message("--tenant-provider", "merchant.a=stripe").contains("tenant 'merchant.a' must be 1-64 of"));
         assertTrue(message("--provider-url", "127.0.0.1:8090").contains("not an http(s) URL"));
         assertTrue(message("--stripe-webhook-secret", " ").contains("must not be empty"));
+        assertTrue(message("--stripe-api-key", "sk_live_abc").contains("never a live one"));
+        assertTrue(message("--stripe-api-key", "local-sim-key").contains("takes a Stripe test key"));
         assertNull(assertThrows(LocalRunOptions.UsageException.class,
                 () -> LocalRunOptions.parse(List.of("--help"), Map.of())).getMessage(), "--help is not an error");
     }
