@@ -1,5 +1,7 @@
 package dev.oncepay.local;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.oncepay.config.DeploymentSettings;
 import dev.oncepay.sim.StripeMode;
 import dev.oncepay.sim.WebhookTarget;
@@ -12,26 +14,29 @@ import java.util.TreeSet;
 
 /**
  * The provider accounts of the local run, as each function's environment: the default account
- * ({@code oncepay.provider.id}, {@code .url}, {@code .api-key}) on the chosen provider, one more
- * account per other provider that some tenant is charged through
- * ({@code oncepay.provider.accounts.<provider>.*}, {@code oncepay.provider.tenants.<tenant>}), all of
- * them on the simulator unless {@code --provider-url} says otherwise. Secrets are split as in
- * production: API keys go to charge and reconcile only, webhook signing secrets to webhook only.
+ * ({@code oncepay.provider.id}, {@code .url}, {@code .api-key}) on the chosen provider, and one more
+ * account per other provider that some tenant is charged through, named after that provider
+ * ({@code oncepay.provider.accounts.<provider>.*}, {@code oncepay.provider.tenants.<tenant>}), all on
+ * the simulator unless {@code --provider-url} says otherwise. As {@code infra/} deploys them:
+ * routing and API keys go to charge and reconcile only, webhook signing secrets to webhook only.
  */
 final class LocalProviders {
     /** The simulator's generic API takes any key. */
     static final String SIM_API_KEY = "local-sim-key";
-    /** The JVM reads it in every sandbox (Lambda's Java runtimes too): how a property name with a tenant in it gets there. */
-    static final String JAVA_TOOL_OPTIONS = "JAVA_TOOL_OPTIONS";
+    /**
+     * Charge and reconcile read the routing (tenants to accounts, the accounts' provider and url)
+     * from this one JSON variable, as deployed: variable names cannot spell tenant and account names.
+     */
+    static final String PROVIDER_ROUTING = "ONCEPAY_PROVIDER_ROUTING";
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     private LocalProviders() {
     }
 
     /**
-     * The provider part of {@code function}'s environment. Property names holding a tenant or
-     * account name travel as system properties in {@value #JAVA_TOOL_OPTIONS}: environment names
-     * cannot tell {@code merchant-b} from {@code merchant.b}; the API keys of those accounts then
-     * resolve from plain environment variables.
+     * The provider part of {@code function}'s environment. The other accounts' API keys are plain
+     * variables ({@code ONCEPAY_PROVIDER_ACCOUNTS_STRIPE_API_KEY}): the routing names the account,
+     * so the variable resolves to {@code oncepay.provider.accounts.stripe.api-key}.
      *
      * @param providerUrl where every account is reached (the simulator, or what {@code --provider-url} says)
      */
@@ -39,29 +44,26 @@ final class LocalProviders {
         Map<String, String> env = new LinkedHashMap<>();
         env.put(DeploymentSettings.ENV_PROVIDER_ID, options.provider());
         env.put(DeploymentSettings.ENV_PROVIDER_URL, providerUrl);
-        List<String> properties = new java.util.ArrayList<>();
-        for (String account : otherAccounts(options)) {
-            properties.add("-Doncepay.provider.accounts." + account + ".provider=" + account);
-            properties.add("-Doncepay.provider.accounts." + account + ".url=" + providerUrl);
-        }
-        new TreeMap<>(options.tenantProviders()).forEach((tenant, provider) -> {
-            if (!provider.equals(options.provider())) {
-                properties.add("-Doncepay.provider.tenants." + tenant + "=" + provider);
-            }
-        });
-        if (!properties.isEmpty()) {
-            env.put(JAVA_TOOL_OPTIONS, String.join(" ", properties));
-        }
         if (function.equals(DeploymentSettings.FUNCTION_WEBHOOK)) {
             // The internet-facing function reads webhook signing secrets only, never an API key.
             env.put(webhookSecretsVariable(WebhookTarget.DEFAULT_PROVIDER_ID), options.webhookSecret());
             env.put(webhookSecretsVariable(StripeMode.PROVIDER_ID), options.stripeWebhookSecret());
-        } else {
-            env.put("ONCEPAY_PROVIDER_API_KEY", apiKey(options.provider(), options));
-            for (String account : otherAccounts(options)) {
-                env.put("ONCEPAY_PROVIDER_ACCOUNTS_" + account.toUpperCase(Locale.ROOT) + "_API_KEY",
-                        apiKey(account, options));
+            return env;
+        }
+        env.put("ONCEPAY_PROVIDER_API_KEY", apiKey(options.provider(), options));
+        ObjectNode routing = JSON.createObjectNode();
+        for (String account : otherAccounts(options)) {
+            routing.put("oncepay.provider.accounts." + account + ".provider", account);
+            routing.put("oncepay.provider.accounts." + account + ".url", providerUrl);
+            env.put("ONCEPAY_PROVIDER_ACCOUNTS_" + account.toUpperCase(Locale.ROOT) + "_API_KEY", apiKey(account, options));
+        }
+        new TreeMap<>(options.tenantProviders()).forEach((tenant, provider) -> {
+            if (!provider.equals(options.provider())) {
+                routing.put("oncepay.provider.tenants." + tenant, provider);
             }
+        });
+        if (!routing.isEmpty()) {
+            env.put(PROVIDER_ROUTING, routing.toString());
         }
         return env;
     }

@@ -22,7 +22,7 @@ class LocalProvidersTest {
             assertEquals(SIM, env.get("ONCEPAY_PROVIDER_URL"));
             assertEquals("local-sim-key", env.get("ONCEPAY_PROVIDER_API_KEY"));
             assertTrue(env.keySet().stream().noneMatch(k -> k.startsWith("ONCEPAY_WEBHOOK_SECRETS_")), function + ": " + env);
-            assertNull(env.get("JAVA_TOOL_OPTIONS"), "one account, nothing per tenant");
+            assertNull(env.get("ONCEPAY_PROVIDER_ROUTING"), "one account, nothing per tenant");
         }
         Map<String, String> webhook = LocalProviders.environment("webhook", o, SIM);
         assertEquals("local-sim-secret", webhook.get("ONCEPAY_WEBHOOK_SECRETS_SIM"));
@@ -48,13 +48,16 @@ class LocalProvidersTest {
                 Map.of());
         Map<String, String> reconcile = LocalProviders.environment("reconcile", o, SIM);
         assertEquals("sim", reconcile.get("ONCEPAY_PROVIDER_ID"));
-        assertEquals("-Doncepay.provider.accounts.stripe.provider=stripe -Doncepay.provider.accounts.stripe.url=" + SIM
-                + " -Doncepay.provider.tenants.merchant-b=stripe", reconcile.get("JAVA_TOOL_OPTIONS"),
-                "merchant-c is on the default account already");
-        assertEquals("local-sim-key", reconcile.get("ONCEPAY_PROVIDER_API_KEY"));
-        assertTrue(reconcile.get("ONCEPAY_PROVIDER_ACCOUNTS_STRIPE_API_KEY").startsWith("sk_test_"));
+        for (String function : List.of("charge", "reconcile")) {
+            Map<String, String> env = LocalProviders.environment(function, o, SIM);
+            assertEquals("{\"oncepay.provider.accounts.stripe.provider\":\"stripe\",\"oncepay.provider.accounts.stripe.url\":\""
+                    + SIM + "\",\"oncepay.provider.tenants.merchant-b\":\"stripe\"}", env.get("ONCEPAY_PROVIDER_ROUTING"),
+                    "merchant-c is on the default account already");
+            assertEquals("local-sim-key", env.get("ONCEPAY_PROVIDER_API_KEY"));
+            assertTrue(env.get("ONCEPAY_PROVIDER_ACCOUNTS_STRIPE_API_KEY").startsWith("sk_test_"));
+        }
         Map<String, String> webhook = LocalProviders.environment("webhook", o, SIM);
-        assertEquals(reconcile.get("JAVA_TOOL_OPTIONS"), webhook.get("JAVA_TOOL_OPTIONS"), "accounts are no secret");
+        assertFalse(webhook.containsKey("ONCEPAY_PROVIDER_ROUTING"), "as deployed: routing for charge and reconcile");
         assertFalse(webhook.containsKey("ONCEPAY_PROVIDER_ACCOUNTS_STRIPE_API_KEY"));
         assertEquals("default sim; merchant-b -> stripe; merchant-c -> sim", LocalProviders.describe(o));
     }

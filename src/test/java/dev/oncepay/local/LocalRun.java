@@ -215,11 +215,7 @@ public final class LocalRun implements AutoCloseable {
                 env.put(k, v);
             }
         });
-        String toolOptions = env.get(LocalProviders.JAVA_TOOL_OPTIONS);
         env.putAll(options.env());
-        if (toolOptions != null && options.env().containsKey(LocalProviders.JAVA_TOOL_OPTIONS)) {
-            env.put(LocalProviders.JAVA_TOOL_OPTIONS, toolOptions + " " + options.env().get(LocalProviders.JAVA_TOOL_OPTIONS));
-        }
         return env;
     }
 
