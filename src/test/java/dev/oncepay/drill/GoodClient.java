@@ -23,6 +23,8 @@ final class GoodClient {
     static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(30);
     private static final long MAX_RETRY_AFTER_MS = 10_000;
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** The status of a payment whose provider waits for the customer to authenticate (3-D Secure). */
+    static final String AWAITING_CUSTOMER = "requires_action";
 
     private final HttpClient http;
     private final String api;
@@ -166,6 +168,9 @@ final class GoodClient {
             if (status == 201 || status == 202 || status == 200) {
                 paymentId = text(body, "id");
                 paymentStatus = text(body, "status");
+                if (AWAITING_CUSTOMER.equals(paymentStatus)) {
+                    paymentStatus = "pending"; // unsettled until the customer authenticates (or never does)
+                }
             } else if (status == 402) {
                 paymentId = text(body, "paymentId");
                 JsonNode payment = body.path("payment");

@@ -292,7 +292,9 @@ final class Oracle {
                 String seen = view(r.plan.tenant(), id);
                 String stored = table.payments.containsKey(id) ? table.payments.get(id).status.toLowerCase(Locale.ROOT)
                         : "not_found";
-                if (seen != null && !seen.equals(apiName(stored))) {
+                // The API names an unsettled payment that waits for its customer requires_action.
+                boolean awaiting = GoodClient.AWAITING_CUSTOMER.equals(seen) && stored.equals("unknown");
+                if (seen != null && !seen.equals(apiName(stored)) && !awaiting) {
                     viewMismatches++;
                     details.add("view mismatch " + id + ": API " + seen + ", table " + stored);
                 }
