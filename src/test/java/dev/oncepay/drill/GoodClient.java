@@ -36,7 +36,7 @@ final class GoodClient {
     /**
      * @param pollers where a 202 is polled (a merchant's background status check), so the client
      *        goes on with its next payment; null to poll on the submitting thread
-     * @param prompt where the shopper of a 202 that asks for authentication answers the bank
+     * @param prompt where the shopper answers the bank once oncepay says {@code requires_action}
      */
     GoodClient(HttpClient http, String api, Recorder recorder, java.util.concurrent.ExecutorService pollers,
             long pollersUntilNanos, ShopperPrompt prompt) {
@@ -66,7 +66,6 @@ final class GoodClient {
                 }
                 case 202 -> {
                     r.answered(submitter, new Recorder.Answer(202, "pending", res.paymentId, res.atMs));
-                    prompt.pending(r, res.paymentId);
                     if (pollers != null && !pollers.isShutdown()) {
                         try {
                             pollers.execute(() -> {
@@ -156,6 +155,7 @@ final class GoodClient {
         String paymentStatus = null;
         String paymentId = null;
         boolean unavailable = false;
+        boolean awaitingCustomer = false;
         boolean replayed = false;
         String retryAfter = null;
         try {
@@ -169,6 +169,7 @@ final class GoodClient {
                 paymentId = text(body, "id");
                 paymentStatus = text(body, "status");
                 if (AWAITING_CUSTOMER.equals(paymentStatus)) {
+                    awaitingCustomer = true;
                     paymentStatus = "pending"; // unsettled until the customer authenticates (or never does)
                 }
             } else if (status == 402) {
@@ -192,6 +193,9 @@ final class GoodClient {
         long end = recorder.nowMs();
         recorder.attempts.add(new Recorder.Attempt(r.plan.index(), method, key, start, end - start, outcome, replayed,
                 paymentId));
+        if (awaitingCustomer) {
+            prompt.show(r, paymentId);
+        }
         return new Result(status, outcome, paymentStatus, paymentId, unavailable, retryAfter, end);
     }
 

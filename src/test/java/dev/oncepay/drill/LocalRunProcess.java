@@ -28,7 +28,8 @@ import java.util.regex.Pattern;
  * from {@code /proc/<pid>/environ} ({@code AWS_LAMBDA_FUNCTION_NAME}).
  */
 final class LocalRunProcess implements AutoCloseable {
-    private static final Pattern PROVIDER_CALL = Pattern.compile("ProviderGateway\\].*charge paymentId=\\S+ outcome=\\S+ attempts=(\\d+)");
+    private static final Pattern PROVIDER_CALL = Pattern.compile(
+            "ProviderGateway\\].*charge paymentId=\\S+ (?:account=\\S+ )?outcome=\\S+ attempts=(\\d+)");
     /** A sandbox's line ({@code [charge#1] ...}) that names a payment. */
     private static final Pattern PAYMENT_LINE = Pattern.compile("^\\[([a-z]+)#[^\\]]*\\].*?(pay_[0-9a-f]{32})");
     private static final String SANDBOX_MAIN = "dev.oncepay.local.SandboxMain";

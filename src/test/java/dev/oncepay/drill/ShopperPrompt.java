@@ -16,15 +16,15 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The shopper at the bank's 3-D Secure prompt (Stripe mode): when a payment whose card asks for
- * authentication is answered {@code 202}, its shopper — after a moment's thought — approves or
- * refuses it through the simulator's {@code /_sim/stripe/authenticate} (as Stripe.js does with the
- * {@code next_action}), or never comes back ({@link Workload.AtPrompt}). Acts once per payment. The
- * PaymentIntent may not exist yet (the 202 came from a timeout, a later re-send creates it), so the
- * shopper looks again for a while; a payment whose intent never waits for them is left alone.
+ * The shopper at the bank's 3-D Secure prompt (Stripe mode): once oncepay answers a payment
+ * {@code requires_action} (with the client secret the merchant's front end needs), its shopper —
+ * after a moment's thought — approves or refuses it through the simulator's
+ * {@code /_sim/stripe/authenticate} (as Stripe.js does with the {@code next_action}), or never comes
+ * back ({@link Workload.AtPrompt}). Acts once per payment; a payment oncepay never says waits for its
+ * customer shows no prompt, and stays awaiting at the provider.
  */
 final class ShopperPrompt implements AutoCloseable {
-    /** How long a shopper keeps looking for the prompt of a payment. */
+    /** How long a shopper keeps trying to answer the prompt. */
     private static final Duration PATIENCE = Duration.ofSeconds(30);
 
     private final HttpClient http;
@@ -44,8 +44,8 @@ final class ShopperPrompt implements AutoCloseable {
         this.recorder = recorder;
     }
 
-    /** A submitter of {@code r} was answered 202 for {@code paymentId}. */
-    void pending(Recorder.PaymentRecord r, String paymentId) {
+    /** A client of {@code r} was told that {@code paymentId} requires the customer's action. */
+    void show(Recorder.PaymentRecord r, String paymentId) {
         Workload.AtPrompt at = r.plan.atPrompt();
         if (at == Workload.AtPrompt.NONE || paymentId == null || seen.putIfAbsent(paymentId, true) != null) {
             return;
@@ -78,11 +78,11 @@ final class ShopperPrompt implements AutoCloseable {
             count(approved ? "approved" : "refused");
             recorder.event("shopper " + (approved ? "approves" : "refuses") + " 3-D Secure for " + paymentId);
         } else if (status == 409) {
-            count("no prompt"); // its PaymentIntent does not wait for authentication (e.g. declined by a fault)
+            count("prompt gone"); // it no longer waits for authentication
         } else if (System.nanoTime() < deadline) {
-            schedule(() -> answer(paymentId, approved, deadline), 1000); // no PaymentIntent yet
+            schedule(() -> answer(paymentId, approved, deadline), 1000); // the simulator did not answer
         } else {
-            count("gave up looking");
+            count("gave up");
         }
     }
 
@@ -98,7 +98,7 @@ final class ShopperPrompt implements AutoCloseable {
         outcomes.computeIfAbsent(outcome, k -> new AtomicInteger()).incrementAndGet();
     }
 
-    /** What the shoppers did at the prompt: approved, refused, abandoned, no prompt, gave up looking. */
+    /** What the shoppers did at the prompt: approved, refused, abandoned (prompt gone, gave up: rare). */
     Map<String, Integer> outcomes() {
         Map<String, Integer> result = new TreeMap<>();
         outcomes.forEach((k, v) -> result.put(k, v.get()));
