@@ -120,8 +120,11 @@ public final class Drill {
         String simUrl = "http://127.0.0.1:" + simPort;
         String storeUrl = "http://127.0.0.1:" + storePort;
         // The functions reach the provider (either API) through the tap, which notes every charge request.
-        ProviderTap tap = ProviderTap.start(simUrl);
+        WireTap tap = WireTap.start(simUrl);
         args.addAll(List.of("--provider-url", tap.url()));
+        // ... and their store through another, which counts every DynamoDB request.
+        WireTap storeTap = WireTap.start(storeUrl);
+        args.addAll(List.of("--env", "QUARKUS_DYNAMODB_ENDPOINT_OVERRIDE=" + storeTap.url()));
         LocalRunOptions.parse(args, Map.of()); // fail early on a bad option
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
 
@@ -137,13 +140,15 @@ public final class Drill {
         long startNanos = System.nanoTime();
         Path log = options.reportDir().resolve("local-run.log");
         out.println("drill: the local run's output goes to " + log);
-        try (tap; LocalRunProcess run = LocalRunProcess.start(args, log)) {
+        try (tap; storeTap; LocalRunProcess run = LocalRunProcess.start(args, log)) {
             if (!run.awaitReady(240)) {
                 throw new IOException("the local run was not ready within 240 s; see " + log);
             }
             awaitReady(http, api, Duration.ofSeconds(120));
             out.printf("drill: local run ready in %.1f s%n", (System.nanoTime() - startNanos) / 1e9);
             long loggedCalls0 = run.loggedProviderChargeCalls.get();
+            int lookups0 = tap.lookupRequests();
+            Map<String, Integer> dynamo0 = storeTap.dynamoRequests();
             Recorder recorder = new Recorder();
             List<Workload.Plan> plans = Workload.generate(options.payments(), options.seed(), options.stripe());
             List<Recorder.PaymentRecord> records = plans.stream().map(Recorder.PaymentRecord::new).toList();
@@ -202,7 +207,9 @@ public final class Drill {
                             settled.awaitingCustomer()), recorder);
             oracle.close();
             m.providerCharges = (int) (run.loggedProviderChargeCalls.get() - loggedCalls0);
-            m.providerLookups = tap.lookupRequests();
+            m.providerLookups = tap.lookupRequests() - lookups0;
+            // The verdict's own reads go to dynalite directly: what the tap saw is the functions' work.
+            m.dynamoRequests = WireTap.since(dynamo0, storeTap.dynamoRequests());
             m.authentications = prompt.outcomes();
             m.ledgerCharges = ledger.size();
 

@@ -26,6 +26,8 @@ final class Measurements {
     int providerCharges = -1;
     /** Status lookups that reached the provider (the tap's count). */
     int providerLookups = -1;
+    /** DynamoDB requests of every function during the drill, by operation (the store tap's count). */
+    Map<String, Integer> dynamoRequests = Map.of();
     /** Stripe mode: what the shoppers did at the 3-D Secure prompt (approved, refused, abandoned, ...). */
     Map<String, Integer> authentications = Map.of();
     int ledgerCharges;

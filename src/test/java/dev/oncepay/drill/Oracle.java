@@ -30,7 +30,7 @@ import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
 
 /**
  * The verdict: the simulator's ledger (what was really charged) and every charge request that
- * reached it (the {@link ProviderTap}) against oncepay's view (its API for every payment id a client
+ * reached it (the {@link WireTap}) against oncepay's view (its API for every payment id a client
  * saw, and a scan of its table through dynalite for the rest) and against the clients' requests and
  * last answers. Double charges are counted per order (merchant reference), whatever keys paid it;
  * orphan charges are requests that no client was waiting for.
@@ -105,7 +105,7 @@ final class Oracle {
      * it killed charge sandboxes (ms since the workload started), and the payments the provider
      * holds for their customer ({@link #awaitingCustomer}).
      */
-    record Evidence(List<ProviderTap.ChargeRequest> chargeRequests, List<LocalRunProcess.FunctionLine> functionLines,
+    record Evidence(List<WireTap.ChargeRequest> chargeRequests, List<LocalRunProcess.FunctionLine> functionLines,
             List<Long> chargeKillsMs, Set<String> awaitingCustomer) {
     }
 
@@ -277,8 +277,8 @@ final class Oracle {
         evidence.functionLines().forEach(l -> linesOf.computeIfAbsent(l.paymentId(), k -> new ArrayList<>()).add(l));
 
         // Orphans: every charge request that reached the provider, against its key's requests.
-        Map<ProviderTap.ChargeRequest, String> orphans = new IdentityHashMap<>();
-        for (ProviderTap.ChargeRequest q : evidence.chargeRequests()) {
+        Map<WireTap.ChargeRequest, String> orphans = new IdentityHashMap<>();
+        for (WireTap.ChargeRequest q : evidence.chargeRequests()) {
             String why = orphan(q, book, recorder, linesOf.getOrDefault(q.paymentId(), List.of()));
             if (why != null) {
                 orphans.put(q, why);
@@ -428,7 +428,7 @@ final class Oracle {
      * Null when a client was waiting for this charge request — a request for its key in flight, or
      * one answered 202 before it (then the sweep may re-send) — else what makes it an orphan.
      */
-    private static String orphan(ProviderTap.ChargeRequest q, OrderBook book, Recorder recorder,
+    private static String orphan(WireTap.ChargeRequest q, OrderBook book, Recorder recorder,
             List<LocalRunProcess.FunctionLine> lines) {
         long t = recorder.msOf(q.atNanos());
         String what = String.format(Locale.ROOT, "charge request at +%.1f s for payment %s by the %s (provider key %s,"
@@ -481,7 +481,7 @@ final class Oracle {
      * charge was an orphan or a second execution of one payment.
      */
     private static DoubleCharge doubleCharge(Recorder.PaymentRecord order, List<LedgerCharge> charges, OrderBook book,
-            Snapshot table, Evidence evidence, Map<ProviderTap.ChargeRequest, String> orphans,
+            Snapshot table, Evidence evidence, Map<WireTap.ChargeRequest, String> orphans,
             Map<String, List<LocalRunProcess.FunctionLine>> linesOf, Recorder recorder) {
         StringBuilder d = new StringBuilder(String.format(Locale.ROOT, " order %s (%s, %s%s, keys %s): "
                 + "%d captured charges", order.plan.reference(), order.plan.tenant(), order.plan.behaviour(),
@@ -494,11 +494,11 @@ final class Oracle {
             String key = book.keyOf(paymentId);
             StoredPayment p = table.payments.get(paymentId);
             long executedMs = c.createdAtWallMs - recorder.t0WallMs;
-            List<ProviderTap.ChargeRequest> withKey = evidence.chargeRequests().stream()
+            List<WireTap.ChargeRequest> withKey = evidence.chargeRequests().stream()
                     .filter(q -> c.idempotencyKey.equals(q.idempotencyKey())).toList();
             // The request answered as executed; else (a 409 while executing, an answer never read) the
             // last one that arrived before the provider executed it.
-            ProviderTap.ChargeRequest executed = withKey.stream().filter(ProviderTap.ChargeRequest::executed)
+            WireTap.ChargeRequest executed = withKey.stream().filter(WireTap.ChargeRequest::executed)
                     .findFirst().orElseGet(() -> withKey.stream()
                             .filter(q -> recorder.msOf(q.atNanos()) <= executedMs + LOG_SLACK_MS)
                             .reduce((first, second) -> second).orElse(null));

@@ -28,7 +28,7 @@ class OracleVerdictTest {
     private final Map<String, Oracle.StoredPayment> payments = new HashMap<>();
     private final Map<String, Oracle.StoredKey> keys = new HashMap<>();
     private final List<Oracle.LedgerCharge> ledger = new ArrayList<>();
-    private final List<ProviderTap.ChargeRequest> requests = new ArrayList<>();
+    private final List<WireTap.ChargeRequest> requests = new ArrayList<>();
     private final List<Long> chargeKills = new ArrayList<>();
 
     @AfterEach
@@ -52,7 +52,7 @@ class OracleVerdictTest {
         payments.put(id, new Oracle.StoredPayment(id, TENANT, "SUCCEEDED", null, "order_1", recorder.t0WallMs));
         ledger.add(new Oracle.LedgerCharge("ch_" + id, id, "succeeded", "oncepay-" + id,
                 recorder.t0WallMs + requestedMs + 1));
-        requests.add(new ProviderTap.ChargeRequest(recorder.t0Nanos + requestedMs * 1_000_000, "oncepay-" + id, id,
+        requests.add(new WireTap.ChargeRequest(recorder.t0Nanos + requestedMs * 1_000_000, "oncepay-" + id, id,
                 "order_1", new AtomicReference<>("200 succeeded")));
     }
 
@@ -70,7 +70,7 @@ class OracleVerdictTest {
     private void pendingAtTheProvider(String id, String key, long requestedMs) {
         keys.put(new IdempotencyKey(TENANT, key).storageId(), new Oracle.StoredKey(key, id, 0));
         payments.put(id, new Oracle.StoredPayment(id, TENANT, "UNKNOWN", null, "order_1", recorder.t0WallMs));
-        requests.add(new ProviderTap.ChargeRequest(recorder.t0Nanos + requestedMs * 1_000_000, "oncepay-" + id, id,
+        requests.add(new WireTap.ChargeRequest(recorder.t0Nanos + requestedMs * 1_000_000, "oncepay-" + id, id,
                 "order_1", new AtomicReference<>("200 requires_action")));
     }
 

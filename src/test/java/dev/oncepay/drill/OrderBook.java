@@ -25,7 +25,7 @@ final class OrderBook {
     private final List<String> conflicts = new ArrayList<>();
 
     OrderBook(List<Recorder.PaymentRecord> records, Collection<Recorder.Attempt> attempts, Oracle.Snapshot table,
-            List<ProviderTap.ChargeRequest> requests, Recorder recorder) {
+            List<WireTap.ChargeRequest> requests, Recorder recorder) {
         for (Recorder.PaymentRecord r : records) {
             orderOfReference.put(r.plan.reference(), r);
         }
@@ -53,7 +53,7 @@ final class OrderBook {
             }
             firstSeenMs.put(p.id(), p.createdAtWallMs() - recorder.t0WallMs);
         }
-        for (ProviderTap.ChargeRequest q : requests) {
+        for (WireTap.ChargeRequest q : requests) {
             if (q.paymentId() == null) {
                 continue;
             }

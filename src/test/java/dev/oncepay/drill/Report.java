@@ -90,8 +90,12 @@ final class Report {
                 + " executed (ledger, %d)", m.providerCharges / (double) o.payments(), m.providerCharges,
                 v.chargeRequests(), m.providerLookups / (double) o.payments(), m.providerLookups,
                 m.ledgerCharges / (double) o.payments(), m.ledgerCharges));
-        l.add(String.format(Locale.ROOT, "DynamoDB requests per payment (charge API, estimated): %.2f", dynamoEstimate(m)
-                / o.payments()));
+        int dynamo = m.dynamoRequests.values().stream().mapToInt(Integer::intValue).sum();
+        StringBuilder byOperation = new StringBuilder();
+        m.dynamoRequests.forEach((operation, n) -> byOperation.append(byOperation.length() == 0 ? "" : ", ")
+                .append(operation).append(' ').append(String.format(Locale.ROOT, "%.2f", n / (double) o.payments())));
+        l.addAll(wrap(String.format(Locale.ROOT, "DynamoDB requests per payment (every function, workload and settle, SDK"
+                + " retries included; at the wire): %.2f (%d: %s)", dynamo / (double) o.payments(), dynamo, byOperation), 110));
         List<long[]> open = m.breakerOpenIntervals();
         StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "breaker: %d open interval(s) seen by clients "
                 + "(%d fast 503s)", open.size(), m.count("503-breaker")));
@@ -122,30 +126,6 @@ final class Report {
         l.add("verdict: " + (v.ok() ? "PASS" : "FAIL") + " (timing on a real machine is not deterministic; the seed fixes"
                 + " workload, fault and crash schedules)");
         return String.join("\n", l);
-    }
-
-    /**
-     * Not counted (the sandboxes' request counter is not exposed): the per-operation costs that
-     * {@code RequestCostTest} proves, applied to what the clients saw — a fresh answer 3 writes,
-     * a replay or 409 1 PutItem + 2 GetItem (dynalite), a read or a breaker 503 1 GetItem.
-     * Excludes webhook and reconcile work and SDK retries.
-     */
-    static double dynamoEstimate(Measurements m) {
-        double total = 0;
-        for (Recorder.Attempt a : m.recorder.attempts) {
-            if (a.method().equals("GET")) {
-                total += 1;
-            } else if (a.replayed() || a.outcome().equals("409")) {
-                total += 3;
-            } else if (a.outcome().equals("201") || a.outcome().equals("402") || a.outcome().equals("202")) {
-                total += 3;
-            } else if (a.outcome().equals("503-breaker")) {
-                total += 1;
-            } else if (a.outcome().equals("503")) {
-                total += 4; // claim, record, delete unsent, release
-            }
-        }
-        return total;
     }
 
     private static double ratio(long a, long b) {

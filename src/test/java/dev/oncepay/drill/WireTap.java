@@ -27,14 +27,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * The wire between oncepay and the provider, observed: a loopback HTTP proxy in front of the PSP
- * simulator that forwards every request unchanged and notes each charge request as it arrives (on
- * this JVM's clock, the one the clients' answers are timed on), with its provider idempotency key,
- * oncepay payment id and merchant order. The simulator's ledger lists only the charges it executed;
- * the orphan check needs every request, executed or not. A request the simulator drops without an
- * answer (a reset) is dropped here too, so oncepay sees the same fault.
+ * A wire of oncepay's, observed: a loopback HTTP proxy that forwards every request unchanged. In
+ * front of the PSP simulator it notes each charge request as it arrives (on this JVM's clock, the
+ * one the clients' answers are timed on), with its provider idempotency key, oncepay payment id
+ * and merchant order, and counts lookups: the simulator's ledger lists only the charges it
+ * executed; the orphan check needs every request, executed or not. In front of the store it counts
+ * the DynamoDB requests of every function by operation ({@code X-Amz-Target}). A request the
+ * upstream drops without an answer (a reset, a store outage) is dropped here too, so oncepay sees
+ * the same fault.
  */
-final class ProviderTap implements AutoCloseable {
+final class WireTap implements AutoCloseable {
     /** Hop-by-hop and length headers: the proxy's own HTTP stacks set them. */
     private static final Set<String> NOT_FORWARDED = Set.of("connection", "content-length", "date", "expect", "host",
             "keep-alive", "transfer-encoding", "upgrade");
@@ -69,8 +71,9 @@ final class ProviderTap implements AutoCloseable {
     private final String upstreamUrl;
     private final ConcurrentLinkedQueue<ChargeRequest> charges = new ConcurrentLinkedQueue<>();
     private final AtomicInteger lookups = new AtomicInteger();
+    private final Map<String, AtomicInteger> dynamoRequests = new java.util.concurrent.ConcurrentHashMap<>();
 
-    private ProviderTap(HttpServer server, ExecutorService workers, String upstreamUrl) {
+    private WireTap(HttpServer server, ExecutorService workers, String upstreamUrl) {
         this.server = server;
         this.workers = workers;
         this.upstreamUrl = upstreamUrl;
@@ -79,15 +82,15 @@ final class ProviderTap implements AutoCloseable {
     }
 
     /** Listens on a free loopback port and forwards to {@code upstreamUrl}. */
-    static ProviderTap start(String upstreamUrl) throws IOException {
+    static WireTap start(String upstreamUrl) throws IOException {
         HttpServer server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 200);
         AtomicInteger n = new AtomicInteger();
         ExecutorService workers = Executors.newCachedThreadPool(r -> {
-            Thread t = new Thread(r, "drill-provider-tap-" + n.incrementAndGet());
+            Thread t = new Thread(r, "drill-wire-tap-" + n.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
-        ProviderTap tap = new ProviderTap(server, workers, upstreamUrl);
+        WireTap tap = new WireTap(server, workers, upstreamUrl);
         server.createContext("/", tap::forward);
         server.setExecutor(workers);
         server.start();
@@ -103,6 +106,20 @@ final class ProviderTap implements AutoCloseable {
         return lookups.get();
     }
 
+    /** DynamoDB requests so far by operation ({@code PutItem}, {@code GetItem}, ...), SDK retries included. */
+    Map<String, Integer> dynamoRequests() {
+        Map<String, Integer> result = new java.util.TreeMap<>();
+        dynamoRequests.forEach((operation, n) -> result.put(operation, n.get()));
+        return result;
+    }
+
+    /** The counts of {@code after} less those of {@code before}. */
+    static Map<String, Integer> since(Map<String, Integer> before, Map<String, Integer> after) {
+        Map<String, Integer> result = new java.util.TreeMap<>();
+        after.forEach((operation, n) -> result.put(operation, n - before.getOrDefault(operation, 0)));
+        return result;
+    }
+
     /** Every charge request so far, in order of arrival. */
     List<ChargeRequest> chargeRequests() {
         return List.copyOf(charges);
@@ -113,6 +130,11 @@ final class ProviderTap implements AutoCloseable {
             byte[] body = exchange.getRequestBody().readAllBytes();
             String method = exchange.getRequestMethod();
             ChargeRequest noted = null;
+            String operation = exchange.getRequestHeaders().getFirst("X-Amz-Target");
+            if (operation != null) {
+                dynamoRequests.computeIfAbsent(operation.substring(operation.indexOf('.') + 1),
+                        k -> new AtomicInteger()).incrementAndGet();
+            }
             String path = exchange.getRequestURI().getPath();
             if (method.equals("POST") && (path.equals(SIM_CHARGES) || path.equals(STRIPE_CHARGES))) {
                 noted = note(exchange.getRequestHeaders().getFirst("Idempotency-Key"), body, path.equals(STRIPE_CHARGES));

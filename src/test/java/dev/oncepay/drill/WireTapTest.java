@@ -18,19 +18,19 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The tap between oncepay and the simulator: it notes every charge request and changes no answer. */
-class ProviderTapTest {
+/** The tap between oncepay and the simulator (or the store): it notes every charge request, counts lookups and DynamoDB requests, and changes no answer. */
+class WireTapTest {
     private static final String BODY =
             "{\"amount\":4200,\"currency\":\"EUR\",\"reference\":\"pay_1\",\"description\":\"order_9\"}";
 
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private PspSimulator sim;
-    private ProviderTap tap;
+    private WireTap tap;
 
     @BeforeEach
     void start() throws IOException {
         sim = PspSimulator.start(0);
-        tap = ProviderTap.start(sim.baseUrl());
+        tap = WireTap.start(sim.baseUrl());
     }
 
     @AfterEach
@@ -55,7 +55,7 @@ class ProviderTapTest {
         assertEquals(first.body(), replay.body());
         assertEquals("true", replay.headers().firstValue("Idempotent-Replayed").orElse(null));
         assertEquals(1, sim.ledger().size());
-        List<ProviderTap.ChargeRequest> noted = tap.chargeRequests();
+        List<WireTap.ChargeRequest> noted = tap.chargeRequests();
         assertEquals(2, noted.size());
         assertEquals("pay_1", noted.get(0).paymentId());
         assertEquals("order_9", noted.get(0).order());
@@ -81,7 +81,7 @@ class ProviderTapTest {
                 .POST(HttpRequest.BodyPublishers.ofString(form)).build(), HttpResponse.BodyHandlers.ofString());
 
         assertEquals(200, created.statusCode(), created.body());
-        List<ProviderTap.ChargeRequest> noted = tap.chargeRequests();
+        List<WireTap.ChargeRequest> noted = tap.chargeRequests();
         assertEquals(1, noted.size());
         assertEquals("pay_2", noted.get(0).paymentId());
         assertEquals("order 10", noted.get(0).order());
@@ -92,6 +92,20 @@ class ProviderTapTest {
         assertEquals(200, retrieved.statusCode(), retrieved.body());
         assertEquals(1, tap.chargeRequests().size(), "a retrieve is a lookup");
         assertEquals(1, tap.lookupRequests());
+    }
+
+    @Test
+    void inFrontOfTheStoreItCountsDynamoDbRequestsByOperation() throws Exception {
+        for (String target : List.of("DynamoDB_20120810.PutItem", "DynamoDB_20120810.GetItem", "DynamoDB_20120810.PutItem")) {
+            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(tap.url() + "/"))
+                    .header("X-Amz-Target", target).header("Content-Type", "application/x-amz-json-1.0")
+                    .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+            assertEquals(404, r.statusCode(), "forwarded: the simulator has no such endpoint");
+        }
+        assertEquals(java.util.Map.of("GetItem", 1, "PutItem", 2), tap.dynamoRequests());
+        assertEquals(java.util.Map.of("GetItem", 0, "PutItem", 1),
+                WireTap.since(java.util.Map.of("GetItem", 1, "PutItem", 1), tap.dynamoRequests()));
+        assertEquals(0, tap.chargeRequests().size());
     }
 
     @Test
