@@ -32,6 +32,8 @@ import org.junit.jupiter.api.Timeout;
 /**
  * The local run end to end, as {@code run-local.sh} starts it: the same Java entry point in its own
  * JVM on free ports with the real Lambda package, a payment over plain HTTP, its replay, a read,
+ * a tenant charged through the simulator's Stripe mode (a card that pays, one whose customer must
+ * authenticate first),
  * a store outage injected through the fault proxy on the DynamoDB port, the simulator's webhook
  * reaching the webhook function, scheduled events reaching reconcile, and SIGTERM — after which
  * every process the run started is gone.
@@ -69,6 +71,7 @@ class LocalRunTest {
                 "--sim-port", Integer.toString(simPort),
                 "--dynamo-port", Integer.toString(storePort),
                 "--reconcile-every", "2s",
+                "--tenant-provider", "merchant-s=stripe",
                 "--parent-pid", Long.toString(ProcessHandle.current().pid()));
         Process run = new ProcessBuilder(command).directory(root.toFile()).redirectErrorStream(true).start();
         List<String> output = Collections.synchronizedList(new ArrayList<>());
@@ -153,6 +156,29 @@ class LocalRunTest {
                     .header("X-Tenant-Id", "merchant-b").GET());
             assertEquals(404, otherTenant.statusCode(), "tenants are apart");
 
+            // A tenant on Stripe (an account of its own on the simulator's Stripe mode): a card that
+            // pays, and one that waits for its customer, who authenticates; Stripe's event settles it.
+            String visa = "{\"amount\":1500,\"currency\":\"EUR\",\"reference\":\"order_s1\",\"paymentMethod\":\"pm_card_visa\"}";
+            HttpResponse<String> onStripe = send(payment(api, "merchant-s", "local-run-test-s1", visa));
+            assertEquals(201, onStripe.statusCode(), onStripe.body());
+            String stripePayment = JSON.readTree(onStripe.body()).get("id").asText();
+            assertTrue(JSON.readTree(onStripe.body()).get("providerPaymentId").asText().startsWith("pi_"), onStripe.body());
+            assertTrue(send(HttpRequest.newBuilder(URI.create(sim + "/_sim/ledger")).GET()).body()
+                    .contains("\"reference\":\"" + stripePayment + "\""), "charged through the Stripe API");
+            String threeDs = visa.replace("order_s1", "order_s2").replace("pm_card_visa", "pm_card_authenticationRequired");
+            HttpResponse<String> awaiting = send(payment(api, "merchant-s", "local-run-test-s2", threeDs));
+            assertEquals(202, awaiting.statusCode(), awaiting.body());
+            JsonNode action = JSON.readTree(awaiting.body());
+            assertEquals("requires_action", action.get("status").asText(), awaiting.body());
+            assertTrue(action.get("clientSecret").asText().startsWith(action.get("providerPaymentId").asText() + "_secret_"),
+                    awaiting.body());
+            String authenticated = action.get("id").asText();
+            HttpResponse<String> customer = send(HttpRequest.newBuilder(URI.create(sim + "/_sim/stripe/authenticate"))
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"reference\":\"" + authenticated + "\",\"approved\":true}")));
+            assertEquals(200, customer.statusCode(), customer.body());
+            awaitStatus(api, "merchant-s", authenticated, "succeeded", Duration.ofSeconds(30));
+            awaitLine(output, "POST /webhooks/stripe -> webhook#1 200", Duration.ofSeconds(30));
+
             // The simulator's signed webhook for that charge went through the gateway to the webhook
             // function (200: signature valid), and scheduled events reached reconcile.
             awaitLine(output, "POST /webhooks/sim -> webhook#1 200", Duration.ofSeconds(30));
@@ -200,10 +226,29 @@ class LocalRunTest {
         fail("no line with '" + fragment + "' within " + within.toSeconds() + " s");
     }
 
+    /** Polls {@code GET /payments/{id}} until it says {@code status}. */
+    private void awaitStatus(String api, String tenant, String id, String status, Duration within) throws Exception {
+        long deadline = System.nanoTime() + within.toNanos();
+        String last = null;
+        while (System.nanoTime() < deadline) {
+            last = send(HttpRequest.newBuilder(URI.create(api + "/payments/" + id)).header("X-Tenant-Id", tenant).GET())
+                    .body();
+            if (status.equals(JSON.readTree(last).path("status").asText())) {
+                return;
+            }
+            Thread.sleep(200);
+        }
+        fail("payment " + id + " did not become " + status + " within " + within.toSeconds() + " s: " + last);
+    }
+
     private static HttpRequest.Builder payment(String api, String key, String body) {
+        return payment(api, "merchant-a", key, body);
+    }
+
+    private static HttpRequest.Builder payment(String api, String tenant, String key, String body) {
         return HttpRequest.newBuilder(URI.create(api + "/payments"))
                 .header("Idempotency-Key", key)
-                .header("X-Tenant-Id", "merchant-a")
+                .header("X-Tenant-Id", tenant)
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body));
     }
