@@ -211,6 +211,8 @@ public final class Drill {
             // The verdict's own reads go to dynalite directly: what the tap saw is the functions' work.
             m.dynamoRequests = WireTap.since(dynamo0, storeTap.dynamoRequests());
             m.authentications = prompt.outcomes();
+            Set<String> shown = prompt.shown();
+            m.awaitingNeverShown = (int) settled.awaitingCustomer().stream().filter(id -> !shown.contains(id)).count();
             m.ledgerCharges = ledger.size();
 
             // --- comparison ---------------------------------------------------------------------

@@ -30,6 +30,11 @@ final class Measurements {
     Map<String, Integer> dynamoRequests = Map.of();
     /** Stripe mode: what the shoppers did at the 3-D Secure prompt (approved, refused, abandoned, ...). */
     Map<String, Integer> authentications = Map.of();
+    /**
+     * Payments awaiting their customer that oncepay never answered {@code requires_action} (with the
+     * client secret) to a client, so no front end could ask the customer.
+     */
+    int awaitingNeverShown;
     int ledgerCharges;
     boolean naiveRan;
     long naiveDurationMs;

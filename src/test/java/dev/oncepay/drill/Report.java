@@ -50,7 +50,8 @@ final class Report {
         l.add(v.lines());
         if (o.stripe()) {
             l.add("awaiting customer: " + v.awaitingCustomer() + " (3-D Secure never finished: pending, nothing charged;"
-                    + " neither lost nor stuck)");
+                    + " neither lost nor stuck; " + m.awaitingNeverShown + " never answered requires_action to a client,"
+                    + " so no front end could ask the customer)");
         }
         if (v.chargedAfterKilledRun() > 0) {
             l.add("  not counted above: " + v.chargedAfterKilledRun() + " order(s) charged twice because the drill killed"

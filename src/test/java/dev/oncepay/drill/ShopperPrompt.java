@@ -105,6 +105,11 @@ final class ShopperPrompt implements AutoCloseable {
         return result;
     }
 
+    /** The payments oncepay answered {@code requires_action} for, so their shopper saw the prompt. */
+    java.util.Set<String> shown() {
+        return java.util.Set.copyOf(seen.keySet());
+    }
+
     @Override
     public void close() {
         shoppers.shutdownNow();

@@ -23,11 +23,6 @@ import java.util.TreeSet;
 final class LocalProviders {
     /** The simulator's generic API takes any key. */
     static final String SIM_API_KEY = "local-sim-key";
-    /**
-     * Charge and reconcile read the routing (tenants to accounts, the accounts' provider and url)
-     * from this one JSON variable, as deployed: variable names cannot spell tenant and account names.
-     */
-    static final String PROVIDER_ROUTING = "ONCEPAY_PROVIDER_ROUTING";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private LocalProviders() {
@@ -53,17 +48,20 @@ final class LocalProviders {
         env.put("ONCEPAY_PROVIDER_API_KEY", apiKey(options.provider(), options));
         ObjectNode routing = JSON.createObjectNode();
         for (String account : otherAccounts(options)) {
-            routing.put("oncepay.provider.accounts." + account + ".provider", account);
-            routing.put("oncepay.provider.accounts." + account + ".url", providerUrl);
+            routing.put(DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + account + "." + DeploymentSettings.ACCOUNT_PROVIDER,
+                    account);
+            routing.put(DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + account + "." + DeploymentSettings.ACCOUNT_URL,
+                    providerUrl);
             env.put("ONCEPAY_PROVIDER_ACCOUNTS_" + account.toUpperCase(Locale.ROOT) + "_API_KEY", apiKey(account, options));
         }
         new TreeMap<>(options.tenantProviders()).forEach((tenant, provider) -> {
             if (!provider.equals(options.provider())) {
-                routing.put("oncepay.provider.tenants." + tenant, provider);
+                routing.put(DeploymentSettings.PROVIDER_TENANTS_PREFIX + tenant, provider);
             }
         });
         if (!routing.isEmpty()) {
-            env.put(PROVIDER_ROUTING, routing.toString());
+            // Charge and reconcile read it from one JSON variable, as deployed: variable names cannot spell tenants.
+            env.put(DeploymentSettings.ENV_PROVIDER_ROUTING, routing.toString());
         }
         return env;
     }

@@ -374,7 +374,7 @@ public record LocalRunOptions(
             return id;
         }
 
-        /** {@code tenant=provider[,tenant=provider...]}; tenants as property keys allow no dots or spaces. */
+        /** {@code tenant=provider[,tenant=provider...]}; tenant ids as the application's routing takes them. */
         private static Map<String, String> tenantProviders(String value, String source) {
             Map<String, String> result = new LinkedHashMap<>();
             for (String part : value.split(",")) {
@@ -384,8 +384,8 @@ public record LocalRunOptions(
                     throw new UsageException(source + " needs TENANT=PROVIDER, e.g. merchant-b=stripe; got '" + p + "'");
                 }
                 String tenant = p.substring(0, eq).trim();
-                if (!tenant.matches("[A-Za-z0-9_-]{1,64}")) {
-                    throw new UsageException(source + ": tenant '" + tenant + "' must be 1-64 of [A-Za-z0-9_-]");
+                if (!tenant.matches(DeploymentSettings.TENANT_PATTERN)) {
+                    throw new UsageException(source + ": tenant '" + tenant + "' must match " + DeploymentSettings.TENANT_PATTERN);
                 }
                 result.put(tenant, providerId(p.substring(eq + 1), source));
             }

@@ -110,7 +110,7 @@ class LocalRunOptionsTest {
         assertTrue(message("--tenant-provider", "merchant-a=").contains("needs TENANT=PROVIDER"));
         assertTrue(message("--tenant-provider", "=stripe").contains("needs TENANT=PROVIDER"));
         assertTrue(message("--tenant-provider", "merchant-a=adyen").contains("unknown provider 'adyen'"));
-        assertTrue(message("--tenant-provider", "merchant.a=stripe").contains("tenant 'merchant.a' must be 1-64 of"));
+        assertTrue(message("--tenant-provider", "merchant.a=stripe").contains("tenant 'merchant.a' must match [A-Za-z0-9_@:|-]{1,128}"));
         assertTrue(message("--provider-url", "127.0.0.1:8090").contains("not an http(s) URL"));
         assertTrue(message("--stripe-webhook-secret", " ").contains("must not be empty"));
         assertTrue(message("--stripe-api-key", "sk_live_abc").contains("never a live one"));
