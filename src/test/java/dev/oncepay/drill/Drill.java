@@ -294,16 +294,16 @@ public final class Drill {
         }
     }
 
+    /** The table once settled, and the payments that wait for their customer (Stripe mode). */
+    private record Settled(Oracle.Snapshot table, Set<String> awaitingCustomer) {
+    }
+
     /**
      * Faults and crashes are off: clients poll what is pending (a client without any answer retries
      * its key), until every payment is terminal for its clients and in the table and no lease is
      * live — or the settle timeout. A payment that waits for its customer (who abandoned 3-D
      * Secure) counts as settled: pending is the truth about it.
      */
-    /** The table once settled, and the payments that wait for their customer (Stripe mode). */
-    private record Settled(Oracle.Snapshot table, Set<String> awaitingCustomer) {
-    }
-
     private Settled settle(Oracle oracle, GoodClient client, List<Recorder.PaymentRecord> records,
             Recorder recorder) throws InterruptedException, IOException {
         long deadline = System.nanoTime() + options.settleTimeout().toNanos();
@@ -316,7 +316,7 @@ public final class Drill {
                     List<Recorder.Answer> last = r.lastAnswers();
                     for (int s = 0; s < last.size(); s++) {
                         Recorder.Answer a = last.get(s);
-                        if (a != null && (a.terminal() || awaiting.contains(a.paymentId()))) {
+                        if (a != null && (a.terminal() || a.paymentId() != null && awaiting.contains(a.paymentId()))) {
                             continue;
                         }
                         int submitter = s;

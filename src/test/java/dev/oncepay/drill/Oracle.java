@@ -68,7 +68,7 @@ final class Oracle {
         long liveLeasesWithoutOutcome(long nowMs, Set<String> awaitingCustomer) {
             return keys.values().stream().filter(k -> k.leaseExpiresAtMs > nowMs)
                     .filter(k -> !payments.containsKey(k.paymentId) || !payments.get(k.paymentId).terminal())
-                    .filter(k -> !awaitingCustomer.contains(k.paymentId)).count();
+                    .filter(k -> k.paymentId == null || !awaitingCustomer.contains(k.paymentId)).count();
         }
     }
 
@@ -340,7 +340,7 @@ final class Oracle {
                 List<LedgerCharge> succeeded = payments.stream()
                         .flatMap(id -> byReference.getOrDefault(id, List.of()).stream())
                         .filter(LedgerCharge::succeeded).toList();
-                String problem = a != null && "pending".equals(a.paymentStatus())
+                String problem = a != null && "pending".equals(a.paymentStatus()) && a.paymentId() != null
                         && evidence.awaitingCustomer().contains(a.paymentId()) ? null
                         : disagreement(a, !succeeded.isEmpty(), succeeded);
                 if (problem != null) {

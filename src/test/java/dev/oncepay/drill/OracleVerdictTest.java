@@ -90,6 +90,19 @@ class OracleVerdictTest {
     }
 
     @Test
+    void theSettlePhaseWaitsForLiveClaimsButNotForPaymentsAwaitingTheirCustomer() {
+        long now = System.currentTimeMillis();
+        keys.put("claimed", new Oracle.StoredKey("claimed", null, now + 10_000)); // claimed, payment not yet recorded
+        pendingAtTheProvider("pay_1", "key-1", 500);
+        keys.put(new IdempotencyKey(TENANT, "key-1").storageId(), new Oracle.StoredKey("key-1", "pay_1", now + 10_000));
+        Oracle.Snapshot table = new Oracle.Snapshot(payments, keys);
+        assertEquals(2, table.liveLeasesWithoutOutcome(now, Set.of()));
+        assertEquals(1, table.nonTerminal(Set.of()));
+        assertEquals(1, table.liveLeasesWithoutOutcome(now, Set.of("pay_1")), "the claim without a payment still counts");
+        assertEquals(0, table.nonTerminal(Set.of("pay_1")));
+    }
+
+    @Test
     void aPendingPaymentTheProviderDoesNotHoldForItsCustomerIsStuck() throws Exception {
         Recorder.PaymentRecord order = order(false);
         post("key-1", 0, 1000, "202", "pay_1");
