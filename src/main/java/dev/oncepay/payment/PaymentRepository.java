@@ -284,9 +284,12 @@ public class PaymentRepository {
      * {@code checkAttempts + 1}, in one write conditional on what the sweep read (status, attempts
      * and, for PENDING, the lease epoch), so two racing sweeps count one attempt and a concurrent
      * settlement or takeover wins. {@code updatedAt} stays: a deferral is not a change a client
-     * sees, and a replay of the client's key must render the same bytes.
+     * sees, and a replay of the client's key must render the same bytes — unless the sweep learnt
+     * what the customer must do ({@code learned}, with the provider's id of the charge that waits):
+     * that the client does see, so it is stored with {@code now} as {@code updatedAt}.
      */
-    public boolean deferCheck(Payment observed, Instant nextCheckAt) {
+    public boolean deferCheck(Payment observed, Instant nextCheckAt, String providerPaymentId, CustomerAction learned,
+            Instant now) {
         if (!observed.status().isUnsettled()) {
             throw new IllegalArgumentException("only an unsettled payment is deferred: " + observed.status());
         }
@@ -301,10 +304,20 @@ public class PaymentRepository {
             names.put("#epoch", Table.LEASE_EPOCH);
             values.put(":epoch", Attr.n(observed.leaseEpoch()));
         }
+        StringBuilder set = new StringBuilder("SET #next = :next, #attempts = :nextAttempts");
+        if (learned != null) {
+            set.append(", #updatedAt = :now");
+            names.put("#updatedAt", Table.UPDATED_AT);
+            values.put(":now", Attr.s(now.toString()));
+            setIfPresent(set, names, values, Table.PROVIDER_PAYMENT_ID, providerPaymentId);
+            setIfPresent(set, names, values, Table.CLIENT_SECRET, learned.clientSecret());
+            setIfPresent(set, names, values, Table.NEXT_ACTION, learned.nextActionJson());
+        }
         String finalCondition = condition;
+        String update = set.toString();
         try {
             dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk(observed.id())))
-                    .updateExpression("SET #next = :next, #attempts = :nextAttempts")
+                    .updateExpression(update)
                     .conditionExpression(finalCondition)
                     .expressionAttributeNames(names).expressionAttributeValues(values));
             return true;

@@ -1,5 +1,7 @@
 package dev.oncepay.provider;
 
+import dev.oncepay.payment.CustomerAction;
+
 /**
  * A charge the provider reports for one of our payments, in provider-neutral terms: what it
  * means for the payment ({@code outcome}, from the adapter's one status mapping) and the facts
@@ -11,9 +13,11 @@ package dev.oncepay.provider;
  * @param reference our payment id as the provider echoes it; {@code null} if it did not say
  * @param amount {@code null} if the provider did not say
  * @param currency {@code null} if the provider did not say
+ * @param customerAction for a charge that waits for the customer (3-D Secure): what the
+ *        merchant's front end needs to finish it; otherwise {@code null}
  */
 public record FoundCharge(String id, ProviderOutcome outcome, String providerStatus, String reference, Long amount,
-        String currency, String declineCode) {
+        String currency, String declineCode, CustomerAction customerAction) {
 
     /** The decline code the provider gave, else its status word. */
     public String declineCodeOrStatus() {

@@ -2,6 +2,7 @@ package dev.oncepay.reconcile;
 
 import dev.oncepay.config.EmbeddedMetrics;
 import dev.oncepay.config.Metrics;
+import dev.oncepay.payment.CustomerAction;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentRepository.SweepListing;
@@ -244,7 +245,8 @@ public class ReconcileUseCase {
                     "reconcile: not found at the provider; re-sent with the same provider key and captured");
             case FAILED -> new Settle(PaymentStatus.FAILED, result.providerPaymentId(), result.declineCode(),
                     "reconcile: not found at the provider; re-sent with the same provider key and declined");
-            case UNKNOWN, NOT_SENT -> new NoAnswer("re-sent charge got no answer: " + result.detail());
+            case UNKNOWN, NOT_SENT -> new NoAnswer("re-sent charge got no final answer: " + result.detail(), null,
+                    result.providerPaymentId(), result.customerAction());
             case NEEDS_REVIEW -> new Review("reconcile: re-sent charge: " + result.detail());
         };
     }
@@ -272,7 +274,8 @@ public class ReconcileUseCase {
                     "reconcile: provider lookup found charge " + charge.id() + " succeeded");
             case FAILED -> new Settle(PaymentStatus.FAILED, charge.id(), charge.declineCodeOrStatus(),
                     "reconcile: provider lookup found charge " + charge.id() + " " + charge.providerStatus());
-            case UNKNOWN, NOT_SENT -> new NoAnswer("charge " + charge.id() + " is '" + charge.providerStatus() + "', not final yet");
+            case UNKNOWN, NOT_SENT -> new NoAnswer("charge " + charge.id() + " is '" + charge.providerStatus()
+                    + "', not final yet", null, charge.id(), charge.customerAction());
             case NEEDS_REVIEW -> new Review("charge " + charge.id() + " is '" + charge.providerStatus() + "'");
         };
     }
@@ -359,7 +362,10 @@ public class ReconcileUseCase {
         }
         Instant next = noAnswer.checkAgainAt() != null && noAnswer.checkAgainAt().isAfter(now) ? noAnswer.checkAgainAt()
                 : now.plus(backoff(payment.checkAttempts()));
-        if (!payments.deferCheck(payment, next)) {
+        // Only an UNKNOWN payment's client holds a 202 that a customer action can complete.
+        CustomerAction learned = payment.status() == PaymentStatus.UNKNOWN && noAnswer.customerAction() != null
+                && !noAnswer.customerAction().equals(payment.customerAction()) ? noAnswer.customerAction() : null;
+        if (!payments.deferCheck(payment, next, learned == null ? null : noAnswer.providerPaymentId(), learned, now)) {
             return Optional.empty();
         }
         reached(payment.id(), ReconcilePhase.WRITTEN);
@@ -447,10 +453,20 @@ public class ReconcileUseCase {
     record Review(String reason) implements Verdict {
     }
 
-    /** Nothing final (breaker open, lookup failed, charge not final, re-send unanswered): ask again later. */
-    record NoAnswer(String reason, Instant checkAgainAt) implements Verdict {
+    /**
+     * Nothing final (breaker open, lookup failed, charge not final, re-send unanswered): ask again
+     * later. What the provider did say is kept: the id of a charge it holds, and what the customer
+     * must do for it, so a payment waiting for 3-D Secure shows the merchant's front end how to
+     * finish it even when the charge run's own answer was lost.
+     */
+    record NoAnswer(String reason, Instant checkAgainAt, String providerPaymentId, CustomerAction customerAction)
+            implements Verdict {
         NoAnswer(String reason) {
             this(reason, null);
+        }
+
+        NoAnswer(String reason, Instant checkAgainAt) {
+            this(reason, checkAgainAt, null, null);
         }
     }
 

@@ -27,7 +27,7 @@ class ReconcileRulesTest {
     private static FoundCharge charge(String id, String status, String reference, long amount, String currency,
             String declineCode) {
         return new FoundCharge(id, PspChargeStatus.fromWire(status).outcome(), status, reference, amount, currency,
-                declineCode);
+                declineCode, null);
     }
 
     private static FoundCharge charge(String id, String status, long amount, String currency, String declineCode) {

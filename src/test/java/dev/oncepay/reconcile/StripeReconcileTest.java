@@ -2,6 +2,7 @@ package dev.oncepay.reconcile;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentStatus;
@@ -20,6 +21,8 @@ import java.time.Duration;
 import java.util.UUID;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Stripe payments the charge function cannot settle, settled by the reconcile Lambda from Stripe's
@@ -130,6 +133,52 @@ class StripeReconcileTest {
         Payment settled = fx.state(id).payment();
         assertEquals(PaymentStatus.SUCCEEDED, settled.status());
         assertEquals(fx.sim().stripe().paymentIntentId(id).orElseThrow(), settled.providerPaymentId());
+        assertEquals(1, fx.ledgerOf(id).size());
+    }
+
+    /**
+     * The charge run's answer was lost, so its client holds a plain 202: the sweep learns from Stripe
+     * (its search, or, while search lags, the re-send's replay) that the customer must authenticate,
+     * and the payment shows it (requires_action with the client secret) until the customer is done.
+     */
+    @ParameterizedTest
+    @ValueSource(longs = { 0, 600_000 })
+    void aLostAnswerThatWaitsForTheCustomerShowsTheCustomerActionTheSweepLearnt(long searchLagMs) {
+        fx.sim().setFaults(Faults.none().withCommitThenTimeoutRate(1.0).withCommitThenTimeoutMs(8000)
+                .withLookupLagMs(searchLagMs));
+        String key = UUID.randomUUID().toString();
+        String body = body("pm_card_authenticationRequired");
+        ApiResponse accepted = post(key, body);
+        fx.sim().setFaults(Faults.none().withLookupLagMs(searchLagMs));
+        assertEquals(202, accepted.status(), accepted.body());
+        assertEquals("pending", accepted.json().get("status").asText(), "the run never saw Stripe's answer");
+        String id = accepted.json().get("id").asText();
+        String intent = fx.sim().stripe().paymentIntentId(id).orElseThrow();
+        clock.advance(FIRST_CHECK);
+
+        SweepSummary learnt = fx.sweep();
+
+        assertEquals(1, learnt.deferred(), learnt::toString);
+        assertEquals(searchLagMs > 0 ? 1 : 0, learnt.resent(), "re-sent only while search does not show it");
+        ApiResponse shown = charge.call(HttpApiEvents.getPayment(TENANT, id));
+        assertEquals("requires_action", shown.json().get("status").asText(), shown.body());
+        assertEquals(intent, shown.json().get("providerPaymentId").asText());
+        assertTrue(shown.json().get("clientSecret").asText().startsWith(intent + "_secret"), shown.body());
+        assertEquals("use_stripe_sdk", shown.json().path("nextAction").path("type").asText(), shown.body());
+        ApiResponse replay = post(key, body);
+        assertEquals(202, replay.status());
+        assertEquals(shown.json(), replay.json(), "the replay shows what the customer must do, too");
+        SweepSummary again = fx.sweep();
+        assertEquals(0, again.deferred() + again.resent(), "not due yet: " + again);
+
+        fx.sim().stripe().authenticate(intent, true);
+        clock.advance(NEXT_CHECK);
+        SweepSummary settled = fx.sweep();
+
+        assertEquals(1, settled.settled().succeeded(), settled::toString);
+        ApiResponse paid = post(key, body);
+        assertEquals(201, paid.status(), paid.body());
+        assertTrue(paid.json().path("clientSecret").isMissingNode(), "no customer action once settled");
         assertEquals(1, fx.ledgerOf(id).size());
     }
 }

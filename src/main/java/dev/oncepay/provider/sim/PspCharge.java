@@ -18,6 +18,6 @@ public record PspCharge(String id, String status, String reference, Long amount,
 
     /** What reconcile sees of it. */
     FoundCharge found() {
-        return new FoundCharge(id, chargeStatus().outcome(), status, reference, amount, currency, declineCode);
+        return new FoundCharge(id, chargeStatus().outcome(), status, reference, amount, currency, declineCode, null);
     }
 }

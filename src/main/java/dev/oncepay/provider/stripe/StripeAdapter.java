@@ -182,10 +182,9 @@ public class StripeAdapter implements ProviderAdapter {
             case FAILED -> ChargeResult.failed(intent.id(), intent.declineCode());
             case UNKNOWN, NOT_SENT, NEEDS_REVIEW -> {
                 String notFinal = unclear + ": PaymentIntent " + intent.id() + " is '" + intent.statusWord() + "', not final";
-                if (intent.status() == PaymentIntentStatus.REQUIRES_ACTION && intent.clientSecret() != null
-                        && intent.nextAction() != null) {
-                    yield ChargeResult.awaitingCustomer(intent.id(),
-                            new CustomerAction(intent.clientSecret(), write(intent.nextAction())),
+                CustomerAction action = intent.customerAction();
+                if (action != null) {
+                    yield ChargeResult.awaitingCustomer(intent.id(), action,
                             notFinal + "; waits for the customer (" + StripePaymentIntent.text(intent.nextAction(), "type") + ")");
                 }
                 yield ChargeResult.notFinal(intent.id(), notFinal);
@@ -268,13 +267,5 @@ public class StripeAdapter implements ProviderAdapter {
     private String errorSummary(ProviderReply reply) {
         StripeError error = StripeError.read(parse(reply.body()));
         return error == null ? "" : " " + error;
-    }
-
-    private String write(JsonNode node) {
-        try {
-            return json.writeValueAsString(node);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("a parsed JSON node is always writable", e);
-        }
     }
 }

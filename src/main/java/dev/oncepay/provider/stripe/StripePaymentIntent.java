@@ -2,6 +2,7 @@ package dev.oncepay.provider.stripe;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.oncepay.payment.Payment;
+import dev.oncepay.payment.CustomerAction;
 import dev.oncepay.provider.FoundCharge;
 import dev.oncepay.provider.ProviderOutcome;
 import java.util.Locale;
@@ -77,7 +78,13 @@ record StripePaymentIntent(String id, String statusWord, Long amount, String cur
         ProviderOutcome outcome = outcome();
         return new FoundCharge(id, outcome, statusWord, reference, amount,
                 currency == null ? null : currency.toUpperCase(Locale.ROOT),
-                outcome == ProviderOutcome.FAILED ? declineCode() : null);
+                outcome == ProviderOutcome.FAILED ? declineCode() : null, customerAction());
+    }
+
+    /** What the customer must do, while it waits for them and says how; otherwise {@code null}. */
+    CustomerAction customerAction() {
+        return status() == PaymentIntentStatus.REQUIRES_ACTION && clientSecret != null && nextAction != null
+                ? new CustomerAction(clientSecret, nextAction.toString()) : null;
     }
 
     @Override

@@ -170,7 +170,7 @@ class StripeRepliesTest {
         FoundCharge otherAmount = lookup(intent("succeeded", "").replace("\"amount\":4200", "\"amount\":5000")).get(0);
 
         assertEquals(new FoundCharge("pi_1", ProviderOutcome.FAILED, "requires_payment_method", payment.id(), 4200L,
-                "EUR", "fraudulent"), declined);
+                "EUR", "fraudulent", null), declined);
         assertEquals(ProviderOutcome.UNKNOWN, unknownWord.outcome());
         assertEquals(5000L, otherAmount.amount(), "left for reconcile to judge (review)");
     }
