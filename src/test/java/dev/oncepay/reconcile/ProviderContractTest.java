@@ -91,6 +91,7 @@ class ProviderContractTest {
         assertEquals("oncepay-" + id, ledger.get(0).idempotencyKey());
         assertEquals(4200, ledger.get(0).amount());
         assertEquals("EUR", ledger.get(0).currency());
+        assertEquals("pm_card_visa", ledger.get(0).paymentMethod(), "the instrument reaches either provider");
         assertEquals(1, fx.sim().chargeRequests());
     }
 

@@ -10,6 +10,7 @@ import java.time.Instant;
  *
  * @param status {@code succeeded} or {@code declined}
  * @param declineCode set only when declined
+ * @param paymentMethod the payment method the charge was made with, if the request named one
  */
 record Charge(
         String id,
@@ -18,6 +19,7 @@ record Charge(
         long amount,
         String currency,
         String description,
+        String paymentMethod,
         String declineCode,
         String idempotencyKey,
         Instant createdAt) {
@@ -38,6 +40,9 @@ record Charge(
         node.put("amount", amount);
         node.put("currency", currency);
         node.put("description", description);
+        if (paymentMethod != null) {
+            node.put("paymentMethod", paymentMethod);
+        }
         if (declineCode != null) {
             node.put("declineCode", declineCode);
         }
@@ -46,6 +51,6 @@ record Charge(
     }
 
     LedgerEntry toLedgerEntry() {
-        return new LedgerEntry(id, reference, amount, currency, status, idempotencyKey, createdAt);
+        return new LedgerEntry(id, reference, amount, currency, status, paymentMethod, idempotencyKey, createdAt);
     }
 }

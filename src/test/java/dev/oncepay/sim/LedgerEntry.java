@@ -14,6 +14,7 @@ public record LedgerEntry(
         long amount,
         String currency,
         String status,
+        String paymentMethod,
         String idempotencyKey,
         Instant createdAt) {
 
@@ -24,6 +25,9 @@ public record LedgerEntry(
         node.put("amount", amount);
         node.put("currency", currency);
         node.put("status", status);
+        if (paymentMethod != null) {
+            node.put("paymentMethod", paymentMethod);
+        }
         node.put("idempotencyKey", idempotencyKey);
         node.put("createdAt", createdAt.toString());
         return node;

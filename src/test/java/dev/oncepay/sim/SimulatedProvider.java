@@ -57,6 +57,7 @@ final class SimulatedProvider {
                     request.amount(),
                     request.currency(),
                     request.description(),
+                    request.paymentMethod(),
                     decline ? DECLINE_CODE : null,
                     key,
                     clock.instant().truncatedTo(ChronoUnit.MILLIS));

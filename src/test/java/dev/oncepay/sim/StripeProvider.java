@@ -250,7 +250,7 @@ final class StripeProvider {
     /** The ledger keeps oncepay's view: upper-case currency, reference = our payment id. */
     private Charge recordCharge(PaymentIntent intent, String status, String declineCode) {
         Charge charge = new Charge("ch_" + RandomIds.next(), status, intent.reference(), intent.amount(),
-                intent.currency().toUpperCase(Locale.ROOT), intent.description(), declineCode,
+                intent.currency().toUpperCase(Locale.ROOT), intent.description(), intent.paymentMethod(), declineCode,
                 intent.idempotencyKey(), clock.instant().truncatedTo(ChronoUnit.MILLIS));
         ledger.record(charge);
         return charge;
