@@ -28,6 +28,10 @@ public class ProviderAccounts {
 
     /** Where an account is called; the key is absent where this function holds none (the webhook function). */
     private record Settings(URI url, Optional<String> apiKey) {
+        @Override
+        public String toString() {
+            return url + (apiKey.isPresent() ? " (API key set)" : " (no API key)"); // never the key
+        }
     }
 
     public ProviderAccounts(OncepayConfig config, ProviderAdapters adapters) {
