@@ -21,6 +21,24 @@ public final class Metrics {
     /** Counter (Count): 1 for each payment moved to {@code NEEDS_REVIEW}. Alarmed on Sum. */
     public static final String NEEDS_REVIEW = "NeedsReview";
 
-    /** Counter (Count): 1 each time a provider circuit breaker opens (in any sandbox). Alarmed on Sum. */
+    /**
+     * Counter (Count): 1 each time a provider account's fleet breaker opens from closed (counted once,
+     * by the one writer that opens it). Alarmed on Sum.
+     */
     public static final String BREAKER_OPEN = "BreakerOpen";
+
+    /** Counter (Count): 1 each time an open fleet breaker lets its one probe through (open → half-open). */
+    public static final String BREAKER_HALF_OPEN = "BreakerHalfOpen";
+
+    /** Counter (Count): 1 each time a probe's answer closes a fleet breaker (half-open → closed). */
+    public static final String BREAKER_CLOSED = "BreakerClosed";
+
+    /** Counter (Count): 1 each time a failed or slow probe re-opens a fleet breaker (half-open → open). */
+    public static final String BREAKER_REOPEN = "BreakerReopen";
+
+    /** Counter (Count): 1 each time the fleet breaker's own item could not be read or written; it failed open. */
+    public static final String BREAKER_STORE_FAILED = "BreakerStoreFailed";
+
+    /** Counter (Count): 1 each time a retryable provider fault was not retried because the retry budget was spent. */
+    public static final String RETRY_BUDGET_SPENT = "RetryBudgetSpent";
 }

@@ -102,6 +102,16 @@ public interface OncepayConfig {
 
         LookupCall lookupCall();
 
+        /**
+         * How long a sandbox trusts its last read of a fleet breaker's item before reading it again:
+         * the healthy path's only cost (one read per breaker per period), and how late a sandbox may
+         * see another's transition.
+         */
+        @WithDefault("1S")
+        Duration breakerCache();
+
+        RetryBudget retryBudget();
+
         Stripe stripe();
 
         /** Ceiling of the full-jitter backoff between charge attempts. */
@@ -138,8 +148,9 @@ public interface OncepayConfig {
     }
 
     /**
-     * The limits of one kind of provider call, enforced by SmallRye Fault Tolerance guards (one per
-     * provider account, see {@code ProviderCalls}).
+     * The limits of one kind of provider call: timeout and retries by SmallRye Fault Tolerance guards
+     * (one per provider account, see {@code ProviderCalls}), the breaker by the fleet breaker
+     * shared through the table ({@code FleetBreaker}).
      */
     interface Call {
         /** The whole call: every attempt and every wait between them. */
@@ -154,16 +165,25 @@ public interface OncepayConfig {
         /** The first backoff ceiling (full jitter, doubling up to {@code backoff-cap}). */
         Duration backoffBase();
 
-        /** Calls in the breaker's rolling window; it opens at half of them failed. */
-        int breakerVolume();
+        /**
+         * Failed or slow attempts, fleet-wide, within {@code breaker-window} that open the account's
+         * breaker ({@code FleetBreaker}): a count, not a ratio, so successes cost no write.
+         */
+        int breakerFailures();
 
-        /** How long an open breaker refuses calls before it lets one probe through. */
+        /** The window failures are counted in; a failure after it ends starts a new one. */
+        Duration breakerWindow();
+
+        /** How long an open breaker refuses calls before one sandbox fleet-wide may probe. */
         Duration breakerDelay();
+
+        /** An attempt that answers but takes longer than this counts as a failure (a hanging provider trips too). */
+        Duration slowCall();
     }
 
     /**
-     * A charge: 8 s for everything, 6 s per attempt, at most 3 retries; its breaker opens at half of
-     * its last 10 calls failed and probes again after 10 s.
+     * A charge: 8 s for everything, 6 s per attempt, at most 3 retries; its fleet breaker opens at 5
+     * failed or slow (over 4 s) attempts within 10 s and lets one probe through after 10 s.
      */
     interface ChargeCall extends Call {
         @Override
@@ -183,12 +203,20 @@ public interface OncepayConfig {
         Duration backoffBase();
 
         @Override
-        @WithDefault("10")
-        int breakerVolume();
+        @WithDefault("5")
+        int breakerFailures();
+
+        @Override
+        @WithDefault("10S")
+        Duration breakerWindow();
 
         @Override
         @WithDefault("10S")
         Duration breakerDelay();
+
+        @Override
+        @WithDefault("4S")
+        Duration slowCall();
     }
 
     /**
@@ -213,12 +241,31 @@ public interface OncepayConfig {
         Duration backoffBase();
 
         @Override
-        @WithDefault("10")
-        int breakerVolume();
+        @WithDefault("5")
+        int breakerFailures();
+
+        @Override
+        @WithDefault("10S")
+        Duration breakerWindow();
 
         @Override
         @WithDefault("10S")
         Duration breakerDelay();
+
+        @Override
+        @WithDefault("3S")
+        Duration slowCall();
+    }
+
+    /** Retries fleet-wide per provider account and operation, as a share of its calls ({@code FleetBreaker}). */
+    interface RetryBudget {
+        /** Retries earned per call: 0.1 lets one call in ten be retried once. */
+        @WithDefault("0.1")
+        double share();
+
+        /** Retries a breaker's bucket starts with and holds at most, so a quiet account may still retry. */
+        @WithDefault("10")
+        int burst();
     }
 
     interface Stripe {

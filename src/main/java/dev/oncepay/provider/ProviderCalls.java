@@ -1,12 +1,8 @@
 package dev.oncepay.provider;
 
-import dev.oncepay.config.EmbeddedMetrics;
-import dev.oncepay.config.Metrics;
 import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.ProviderAccount;
-import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
-import io.smallrye.faulttolerance.api.CircuitBreakerState;
 import io.smallrye.faulttolerance.api.TypedGuard;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.net.ConnectException;
@@ -15,18 +11,16 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.concurrent.ConcurrentHashMap;
 import org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException;
-import org.jboss.logging.Logger;
 
 /**
  * Provider calls behind SmallRye Fault Tolerance: the only retry layer for every provider (the
- * adapters and their HTTP clients never retry). Each provider account has its own guards, one for
- * charges and one for lookups — timeout per attempt, retry, circuit breaker — so one provider's
- * outage opens only its own breakers.
+ * adapters and their HTTP clients never retry). SmallRye times each attempt out and retries; the
+ * circuit breaker is the fleet's ({@link FleetBreaker}), one per provider account and operation,
+ * asked before every attempt and told every attempt's result (so one provider's outage opens only
+ * its own breakers, in every sandbox at once). A retry also needs a token of the account's
+ * fleet-wide retry budget; without one the call ends with a {@link RetryBudgetSpentFault}.
  *
  * <p>Only {@link RetryableProviderFault} is retried, always with the same provider idempotency
  * key; a timeout or a reset after send is never retried for a charge: it becomes UNKNOWN. Every
@@ -38,25 +32,27 @@ import org.jboss.logging.Logger;
  */
 @ApplicationScoped
 public class ProviderCalls {
-    private static final Logger LOG = Logger.getLogger(ProviderCalls.class);
-    private static final double BREAKER_FAILURE_RATIO = 0.5;
-
     private final OncepayConfig.Call chargeLimits;
     private final OncepayConfig.Call lookupLimits;
     private final Duration maxRetryAfter;
     private final Duration backoffCap;
-    private final EmbeddedMetrics metrics;
-    private final Map<ProviderAccount, TypedGuard<ChargeResult>> chargeGuards = new ConcurrentHashMap<>();
-    private final Map<ProviderAccount, TypedGuard<List<FoundCharge>>> lookupGuards = new ConcurrentHashMap<>();
-    private final CircuitBreakerMaintenance breakers;
+    private final FleetBreaker breaker;
+    /** Retry and per-attempt timeout; they hold no state of any account, so one of each serves all. */
+    private final TypedGuard<ChargeResult> chargeRetries;
+    private final TypedGuard<ChargeResult> chargeAttempts;
+    private final TypedGuard<List<FoundCharge>> lookupRetries;
+    private final TypedGuard<List<FoundCharge>> lookupAttempts;
 
-    public ProviderCalls(OncepayConfig config, EmbeddedMetrics metrics, CircuitBreakerMaintenance breakers) {
-        this.breakers = breakers;
+    public ProviderCalls(OncepayConfig config, FleetBreaker breaker) {
         this.chargeLimits = config.provider().chargeCall();
         this.lookupLimits = config.provider().lookupCall();
         this.maxRetryAfter = config.provider().maxRetryAfter();
         this.backoffCap = config.provider().backoffCap();
-        this.metrics = metrics;
+        this.breaker = breaker;
+        this.chargeRetries = retries(ChargeResult.class, chargeLimits);
+        this.chargeAttempts = attempts(ChargeResult.class, chargeLimits);
+        this.lookupRetries = retries(listOfCharges(), lookupLimits);
+        this.lookupAttempts = attempts(listOfCharges(), lookupLimits);
     }
 
     /** A charge call that ends by {@code deadlineIn} from now, or by its configured budget if that is sooner. */
@@ -82,40 +78,32 @@ public class ProviderCalls {
         return new CallLog(budget, limits.attemptTimeout(), new FullJitterBackoff(limits.backoffBase(), backoffCap));
     }
 
-    /** Whether the charge breaker of {@code account} refuses calls right now. */
+    /** Whether the fleet's charge breaker of {@code account} refuses calls right now. */
     boolean chargeBreakerOpen(ProviderAccount account) {
-        // A breaker exists from the account's first call; before that it is closed.
-        return chargeGuards.containsKey(account)
-                && breakers.currentState(chargeBreaker(account)) == CircuitBreakerState.OPEN;
+        return breaker.refuses(account, ProviderOperation.CHARGE);
     }
 
     /** Charges {@code payment} at {@code endpoint}, retried within {@code log}'s deadline. */
     ChargeResult charge(ProviderAdapter adapter, AccountEndpoint endpoint, Payment payment, CallLog log) {
-        TypedGuard<ChargeResult> guard = chargeGuards.computeIfAbsent(endpoint.account(),
-                account -> guard(ChargeResult.class, chargeBreaker(account), chargeLimits));
-        return guarded(guard, () -> {
-            log.attempted();
-            ProviderReply reply = exchange(() -> adapter.sendCharge(endpoint, payment), log, false);
-            return adapter.readCharge(answer(adapter, reply, log), payment);
-        });
+        return guarded(chargeRetries, chargeAttempts, chargeLimits, endpoint.account(), ProviderOperation.CHARGE, log,
+                () -> {
+                    log.attempted();
+                    ProviderReply reply = exchange(() -> adapter.sendCharge(endpoint, payment), log, false);
+                    return adapter.readCharge(answer(adapter, reply, log), payment);
+                });
     }
 
     /** The charges {@code endpoint} holds for {@code payment}; faults propagate, never an empty list. */
     List<FoundCharge> lookup(ProviderAdapter adapter, AccountEndpoint endpoint, Payment payment, CallLog log) {
-        TypedGuard<List<FoundCharge>> guard = lookupGuards.computeIfAbsent(endpoint.account(),
-                account -> guard(listOfCharges(), "lookup:" + account, lookupLimits));
-        return guarded(guard, () -> {
-            log.attempted();
-            // A lookup changes nothing at the provider, so unlike a charge it may be asked again
-            // after a timeout or a reset.
-            ProviderReply reply = exchange(() -> adapter.sendLookup(endpoint, payment), log, true);
-            ProviderReply answer = answer(adapter, reply, log);
-            return adapter.readLookup(answer, payment); // anything but a list is no answer: a fault, not retried
-        });
-    }
-
-    private static String chargeBreaker(ProviderAccount account) {
-        return "charge:" + account;
+        return guarded(lookupRetries, lookupAttempts, lookupLimits, endpoint.account(), ProviderOperation.LOOKUP, log,
+                () -> {
+                    log.attempted();
+                    // A lookup changes nothing at the provider, so unlike a charge it may be asked again
+                    // after a timeout or a reset.
+                    ProviderReply reply = exchange(() -> adapter.sendLookup(endpoint, payment), log, true);
+                    ProviderReply answer = answer(adapter, reply, log);
+                    return adapter.readLookup(answer, payment); // anything but a list is no answer: a fault, not retried
+                });
     }
 
     @SuppressWarnings("unchecked")
@@ -123,18 +111,8 @@ public class ProviderCalls {
         return (Class<List<FoundCharge>>) (Class<?>) List.class;
     }
 
-    private <T> TypedGuard<T> guard(Class<T> type, String breaker, OncepayConfig.Call limits) {
+    private static <T> TypedGuard<T> retries(Class<T> type, OncepayConfig.Call limits) {
         return TypedGuard.create(type)
-                .withDescription(breaker)
-                .withCircuitBreaker()
-                        .name(breaker)
-                        .requestVolumeThreshold(limits.breakerVolume())
-                        .failureRatio(BREAKER_FAILURE_RATIO)
-                        .delay(limits.breakerDelay().toMillis(), ChronoUnit.MILLIS)
-                        .successThreshold(1)
-                        .failOn(Set.of(ProviderFault.class, TimeoutException.class))
-                        .onStateChange(state -> breakerMoved(breaker, state))
-                        .done()
                 .withRetry()
                         .maxRetries(limits.maxRetries())
                         .delay(limits.backoffBase().toMillis(), ChronoUnit.MILLIS)
@@ -143,16 +121,48 @@ public class ProviderCalls {
                         .retryOn(RetryableProviderFault.class)
                         .withCustomBackoff().strategy(DecidedDelay::new).done()
                         .done()
+                .build();
+    }
+
+    private static <T> TypedGuard<T> attempts(Class<T> type, OncepayConfig.Call limits) {
+        return TypedGuard.create(type)
                 .withTimeout().duration(limits.attemptTimeout().toMillis(), ChronoUnit.MILLIS).done()
                 .build();
     }
 
-    /** Breaker transitions are the signal of a provider outage: log every one, count the openings. */
-    private void breakerMoved(String breaker, CircuitBreakerState state) {
-        LOG.warnf("circuit breaker %s is now %s", breaker, state);
-        if (state == CircuitBreakerState.OPEN) {
-            metrics.count(Metrics.BREAKER_OPEN);
-        }
+    /**
+     * The call under its retries; each attempt asks the fleet breaker first (refused: a
+     * {@code CircuitBreakerOpenException}, nothing sent), then runs under its timeout, and its
+     * result goes to the breaker — outside the timeout, so a timed-out attempt is counted too.
+     */
+    private <T> T guarded(TypedGuard<T> retries, TypedGuard<T> attempts, OncepayConfig.Call limits,
+            ProviderAccount account, ProviderOperation operation, CallLog log, Callable<T> attempt) {
+        return guarded(retries, () -> {
+            FleetBreaker.Admission admission = breaker.admit(account, operation, log.attempts() > 0);
+            long start = System.nanoTime();
+            try {
+                T answer = guarded(attempts, attempt);
+                breaker.record(account, operation, admission, null, since(start));
+                return answer;
+            } catch (RetryableProviderFault retryable) {
+                breaker.record(account, operation, admission, retryable.getMessage(), since(start));
+                // Only a retry SmallRye would make takes a token.
+                if (log.attempts() <= limits.maxRetries() && !breaker.mayRetry(account, operation)) {
+                    throw new RetryBudgetSpentFault(retryable);
+                }
+                throw retryable;
+            } catch (ProviderFault | TimeoutException failed) {
+                breaker.record(account, operation, admission, failed.getMessage(), since(start));
+                throw failed;
+            } catch (RuntimeException notAProviderFailure) {
+                breaker.record(account, operation, admission, null, since(start));
+                throw notAProviderFailure;
+            }
+        });
+    }
+
+    private static Duration since(long startNanos) {
+        return Duration.ofNanos(System.nanoTime() - startNanos);
     }
 
     private static <T> T guarded(TypedGuard<T> guard, Callable<T> attempt) {

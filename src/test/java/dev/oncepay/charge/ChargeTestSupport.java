@@ -1,5 +1,6 @@
 package dev.oncepay.charge;
 
+import dev.oncepay.provider.FleetBreakers;
 import dev.oncepay.sim.PspSimulator;
 import dev.oncepay.store.DynamoRequestCounter;
 import dev.oncepay.store.Table;
@@ -11,7 +12,6 @@ import dev.oncepay.testing.PhaseHooks;
 import dev.oncepay.testing.TestClock;
 import dev.oncepay.testing.StoredItems;
 import dev.oncepay.testing.TestEnvironment;
-import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.List;
@@ -31,7 +31,7 @@ abstract class ChargeTestSupport {
     @Inject
     DynamoRequestCounter dynamoRequests;
     @Inject
-    CircuitBreakerMaintenance breakers;
+    FleetBreakers breakers;
     @Inject
     DirectInvoker direct;
     /** How long a charge run holds its key: a retry past it takes over a dead or frozen run. */

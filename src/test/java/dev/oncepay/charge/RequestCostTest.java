@@ -1,12 +1,16 @@
 package dev.oncepay.charge;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.oncepay.testing.TestEnvironment;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -17,14 +21,41 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = TestEnvironment.class, scope = TestResourceScope.GLOBAL)
 class RequestCostTest extends ChargeTestSupport {
 
+    /** How long a sandbox trusts its read of a fleet breaker. */
+    @ConfigProperty(name = "oncepay.provider.breaker-cache")
+    Duration breakerCache;
+
     @Test
-    void aFirstChargeCostsThreeWritesAndOneProviderCall() {
+    void aFirstChargeCostsThreeWritesTheBreakerReadAndOneProviderCall() {
         dynamoRequests.reset();
         assertEquals(201, post(newKey(), body(4200, "EUR", "order_cost")).status());
 
-        // claim the key, record the PENDING payment, settle it (fenced): no reads at all
-        assertEquals(Map.of("PutItem", 2L, "UpdateItem", 1L), dynamoRequests.snapshot());
+        // claim the key, record the PENDING payment, settle it (fenced); and this sandbox's first
+        // read of the fleet charge breaker, which it then trusts for breaker-cache
+        assertEquals(Map.of("GetItem", 1L, "PutItem", 2L, "UpdateItem", 1L), dynamoRequests.snapshot());
         assertEquals(1, sim.chargeRequests());
+    }
+
+    @Test
+    void healthyChargesReadTheFleetBreakerAtMostOncePerCachePeriodAndNeverWriteIt() {
+        int charges = 30;
+        dynamoRequests.reset();
+        Instant start = clock.instant();
+        for (int i = 0; i < charges; i++) {
+            assertEquals(201, post(newKey(), body(4200, "EUR", "order_healthy_" + i)).status());
+            clock.advance(breakerCache.dividedBy(4)); // four charges per cache period, whatever the machine's speed
+        }
+        Duration took = Duration.between(start, clock.instant());
+
+        Map<String, Long> requests = dynamoRequests.snapshot();
+        long breakerReads = requests.getOrDefault("GetItem", 0L); // a first charge reads nothing else
+        long periods = took.toMillis() / breakerCache.toMillis() + 1;
+        assertTrue(breakerReads > 1 && breakerReads <= periods,
+                () -> breakerReads + " breaker reads in " + took.toMillis() + " ms, at most one per " + breakerCache);
+        assertEquals(2L * charges, requests.get("PutItem"));
+        assertEquals((long) charges, requests.get("UpdateItem"), "no breaker write on the healthy path");
+        System.out.printf("fleet breaker on the healthy path: %d GetItem for %d charges in %d ms (%.3f per charge)%n",
+                breakerReads, charges, took.toMillis(), (double) breakerReads / charges);
     }
 
     @Test

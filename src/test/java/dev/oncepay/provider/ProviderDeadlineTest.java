@@ -14,7 +14,6 @@ import dev.oncepay.testing.TestEnvironment;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
@@ -39,7 +38,7 @@ class ProviderDeadlineTest {
     @Inject
     TestClock clock;
     @Inject
-    CircuitBreakerMaintenance breakers;
+    FleetBreakers breakers;
 
     private PspSimulator sim;
 

@@ -13,6 +13,7 @@ import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentRepository.SweepState;
 import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.payment.ProviderAccount;
+import dev.oncepay.provider.FleetBreakers;
 import dev.oncepay.provider.ProviderAccounts;
 import dev.oncepay.payment.Transition;
 import dev.oncepay.sim.Faults;
@@ -26,7 +27,6 @@ import dev.oncepay.testing.PhaseHooks;
 import dev.oncepay.testing.StoredItems;
 import dev.oncepay.testing.TestClock;
 import dev.oncepay.testing.TestEnvironment;
-import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -81,7 +81,7 @@ public class ReconcileFixture {
     @Inject
     SweepHooks sweepHooks;
     @Inject
-    CircuitBreakerMaintenance breakers;
+    FleetBreakers breakers;
     @Inject
     ProviderAccounts accounts;
 
