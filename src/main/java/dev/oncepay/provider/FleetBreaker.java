@@ -6,7 +6,6 @@ import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.store.Attr;
 import dev.oncepay.store.Table;
-import dev.oncepay.store.TableItems;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;
@@ -53,6 +52,12 @@ public class FleetBreaker {
     private static final Logger LOG = Logger.getLogger(FleetBreaker.class);
     /** Thousandths of a retry: tokens are whole numbers in the item. */
     private static final long ONE_RETRY = 1000;
+    /**
+     * The longest any request about a breaker may take, SDK retries included. The table answers in
+     * milliseconds; a breaker that waited the store's full timeout (3 s) would add that to every
+     * call while the store is sick, so it gives up early and fails open.
+     */
+    private static final Duration STORE_TIMEOUT = Duration.ofMillis(500);
     /** A window or state that changes under a failure count: count again, a few times at most. */
     private static final int COUNT_ATTEMPTS = 3;
 
@@ -157,7 +162,7 @@ public class FleetBreaker {
                 countFailure(account, operation, admission.pk(), limits);
             }
         } catch (SdkException storeFailed) {
-            storeFailed("record a " + (why == null ? "success" : "failure") + " of", account, operation, storeFailed);
+            storeFailed("record a " + (why == null ? "success" : "failure") + " in", admission.pk(), storeFailed);
         }
     }
 
@@ -187,7 +192,7 @@ public class FleetBreaker {
             return false;
         } catch (SdkException storeFailed) {
             mine.addAndGet(handed);
-            storeFailed("take a retry token of", account, operation, storeFailed);
+            storeFailed("take a retry token from", pk, storeFailed);
             return true;
         }
     }
@@ -234,7 +239,7 @@ public class FleetBreaker {
         } catch (ConditionalCheckFailedException anotherProbes) {
             throw refused(account, operation, reread(pk));
         } catch (SdkException storeFailed) {
-            storeFailed("take the probe of", account, operation, storeFailed);
+            storeFailed("take the probe lease of", pk, storeFailed);
             return new Admission(pk, null);
         }
     }
@@ -355,6 +360,7 @@ public class FleetBreaker {
         try {
             // A new item starts with a full burst; it is a closed breaker until a failure says otherwise.
             dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk))
+                    .overrideConfiguration(o -> o.apiCallTimeout(STORE_TIMEOUT))
                     .updateExpression("SET #tokens = if_not_exists(#tokens, :burst) + :delta,"
                             + " #state = if_not_exists(#state, :closed), #kind = :kind")
                     .conditionExpression(condition)
@@ -377,7 +383,7 @@ public class FleetBreaker {
         try {
             return reread(pk);
         } catch (SdkException storeFailed) {
-            storeFailed("read", null, null, storeFailed);
+            storeFailed("read", pk, storeFailed);
             // Fail open, and trust that for a cache period: a sick store is not asked on every call.
             cache.put(pk, new Cached(BreakerItem.ABSENT, now));
             return BreakerItem.ABSENT;
@@ -385,8 +391,8 @@ public class FleetBreaker {
     }
 
     private BreakerItem reread(String pk) {
-        BreakerItem item = TableItems.readConsistently(dynamo, table, pk).map(BreakerItem::from)
-                .orElse(BreakerItem.ABSENT);
+        BreakerItem item = BreakerItem.from(dynamo.getItem(b -> b.tableName(table).key(Attr.key(pk))
+                .consistentRead(true).overrideConfiguration(o -> o.apiCallTimeout(STORE_TIMEOUT))).item());
         cache.put(pk, new Cached(item, clock.instant()));
         return item;
     }
@@ -394,7 +400,8 @@ public class FleetBreaker {
     /** One conditional UpdateItem; the item it leaves becomes this sandbox's copy. */
     private BreakerItem update(String pk, java.util.function.Consumer<UpdateItemRequest.Builder> request) {
         Map<String, AttributeValue> after = dynamo.updateItem(b -> {
-            b.tableName(table).key(Attr.key(pk)).returnValues(ReturnValue.ALL_NEW);
+            b.tableName(table).key(Attr.key(pk)).returnValues(ReturnValue.ALL_NEW)
+                    .overrideConfiguration(o -> o.apiCallTimeout(STORE_TIMEOUT));
             request.accept(b);
         }).attributes();
         BreakerItem item = BreakerItem.from(after);
@@ -418,9 +425,8 @@ public class FleetBreaker {
         LOG.warnf("breaker transition %s -> %s account=%s operation=%s: %s", from, to, account, operation.id(), counts);
     }
 
-    private void storeFailed(String what, ProviderAccount account, ProviderOperation operation, SdkException cause) {
+    private void storeFailed(String what, String pk, SdkException cause) {
         metrics.count(Metrics.BREAKER_STORE_FAILED);
-        LOG.warnf("breaker store failed to %s the breaker%s; failing open (calls go through): %s", what,
-                account == null ? "" : " account=" + account + " operation=" + operation.id(), cause.toString());
+        LOG.warnf("breaker store failed to %s %s; failing open (calls go through): %s", what, pk, cause.toString());
     }
 }

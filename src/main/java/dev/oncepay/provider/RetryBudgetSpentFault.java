@@ -7,6 +7,8 @@ package dev.oncepay.provider;
  */
 public class RetryBudgetSpentFault extends ProviderFault {
     RetryBudgetSpentFault(RetryableProviderFault wanted) {
-        super(wanted.getMessage() + "; not retried: the retry budget is spent", wanted.maybeExecuted(), wanted);
+        // Not caused by the retryable fault: SmallRye reads the cause chain, and would retry it.
+        super(wanted.getMessage() + "; not retried: the retry budget is spent", wanted.maybeExecuted(),
+                wanted.getCause());
     }
 }

@@ -1,20 +1,66 @@
 package dev.oncepay.provider;
 
+import dev.oncepay.config.EmbeddedMetrics;
+import dev.oncepay.config.OncepayConfig;
+import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.store.Attr;
 import dev.oncepay.testing.TestEnvironment;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Set;
 
-/** Closes the fleet breakers between tests: their items go, and the sandbox forgets what it read. */
+/**
+ * The fleet breakers in function tests: closed between tests (their items deleted, the sandbox's
+ * reads forgotten), and moved by another sandbox — a second {@link FleetBreaker} of the same
+ * configuration over the same table, as another Lambda sandbox would be.
+ */
 @ApplicationScoped
 public class FleetBreakers {
     @Inject
     FleetBreaker breaker;
+    @Inject
+    OncepayConfig config;
+    @Inject
+    Clock clock;
+    @Inject
+    EmbeddedMetrics metrics;
+
+    private final Set<String> movedElsewhere = new HashSet<>();
 
     /** Every breaker this application used is closed, with a full retry budget, for every function alike. */
-    public void resetAll() {
-        for (String pk : breaker.forgetReads()) {
+    public synchronized void resetAll() {
+        Set<String> used = new HashSet<>(breaker.forgetReads());
+        used.addAll(movedElsewhere);
+        movedElsewhere.clear();
+        for (String pk : used) {
             TestEnvironment.dynamo().deleteItem(b -> b.tableName(TestEnvironment.TABLE).key(Attr.key(pk)));
         }
+    }
+
+    /** Another sandbox meets failures enough to open the breaker of {@code account}'s {@code operation}. */
+    public synchronized void openFromAnotherSandbox(ProviderAccount account, ProviderOperation operation) {
+        FleetBreaker other = anotherSandbox(account, operation);
+        int threshold = FleetBreaker.Settings.of(config.provider()).limits().get(operation).failures();
+        for (int i = 0; i < threshold; i++) {
+            FleetBreaker.Admission call = other.admit(account, operation, false);
+            other.record(account, operation, call, "503 from the provider", Duration.ofMillis(5));
+        }
+    }
+
+    /** Other sandboxes retry until the fleet's retry budget for {@code account}'s {@code operation} is spent. */
+    public synchronized void spendRetryBudgetFromAnotherSandbox(ProviderAccount account, ProviderOperation operation) {
+        FleetBreaker other = anotherSandbox(account, operation);
+        while (other.mayRetry(account, operation)) {
+            // each granted retry takes a token
+        }
+    }
+
+    private FleetBreaker anotherSandbox(ProviderAccount account, ProviderOperation operation) {
+        movedElsewhere.add(BreakerItem.pk(account, operation));
+        return new FleetBreaker(TestEnvironment.dynamo(), TestEnvironment.TABLE, clock, metrics,
+                FleetBreaker.Settings.of(config.provider()));
     }
 }
