@@ -146,8 +146,10 @@ public class ProviderCalls {
                 return answer;
             } catch (RetryableProviderFault retryable) {
                 breaker.record(account, operation, admission, retryable.getMessage(), since(start));
-                // Only a retry SmallRye would make takes a token.
-                if (log.attempts() <= limits.maxRetries() && !breaker.mayRetry(account, operation)) {
+                // Only a retry SmallRye would make takes a token; a failed probe re-opened the
+                // breaker, which refuses the retry without one.
+                if (!admission.probe() && log.attempts() <= limits.maxRetries()
+                        && !breaker.mayRetry(account, operation)) {
                     throw new RetryBudgetSpentFault(retryable);
                 }
                 throw retryable;

@@ -8,6 +8,7 @@ import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.provider.ProviderOperation;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
 import dev.oncepay.testing.RecordingMetrics;
+import dev.oncepay.testing.StoreFault;
 import dev.oncepay.testing.TestEnvironment;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -48,6 +49,22 @@ class FleetBreakerChargeTest extends ChargeTestSupport {
         assertEquals("https://oncepay.dev/problems/provider-unavailable", refused.json().get("type").asText());
         assertEquals(calls, sim.chargeRequests(), "no request reached the provider");
         assertEquals(before, storedItems(), "nothing stored: the key is free for a retry");
+    }
+
+    @Test
+    void whenTheBreakersOwnItemCannotBeReadTheChargeStillReachesTheProvider() {
+        metrics.reset();
+        try {
+            TestEnvironment.storeProxy().failNext("GetItem", "breaker#", StoreFault.SERVER_ERROR, 3);
+
+            ApiResponse created = post(newKey(), body(100, "EUR", "order_breaker_store_down"));
+
+            assertEquals(201, created.status(), created::body);
+            assertEquals(1, sim.chargeRequests());
+            assertTrue(metrics.counted(Metrics.BREAKER_STORE_FAILED) >= 1, "the breaker failed open, and said so");
+        } finally {
+            TestEnvironment.storeProxy().reset();
+        }
     }
 
     @Test

@@ -19,7 +19,9 @@ import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentRepository.SweepState;
 import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.payment.Transition;
+import dev.oncepay.provider.FleetBreakers;
 import dev.oncepay.provider.ProviderGateway;
+import dev.oncepay.provider.ProviderOperation;
 import dev.oncepay.reconcile.ReconcileFixture.AtProvider;
 import dev.oncepay.sim.Faults;
 import dev.oncepay.sim.LedgerEntry;
@@ -74,6 +76,8 @@ class ReconcileFunctionTest {
     RecordingMetrics metrics;
     @Inject
     ProviderGateway provider;
+    @Inject
+    FleetBreakers breakers;
     @Inject
     ObjectMapper json;
     @Inject
@@ -346,6 +350,20 @@ class ReconcileFunctionTest {
         assertEquals(1, deferred.payment().checkAttempts());
         assertTrue(deferred.nextCheckAt().isAfter(clock.instant().minusSeconds(1)));
         assertEquals(before.updatedAt(), deferred.payment().updatedAt(), "a deferral does not touch updatedAt");
+    }
+
+    @Test
+    void aChargeBreakerOpenedByAnotherSandboxDefersTheSweepWithoutAnyProviderCall() {
+        // Another function's sandbox (the charge API's) met the outage; this sweep only reads the breaker.
+        Payment payment = fx.unknownPayment(2600, AtProvider.SUCCEEDED);
+        breakers.openFromAnotherSandbox(ReconcileFixture.ACCOUNT, ProviderOperation.CHARGE);
+
+        CountedSweep counted = countedSweep();
+
+        assertEquals(1, counted.summary().deferred(), counted.summary()::toString);
+        assertEquals(0, counted.charges());
+        assertEquals(0, counted.lookups(), "not even a lookup");
+        assertEquals(PaymentStatus.UNKNOWN, fx.state(payment.id()).payment().status());
     }
 
     @Test
