@@ -20,7 +20,7 @@ import org.jboss.logging.Logger;
 /**
  * What the use cases see of the providers: a charge ends in exactly one {@link ProviderOutcome},
  * a lookup in provider-neutral {@link FoundCharge}s. Every call goes to the payment's own provider
- * account, through that provider's adapter, under that account's guards.
+ * account, through that provider's adapter, under that account's guards and fleet breakers.
  */
 @ApplicationScoped
 public class ProviderGateway {
@@ -115,7 +115,11 @@ public class ProviderGateway {
         return adapters.of(account.provider()).lookupLag();
     }
 
-    /** Whether a charge through {@code account} would be refused without a call right now. */
+    /**
+     * Whether a charge through {@code account} would be refused without a call right now: the
+     * fleet's charge breaker of the account ({@link FleetBreaker}), the same for the charge API and
+     * the sweep, as this sandbox last read it (at most {@code breaker-cache} ago).
+     */
     public boolean chargeBreakerOpen(ProviderAccount account) {
         return calls.chargeBreakerOpen(account);
     }
