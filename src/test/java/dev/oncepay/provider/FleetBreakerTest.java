@@ -28,6 +28,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -173,6 +174,38 @@ class FleetBreakerTest {
             assertTrue(sandbox.refuses(account, ProviderOperation.CHARGE));
             assertThrows(CircuitBreakerOpenException.class, () -> sandbox.admit(account, ProviderOperation.CHARGE, false));
         }
+    }
+
+    @Test
+    void aDeadProviderGetsAtMostThresholdPlusOneRequestPerSandboxBeforeTheWholeFleetFailsFast() throws Exception {
+        List<FleetBreaker> fleet = sandboxes();
+        AtomicInteger requests = new AtomicInteger();
+        List<Callable<Integer>> callers = new ArrayList<>();
+        for (FleetBreaker sandbox : fleet) {
+            callers.add(() -> {
+                int refused = 0;
+                for (int call = 0; call < 20; call++) {
+                    try {
+                        FleetBreaker.Admission admitted = sandbox.admit(account, ProviderOperation.CHARGE, false);
+                        requests.incrementAndGet(); // reaches the dead provider
+                        sandbox.record(account, ProviderOperation.CHARGE, admitted, "connection refused",
+                                Duration.ofMillis(1));
+                    } catch (CircuitBreakerOpenException open) {
+                        refused++;
+                    }
+                }
+                return refused;
+            });
+        }
+
+        List<Optional<Integer>> refusals = atOnce(callers);
+
+        // Each sandbox learns of the opening at the latest when its next failure finds the breaker not closed.
+        assertTrue(requests.get() <= THRESHOLD + SANDBOXES, () -> requests.get() + " requests reached the provider");
+        assertEquals(SANDBOXES * 20, requests.get() + refusals.stream().mapToInt(Optional::orElseThrow).sum());
+        assertEquals(1, metrics.counted(Metrics.BREAKER_OPEN));
+        System.out.printf("dead provider, %d sandboxes x 20 calls: %d requests reached it (threshold %d)%n",
+                SANDBOXES, requests.get(), THRESHOLD);
     }
 
     @Test
