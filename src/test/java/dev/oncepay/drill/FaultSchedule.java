@@ -86,6 +86,7 @@ final class FaultSchedule implements AutoCloseable {
         f.put("lookupLagMs", 0);
         f.put("malformedLookupRate", 0.0);
         f.put("latencyMs", 0);
+        f.put("stripeLatencyMs", 0);
         f.put("serverErrorRate", 0.0);
         f.put("rateLimitRate", 0.0);
         f.put("retryAfterSeconds", 1);
