@@ -53,7 +53,8 @@ import org.junit.jupiter.api.Timeout;
  * own. About 1.5 minutes with a built package; kept out of the default suite (tag
  * {@code fleet-outage}).
  *
- * <p>Today's per-sandbox breakers, measured on 2026-11-30 (three runs of the same configuration,
+ * <p>Today's per-sandbox breakers, measured on 2026-11-30 (three runs, two of them still with the
+ * default 10 s open period,
  * {@code mvn -B -ntp test -Dtest=FleetOutageTest -Dsurefire.failIfNoSpecifiedTests=false
  * -Djunit.jupiter.conditions.deactivate='org.junit.*DisabledCondition'}): 60 charge requests reached
  * the dead provider before every sandbox failed fast (6 x threshold; in one run 57 in the burst and
