@@ -33,12 +33,20 @@ final class LocalRunProcess implements AutoCloseable {
     /** A sandbox's line ({@code [charge#1] ...}) that names a payment. */
     private static final Pattern PAYMENT_LINE = Pattern.compile("^\\[([a-z]+)#[^\\]]*\\].*?(pay_[0-9a-f]{32})");
     private static final String SANDBOX_MAIN = "dev.oncepay.local.SandboxMain";
+    /** A function's breaker transition, as it logs it ({@code circuit breaker <name> is now <state>}). */
+    private static final Pattern BREAKER_TRANSITION = Pattern.compile("circuit breaker (\\S+) is now ([A-Z_]+)");
+    /** The functions' BreakerOpen metric, in its CloudWatch embedded-metric line. */
+    private static final Pattern BREAKER_OPEN_METRIC = Pattern.compile("\"BreakerOpen\":(\\d+)");
 
     private final Process process;
     private final CountDownLatch ready = new CountDownLatch(1);
     final AtomicLong loggedProviderChargeCalls = new AtomicLong();
     /** The functions' log lines about payments, in order of arrival: where each charge came from. */
     final ConcurrentLinkedQueue<FunctionLine> paymentLines = new ConcurrentLinkedQueue<>();
+    /** Breaker transitions the functions logged, by {@code <breaker> -> <state>}. */
+    final Map<String, Integer> breakerTransitions = new ConcurrentHashMap<>();
+    /** The sum of the functions' BreakerOpen metric. */
+    final AtomicLong breakerOpenMetric = new AtomicLong();
 
     /** A function's log line naming a payment, stamped with this JVM's clock as it arrived. */
     record FunctionLine(long atNanos, String function, String paymentId, String line) {
@@ -59,6 +67,14 @@ final class LocalRunProcess implements AutoCloseable {
                     Matcher m = PROVIDER_CALL.matcher(line);
                     if (m.find()) {
                         loggedProviderChargeCalls.addAndGet(Long.parseLong(m.group(1)));
+                    }
+                    Matcher t = BREAKER_TRANSITION.matcher(line);
+                    if (t.find()) {
+                        breakerTransitions.merge(t.group(1) + " -> " + t.group(2), 1, Integer::sum);
+                    }
+                    Matcher o = BREAKER_OPEN_METRIC.matcher(line);
+                    if (o.find()) {
+                        breakerOpenMetric.addAndGet(Long.parseLong(o.group(1)));
                     }
                     Matcher p = PAYMENT_LINE.matcher(line);
                     if (p.find()) {
