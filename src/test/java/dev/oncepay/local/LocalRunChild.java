@@ -11,28 +11,27 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
 
 /**
- * The local run as {@code run-local.sh} starts it, for tests that drive it from outside: the same
- * entry point in a JVM of its own on the test classpath, tied to this JVM with {@code --parent-pid},
- * its output kept line by line (and echoed with a prefix) so a test can read what the functions
+ * The local run as {@code run-local.sh} starts it, for tests and the drill that drive it from
+ * outside: the same entry point in a JVM of its own on the test classpath, tied to this JVM with
+ * {@code --parent-pid}; every line it prints goes to the caller, who reads what the functions
  * logged.
  */
-final class LocalRunChild implements AutoCloseable {
+public final class LocalRunChild implements AutoCloseable {
     private final Process process;
-    private final List<String> output = new CopyOnWriteArrayList<>();
     private final CountDownLatch ready = new CountDownLatch(1);
 
-    private LocalRunChild(Process process, String echoPrefix) {
+    private LocalRunChild(Process process, Consumer<String> eachLine) {
         this.process = process;
         Thread reader = new Thread(() -> {
             try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
                 for (String line = in.readLine(); line != null; line = in.readLine()) {
-                    output.add(line);
-                    System.out.println(echoPrefix + line);
+                    eachLine.accept(line);
                     if (line.contains(LocalRun.READY)) {
                         ready.countDown();
                     }
@@ -45,9 +44,11 @@ final class LocalRunChild implements AutoCloseable {
         reader.start();
     }
 
-    /** Starts {@code LocalRun} with {@code args} (plus {@code --parent-pid}) in the project root. */
-    static LocalRunChild start(List<String> args, String echoPrefix) {
-        Path root = LocalRun.projectRoot();
+    /**
+     * Starts {@code LocalRun} with {@code args} (plus {@code --parent-pid}) in the project root;
+     * {@code eachLine} gets its output, stdout and stderr, line by line on one thread.
+     */
+    public static LocalRunChild start(List<String> args, Consumer<String> eachLine) {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
@@ -57,44 +58,44 @@ final class LocalRunChild implements AutoCloseable {
         command.addAll(args);
         command.addAll(List.of("--parent-pid", Long.toString(ProcessHandle.current().pid())));
         try {
-            return new LocalRunChild(new ProcessBuilder(command).directory(root.toFile()).redirectErrorStream(true).start(),
-                    echoPrefix);
+            return new LocalRunChild(new ProcessBuilder(command).directory(LocalRun.projectRoot().toFile())
+                    .redirectErrorStream(true).start(), eachLine);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot start the local run", e);
         }
     }
 
-    /** The line announcing the run ready, or null when it was not ready in time (or died). */
-    String awaitReady(Duration within) throws InterruptedException {
+    /** @return false when the run did not announce itself ready in time (or died) */
+    public boolean awaitReady(Duration within) throws InterruptedException {
         long deadline = System.nanoTime() + within.toNanos();
         while (System.nanoTime() < deadline) {
             if (ready.await(500, TimeUnit.MILLISECONDS)) {
-                return output.stream().filter(l -> l.contains(LocalRun.READY)).findFirst().orElseThrow();
+                return true;
             }
             if (!process.isAlive()) {
-                return null;
+                return false;
             }
         }
-        return null;
+        return false;
     }
 
-    /** How many lines the run printed so far: a mark for {@link #linesSince}. */
-    int lineCount() {
-        return output.size();
-    }
-
-    /** The lines printed since {@code mark}, in order. */
-    List<String> linesSince(int mark) {
-        return List.copyOf(output.subList(mark, output.size()));
+    /** The processes the run started (sandboxes, dynalite), live or not. */
+    public Stream<ProcessHandle> descendants() {
+        return process.descendants();
     }
 
     /** SIGTERM (the run stops every process it started), then SIGKILL for whatever is left. */
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         List<ProcessHandle> children = process.descendants().toList();
         process.toHandle().destroy();
-        if (!process.waitFor(30, TimeUnit.SECONDS)) {
+        try {
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
             process.destroyForcibly();
+            Thread.currentThread().interrupt();
         }
         children.stream().filter(ProcessHandle::isAlive).forEach(ProcessHandle::destroyForcibly);
     }
