@@ -512,7 +512,7 @@ class StripeSimulatorTest {
 
     @Test
     void stripeLatencySlowsOnlyTheStripeApi() throws Exception {
-        sim.setFaults(Faults.none().withStripeLatencyMs(400));
+        sim.setFaults(Faults.none().withStripeLatencyMs(800));
         HttpRequest generic = HttpRequest.newBuilder(uri("/v1/charges")).header("Idempotency-Key", "key-g")
                 .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":100,\"currency\":\"EUR\",\"reference\":\"pay_g\"}"))
                 .build();
@@ -521,10 +521,10 @@ class StripeSimulatorTest {
         long createMs = millis(() -> assertEquals(200, create("key-1", FORM).statusCode()));
         long searchMs = millis(() -> search("pay_1"));
 
-        assertTrue(createMs >= 400, "create took " + createMs + " ms");
-        assertTrue(searchMs >= 400, "search took " + searchMs + " ms");
-        assertTrue(genericMs < 400, "the generic API is not slowed: " + genericMs + " ms");
-        assertEquals(400, JSON.readTree(get("/_sim/faults").body()).get("stripeLatencyMs").asLong());
+        assertTrue(createMs >= 800, "create took " + createMs + " ms");
+        assertTrue(searchMs >= 800, "search took " + searchMs + " ms");
+        assertTrue(genericMs < 800, "the generic API is not slowed: " + genericMs + " ms");
+        assertEquals(800, JSON.readTree(get("/_sim/faults").body()).get("stripeLatencyMs").asLong());
         assertEquals(400, post("/_sim/faults", "{\"stripeLatencyMs\":-1}").statusCode());
     }
 
