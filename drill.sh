@@ -14,8 +14,15 @@
 # whose shopper approves, refuses or abandons 3-D Secure); the verdict is the same, and a payment
 # left awaiting its customer (nothing charged) is counted apart as `awaiting customer: n`.
 #
+# With --slow-account D tenant merchant-c pays through a second provider account (the simulator's
+# Stripe API, pm_card_visa) whose every call takes D longer during the workload (the simulator's
+# stripeLatencyMs); the summary shows latency per account, so the healthy account's p95 can be
+# compared with and without the other slow (--slow-account 0). Every summary also reports the
+# breaker transitions and BreakerOpen metric from the functions' own output, and the charge requests
+# and lookups the simulator itself counted (/_sim/stats) during the provider outage.
+#
 #   ./drill.sh [--skip-build] [--provider sim|stripe] [--payments N] [--clients M] [--seed S]
-#              [--profile hostile|hostile-provider|store-faults|all|mild|none] ...
+#              [--profile hostile|hostile-provider|store-faults|all|mild|none] [--slow-account D] ...
 #   ./drill.sh --help
 set -euo pipefail
 cd "$(dirname "$0")"

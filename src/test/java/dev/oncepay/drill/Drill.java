@@ -1,6 +1,7 @@
 package dev.oncepay.drill;
 
 import dev.oncepay.local.LocalRunOptions;
+import dev.oncepay.sim.StripeMode;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.InetAddress;
@@ -115,6 +116,9 @@ public final class Drill {
                 "--table", TABLE,
                 "--sim-seed", Long.toString(options.seed()),
                 "--provider", options.provider()));
+        if (options.slowAccount() != null) {
+            args.addAll(List.of("--tenant-provider", DrillOptions.SECOND_ACCOUNT_TENANT + "=" + StripeMode.PROVIDER_ID));
+        }
         args.addAll(COMPRESSED_TIME);
         String api = "http://127.0.0.1:" + apiPort;
         String simUrl = "http://127.0.0.1:" + simPort;
@@ -129,7 +133,7 @@ public final class Drill {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(3)).build();
 
         FaultSchedule.Plan providerPlan = FaultSchedule.provider(options.profile(), options.seed(), options.maxWorkload(),
-                options.outage());
+                options.outage(), options.slowAccount());
         FaultSchedule.Plan storePlan = FaultSchedule.store(options.profile(), options.seed(), options.maxWorkload(),
                 options.storeOutage());
         out.printf("drill: %d payments, %d clients, seed %d, provider %s, profile %s, crashes %s, provider outage %d s,"
@@ -151,6 +155,9 @@ public final class Drill {
             Map<String, Integer> dynamo0 = storeTap.dynamoRequests();
             Recorder recorder = new Recorder();
             List<Workload.Plan> plans = Workload.generate(options.payments(), options.seed(), options.stripe());
+            if (options.slowAccount() != null) {
+                plans = Workload.onStripeAccount(plans, DrillOptions.SECOND_ACCOUNT_TENANT);
+            }
             List<Recorder.PaymentRecord> records = plans.stream().map(Recorder.PaymentRecord::new).toList();
             Measurements m = new Measurements(options, recorder, records);
 
@@ -180,6 +187,7 @@ public final class Drill {
             storeFaults.allOff();
             m.outageStartMs = faults.outageStartMs();
             m.outageEndMs = faults.outageEndMs();
+            m.outageStats = faults.outageStats();
             m.windows = providerPlan.windows();
             m.baseline = FaultSchedule.describe(providerPlan.baseline());
             m.store = storeFaults;
@@ -214,6 +222,8 @@ public final class Drill {
             Set<String> shown = prompt.shown();
             m.awaitingNeverShown = (int) settled.awaitingCustomer().stream().filter(id -> !shown.contains(id)).count();
             m.ledgerCharges = ledger.size();
+            m.breakerTransitions = new java.util.TreeMap<>(run.breakerTransitions);
+            m.breakerOpenMetric = run.breakerOpenMetric.get();
 
             // --- comparison ---------------------------------------------------------------------
             if (options.naive()) {
@@ -365,7 +375,7 @@ public final class Drill {
         AtomicInteger started = new AtomicInteger();
         List<Recorder.PaymentRecord> records = plans.stream().map(Recorder.PaymentRecord::new).toList();
         FaultSchedule faults = new FaultSchedule(http, simUrl, recorder, FaultSchedule.provider(options.profile(),
-                options.seed(), options.maxWorkload(), options.outage()), () -> started.get() / (double) options.payments());
+                options.seed(), options.maxWorkload(), options.outage(), options.slowAccount()), () -> started.get() / (double) options.payments());
         faults.start();
         long hardDeadline = System.nanoTime() + options.maxWorkload().toNanos();
         runWorkload(records, started, hardDeadline, (r, s) -> naive.submit(r.plan, s), "naive");

@@ -1,6 +1,7 @@
 package dev.oncepay.drill;
 
 import dev.oncepay.local.LocalRunOptions;
+import dev.oncepay.sim.WebhookTarget;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -33,6 +34,11 @@ import java.util.Locale;
  * @param naive also run the naive-client comparison
  * @param reportDir where report.html, summary.txt and the local run's log go
  * @param app the Lambda package (function.zip)
+ * @param slowAccount null: every tenant on the one account of {@code provider}; else tenant
+ *        {@link #SECOND_ACCOUNT_TENANT} is charged through a second account, on the simulator's
+ *        Stripe API (pm_card_visa), whose every call takes this much longer during the workload
+ *        ({@link Duration#ZERO}: a second account that is not slow), so the summary can show the
+ *        healthy account's latency beside the slow one's; needs {@code provider} {@code sim}
  */
 public record DrillOptions(
         String provider,
@@ -50,7 +56,11 @@ public record DrillOptions(
         Duration reconcileEvery,
         boolean naive,
         Path reportDir,
-        Path app) {
+        Path app,
+        Duration slowAccount) {
+
+    /** The tenant charged through the second provider account when there is one. */
+    public static final String SECOND_ACCOUNT_TENANT = "merchant-c";
 
     public boolean stripe() {
         return provider.equals(dev.oncepay.sim.StripeMode.PROVIDER_ID);
@@ -75,12 +85,15 @@ public record DrillOptions(
         if (chargeSandboxes < 1 || chargeSandboxes > 16) {
             throw new IllegalArgumentException("--charge-sandboxes must be 1..16");
         }
+        if (slowAccount != null && (slowAccount.isNegative() || !provider.equals(WebhookTarget.DEFAULT_PROVIDER_ID))) {
+            throw new IllegalArgumentException("--slow-account needs --provider sim and a duration of 0 or more");
+        }
     }
 
     public static DrillOptions defaults() {
         return new DrillOptions("sim", 1000, 8, 1, "hostile", true, Duration.ofSeconds(7), Duration.ofSeconds(15),
                 Duration.ofSeconds(6), Duration.ofSeconds(120), Duration.ofMinutes(15), 3, Duration.ofSeconds(3), true,
-                Path.of("target/drill"), Path.of("target/function.zip"));
+                Path.of("target/drill"), Path.of("target/function.zip"), null);
     }
 
     /** The CI configuration: some tens of payments, still every kind of fault of the profile, and crashes. */
@@ -88,7 +101,7 @@ public record DrillOptions(
             Path reportDir) {
         return new DrillOptions(provider, payments, 6, seed, profile, true, Duration.ofSeconds(6), Duration.ofSeconds(12),
                 Duration.ofSeconds(5), Duration.ofSeconds(75), Duration.ofMinutes(3), 3, Duration.ofSeconds(3), false,
-                reportDir, app);
+                reportDir, app, null);
     }
 
     public static String usage() {
@@ -116,6 +129,9 @@ public record DrillOptions(
                 "  --no-naive            skip the naive-client comparison",
                 "  --report-dir DIR      report.html, summary.txt, local-run.log (default target/drill)",
                 "  --app PATH            the Lambda package (default target/function.zip)",
+                "  --slow-account D      tenant " + SECOND_ACCOUNT_TENANT + " pays through a second account (the simulator's",
+                "                        Stripe API) that answers D later during the workload (0: not slow); the",
+                "                        summary shows latency per account (needs --provider sim)",
                 "Durations: 500ms, 10s, 2m (a bare number is seconds). Exit status: 0 all invariants hold,",
                 "1 an invariant was violated, 2 usage error, 3 the drill could not run.");
     }
@@ -138,6 +154,7 @@ public record DrillOptions(
         boolean naive = o.naive;
         Path reportDir = o.reportDir;
         Path app = o.app;
+        Duration slowAccount = o.slowAccount;
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
             String value = null;
@@ -181,6 +198,7 @@ public record DrillOptions(
                     case "--reconcile-every" -> reconcileEvery = LocalRunOptions.duration(value);
                     case "--report-dir" -> reportDir = Path.of(value);
                     case "--app" -> app = Path.of(value);
+                    case "--slow-account" -> slowAccount = LocalRunOptions.duration(value);
                     default -> throw new IllegalArgumentException("unknown option " + arg);
                 }
             } catch (NumberFormatException e) {
@@ -193,6 +211,6 @@ public record DrillOptions(
         }
         return new DrillOptions(provider, payments, clients, seed, profile, crashes, crashEvery, outage, storeOutage, settle,
                 maxWorkload,
-                chargeSandboxes, reconcileEvery, naive, reportDir, app);
+                chargeSandboxes, reconcileEvery, naive, reportDir, app, slowAccount);
     }
 }

@@ -1,6 +1,8 @@
 package dev.oncepay.drill;
 
 import dev.oncepay.testing.StoreFaults;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -48,6 +50,9 @@ final class FaultSchedule implements AutoCloseable {
     private volatile boolean stopped;
     private volatile long outageStartMs = -1;
     private volatile long outageEndMs = -1;
+    /** The simulator's request counts ({@code /_sim/stats}) once the outage is on, and once it is off again. */
+    private volatile String statsAtOutageStart;
+    private volatile String statsAtOutageEnd;
     private String applied = "";
 
     /** @param baseUrl the simulator's or the store fault proxy's base URL */
@@ -61,10 +66,18 @@ final class FaultSchedule implements AutoCloseable {
         this.thread.setDaemon(true);
     }
 
-    /** The provider's schedule for a profile: its baseline and windows, and the outage unless {@code none}. */
-    static Plan provider(String profile, long seed, Duration horizon, Duration outage) {
+    /**
+     * The provider's schedule for a profile: its baseline and windows, and the outage unless
+     * {@code none}; with {@code slowStripe} (or null) every Stripe API call takes that much longer
+     * throughout (the slow second account).
+     */
+    static Plan provider(String profile, long seed, Duration horizon, Duration outage, Duration slowStripe) {
         String faults = providerProfile(profile);
-        return new Plan("provider", "/_sim/faults", none(), baseline(faults), windows(faults, seed, horizon),
+        Map<String, Object> baseline = baseline(faults);
+        if (slowStripe != null) {
+            baseline.put("stripeLatencyMs", slowStripe.toMillis());
+        }
+        return new Plan("provider", "/_sim/faults", none(), baseline, windows(faults, seed, horizon),
                 faults.equals("none") ? Duration.ZERO : outage, 0.35);
     }
 
@@ -86,6 +99,7 @@ final class FaultSchedule implements AutoCloseable {
         f.put("lookupLagMs", 0);
         f.put("malformedLookupRate", 0.0);
         f.put("latencyMs", 0);
+        f.put("stripeLatencyMs", 0);
         f.put("serverErrorRate", 0.0);
         f.put("rateLimitRate", 0.0);
         f.put("retryAfterSeconds", 1);
@@ -287,6 +301,7 @@ final class FaultSchedule implements AutoCloseable {
             String label = labels.isEmpty() ? "baseline" : String.join(", ", labels);
             try {
                 apply(f, label);
+                countOutage(outageStartMs >= 0 && now < outageEndMs);
             } catch (IOException e) {
                 // the simulator or proxy is briefly busy: try again on the next tick
             } catch (InterruptedException e) {
@@ -310,6 +325,43 @@ final class FaultSchedule implements AutoCloseable {
         recorder.event(plan.target() + " faults: " + label);
     }
 
+    /**
+     * Reads the provider's request counts when the outage is first seen applied, and when it is
+     * first seen lifted: what reached the provider meanwhile is the provider's own count.
+     */
+    private void countOutage(boolean outageOn) {
+        if (!plan.controlPath().equals("/_sim/faults")) {
+            return; // the store's outage: the provider's counts say nothing about it
+        }
+        if (outageOn && statsAtOutageStart == null) {
+            statsAtOutageStart = read("/_sim/stats");
+        } else if (!outageOn && statsAtOutageStart != null && statsAtOutageEnd == null) {
+            statsAtOutageEnd = read("/_sim/stats");
+        }
+    }
+
+    /** The provider's request counts ({@code /_sim/stats} JSON) as the outage began and ended. */
+    record OutageStats(String atStart, String atEnd) {
+        private static final ObjectMapper JSON = new ObjectMapper();
+
+        /** What reached the provider meanwhile, e.g. {@code 12 charge requests, 3 lookups}, or why it is not known. */
+        String during() {
+            try {
+                JsonNode start = JSON.readTree(atStart);
+                JsonNode end = JSON.readTree(atEnd);
+                return (end.get("chargeRequests").asInt() - start.get("chargeRequests").asInt()) + " charge requests, "
+                        + (end.get("lookupRequests").asInt() - start.get("lookupRequests").asInt()) + " lookups";
+            } catch (IOException | RuntimeException unreadable) {
+                return "unknown (stats at start " + atStart + ", at end " + atEnd + ")";
+            }
+        }
+    }
+
+    /** The provider's counts around its outage, or null when it had none. */
+    OutageStats outageStats() {
+        return statsAtOutageStart == null ? null : new OutageStats(statsAtOutageStart, statsAtOutageEnd);
+    }
+
     /** Stops the schedule and turns every fault off. */
     void allOff() throws IOException, InterruptedException {
         stopped = true;
@@ -321,6 +373,7 @@ final class FaultSchedule implements AutoCloseable {
         }
         post(http, controlUrl, json(plan.none()));
         applied = json(plan.none());
+        countOutage(false); // the workload may end during the outage
         recorder.event(plan.target() + " faults: off");
     }
 

@@ -5,6 +5,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 /** What a drill measured, and the statistics derived from it. */
 final class Measurements {
@@ -36,6 +37,12 @@ final class Measurements {
      */
     int awaitingNeverShown;
     int ledgerCharges;
+    /** Breaker transitions the functions logged ({@code <breaker> -> <state>}: count). */
+    Map<String, Integer> breakerTransitions = Map.of();
+    /** The sum of the functions' BreakerOpen metric. */
+    long breakerOpenMetric;
+    /** The provider's own request counts around the outage, or null without one. */
+    FaultSchedule.OutageStats outageStats;
     boolean naiveRan;
     long naiveDurationMs;
     int naiveDoubleCharges;
@@ -71,12 +78,20 @@ final class Measurements {
 
     /** Per logical payment: from its first request to its first definitive answer (201/402/202 or 200 review). */
     List<Long> endToEnd() {
+        return endToEnd(r -> true);
+    }
+
+    /** {@link #endToEnd()} of the payments that {@code which} selects (e.g. one tenant's). */
+    List<Long> endToEnd(Predicate<Recorder.PaymentRecord> which) {
         List<Long> result = new ArrayList<>();
         Map<Integer, Long> firstStart = new TreeMap<>();
         for (Recorder.Attempt a : recorder.attempts) {
             firstStart.merge(a.payment(), a.startMs(), Math::min);
         }
         for (Recorder.PaymentRecord r : records) {
+            if (!which.test(r)) {
+                continue;
+            }
             Long s = firstStart.get(r.plan.index());
             if (s != null && r.firstAnswerMs >= 0) {
                 result.add(r.firstAnswerMs - s);

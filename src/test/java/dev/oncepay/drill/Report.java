@@ -78,6 +78,15 @@ final class Report {
                 (m.settleEndMs - m.workloadEndMs) / 1000.0));
         l.add(String.format(Locale.ROOT, "latency to first answer (201/402/202), retries included: p50 %d p95 %d p99 %d ms",
                 Measurements.percentile(e2e, 50), Measurements.percentile(e2e, 95), Measurements.percentile(e2e, 99)));
+        if (o.slowAccount() != null) {
+            String second = DrillOptions.SECOND_ACCOUNT_TENANT;
+            List<Long> healthy = m.endToEnd(r -> !r.plan.tenant().equals(second));
+            List<Long> slow = m.endToEnd(r -> r.plan.tenant().equals(second));
+            l.add(String.format(Locale.ROOT, "  per account: sim (other tenants, healthy) n %d p50 %d p95 %d ms; stripe (%s,"
+                    + " %d ms slower) n %d p50 %d p95 %d ms", healthy.size(), Measurements.percentile(healthy, 50),
+                    Measurements.percentile(healthy, 95), second, o.slowAccount().toMillis(), slow.size(),
+                    Measurements.percentile(slow, 50), Measurements.percentile(slow, 95)));
+        }
         StringBuilder per = new StringBuilder("per POST by outcome (n p50/p95/p99 ms):");
         m.postLatencyByOutcome().forEach((k, vs) -> per.append(String.format(Locale.ROOT, " %s %d %d/%d/%d;", k, vs.size(),
                 Measurements.percentile(vs, 50), Measurements.percentile(vs, 95), Measurements.percentile(vs, 99))));
@@ -97,6 +106,12 @@ final class Report {
                 .append(operation).append(' ').append(String.format(Locale.ROOT, "%.2f", n / (double) o.payments())));
         l.addAll(wrap(String.format(Locale.ROOT, "DynamoDB requests per payment (every function, workload and settle, SDK"
                 + " retries included; at the wire): %.2f (%d: %s)", dynamo / (double) o.payments(), dynamo, byOperation), 110));
+        l.addAll(wrap("breakers (the functions' own lines and metric): transitions " + m.breakerTransitions
+                + "; BreakerOpen metric " + m.breakerOpenMetric, 110));
+        if (m.outageStats != null) {
+            l.add("provider requests during the outage (the simulator's own counts, /_sim/stats): "
+                    + m.outageStats.during());
+        }
         List<long[]> open = m.breakerOpenIntervals();
         StringBuilder b = new StringBuilder(String.format(Locale.ROOT, "breaker: %d open interval(s) seen by clients "
                 + "(%d fast 503s)", open.size(), m.count("503-breaker")));

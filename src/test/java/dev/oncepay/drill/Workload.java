@@ -66,6 +66,16 @@ final class Workload {
         }
     }
 
+    /**
+     * The same plans, but {@code tenant}'s payments carry {@code pm_card_visa}: that tenant pays
+     * through a Stripe account beside the generic PSP's (the drill's second account).
+     */
+    static List<Plan> onStripeAccount(List<Plan> plans, String tenant) {
+        return plans.stream().map(p -> !p.tenant().equals(tenant) ? p : new Plan(p.index(), p.tenant(), p.key(),
+                p.amount(), p.currency(), p.reference(), p.behaviour(), p.secondSubmitDelayMs(), p.shopper(), VISA,
+                null, AtPrompt.NONE)).toList();
+    }
+
     /** Share of single-submitter payments made by shoppers who pay again under a fresh key. */
     static final double SHOPPER_SHARE = 0.3;
 

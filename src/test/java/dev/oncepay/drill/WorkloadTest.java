@@ -44,6 +44,34 @@ class WorkloadTest {
     }
 
     @Test
+    void theSecondAccountsTenantPaysWithAStripeCardEverythingElseUnchanged() {
+        List<Workload.Plan> sim = Workload.generate(200, 7, false);
+        List<Workload.Plan> mixed = Workload.onStripeAccount(sim, DrillOptions.SECOND_ACCOUNT_TENANT);
+        assertEquals(sim.size(), mixed.size());
+        for (int i = 0; i < sim.size(); i++) {
+            Workload.Plan a = sim.get(i);
+            Workload.Plan b = mixed.get(i);
+            if (a.tenant().equals(DrillOptions.SECOND_ACCOUNT_TENANT)) {
+                assertEquals(Workload.VISA, b.paymentMethod());
+                assertEquals(List.of(a.key(), a.amount(), a.reference(), a.behaviour(), a.shopper()),
+                        List.of(b.key(), b.amount(), b.reference(), b.behaviour(), b.shopper()));
+            } else {
+                assertEquals(a, b);
+            }
+        }
+        assertTrue(mixed.stream().anyMatch(p -> p.paymentMethod() != null), "the tenant has payments");
+    }
+
+    @Test
+    void aSlowSecondAccountIsAnOptionOfTheGenericProvidersDrill() {
+        assertNull(DrillOptions.parse(List.of()).slowAccount());
+        assertEquals(java.time.Duration.ofSeconds(3), DrillOptions.parse(List.of("--slow-account", "3s")).slowAccount());
+        assertEquals(java.time.Duration.ZERO, DrillOptions.parse(List.of("--slow-account=0")).slowAccount());
+        assertThrows(IllegalArgumentException.class,
+                () -> DrillOptions.parse(List.of("--provider", "stripe", "--slow-account", "3s")));
+    }
+
+    @Test
     void theProviderIsAnOptionSimByDefault() {
         assertEquals("sim", DrillOptions.parse(List.of()).provider());
         assertFalse(DrillOptions.parse(List.of()).stripe());

@@ -58,7 +58,7 @@ final class ChargesEndpoint extends JsonHandler {
     }
 
     private void charge(HttpExchange exchange) throws IOException, InterruptedException {
-        counters.charges.incrementAndGet();
+        counters.genericCharges.incrementAndGet();
         counters.chargeArrivals.add(java.time.Instant.now());
         // Read the whole request first: every fault below happens after the client finished
         // sending, which is exactly the case where the client cannot know what happened.
@@ -125,7 +125,7 @@ final class ChargesEndpoint extends JsonHandler {
     }
 
     private void lookup(HttpExchange exchange) throws InterruptedException {
-        counters.lookups.incrementAndGet();
+        counters.genericLookups.incrementAndGet();
         LookupPlan plan = faults.rollLookup();
         if (plan.outage()) {
             throw outage(faults.current());

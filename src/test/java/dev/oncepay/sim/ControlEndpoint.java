@@ -8,7 +8,7 @@ import java.io.IOException;
 
 /**
  * The simulator-only API under {@code /_sim/}: the ledger (the oracle for "no double charge"),
- * fault settings and reset. Never subject to faults, so tests can always steer and inspect.
+ * the request counts, fault settings and reset. Never subject to faults, so tests can always steer and inspect.
  */
 final class ControlEndpoint extends JsonHandler {
 
@@ -16,12 +16,14 @@ final class ControlEndpoint extends JsonHandler {
 
     private final Ledger ledger;
     private final FaultControl faults;
+    private final RequestCounters counters;
     private final Runnable reset;
 
-    ControlEndpoint(ObjectMapper json, Ledger ledger, FaultControl faults, Runnable reset) {
+    ControlEndpoint(ObjectMapper json, Ledger ledger, FaultControl faults, RequestCounters counters, Runnable reset) {
         super(json);
         this.ledger = ledger;
         this.faults = faults;
+        this.counters = counters;
         this.reset = reset;
     }
 
@@ -34,6 +36,10 @@ final class ControlEndpoint extends JsonHandler {
                 ArrayNode charges = root.putArray("charges");
                 ledger.all().forEach(charge -> charges.add(charge.toLedgerEntry().toJson(json)));
                 send(exchange, 200, root);
+            }
+            case "/_sim/stats" -> {
+                requireMethod(exchange, "GET");
+                send(exchange, 200, counters.toJson(json));
             }
             case "/_sim/faults" -> {
                 requireMethod(exchange, "GET", "POST");

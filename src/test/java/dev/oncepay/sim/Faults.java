@@ -25,7 +25,9 @@ import java.util.Set;
  * {@code processing}), {@code emptyBodyRate} (a {@code 200}/{@code 204} without a body),
  * {@code serverErrorRetryAfterSeconds} ({@code Retry-After} on every {@code 5xx}),
  * {@code conflictRate} ({@code 409}: the key is in flight), {@code lookupLagMs} (charges reach
- * lookups late) and {@code malformedLookupRate} (a {@code 2xx} lookup without its list).
+ * lookups late) and {@code malformedLookupRate} (a {@code 2xx} lookup without its list); and
+ * {@code stripeLatencyMs}, latency for the Stripe API only, so one provider account can be slow
+ * while the other stays fast.
  */
 public record Faults(
         long latencyMs,
@@ -44,14 +46,16 @@ public record Faults(
         long serverErrorRetryAfterSeconds,
         double conflictRate,
         long lookupLagMs,
-        double malformedLookupRate) {
+        double malformedLookupRate,
+        long stripeLatencyMs) {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Set<String> FIELDS = Set.of(
             "latencyMs", "serverErrorRate", "rateLimitRate", "retryAfterSeconds", "resetRate",
             "commitThenTimeoutRate", "commitThenTimeoutMs", "declineRate", "outage",
             "webhookDuplicateRate", "webhookReorder", "nonFinalRate", "emptyBodyRate",
-            "serverErrorRetryAfterSeconds", "conflictRate", "lookupLagMs", "malformedLookupRate");
+            "serverErrorRetryAfterSeconds", "conflictRate", "lookupLagMs", "malformedLookupRate",
+            "stripeLatencyMs");
 
     public Faults {
         requireNonNegative("latencyMs", latencyMs);
@@ -59,6 +63,7 @@ public record Faults(
         requireNonNegative("commitThenTimeoutMs", commitThenTimeoutMs);
         requireNonNegative("serverErrorRetryAfterSeconds", serverErrorRetryAfterSeconds);
         requireNonNegative("lookupLagMs", lookupLagMs);
+        requireNonNegative("stripeLatencyMs", stripeLatencyMs);
         requireRate("serverErrorRate", serverErrorRate);
         requireRate("rateLimitRate", rateLimitRate);
         requireRate("resetRate", resetRate);
@@ -73,7 +78,7 @@ public record Faults(
 
     /** A well-behaved provider. */
     public static Faults none() {
-        return new Faults(0, 0.0, 0.0, 1, 0.0, 0.0, 30_000, 0.0, false, 0.0, false, 0.0, 0.0, 0, 0.0, 0, 0.0);
+        return new Faults(0, 0.0, 0.0, 1, 0.0, 0.0, 30_000, 0.0, false, 0.0, false, 0.0, 0.0, 0, 0.0, 0, 0.0, 0);
     }
 
     /**
@@ -153,6 +158,7 @@ public record Faults(
         node.put("conflictRate", conflictRate);
         node.put("lookupLagMs", lookupLagMs);
         node.put("malformedLookupRate", malformedLookupRate);
+        node.put("stripeLatencyMs", stripeLatencyMs);
         return node;
     }
 
@@ -181,7 +187,8 @@ public record Faults(
                 wholeNumber(merged, "serverErrorRetryAfterSeconds"),
                 number(merged, "conflictRate"),
                 wholeNumber(merged, "lookupLagMs"),
-                number(merged, "malformedLookupRate"));
+                number(merged, "malformedLookupRate"),
+                wholeNumber(merged, "stripeLatencyMs"));
     }
 
     public Faults withLatencyMs(long value) {
@@ -250,6 +257,10 @@ public record Faults(
 
     public Faults withMalformedLookupRate(double value) {
         return with("malformedLookupRate", DoubleNode.valueOf(value));
+    }
+
+    public Faults withStripeLatencyMs(long value) {
+        return with("stripeLatencyMs", LongNode.valueOf(value));
     }
 
     /** One field changed, validated like a {@code POST /_sim/faults}: one path for every setter. */

@@ -71,7 +71,7 @@ final class PaymentIntentsEndpoint extends JsonHandler {
     }
 
     private void create(HttpExchange exchange) throws IOException, InterruptedException {
-        counters.charges.incrementAndGet();
+        counters.stripeCharges.incrementAndGet();
         counters.chargeArrivals.add(Instant.now());
         // Read the whole request first: every fault below happens after the client finished sending.
         String raw = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
@@ -89,7 +89,7 @@ final class PaymentIntentsEndpoint extends JsonHandler {
         if (plan.outage()) {
             throw outage(settings);
         }
-        if (!shutdown.pause(plan.latencyMs())) {
+        if (!shutdown.pause(plan.latencyMs() + settings.stripeLatencyMs())) {
             return;
         }
         if (plan.rateLimited()) {
@@ -197,14 +197,14 @@ final class PaymentIntentsEndpoint extends JsonHandler {
         return beginLookup(exchange, faults.rollLookup());
     }
 
-    /** Counts the lookup, checks the key, applies outage and latency; false when closing. */
+    /** Counts the lookup, checks the key, applies outage and latency (Stripe's own included); false when closing. */
     private boolean beginLookup(HttpExchange exchange, LookupPlan plan) throws InterruptedException {
-        counters.lookups.incrementAndGet();
+        counters.stripeLookups.incrementAndGet();
         authorize(exchange);
         if (plan.outage()) {
             throw outage(faults.current());
         }
-        return shutdown.pause(plan.latencyMs());
+        return shutdown.pause(plan.latencyMs() + faults.current().stripeLatencyMs());
     }
 
     private static ApiError outage(Faults settings) {

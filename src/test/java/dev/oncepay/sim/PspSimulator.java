@@ -79,7 +79,7 @@ public final class PspSimulator implements AutoCloseable {
         server.createContext(ChargesEndpoint.PATH, new ChargesEndpoint(json, provider, faults, gate, shutdown, counters));
         server.createContext(PaymentIntentsEndpoint.PATH,
                 new PaymentIntentsEndpoint(json, stripeProvider, faults, gate, shutdown, counters));
-        server.createContext(ControlEndpoint.PATH, new ControlEndpoint(json, ledger, faults, this::reset));
+        server.createContext(ControlEndpoint.PATH, new ControlEndpoint(json, ledger, faults, counters, this::reset));
         server.createContext(StripeCustomerEndpoint.PATH, new StripeCustomerEndpoint(json, stripe));
         server.createContext("/", new NotFoundEndpoint(json));
         server.start();
@@ -151,7 +151,7 @@ public final class PspSimulator implements AutoCloseable {
      * including invalid, faulted and replayed ones.
      */
     public int chargeRequests() {
-        return counters.charges.get();
+        return counters.charges();
     }
 
     /**
@@ -180,7 +180,7 @@ public final class PspSimulator implements AutoCloseable {
 
     /** Lookups received: {@code GET /v1/charges} and {@code GET /v1/payment_intents/…} (retrieve and search). */
     public int lookupRequests() {
-        return counters.lookups.get();
+        return counters.lookups();
     }
 
     /**

@@ -243,7 +243,7 @@ class PspSimulatorTest {
         JsonNode merged = JSON.readTree(post("/_sim/faults", "{\"declineRate\":0.5}").body());
         assertEquals(0.5, merged.get("declineRate").asDouble());
         assertEquals(0, merged.get("latencyMs").asLong());
-        assertEquals(17, merged.size());
+        assertEquals(18, merged.size());
 
         post("/_sim/faults", "{\"latencyMs\":10}");
         assertEquals(400, post("/_sim/faults", "{\"serverErrorRate\":1.5}").statusCode());
@@ -400,6 +400,36 @@ class PspSimulatorTest {
         assertEquals("<html>gateway says hi</html>", unreadable.body());
         assertEquals(sim.ledger().get(0).id(), JSON.readTree(replay.body()).get("id").asText());
         assertEquals(1, sim.ledger().size());
+    }
+
+    @Test
+    void statsCountEveryRequestPerApiRefusedOnesIncludedUntilReset() throws Exception {
+        assertEquals(200, charge("key-1", BODY).statusCode());
+        assertEquals(200, charge("key-1", BODY).statusCode()); // a replay is a request too
+        assertEquals(400, charge("key-2", "{not json").statusCode());
+        assertEquals(400, send(HttpRequest.newBuilder(uri("/v1/charges"))
+                .POST(HttpRequest.BodyPublishers.ofString(BODY)).build()).statusCode()); // no key
+        assertEquals(200, get("/v1/charges?reference=pay_1").statusCode());
+        post("/_sim/faults", "{\"outage\":true}");
+        assertEquals(503, charge("key-3", BODY).statusCode());
+        assertEquals(503, get("/v1/charges?reference=pay_1").statusCode());
+        assertEquals(404, get("/v1/refunds").statusCode()); // no provider endpoint: not counted
+
+        HttpResponse<String> stats = get("/_sim/stats");
+
+        assertEquals(200, stats.statusCode());
+        assertEquals(JSON.readTree("""
+                {"chargeRequests":5,"lookupRequests":2,
+                 "providers":{"sim":{"chargeRequests":5,"lookupRequests":2},
+                              "stripe":{"chargeRequests":0,"lookupRequests":0}}}"""), JSON.readTree(stats.body()));
+        assertEquals(5, sim.chargeRequests());
+        assertEquals(405, post("/_sim/stats", "").statusCode());
+        assertEquals(200, post("/_sim/reset", "").statusCode());
+        assertEquals(JSON.readTree("""
+                {"chargeRequests":0,"lookupRequests":0,
+                 "providers":{"sim":{"chargeRequests":0,"lookupRequests":0},
+                              "stripe":{"chargeRequests":0,"lookupRequests":0}}}"""),
+                JSON.readTree(get("/_sim/stats").body()));
     }
 
     @Test

@@ -1,5 +1,7 @@
 package dev.oncepay.sim;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Instant;
 import java.util.List;
 import java.util.Queue;
@@ -8,21 +10,62 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * How many provider API requests arrived, whatever their fate (faulted, invalid, replayed), and
- * when; plus scripted answers that tests queue for the next charge requests.
+ * How many provider API requests arrived, per API, whatever their fate (faulted, invalid,
+ * replayed), and when; plus scripted answers that tests queue for the next charge requests.
  */
 final class RequestCounters {
 
-    final AtomicInteger charges = new AtomicInteger();
-    final AtomicInteger lookups = new AtomicInteger();
+    /** {@code POST /v1/charges}. */
+    final AtomicInteger genericCharges = new AtomicInteger();
+    /** {@code GET /v1/charges?reference=}. */
+    final AtomicInteger genericLookups = new AtomicInteger();
+    /** {@code POST /v1/payment_intents}. */
+    final AtomicInteger stripeCharges = new AtomicInteger();
+    /** {@code GET /v1/payment_intents/{id}} and {@code /search}. */
+    final AtomicInteger stripeLookups = new AtomicInteger();
     final List<Instant> chargeArrivals = new CopyOnWriteArrayList<>();
     /** Answers for the next charge requests, in order, before any other fault. */
     final Queue<ScriptedAnswer> scriptedAnswers = new ConcurrentLinkedQueue<>();
 
+    /** Both APIs' charge requests. */
+    int charges() {
+        return genericCharges.get() + stripeCharges.get();
+    }
+
+    /** Both APIs' lookups. */
+    int lookups() {
+        return genericLookups.get() + stripeLookups.get();
+    }
+
     void reset() {
-        charges.set(0);
-        lookups.set(0);
+        genericCharges.set(0);
+        genericLookups.set(0);
+        stripeCharges.set(0);
+        stripeLookups.set(0);
         chargeArrivals.clear();
         scriptedAnswers.clear();
+    }
+
+    /**
+     * {@code GET /_sim/stats}: the totals over both APIs, and each API's own counts under its
+     * provider id ({@code sim} = {@code /v1/charges}, {@code stripe} = {@code /v1/payment_intents}).
+     */
+    ObjectNode toJson(ObjectMapper json) {
+        int genericChargeCount = genericCharges.get();
+        int genericLookupCount = genericLookups.get();
+        int stripeChargeCount = stripeCharges.get();
+        int stripeLookupCount = stripeLookups.get();
+        ObjectNode root = json.createObjectNode();
+        // The totals are the sum of the parts read here, so one answer always adds up.
+        root.put("chargeRequests", genericChargeCount + stripeChargeCount);
+        root.put("lookupRequests", genericLookupCount + stripeLookupCount);
+        ObjectNode providers = root.putObject("providers");
+        providers.putObject(WebhookTarget.DEFAULT_PROVIDER_ID)
+                .put("chargeRequests", genericChargeCount)
+                .put("lookupRequests", genericLookupCount);
+        providers.putObject(StripeMode.PROVIDER_ID)
+                .put("chargeRequests", stripeChargeCount)
+                .put("lookupRequests", stripeLookupCount);
+        return root;
     }
 }

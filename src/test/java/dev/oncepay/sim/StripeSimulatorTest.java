@@ -487,6 +487,48 @@ class StripeSimulatorTest {
     }
 
     @Test
+    void statsCountStripeRequestsUnderTheirOwnProviderRefusedOnesIncluded() throws Exception {
+        assertEquals(200, create("key-1", FORM).statusCode());
+        assertEquals(401, send(HttpRequest.newBuilder(uri("/v1/payment_intents"))
+                .header("Idempotency-Key", "key-2")
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(FORM)).build()).statusCode()); // no API key
+        search("pay_1");
+        post("/_sim/faults", "{\"outage\":true}");
+        assertEquals(503, create("key-3", FORM).statusCode());
+        assertEquals(503, get("/v1/payment_intents/pi_unknown").statusCode());
+        post("/_sim/faults", "{\"outage\":false}");
+        assertEquals(200, send(HttpRequest.newBuilder(uri("/v1/charges")).header("Idempotency-Key", "key-4")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":100,\"currency\":\"EUR\",\"reference\":\"pay_2\"}"))
+                .build()).statusCode());
+
+        JsonNode stats = JSON.readTree(get("/_sim/stats").body());
+
+        assertEquals(JSON.readTree("""
+                {"chargeRequests":4,"lookupRequests":2,
+                 "providers":{"sim":{"chargeRequests":1,"lookupRequests":0},
+                              "stripe":{"chargeRequests":3,"lookupRequests":2}}}"""), stats);
+    }
+
+    @Test
+    void stripeLatencySlowsOnlyTheStripeApi() throws Exception {
+        sim.setFaults(Faults.none().withStripeLatencyMs(800));
+        HttpRequest generic = HttpRequest.newBuilder(uri("/v1/charges")).header("Idempotency-Key", "key-g")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":100,\"currency\":\"EUR\",\"reference\":\"pay_g\"}"))
+                .build();
+
+        long genericMs = millis(() -> assertEquals(200, send(generic).statusCode()));
+        long createMs = millis(() -> assertEquals(200, create("key-1", FORM).statusCode()));
+        long searchMs = millis(() -> search("pay_1"));
+
+        assertTrue(createMs >= 800, "create took " + createMs + " ms");
+        assertTrue(searchMs >= 800, "search took " + searchMs + " ms");
+        assertTrue(genericMs < 800, "the generic API is not slowed: " + genericMs + " ms");
+        assertEquals(800, JSON.readTree(get("/_sim/faults").body()).get("stripeLatencyMs").asLong());
+        assertEquals(400, post("/_sim/faults", "{\"stripeLatencyMs\":-1}").statusCode());
+    }
+
+    @Test
     void rateLimitsAreRateLimitErrorsAndResetsDropTheConnection() throws Exception {
         sim.setFaults(Faults.none().withRateLimitRate(1.0).withRetryAfterSeconds(3));
         HttpResponse<String> limited = create("key-1", FORM);
@@ -624,6 +666,17 @@ class StripeSimulatorTest {
     }
 
     // --- plumbing -------------------------------------------------------------------------------
+
+    /** Something that talks to the simulator. */
+    private interface Exchange {
+        void run() throws Exception;
+    }
+
+    private static long millis(Exchange exchange) throws Exception {
+        long started = System.nanoTime();
+        exchange.run();
+        return Duration.ofNanos(System.nanoTime() - started).toMillis();
+    }
 
     private HttpResponse<String> create(String key, String form) throws IOException, InterruptedException {
         return send(createRequest(key, form));
