@@ -58,9 +58,4 @@ record BreakerItem(BreakerState state, long failures, long windowStart, long ope
             case HALF_OPEN -> now.toEpochMilli() < probeUntil;
         };
     }
-
-    /** Whether a call at {@code now} may try to take the probe lease. */
-    boolean probeDue(Instant now, Duration openFor) {
-        return state != BreakerState.CLOSED && !refuses(now, openFor);
-    }
 }

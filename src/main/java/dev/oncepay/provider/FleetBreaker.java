@@ -227,7 +227,7 @@ public class FleetBreaker {
                             "#until", BreakerItem.PROBE_UNTIL, "#openedAt", BreakerItem.OPENED_AT))
                     .expressionAttributeValues(values));
             if (before.state() == BreakerState.OPEN) {
-                transition(account, operation, "OPEN", "HALF_OPEN", Metrics.BREAKER_HALF_OPEN,
+                transition(account, operation, BreakerState.OPEN, BreakerState.HALF_OPEN, Metrics.BREAKER_HALF_OPEN,
                         "opened at " + Instant.ofEpochMilli(taken.openedAt()) + ", " + limits.openFor() + " ago or more;"
                                 + " probe lease until " + Instant.ofEpochMilli(taken.probeUntil()) + "; openings="
                                 + taken.openings());
@@ -273,10 +273,10 @@ public class FleetBreaker {
                     .expressionAttributeNames(names)
                     .expressionAttributeValues(values));
             if (failed) {
-                transition(account, operation, "HALF_OPEN", "OPEN", Metrics.BREAKER_REOPEN,
+                transition(account, operation, BreakerState.HALF_OPEN, BreakerState.OPEN, Metrics.BREAKER_REOPEN,
                         "probe failed after " + took.toMillis() + " ms: " + failure + "; openings=" + after.openings());
             } else {
-                transition(account, operation, "HALF_OPEN", "CLOSED", Metrics.BREAKER_CLOSED,
+                transition(account, operation, BreakerState.HALF_OPEN, BreakerState.CLOSED, Metrics.BREAKER_CLOSED,
                         "probe answered in " + took.toMillis() + " ms; open period " + after.openings() + " ends");
             }
         } catch (ConditionalCheckFailedException leaseLost) {
@@ -340,7 +340,7 @@ public class FleetBreaker {
                     .expressionAttributeValues(Map.of(":open", Attr.s(BreakerState.OPEN.name()),
                             ":closed", Attr.s(BreakerState.CLOSED.name()), ":now", Attr.n(now.toEpochMilli()),
                             ":zero", Attr.n(0), ":one", Attr.n(1), ":threshold", Attr.n(limits.failures()))));
-            transition(account, operation, "CLOSED", "OPEN", Metrics.BREAKER_OPEN,
+            transition(account, operation, BreakerState.CLOSED, BreakerState.OPEN, Metrics.BREAKER_OPEN,
                     "failures=" + counted.failures() + " since " + Instant.ofEpochMilli(counted.windowStart())
                             + " (threshold " + limits.failures() + " within " + limits.window() + "); open for "
                             + limits.openFor() + "; openings=" + opened.openings());
@@ -419,8 +419,8 @@ public class FleetBreaker {
                 + " is " + item.state());
     }
 
-    private void transition(ProviderAccount account, ProviderOperation operation, String from, String to,
-            String metric, String counts) {
+    private void transition(ProviderAccount account, ProviderOperation operation, BreakerState from,
+            BreakerState to, String metric, String counts) {
         metrics.count(metric);
         LOG.warnf("breaker transition %s -> %s account=%s operation=%s: %s", from, to, account, operation.id(), counts);
     }
