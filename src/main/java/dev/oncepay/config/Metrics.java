@@ -41,4 +41,10 @@ public final class Metrics {
 
     /** Counter (Count): 1 each time a retryable provider fault was not retried because the retry budget was spent. */
     public static final String RETRY_BUDGET_SPENT = "RetryBudgetSpent";
+
+    /**
+     * Counter (Count): 1 each time a provider call is refused because its provider account already
+     * has its fleet-wide cap of calls in flight (the bulkhead); the caller answered 503 or deferred.
+     */
+    public static final String PROVIDER_AT_CAPACITY = "ProviderAtCapacity";
 }

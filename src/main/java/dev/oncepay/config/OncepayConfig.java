@@ -112,6 +112,13 @@ public interface OncepayConfig {
 
         RetryBudget retryBudget();
 
+        /**
+         * A provider call in flight longer than this takes a slot in its account's bulkhead (one
+         * write, and one to give it back): healthy calls, quicker than this, cost nothing.
+         */
+        @WithDefault("500MS")
+        Duration inFlightAfter();
+
         Stripe stripe();
 
         /** Ceiling of the full-jitter backoff between charge attempts. */
@@ -179,6 +186,13 @@ public interface OncepayConfig {
 
         /** An attempt that answers but takes longer than this counts as a failure (a hanging provider trips too). */
         Duration slowCall();
+
+        /**
+         * The bulkhead: calls of this kind in flight to one provider account, fleet-wide, beyond
+         * which new calls are refused at once (503, or the sweep defers). Approximate: only calls
+         * older than {@code in-flight-after} are counted ({@code FleetBreaker}).
+         */
+        int maxInFlight();
     }
 
     /**
@@ -217,6 +231,10 @@ public interface OncepayConfig {
         @Override
         @WithDefault("4S")
         Duration slowCall();
+
+        @Override
+        @WithDefault("25")
+        int maxInFlight();
     }
 
     /**
@@ -255,6 +273,10 @@ public interface OncepayConfig {
         @Override
         @WithDefault("3S")
         Duration slowCall();
+
+        @Override
+        @WithDefault("25")
+        int maxInFlight();
     }
 
     /** Retries fleet-wide per provider account and operation, as a share of its calls ({@code FleetBreaker}). */

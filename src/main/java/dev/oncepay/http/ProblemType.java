@@ -14,6 +14,8 @@ public enum ProblemType {
     KEY_REUSED(422, "idempotency-key-reused", "The Idempotency-Key was used with a different request"),
     INTERNAL(500, "internal", "Internal error"),
     PROVIDER_UNAVAILABLE(503, "provider-unavailable", "The payment provider is unavailable"),
+    /** The tenant's provider account already has its fleet-wide cap of calls in flight (the bulkhead); nothing was sent. */
+    PROVIDER_AT_CAPACITY(503, "provider-at-capacity", "The payment provider account is at capacity"),
     STORE_UNAVAILABLE(503, "store-unavailable", "The payment store is unavailable");
 
     private static final String BASE = "https://oncepay.dev/problems/";
