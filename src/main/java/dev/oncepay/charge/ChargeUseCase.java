@@ -19,6 +19,7 @@ import dev.oncepay.payment.Transition;
 import dev.oncepay.provider.ChargeResult;
 import dev.oncepay.provider.ProviderGateway;
 import dev.oncepay.provider.ProviderOutcome;
+import dev.oncepay.provider.ProviderRefusal;
 import dev.oncepay.provider.ProviderUnavailableException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
@@ -77,11 +78,12 @@ public class ChargeUseCase {
             throw new InvalidRequestException(unsuitable);
         }
         Instant now = clock.instant();
-        if (provider.chargeBreakerOpen(account)) {
+        Optional<ProviderRefusal> refusal = provider.chargeRefusal(account);
+        if (refusal.isPresent()) {
             // Fail fast before any write, so the key stays free; but a key that exists is still
             // answered (replay, 409, 422): those never need the provider.
             KeyRecord stored = keys.find(command.key().storageId(), now)
-                    .orElseThrow(() -> unavailable("circuit breaker open"));
+                    .orElseThrow(() -> unavailable(refusal.get(), refusal.get().detail()));
             return existing(stored, command);
         }
         KeyRecord proposed = new KeyRecord(command.key().storageId(), command.key().tenant(), command.fingerprint(),
@@ -113,8 +115,9 @@ public class ChargeUseCase {
         }
         ProviderAccount account = payment.map(Payment::providerAccount)
                 .orElseGet(() -> accounts.forTenant(stored.tenant()));
-        if (provider.chargeBreakerOpen(account)) {
-            throw unavailable("circuit breaker open");
+        Optional<ProviderRefusal> refusal = provider.chargeRefusal(account);
+        if (refusal.isPresent()) {
+            throw unavailable(refusal.get(), refusal.get().detail());
         }
         KeyClaim claim = keys.takeOver(stored, UUID.randomUUID().toString(), now, now.plus(lease()))
                 .orElseThrow(this::inFlight);
@@ -156,7 +159,7 @@ public class ChargeUseCase {
             // Provably nothing reached the provider in the only run there was: forget it all.
             // (A takeover cannot know what the dead run sent, so it records UNKNOWN instead.)
             forgetUnsent(payment, key);
-            throw unavailable(result.detail());
+            throw unavailable(result.refusal(), result.detail());
         }
         Transition transition = settlement(result, epoch);
         Instant now = clock.instant();
@@ -348,7 +351,7 @@ public class ChargeUseCase {
         return new RequestInFlightException(config.charge().inFlightRetryAfter());
     }
 
-    private ProviderUnavailableException unavailable(String reason) {
-        return new ProviderUnavailableException(reason, config.charge().unavailableRetryAfter());
+    private ProviderUnavailableException unavailable(ProviderRefusal refusal, String reason) {
+        return new ProviderUnavailableException(refusal, reason, config.charge().unavailableRetryAfter());
     }
 }

@@ -13,6 +13,7 @@ import dev.oncepay.idempotency.IdempotencyKey;
 import dev.oncepay.idempotency.RequestFingerprint;
 import dev.oncepay.idempotency.RequestInFlightException;
 import dev.oncepay.payment.Payment;
+import dev.oncepay.provider.ProviderRefusal;
 import dev.oncepay.provider.ProviderUnavailableException;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.LinkedHashMap;
@@ -62,7 +63,8 @@ public class PaymentsHttp {
         } catch (FingerprintMismatchException e) {
             return responses.problem(ProblemType.KEY_REUSED, e.getMessage());
         } catch (ProviderUnavailableException e) {
-            return responses.problem(ProblemType.PROVIDER_UNAVAILABLE,
+            return responses.problem(e.refusal() == ProviderRefusal.AT_CAPACITY ? ProblemType.PROVIDER_AT_CAPACITY
+                    : ProblemType.PROVIDER_UNAVAILABLE,
                     "the payment provider is unavailable (" + e.getMessage()
                             + ") and nothing was charged; retry with the same Idempotency-Key",
                     Map.of(), HttpResponses.retryAfter(e.retryAfter()));

@@ -4,6 +4,8 @@ import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.store.Attr;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
@@ -18,9 +20,11 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * @param openings how many times it opened, ever: one open period per value
  * @param probeOwner who holds the half-open probe lease ({@code null} outside half-open)
  * @param probeUntil epoch millis at which that lease ends and another sandbox may take the probe over
+ * @param inFlight the bulkhead's slots: one per call in flight longer than {@code in-flight-after},
+ *        slot id → epoch millis at which it ends even if its holder never gives it back
  */
 record BreakerItem(BreakerState state, long failures, long windowStart, long openedAt, long openings,
-        String probeOwner, long probeUntil) {
+        String probeOwner, long probeUntil, Map<String, Long> inFlight) {
 
     static final String PREFIX = "breaker#";
     static final String KIND = "breaker";
@@ -33,8 +37,13 @@ record BreakerItem(BreakerState state, long failures, long windowStart, long ope
     static final String PROBE_UNTIL = "probeUntil";
     /** The retry budget's tokens, in thousandths of a retry. */
     static final String RETRY_TOKENS = "retryTokens";
+    static final String IN_FLIGHT = "inFlight";
 
-    static final BreakerItem ABSENT = new BreakerItem(BreakerState.CLOSED, 0, 0, 0, 0, null, 0);
+    static final BreakerItem ABSENT = new BreakerItem(BreakerState.CLOSED, 0, 0, 0, 0, null, 0, Map.of());
+
+    BreakerItem {
+        inFlight = Map.copyOf(inFlight);
+    }
 
     static String pk(ProviderAccount account, ProviderOperation operation) {
         return PREFIX + account + "#" + operation.id();
@@ -47,7 +56,28 @@ record BreakerItem(BreakerState state, long failures, long windowStart, long ope
         String state = Attr.string(item, STATE);
         return new BreakerItem(state == null ? BreakerState.CLOSED : BreakerState.valueOf(state),
                 Attr.number(item, FAILURES, 0), Attr.number(item, WINDOW_START, 0), Attr.number(item, OPENED_AT, 0),
-                Attr.number(item, OPENINGS, 0), Attr.string(item, PROBE_OWNER), Attr.number(item, PROBE_UNTIL, 0));
+                Attr.number(item, OPENINGS, 0), Attr.string(item, PROBE_OWNER), Attr.number(item, PROBE_UNTIL, 0),
+                slots(item.get(IN_FLIGHT)));
+    }
+
+    private static Map<String, Long> slots(AttributeValue map) {
+        if (map == null || !map.hasM()) {
+            return Map.of();
+        }
+        Map<String, Long> slots = new HashMap<>();
+        map.m().forEach((slot, until) -> slots.put(slot, Long.parseLong(until.n())));
+        return slots;
+    }
+
+    /** Calls counted in flight at {@code now}: slots whose lease has not ended. */
+    long inFlightAt(Instant now) {
+        return inFlight.values().stream().filter(until -> until > now.toEpochMilli()).count();
+    }
+
+    /** Slots whose lease ended (their holders died or could not give them back): the next writer removes them. */
+    List<String> endedSlots(Instant now) {
+        return inFlight.entrySet().stream().filter(e -> e.getValue() <= now.toEpochMilli()).map(Map.Entry::getKey)
+                .toList();
     }
 
     /** Whether a call at {@code now} is refused without a write: open and not yet due a probe, or a live probe. */

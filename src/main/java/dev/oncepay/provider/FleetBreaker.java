@@ -13,11 +13,19 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import org.eclipse.microprofile.faulttolerance.exceptions.BulkheadException;
 import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 import org.jboss.logging.Logger;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -61,23 +69,26 @@ public class FleetBreaker {
     /** A window or state that changes under a failure count: count again, a few times at most. */
     private static final int COUNT_ATTEMPTS = 3;
 
-    /** How one operation's breaker trips and probes. */
-    record Limits(int failures, Duration window, Duration openFor, Duration slowCall, Duration probeLease) {
+    /** How one operation's breaker trips and probes, and how many of its calls may be in flight. */
+    record Limits(int failures, Duration window, Duration openFor, Duration slowCall, Duration probeLease,
+            int maxInFlight, Duration slotLease) {
         static Limits of(OncepayConfig.Call call) {
-            // A probe is one attempt; its lease outlives that attempt's timeout, so a live holder keeps it.
+            // A probe is one attempt, a slot one whole call: each lease outlives what it covers, so
+            // a live holder keeps it and a dead one's ends soon after.
             return new Limits(call.breakerFailures(), call.breakerWindow(), call.breakerDelay(), call.slowCall(),
-                    call.attemptTimeout().plusSeconds(1));
+                    call.attemptTimeout().plusSeconds(1), call.maxInFlight(), call.budget().plusSeconds(1));
         }
     }
 
-    /** Every breaker's limits, how long a sandbox trusts a read, and the retry budget. */
-    record Settings(Map<ProviderOperation, Limits> limits, Duration cacheFor, double retryShare, int retryBurst) {
+    /** Every breaker's limits, how long a sandbox trusts a read, the retry budget, and when a call takes a slot. */
+    record Settings(Map<ProviderOperation, Limits> limits, Duration cacheFor, double retryShare, int retryBurst,
+            Duration inFlightAfter) {
         static Settings of(OncepayConfig.Provider provider) {
             Map<ProviderOperation, Limits> limits = new EnumMap<>(ProviderOperation.class);
             limits.put(ProviderOperation.CHARGE, Limits.of(provider.chargeCall()));
             limits.put(ProviderOperation.LOOKUP, Limits.of(provider.lookupCall()));
             return new Settings(limits, provider.breakerCache(), provider.retryBudget().share(),
-                    provider.retryBudget().burst());
+                    provider.retryBudget().burst(), provider.inFlightAfter());
         }
     }
 
@@ -99,6 +110,7 @@ public class FleetBreaker {
     private final Map<String, Cached> cache = new ConcurrentHashMap<>();
     /** Thousandths of a retry this sandbox earned by calls, per breaker, not yet handed to the item. */
     private final Map<String, AtomicLong> earned = new ConcurrentHashMap<>();
+    private volatile ScheduledExecutorService slotTaker;
 
     @Inject
     public FleetBreaker(DynamoDbClient dynamo, OncepayConfig config, Clock clock, EmbeddedMetrics metrics) {
@@ -113,9 +125,80 @@ public class FleetBreaker {
         this.settings = settings;
     }
 
-    /** Whether a call would be refused right now, without a write: open, or another sandbox is probing. */
-    public boolean refuses(ProviderAccount account, ProviderOperation operation) {
-        return current(BreakerItem.pk(account, operation)).refuses(clock.instant(), limits(operation).openFor());
+    /**
+     * Why a call would be refused right now, read from this sandbox's copy (no write): the breaker
+     * is open or another sandbox probes, or the account has its cap of calls in flight.
+     */
+    public Optional<ProviderRefusal> refusal(ProviderAccount account, ProviderOperation operation) {
+        Instant now = clock.instant();
+        Limits limits = limits(operation);
+        BreakerItem item = current(BreakerItem.pk(account, operation));
+        if (item.refuses(now, limits.openFor())) {
+            return Optional.of(ProviderRefusal.BREAKER_OPEN);
+        }
+        if (item.inFlightAt(now) >= limits.maxInFlight()) {
+            metrics.count(Metrics.PROVIDER_AT_CAPACITY);
+            return Optional.of(ProviderRefusal.AT_CAPACITY);
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Enters the account's bulkhead for one whole call (all its attempts): refused if the account
+     * already has its cap of calls in flight, fleet-wide. A call that is still in flight after
+     * {@code in-flight-after} takes a slot in the item, so the other sandboxes count it; a quicker
+     * one writes nothing. Close the slot when the call ends, however it ends.
+     *
+     * @throws BulkheadException the account is at capacity; nothing was sent
+     */
+    InFlight enter(ProviderAccount account, ProviderOperation operation) {
+        String pk = BreakerItem.pk(account, operation);
+        Limits limits = limits(operation);
+        Instant now = clock.instant();
+        long inFlight = current(pk).inFlightAt(now);
+        if (inFlight >= limits.maxInFlight()) {
+            metrics.count(Metrics.PROVIDER_AT_CAPACITY);
+            throw new BulkheadException(ProviderRefusal.AT_CAPACITY.detail() + ": " + inFlight + " of "
+                    + limits.maxInFlight() + " " + operation.id() + " calls to " + account);
+        }
+        String slot = UUID.randomUUID().toString();
+        ScheduledFuture<Boolean> taken = slots().schedule(() -> takeSlot(pk, slot, limits),
+                settings.inFlightAfter().toMillis(), TimeUnit.MILLISECONDS);
+        return new InFlight(pk, slot, taken);
+    }
+
+    /** One call's place in its account's bulkhead; closing it gives back the slot, if the call took one. */
+    final class InFlight implements AutoCloseable {
+        private final String pk;
+        private final String slot;
+        private final ScheduledFuture<Boolean> taken;
+
+        private InFlight(String pk, String slot, ScheduledFuture<Boolean> taken) {
+            this.pk = pk;
+            this.slot = slot;
+            this.taken = taken;
+        }
+
+        @Override
+        public void close() {
+            if (taken.cancel(false)) {
+                return; // quicker than in-flight-after: never counted, nothing to give back
+            }
+            // A timed-out attempt may leave this thread interrupted; giving the slot back must not fail for it.
+            boolean interrupted = Thread.interrupted();
+            try {
+                if (taken.get(STORE_TIMEOUT.toMillis() * 2, TimeUnit.MILLISECONDS)) {
+                    giveSlotBack(pk, slot);
+                }
+            } catch (InterruptedException | ExecutionException | java.util.concurrent.TimeoutException notTaken) {
+                LOG.warnf("bulkhead slot %s of %s: unknown whether it was taken (%s); its lease ends it", slot, pk,
+                        notTaken.toString());
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
     }
 
     /**
@@ -368,6 +451,84 @@ public class FleetBreaker {
             return true;
         } catch (ConditionalCheckFailedException spent) {
             return false;
+        }
+    }
+
+    // --- the bulkhead's slots ------------------------------------------------------------------------
+
+    /**
+     * Takes a slot for a call still in flight: one UpdateItem, which also drops slots whose lease
+     * ended (as this sandbox last saw them). Returns whether the slot is held.
+     */
+    private boolean takeSlot(String pk, String slot, Limits limits) {
+        Instant now = clock.instant();
+        List<String> ended = current(pk).endedSlots(now);
+        Map<String, String> names = new HashMap<>(Map.of("#inFlight", BreakerItem.IN_FLIGHT, "#slot", slot));
+        StringBuilder remove = new StringBuilder();
+        for (int i = 0; i < ended.size(); i++) {
+            names.put("#ended" + i, ended.get(i));
+            remove.append(i == 0 ? " REMOVE " : ", ").append("#inFlight.#ended").append(i);
+        }
+        AttributeValue until = Attr.n(now.plus(limits.slotLease()).toEpochMilli());
+        try {
+            try {
+                update(pk, b -> b.updateExpression("SET #inFlight.#slot = :until" + remove)
+                        .conditionExpression("attribute_exists(#inFlight)")
+                        .expressionAttributeNames(names).expressionAttributeValues(Map.of(":until", until)));
+            } catch (ConditionalCheckFailedException noSlotsYet) {
+                // The first slot ever creates the map; a path into a map that does not exist is refused.
+                update(pk, b -> b.updateExpression("SET #inFlight = :slots, #kind = :kind")
+                        .conditionExpression("attribute_not_exists(#inFlight)")
+                        .expressionAttributeNames(Map.of("#inFlight", BreakerItem.IN_FLIGHT, "#kind", Table.KIND))
+                        .expressionAttributeValues(Map.of(":slots",
+                                AttributeValue.fromM(Map.of(slot, until)), ":kind", Attr.s(BreakerItem.KIND))));
+            }
+            return true;
+        } catch (ConditionalCheckFailedException raced) {
+            return takeSlotOnce(pk, slot, until);
+        } catch (SdkException storeFailed) {
+            storeFailed("take a bulkhead slot in", pk, storeFailed);
+            return false;
+        }
+    }
+
+    /** Another sandbox created the map between our two writes: it exists now. */
+    private boolean takeSlotOnce(String pk, String slot, AttributeValue until) {
+        try {
+            update(pk, b -> b.updateExpression("SET #inFlight.#slot = :until")
+                    .expressionAttributeNames(Map.of("#inFlight", BreakerItem.IN_FLIGHT, "#slot", slot))
+                    .expressionAttributeValues(Map.of(":until", until)));
+            return true;
+        } catch (SdkException storeFailed) {
+            storeFailed("take a bulkhead slot in", pk, storeFailed);
+            return false;
+        }
+    }
+
+    private void giveSlotBack(String pk, String slot) {
+        try {
+            update(pk, b -> b.updateExpression("REMOVE #inFlight.#slot")
+                    .expressionAttributeNames(Map.of("#inFlight", BreakerItem.IN_FLIGHT, "#slot", slot)));
+        } catch (SdkException storeFailed) {
+            storeFailed("give back bulkhead slot " + slot + " (its lease ends it) in", pk, storeFailed);
+        }
+    }
+
+    /** One daemon thread per sandbox takes the slots of slow calls; created on first use. */
+    private ScheduledExecutorService slots() {
+        ScheduledExecutorService existing = slotTaker;
+        if (existing != null) {
+            return existing;
+        }
+        synchronized (this) {
+            if (slotTaker == null) {
+                slotTaker = Executors.newSingleThreadScheduledExecutor(task -> {
+                    Thread thread = new Thread(task, "oncepay-bulkhead-slots");
+                    thread.setDaemon(true);
+                    return thread;
+                });
+            }
+            return slotTaker;
         }
     }
 

@@ -11,6 +11,7 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 import org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException;
 
@@ -20,7 +21,9 @@ import org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException;
  * circuit breaker is the fleet's ({@link FleetBreaker}), one per provider account and operation,
  * asked before every attempt and told every attempt's result (so one provider's outage opens only
  * its own breakers, in every sandbox at once). A retry also needs a token of the account's
- * fleet-wide retry budget; without one the call ends with a {@link RetryBudgetSpentFault}.
+ * fleet-wide retry budget; without one the call ends with a {@link RetryBudgetSpentFault}. Each
+ * whole call also holds a place in the account's fleet-wide bulkhead, so a slow account cannot
+ * take every sandbox.
  *
  * <p>Only {@link RetryableProviderFault} is retried, always with the same provider idempotency
  * key; a timeout or a reset after send is never retried for a charge: it becomes UNKNOWN. Every
@@ -78,9 +81,9 @@ public class ProviderCalls {
         return new CallLog(budget, limits.attemptTimeout(), new FullJitterBackoff(limits.backoffBase(), backoffCap));
     }
 
-    /** Whether the fleet's charge breaker of {@code account} refuses calls right now. */
-    boolean chargeBreakerOpen(ProviderAccount account) {
-        return breaker.refuses(account, ProviderOperation.CHARGE);
+    /** Why the fleet's protection of {@code account} refuses charge calls right now, if it does. */
+    Optional<ProviderRefusal> chargeRefusal(ProviderAccount account) {
+        return breaker.refusal(account, ProviderOperation.CHARGE);
     }
 
     /** Charges {@code payment} at {@code endpoint}, retried within {@code log}'s deadline. */
@@ -131,11 +134,19 @@ public class ProviderCalls {
     }
 
     /**
-     * The call under its retries; each attempt asks the fleet breaker first (refused: a
+     * The call inside the account's bulkhead (refused: a {@code BulkheadException}, nothing sent),
+     * under its retries; each attempt asks the fleet breaker first (refused: a
      * {@code CircuitBreakerOpenException}, nothing sent), then runs under its timeout, and its
      * result goes to the breaker — outside the timeout, so a timed-out attempt is counted too.
      */
     private <T> T guarded(TypedGuard<T> retries, TypedGuard<T> attempts, OncepayConfig.Call limits,
+            ProviderAccount account, ProviderOperation operation, CallLog log, Callable<T> attempt) {
+        try (FleetBreaker.InFlight call = breaker.enter(account, operation)) {
+            return attempted(retries, attempts, limits, account, operation, log, attempt);
+        }
+    }
+
+    private <T> T attempted(TypedGuard<T> retries, TypedGuard<T> attempts, OncepayConfig.Call limits,
             ProviderAccount account, ProviderOperation operation, CallLog log, Callable<T> attempt) {
         return guarded(retries, () -> {
             FleetBreaker.Admission admission = breaker.admit(account, operation, log.attempts() > 0);

@@ -11,8 +11,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.eclipse.microprofile.faulttolerance.exceptions.BulkheadException;
 import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 import org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException;
 import org.jboss.logging.Logger;
@@ -73,10 +75,12 @@ public class ProviderGateway {
         } else {
             try {
                 result = calls.charge(adapterOf(payment), accounts.endpoint(payment.providerAccount()), payment, log);
+            } catch (BulkheadException full) {
+                result = ChargeResult.refused(ProviderRefusal.AT_CAPACITY, full.getMessage());
             } catch (CircuitBreakerOpenException open) {
                 result = log.anyMaybeExecuted()
                         ? ChargeResult.unknown("circuit breaker opened after a possibly executed attempt")
-                        : ChargeResult.notSent("circuit breaker open");
+                        : ChargeResult.refused(ProviderRefusal.BREAKER_OPEN, ProviderRefusal.BREAKER_OPEN.detail());
             } catch (TimeoutException timeout) {
                 result = ChargeResult.unknown("provider call timed out");
             } catch (ProviderFault fault) {
@@ -116,12 +120,13 @@ public class ProviderGateway {
     }
 
     /**
-     * Whether a charge through {@code account} would be refused without a call right now: the
-     * fleet's charge breaker of the account ({@link FleetBreaker}), the same for the charge API and
-     * the sweep, as this sandbox last read it (at most {@code breaker-cache} ago).
+     * Why a charge through {@code account} would be refused without a call right now, if it would:
+     * the fleet's charge breaker of the account or its bulkhead ({@link FleetBreaker}), the same
+     * for the charge API and the sweep, as this sandbox last read them (at most
+     * {@code breaker-cache} ago).
      */
-    public boolean chargeBreakerOpen(ProviderAccount account) {
-        return calls.chargeBreakerOpen(account);
+    public Optional<ProviderRefusal> chargeRefusal(ProviderAccount account) {
+        return calls.chargeRefusal(account);
     }
 
     private ProviderAdapter adapterOf(Payment payment) {

@@ -13,6 +13,7 @@ import dev.oncepay.payment.Transition;
 import dev.oncepay.provider.ChargeResult;
 import dev.oncepay.provider.ProviderGateway;
 import dev.oncepay.provider.FoundCharge;
+import dev.oncepay.provider.ProviderRefusal;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
 import java.time.Clock;
@@ -161,8 +162,10 @@ public class ReconcileUseCase {
             return new NoAnswer("charged through provider account " + payment.providerAccount()
                     + ", which this deployment does not reach; not looked up elsewhere");
         }
-        if (provider.chargeBreakerOpen(payment.providerAccount())) {
-            return new NoAnswer("the provider's charge circuit breaker is open; provider not called");
+        Optional<ProviderRefusal> refusal = provider.chargeRefusal(payment.providerAccount());
+        if (refusal.isPresent()) {
+            return new NoAnswer("the provider account's charges are refused (" + refusal.get().detail()
+                    + "); provider not called");
         }
         List<FoundCharge> charges;
         try {

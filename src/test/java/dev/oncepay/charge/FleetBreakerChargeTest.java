@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.oncepay.config.Metrics;
 import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.provider.ProviderOperation;
+import dev.oncepay.sim.Faults;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
 import dev.oncepay.testing.RecordingMetrics;
 import dev.oncepay.testing.StoreFault;
@@ -17,6 +18,10 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -34,6 +39,10 @@ class FleetBreakerChargeTest extends ChargeTestSupport {
     RecordingMetrics metrics;
     @ConfigProperty(name = "oncepay.provider.breaker-cache")
     Duration breakerCache;
+    @ConfigProperty(name = "oncepay.provider.in-flight-after")
+    Duration inFlightAfter;
+    @ConfigProperty(name = "oncepay.charge.unavailable-retry-after")
+    Duration unavailableRetryAfter;
 
     @Test
     void aBreakerOpenedByAnotherSandboxFailsChargesFastHereOnceThisSandboxReadsItAgain() {
@@ -92,5 +101,54 @@ class FleetBreakerChargeTest extends ChargeTestSupport {
         assertTrue(answer.json().get("detail").asText().contains("retry budget"), answer::body);
         assertEquals(1, sim.chargeRequests(), "not retried");
         assertEquals(before, storedItems());
+    }
+
+    @Test
+    void withTheAccountsCapOfCallsInFlightElsewhereAChargeIsRefusedFastAndOtherAccountsStillCharge()
+            throws Exception {
+        Runnable endSlowCalls = breakers.fillFromOtherSandboxes(ACCOUNT, ProviderOperation.CHARGE);
+        metrics.reset();
+        List<Map<String, AttributeValue>> before = storedItems();
+
+        ApiResponse refused = post(newKey(), body(100, "EUR", "order_at_capacity"));
+
+        assertEquals(503, refused.status(), refused::body);
+        assertEquals("https://oncepay.dev/problems/provider-at-capacity", refused.json().get("type").asText());
+        assertTrue(refused.json().get("detail").asText().contains("retry with the same Idempotency-Key"), refused::body);
+        assertEquals(String.valueOf(unavailableRetryAfter.toSeconds()), refused.header("Retry-After"));
+        assertEquals(0, sim.chargeRequests(), "no request reached the provider");
+        assertEquals(before, storedItems(), "nothing stored: the key is free for a retry");
+        assertEquals(1, metrics.counted(Metrics.PROVIDER_AT_CAPACITY));
+
+        String simTenant = tenant;
+        tenant = StripeChargeTest.TENANT; // another provider account keeps its own capacity
+        ApiResponse elsewhere = post(newKey(), StripeChargeTest.stripeBody(100, "order_" + newKey().substring(0, 8),
+                "pm_card_visa"));
+        assertEquals(201, elsewhere.status(), elsewhere::body);
+
+        endSlowCalls.run();
+        clock.advance(breakerCache);
+        tenant = simTenant;
+        assertEquals(201, post(newKey(), body(100, "EUR", "order_after_capacity")).status());
+    }
+
+    @Test
+    void aCallStillInFlightAfterInFlightAfterIsCountedForTheWholeFleetUntilItEnds() throws Exception {
+        sim.setFaults(Faults.none().withLatencyMs(inFlightAfter.toMillis() * 2));
+        ExecutorService client = Executors.newSingleThreadExecutor();
+        try {
+            Future<ApiResponse> slow = client.submit(() -> post(newKey(), body(100, "EUR", "order_slow")));
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (breakers.slotsHeld(ACCOUNT, ProviderOperation.CHARGE) == 0 && !slow.isDone()) {
+                assertTrue(System.nanoTime() < until, "the slow call never took a slot");
+                Thread.sleep(10);
+            }
+            assertEquals(1, breakers.slotsHeld(ACCOUNT, ProviderOperation.CHARGE), "counted while in flight");
+
+            assertEquals(201, slow.get(30, TimeUnit.SECONDS).status());
+            assertEquals(0, breakers.slotsHeld(ACCOUNT, ProviderOperation.CHARGE), "given back when it ended");
+        } finally {
+            client.shutdownNow();
+        }
     }
 }

@@ -3,6 +3,7 @@ package dev.oncepay.charge;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.oncepay.provider.ProviderRefusal;
 import dev.oncepay.config.Metrics;
 import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.provider.ProviderGateway;
@@ -14,6 +15,7 @@ import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
+import java.util.Optional;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -108,7 +110,7 @@ class ProviderRetryPolicyTest extends ChargeTestSupport {
         sim.setFaults(Faults.none().withServerErrorRate(1.0));
         metrics.reset();
         post(newKey(), body(100, "EUR", "order_trip"));
-        assertTrue(gateway.chargeBreakerOpen(new ProviderAccount("sim", "default")));
+        assertEquals(Optional.of(ProviderRefusal.BREAKER_OPEN), gateway.chargeRefusal(new ProviderAccount("sim", "default")));
         assertEquals(1, metrics.counted(Metrics.BREAKER_OPEN), "the opening is a metric the alarm watches");
         int calls = sim.chargeRequests();
 

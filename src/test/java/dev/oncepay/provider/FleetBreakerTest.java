@@ -29,6 +29,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.eclipse.microprofile.faulttolerance.exceptions.BulkheadException;
 import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -56,6 +57,10 @@ class FleetBreakerTest {
     private static final Duration LEASE = Duration.ofSeconds(5);
     private static final Duration CACHE = Duration.ofSeconds(1);
     private static final int SANDBOXES = 8;
+    private static final int MAX_IN_FLIGHT = 3;
+    /** Real time (a slot is taken by a timer): short, so the bulkhead tests wait little for it. */
+    private static final Duration IN_FLIGHT_AFTER = Duration.ofMillis(100);
+    private static final Duration SLOT_LEASE = Duration.ofSeconds(9);
     /** The functions' client to the store goes through the fault proxy; this one too, retries off. */
     private static DynamoDbClient viaProxy;
 
@@ -94,10 +99,15 @@ class FleetBreakerTest {
     }
 
     private FleetBreaker sandbox(DynamoDbClient client, double retryShare, int retryBurst) {
-        FleetBreaker.Limits limits = new FleetBreaker.Limits(THRESHOLD, WINDOW, OPEN_FOR, SLOW, LEASE);
+        return sandbox(client, retryShare, retryBurst, IN_FLIGHT_AFTER);
+    }
+
+    private FleetBreaker sandbox(DynamoDbClient client, double retryShare, int retryBurst, Duration inFlightAfter) {
+        FleetBreaker.Limits limits = new FleetBreaker.Limits(THRESHOLD, WINDOW, OPEN_FOR, SLOW, LEASE, MAX_IN_FLIGHT,
+                SLOT_LEASE);
         return new FleetBreaker(client, TestEnvironment.TABLE, clock, metrics, new FleetBreaker.Settings(
                 Map.of(ProviderOperation.CHARGE, limits, ProviderOperation.LOOKUP, limits), CACHE, retryShare,
-                retryBurst));
+                retryBurst, inFlightAfter));
     }
 
     private FleetBreaker sandbox() {
@@ -171,7 +181,7 @@ class FleetBreakerTest {
         assertTrue(opened.failures() >= THRESHOLD, opened::toString);
         clock.advance(CACHE); // every sandbox reads again: all of them refuse now
         for (FleetBreaker sandbox : fleet) {
-            assertTrue(sandbox.refuses(account, ProviderOperation.CHARGE));
+            assertEquals(Optional.of(ProviderRefusal.BREAKER_OPEN), sandbox.refusal(account, ProviderOperation.CHARGE));
             assertThrows(CircuitBreakerOpenException.class, () -> sandbox.admit(account, ProviderOperation.CHARGE, false));
         }
     }
@@ -264,7 +274,8 @@ class FleetBreakerTest {
         assertEquals(1, metrics.counted(Metrics.BREAKER_HALF_OPEN));
         assertEquals(BreakerState.HALF_OPEN, state().state());
         for (FleetBreaker sandbox : fleet) {
-            assertTrue(sandbox.refuses(account, ProviderOperation.CHARGE), "the probe's lease is live");
+            assertEquals(Optional.of(ProviderRefusal.BREAKER_OPEN), sandbox.refusal(account, ProviderOperation.CHARGE),
+                    "the probe's lease is live");
         }
 
         FleetBreaker holder = fleet.get(holders.get(0));
@@ -305,7 +316,7 @@ class FleetBreakerTest {
         assertEquals(BreakerState.OPEN, reopened.state());
         assertEquals(2, reopened.openings());
         assertEquals(1, metrics.counted(Metrics.BREAKER_REOPEN));
-        assertTrue(takesOver.refuses(account, ProviderOperation.CHARGE));
+        assertEquals(Optional.of(ProviderRefusal.BREAKER_OPEN), takesOver.refusal(account, ProviderOperation.CHARGE));
     }
 
     @Test
@@ -346,5 +357,96 @@ class FleetBreakerTest {
         assertTrue(second.mayRetry(account, ProviderOperation.CHARGE));
         assertFalse(second.mayRetry(account, ProviderOperation.CHARGE));
         assertEquals(0, Attr.number(item(), BreakerItem.RETRY_TOKENS, -1));
+    }
+
+    // --- the bulkhead ---------------------------------------------------------------------------------
+
+    /** Waits (bounded) until the item holds {@code n} slots: a slot is taken by a timer thread. */
+    private Map<String, Long> awaitSlots(int n) throws InterruptedException {
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < until) {
+            Map<String, Long> slots = TableItems.readConsistently(TestEnvironment.dynamo(), TestEnvironment.TABLE,
+                    BreakerItem.pk(account, ProviderOperation.CHARGE)).map(BreakerItem::from)
+                    .map(BreakerItem::inFlight).orElse(Map.of());
+            if (slots.size() == n) {
+                return slots;
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("the item never held " + n + " slots: " + item());
+    }
+
+    @Test
+    void callsStillInFlightFillTheAccountsCapFleetWideAndGiveTheirSlotsBackWhenTheyEnd() throws Exception {
+        List<FleetBreaker.InFlight> slow = new ArrayList<>();
+        for (int i = 0; i < MAX_IN_FLIGHT; i++) {
+            slow.add(sandbox().enter(account, ProviderOperation.CHARGE)); // one slow call per sandbox
+        }
+        awaitSlots(MAX_IN_FLIGHT);
+        FleetBreaker other = sandbox();
+
+        assertEquals(Optional.of(ProviderRefusal.AT_CAPACITY), other.refusal(account, ProviderOperation.CHARGE));
+        BulkheadException full = assertThrows(BulkheadException.class,
+                () -> other.enter(account, ProviderOperation.CHARGE));
+        assertTrue(full.getMessage().contains("3 of 3 charge calls to " + account), full.getMessage());
+        assertEquals(2, metrics.counted(Metrics.PROVIDER_AT_CAPACITY));
+        assertEquals(Optional.empty(), other.refusal(account, ProviderOperation.LOOKUP), "each operation has its own");
+        assertEquals(BreakerState.CLOSED, state().state(), "a full bulkhead is not a failing provider");
+
+        slow.get(0).close();
+        assertEquals(MAX_IN_FLIGHT - 1, state().inFlight().size(), "the ended call gave its slot back");
+        clock.advance(CACHE);
+        other.enter(account, ProviderOperation.CHARGE).close();
+        for (FleetBreaker.InFlight call : slow.subList(1, slow.size())) {
+            call.close();
+        }
+        assertEquals(Map.of(), state().inFlight());
+    }
+
+    @Test
+    void aCallQuickerThanInFlightAfterWritesNothing() {
+        FleetBreaker sandbox = sandbox(TestEnvironment.dynamo(), 0.1, 10, Duration.ofSeconds(30));
+        for (int i = 0; i < MAX_IN_FLIGHT * 3; i++) {
+            sandbox.enter(account, ProviderOperation.CHARGE).close();
+        }
+        assertEquals(Optional.empty(), TableItems.readConsistently(TestEnvironment.dynamo(), TestEnvironment.TABLE,
+                BreakerItem.pk(account, ProviderOperation.CHARGE)), "no item: nothing was counted or written");
+    }
+
+    @Test
+    void aSlotWhoseHolderDiedEndsWithItsLeaseAndTheNextSlotTakenRemovesIt() throws Exception {
+        FleetBreaker dies = sandbox();
+        for (int i = 0; i < MAX_IN_FLIGHT; i++) {
+            dies.enter(account, ProviderOperation.CHARGE); // never closed: the sandbox died mid-call
+        }
+        Map<String, Long> dead = awaitSlots(MAX_IN_FLIGHT);
+        FleetBreaker next = sandbox();
+        assertThrows(BulkheadException.class, () -> next.enter(account, ProviderOperation.CHARGE));
+
+        clock.advance(SLOT_LEASE.plusMillis(1));
+        FleetBreaker.InFlight call = next.enter(account, ProviderOperation.CHARGE);
+        Map<String, Long> slots = awaitSlots(1);
+
+        assertTrue(dead.keySet().stream().noneMatch(slots::containsKey), "the ended slots are gone: " + slots);
+        call.close();
+        assertEquals(Map.of(), state().inFlight());
+    }
+
+    @Test
+    void whenTheStoreCannotTakeASlotTheCallGoesOnUncountedAndTheFailureIsAMetric() throws Exception {
+        FleetBreaker sick = sandbox(viaProxy, 0.1, 10);
+        String pk = BreakerItem.pk(account, ProviderOperation.CHARGE);
+        TestEnvironment.storeProxy().failNext("UpdateItem", pk, StoreFault.SERVER_ERROR, 1);
+
+        FleetBreaker.InFlight call = sick.enter(account, ProviderOperation.CHARGE);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (metrics.counted(Metrics.BREAKER_STORE_FAILED) == 0 && System.nanoTime() < until) {
+            Thread.sleep(20);
+        }
+        call.close();
+
+        assertEquals(1, metrics.counted(Metrics.BREAKER_STORE_FAILED));
+        assertEquals(Optional.empty(), TableItems.readConsistently(TestEnvironment.dynamo(), TestEnvironment.TABLE,
+                pk), "nothing was counted, nothing is left to give back");
     }
 }

@@ -4,13 +4,17 @@ import dev.oncepay.config.EmbeddedMetrics;
 import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.store.Attr;
+import dev.oncepay.store.TableItems;
 import dev.oncepay.testing.TestEnvironment;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Set;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The fleet breakers in function tests: closed between tests (their items deleted, the sandbox's
@@ -58,9 +62,43 @@ public class FleetBreakers {
         }
     }
 
+    /**
+     * Other sandboxes hold {@code account}'s whole cap of {@code operation} calls in flight (each
+     * counted in the item, as a call slower than {@code in-flight-after} is) until the returned action ends them.
+     */
+    public synchronized Runnable fillFromOtherSandboxes(ProviderAccount account,
+            ProviderOperation operation) throws InterruptedException {
+        FleetBreaker.Settings settings = FleetBreaker.Settings.of(config.provider());
+        FleetBreaker other = anotherSandbox(account, operation, new FleetBreaker.Settings(settings.limits(),
+                settings.cacheFor(), settings.retryShare(), settings.retryBurst(), Duration.ZERO));
+        int cap = settings.limits().get(operation).maxInFlight();
+        List<FleetBreaker.InFlight> calls = new ArrayList<>();
+        for (int i = 0; i < cap; i++) {
+            calls.add(other.enter(account, operation));
+        }
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (slotsHeld(account, operation) < cap) {
+            if (System.nanoTime() > until) {
+                throw new AssertionError("the other sandboxes' calls never took " + cap + " slots");
+            }
+            Thread.sleep(10);
+        }
+        return () -> calls.forEach(FleetBreaker.InFlight::close);
+    }
+
+    /** The slots {@code account}'s {@code operation} item holds, as the table says now. */
+    public int slotsHeld(ProviderAccount account, ProviderOperation operation) {
+        return TableItems.readConsistently(TestEnvironment.dynamo(), TestEnvironment.TABLE,
+                BreakerItem.pk(account, operation)).map(BreakerItem::from).map(b -> b.inFlight().size()).orElse(0);
+    }
+
     private FleetBreaker anotherSandbox(ProviderAccount account, ProviderOperation operation) {
+        return anotherSandbox(account, operation, FleetBreaker.Settings.of(config.provider()));
+    }
+
+    private FleetBreaker anotherSandbox(ProviderAccount account, ProviderOperation operation,
+            FleetBreaker.Settings settings) {
         movedElsewhere.add(BreakerItem.pk(account, operation));
-        return new FleetBreaker(TestEnvironment.dynamo(), TestEnvironment.TABLE, clock, metrics,
-                FleetBreaker.Settings.of(config.provider()));
+        return new FleetBreaker(TestEnvironment.dynamo(), TestEnvironment.TABLE, clock, metrics, settings);
     }
 }

@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.oncepay.provider.ProviderRefusal;
 import dev.oncepay.charge.ChargePhase;
 import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.config.Metrics;
@@ -36,6 +37,7 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
+import java.util.Optional;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
@@ -333,7 +335,7 @@ class ReconcileFunctionTest {
         String body = body(2500, "order_outage");
         HttpApiResponse accepted = fx.post(key, body);
         assertEquals(202, accepted.statusCode(), accepted.body());
-        assertTrue(provider.chargeBreakerOpen(ReconcileFixture.ACCOUNT));
+        assertEquals(Optional.of(ProviderRefusal.BREAKER_OPEN), provider.chargeRefusal(ReconcileFixture.ACCOUNT));
         String id = paymentId(accepted);
         Payment before = fx.state(id).payment();
         fx.sim().setFaults(Faults.none()); // healthy again, but the breaker stays open for its delay
@@ -364,6 +366,23 @@ class ReconcileFunctionTest {
         assertEquals(0, counted.charges());
         assertEquals(0, counted.lookups(), "not even a lookup");
         assertEquals(PaymentStatus.UNKNOWN, fx.state(payment.id()).payment().status());
+    }
+
+    @Test
+    void anAccountAtItsCapOfChargesInFlightDefersTheSweepWithoutAnyProviderCall() throws Exception {
+        // The charge API's sandboxes hold every charge slot of the account: the provider is slow.
+        Payment payment = fx.unknownPayment(2700, AtProvider.SUCCEEDED);
+        Runnable endSlowCalls = breakers.fillFromOtherSandboxes(ReconcileFixture.ACCOUNT, ProviderOperation.CHARGE);
+        try {
+            CountedSweep counted = countedSweep();
+
+            assertEquals(1, counted.summary().deferred(), counted.summary()::toString);
+            assertEquals(0, counted.charges());
+            assertEquals(0, counted.lookups(), "a slow provider is not asked more");
+            assertEquals(PaymentStatus.UNKNOWN, fx.state(payment.id()).payment().status());
+        } finally {
+            endSlowCalls.run();
+        }
     }
 
     @Test

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.oncepay.provider.ProviderRefusal;
 import dev.oncepay.charge.ChargePhase;
 import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.payment.Payment;
@@ -29,6 +30,7 @@ import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
+import java.util.Optional;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -123,7 +125,7 @@ class ReconcileRaceTest {
         HttpApiResponse accepted = fx.post(UUID.randomUUID().toString(), body(1000, "order_breaker"));
         fx.sim().setFaults(Faults.none());
         assertEquals(202, accepted.statusCode(), accepted.body());
-        assertTrue(provider.chargeBreakerOpen(ReconcileFixture.ACCOUNT));
+        assertEquals(Optional.of(ProviderRefusal.BREAKER_OPEN), provider.chargeRefusal(ReconcileFixture.ACCOUNT));
         List<String> ids = new ArrayList<>(List.of(ReconcileFixture.paymentId(accepted)));
         for (int i = 0; i < 7; i++) {
             ids.add(fx.unknownPayment(1001 + i, AtProvider.SUCCEEDED).id());
