@@ -92,6 +92,21 @@ public final class DeploymentSettings {
     /** Tenant ids in {@link #PROVIDER_TENANTS_PREFIX}{@code <tenant>}: as authorizer claims carry them, without dots (they would split the name). */
     public static final String TENANT_PATTERN = "[A-Za-z0-9_@:|-]{1,128}";
 
+    /**
+     * {@code oncepay.provider.charge-call.max-in-flight}: charge calls in flight to one provider
+     * account, fleet-wide (the bulkhead). Charge and reconcile share the count, so both get it.
+     */
+    public static final String ENV_CHARGE_MAX_IN_FLIGHT = "ONCEPAY_PROVIDER_CHARGE_CALL_MAX_IN_FLIGHT";
+
+    /**
+     * The bulkhead's default for a charge function of {@code sandboxes} concurrent sandboxes
+     * (reserved concurrency): half of them, so one slow provider account leaves the other half to
+     * other accounts and to requests that need no provider (replays, reads).
+     */
+    public static int chargeMaxInFlight(int sandboxes) {
+        return Math.max(1, sandboxes / 2);
+    }
+
     // Timing facts that Lambda and API Gateway settings must respect.
     /** Default {@code oncepay.idempotency.lease}: the charge Lambda must time out before it. */
     public static final int IDEMPOTENCY_LEASE_SECONDS = 35;

@@ -223,7 +223,7 @@ public final class Drill {
             m.awaitingNeverShown = (int) settled.awaitingCustomer().stream().filter(id -> !shown.contains(id)).count();
             m.ledgerCharges = ledger.size();
             m.breakerTransitions = new java.util.TreeMap<>(run.breakerTransitions);
-            m.breakerOpenMetric = run.breakerOpenMetric.get();
+            m.protectionMetrics = new java.util.TreeMap<>(run.protectionMetrics);
 
             // --- comparison ---------------------------------------------------------------------
             if (options.naive()) {

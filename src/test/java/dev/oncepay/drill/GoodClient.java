@@ -179,8 +179,9 @@ final class GoodClient {
             } else if (status == 503) {
                 String type = String.valueOf(text(body, "type"));
                 String detail = String.valueOf(text(body, "detail"));
-                unavailable = type.endsWith("provider-unavailable") || type.endsWith("store-unavailable");
-                outcome = type.endsWith("store-unavailable") ? "503-store"
+                boolean atCapacity = type.endsWith("provider-at-capacity");
+                unavailable = atCapacity || type.endsWith("provider-unavailable") || type.endsWith("store-unavailable");
+                outcome = type.endsWith("store-unavailable") ? "503-store" : atCapacity ? "503-capacity"
                         : !unavailable ? "503-gw" : detail.contains("circuit breaker") ? "503-breaker" : "503";
             }
         } catch (HttpTimeoutException e) {

@@ -1,5 +1,6 @@
 package dev.oncepay.drill;
 
+import dev.oncepay.config.Metrics;
 import dev.oncepay.local.LocalRunChild;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -30,20 +31,23 @@ final class LocalRunProcess implements AutoCloseable {
     /** A sandbox's line ({@code [charge#1] ...}) that names a payment. */
     private static final Pattern PAYMENT_LINE = Pattern.compile("^\\[([a-z]+)#[^\\]]*\\].*?(pay_[0-9a-f]{32})");
     private static final String SANDBOX_MAIN = "dev.oncepay.local.SandboxMain";
-    /** A function's breaker transition, as it logs it ({@code circuit breaker <name> is now <state>}). */
-    private static final Pattern BREAKER_TRANSITION = Pattern.compile("circuit breaker (\\S+) is now ([A-Z_]+)");
-    /** The functions' BreakerOpen metric, in its CloudWatch embedded-metric line. */
-    private static final Pattern BREAKER_OPEN_METRIC = Pattern.compile("\"BreakerOpen\":(\\d+)");
+    /** A fleet breaker's transition, as the one sandbox that made it logs it ({@code FleetBreaker}). */
+    private static final Pattern BREAKER_TRANSITION = Pattern.compile(
+            "breaker transition ([A-Z_]+) -> ([A-Z_]+) account=(\\S+) operation=(\\S+):");
+    /** The fleet protection's metrics, in the functions' CloudWatch embedded-metric lines. */
+    private static final Pattern PROTECTION_METRIC = Pattern.compile("\"(" + String.join("|", Metrics.BREAKER_OPEN,
+            Metrics.BREAKER_HALF_OPEN, Metrics.BREAKER_CLOSED, Metrics.BREAKER_REOPEN, Metrics.BREAKER_STORE_FAILED,
+            Metrics.RETRY_BUDGET_SPENT, Metrics.PROVIDER_AT_CAPACITY) + ")\":(\\d+)");
 
     private final LocalRunChild run;
     private final PrintStream file;
     final AtomicLong loggedProviderChargeCalls = new AtomicLong();
     /** The functions' log lines about payments, in order of arrival: where each charge came from. */
     final ConcurrentLinkedQueue<FunctionLine> paymentLines = new ConcurrentLinkedQueue<>();
-    /** Breaker transitions the functions logged, by {@code <breaker> -> <state>}. */
+    /** Breaker transitions the functions logged, by {@code <account> <operation> <from> -> <to>}. */
     final Map<String, Integer> breakerTransitions = new ConcurrentHashMap<>();
-    /** The sum of the functions' BreakerOpen metric. */
-    final AtomicLong breakerOpenMetric = new AtomicLong();
+    /** The sums of the fleet protection's metrics the functions emitted, by name. */
+    final Map<String, Long> protectionMetrics = new ConcurrentHashMap<>();
 
     /** A function's log line naming a payment, stamped with this JVM's clock as it arrived. */
     record FunctionLine(long atNanos, String function, String paymentId, String line) {
@@ -64,11 +68,12 @@ final class LocalRunProcess implements AutoCloseable {
         }
         Matcher t = BREAKER_TRANSITION.matcher(line);
         if (t.find()) {
-            breakerTransitions.merge(t.group(1) + " -> " + t.group(2), 1, Integer::sum);
+            breakerTransitions.merge(t.group(3) + " " + t.group(4) + " " + t.group(1) + " -> " + t.group(2), 1,
+                    Integer::sum);
         }
-        Matcher o = BREAKER_OPEN_METRIC.matcher(line);
-        if (o.find()) {
-            breakerOpenMetric.addAndGet(Long.parseLong(o.group(1)));
+        Matcher metric = PROTECTION_METRIC.matcher(line);
+        while (metric.find()) {
+            protectionMetrics.merge(metric.group(1), Long.parseLong(metric.group(2)), Long::sum);
         }
         Matcher p = PAYMENT_LINE.matcher(line);
         if (p.find()) {

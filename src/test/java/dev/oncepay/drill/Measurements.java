@@ -37,10 +37,10 @@ final class Measurements {
      */
     int awaitingNeverShown;
     int ledgerCharges;
-    /** Breaker transitions the functions logged ({@code <breaker> -> <state>}: count). */
+    /** Breaker transitions the functions logged ({@code <account> <operation> <from> -> <to>}: count). */
     Map<String, Integer> breakerTransitions = Map.of();
-    /** The sum of the functions' BreakerOpen metric. */
-    long breakerOpenMetric;
+    /** The sums of the fleet protection's metrics the functions emitted (BreakerOpen, ProviderAtCapacity, ...). */
+    Map<String, Long> protectionMetrics = Map.of();
     /** The provider's own request counts around the outage, or null without one. */
     FaultSchedule.OutageStats outageStats;
     boolean naiveRan;

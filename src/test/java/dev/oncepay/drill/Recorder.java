@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /** Everything the clients saw, time-stamped in milliseconds since the workload started. */
 final class Recorder {
     /**
-     * One HTTP request of a client. {@code outcome}: 201, 402, 202, 409, 503-breaker, 503-store, 503-gw,
+     * One HTTP request of a client. {@code outcome}: 201, 402, 202, 409, 503-breaker, 503-capacity, 503-store, 503-gw,
      * 502, timeout, ...; {@code key} the Idempotency-Key of a POST (null for a GET); {@code paymentId}
      * the payment its answer named, or null.
      */

@@ -106,8 +106,8 @@ final class Report {
                 .append(operation).append(' ').append(String.format(Locale.ROOT, "%.2f", n / (double) o.payments())));
         l.addAll(wrap(String.format(Locale.ROOT, "DynamoDB requests per payment (every function, workload and settle, SDK"
                 + " retries included; at the wire): %.2f (%d: %s)", dynamo / (double) o.payments(), dynamo, byOperation), 110));
-        l.addAll(wrap("breakers (the functions' own lines and metric): transitions " + m.breakerTransitions
-                + "; BreakerOpen metric " + m.breakerOpenMetric, 110));
+        l.addAll(wrap("fleet breakers (the functions' own log lines): transitions " + m.breakerTransitions, 110));
+        l.addAll(wrap("fleet protection (the functions' own metrics, summed): " + m.protectionMetrics, 110));
         if (m.outageStats != null) {
             l.add("provider requests during the outage (the simulator's own counts, /_sim/stats): "
                     + m.outageStats.during());
