@@ -18,9 +18,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -54,6 +56,12 @@ import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
  * call it makes, in memory, and hands what it earned to the item only when it wants a retry, in
  * the same conditional write that takes one token. So retries fleet-wide stay near {@code share}
  * of the calls (plus a burst), at no cost while nothing is retried.
+ *
+ * <p>So does the bulkhead ({@link #enter}): a map of the calls in flight, each a slot with a
+ * lease, counted from the copy the breaker reads anyway. A quick call costs nothing; a slow one
+ * two writes (take, give back). The cap is approximate only when an account turns slow: calls
+ * younger than {@code in-flight-after}, and slots taken within a sandbox's {@code breaker-cache},
+ * are not yet seen by the others.
  */
 @ApplicationScoped
 public class FleetBreaker {
@@ -145,9 +153,11 @@ public class FleetBreaker {
 
     /**
      * Enters the account's bulkhead for one whole call (all its attempts): refused if the account
-     * already has its cap of calls in flight, fleet-wide. A call that is still in flight after
-     * {@code in-flight-after} takes a slot in the item, so the other sandboxes count it; a quicker
-     * one writes nothing. Close the slot when the call ends, however it ends.
+     * already has its cap of calls in flight, fleet-wide. While the account is quick (no slot
+     * held), a call takes a slot only once it is still in flight after {@code in-flight-after}, so
+     * healthy calls write nothing. While it is slow (some slot held), a call takes its slot at
+     * once with a write conditional on the cap, so callers arriving together cannot overshoot it.
+     * Close the slot when the call ends, however it ends.
      *
      * @throws BulkheadException the account is at capacity; nothing was sent
      */
@@ -156,13 +166,22 @@ public class FleetBreaker {
         Limits limits = limits(operation);
         Instant now = clock.instant();
         long inFlight = current(pk).inFlightAt(now);
+        String slot = UUID.randomUUID().toString();
+        if (inFlight > 0 && inFlight < limits.maxInFlight()) {
+            // The account is slow right now: this call counts from its start, against the cap, in
+            // one conditional write, so callers arriving together cannot all slip under it.
+            Optional<Boolean> taken = takeSlot(pk, slot, limits, true);
+            if (taken.isPresent()) {
+                return new InFlight(pk, slot, CompletableFuture.completedFuture(taken.get()));
+            }
+            inFlight = current(pk).inFlightAt(now);
+        }
         if (inFlight >= limits.maxInFlight()) {
             metrics.count(Metrics.PROVIDER_AT_CAPACITY);
             throw new BulkheadException(ProviderRefusal.AT_CAPACITY.detail() + ": " + inFlight + " of "
                     + limits.maxInFlight() + " " + operation.id() + " calls to " + account);
         }
-        String slot = UUID.randomUUID().toString();
-        ScheduledFuture<Boolean> taken = slots().schedule(() -> takeSlot(pk, slot, limits),
+        ScheduledFuture<Boolean> taken = slots().schedule(() -> takeSlot(pk, slot, limits, false).orElse(false),
                 settings.inFlightAfter().toMillis(), TimeUnit.MILLISECONDS);
         return new InFlight(pk, slot, taken);
     }
@@ -171,9 +190,9 @@ public class FleetBreaker {
     final class InFlight implements AutoCloseable {
         private final String pk;
         private final String slot;
-        private final ScheduledFuture<Boolean> taken;
+        private final Future<Boolean> taken;
 
-        private InFlight(String pk, String slot, ScheduledFuture<Boolean> taken) {
+        private InFlight(String pk, String slot, Future<Boolean> taken) {
             this.pk = pk;
             this.slot = slot;
             this.taken = taken;
@@ -457,10 +476,14 @@ public class FleetBreaker {
     // --- the bulkhead's slots ------------------------------------------------------------------------
 
     /**
-     * Takes a slot for a call still in flight: one UpdateItem, which also drops slots whose lease
-     * ended (as this sandbox last saw them). Returns whether the slot is held.
+     * Takes a slot for a call in flight: one UpdateItem, which also drops slots whose lease ended
+     * (as this sandbox last saw them). {@code withinCap}: only if the account is below its cap,
+     * else regardless (a call already under way is counted, never stopped).
+     *
+     * @return whether the slot is held (false: the store failed, the call goes on uncounted);
+     *         empty if the cap refused it
      */
-    private boolean takeSlot(String pk, String slot, Limits limits) {
+    private Optional<Boolean> takeSlot(String pk, String slot, Limits limits, boolean withinCap) {
         Instant now = clock.instant();
         List<String> ended = current(pk).endedSlots(now);
         Map<String, String> names = new HashMap<>(Map.of("#inFlight", BreakerItem.IN_FLIGHT, "#slot", slot));
@@ -469,39 +492,39 @@ public class FleetBreaker {
             names.put("#ended" + i, ended.get(i));
             remove.append(i == 0 ? " REMOVE " : ", ").append("#inFlight.#ended").append(i);
         }
-        AttributeValue until = Attr.n(now.plus(limits.slotLease()).toEpochMilli());
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":until",
+                Attr.n(now.plus(limits.slotLease()).toEpochMilli())));
+        // The condition sees the slots this write removes as still there.
+        values.put(":room", Attr.n(limits.maxInFlight() + ended.size()));
         try {
             try {
                 update(pk, b -> b.updateExpression("SET #inFlight.#slot = :until" + remove)
-                        .conditionExpression("attribute_exists(#inFlight)")
-                        .expressionAttributeNames(names).expressionAttributeValues(Map.of(":until", until)));
-            } catch (ConditionalCheckFailedException noSlotsYet) {
-                // The first slot ever creates the map; a path into a map that does not exist is refused.
+                        .conditionExpression(withinCap ? "size(#inFlight) < :room" : "attribute_exists(#inFlight)")
+                        .expressionAttributeNames(names).expressionAttributeValues(withinCap ? values
+                                : Map.of(":until", values.get(":until"))));
+                return Optional.of(true);
+            } catch (ConditionalCheckFailedException noRoomOrNoMap) {
+                if (withinCap) {
+                    reread(pk);
+                    return Optional.empty();
+                }
+            }
+            // The first slot ever creates the map: a path into a map that does not exist is refused.
+            try {
                 update(pk, b -> b.updateExpression("SET #inFlight = :slots, #kind = :kind")
                         .conditionExpression("attribute_not_exists(#inFlight)")
                         .expressionAttributeNames(Map.of("#inFlight", BreakerItem.IN_FLIGHT, "#kind", Table.KIND))
-                        .expressionAttributeValues(Map.of(":slots",
-                                AttributeValue.fromM(Map.of(slot, until)), ":kind", Attr.s(BreakerItem.KIND))));
+                        .expressionAttributeValues(Map.of(":slots", AttributeValue.fromM(Map.of(slot,
+                                values.get(":until"))), ":kind", Attr.s(BreakerItem.KIND))));
+            } catch (ConditionalCheckFailedException createdMeanwhile) {
+                update(pk, b -> b.updateExpression("SET #inFlight.#slot = :until")
+                        .expressionAttributeNames(Map.of("#inFlight", BreakerItem.IN_FLIGHT, "#slot", slot))
+                        .expressionAttributeValues(Map.of(":until", values.get(":until"))));
             }
-            return true;
-        } catch (ConditionalCheckFailedException raced) {
-            return takeSlotOnce(pk, slot, until);
+            return Optional.of(true);
         } catch (SdkException storeFailed) {
             storeFailed("take a bulkhead slot in", pk, storeFailed);
-            return false;
-        }
-    }
-
-    /** Another sandbox created the map between our two writes: it exists now. */
-    private boolean takeSlotOnce(String pk, String slot, AttributeValue until) {
-        try {
-            update(pk, b -> b.updateExpression("SET #inFlight.#slot = :until")
-                    .expressionAttributeNames(Map.of("#inFlight", BreakerItem.IN_FLIGHT, "#slot", slot))
-                    .expressionAttributeValues(Map.of(":until", until)));
-            return true;
-        } catch (SdkException storeFailed) {
-            storeFailed("take a bulkhead slot in", pk, storeFailed);
-            return false;
+            return Optional.of(false);
         }
     }
 

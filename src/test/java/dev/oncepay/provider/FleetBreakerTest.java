@@ -449,4 +449,31 @@ class FleetBreakerTest {
         assertEquals(Optional.empty(), TableItems.readConsistently(TestEnvironment.dynamo(), TestEnvironment.TABLE,
                 pk), "nothing was counted, nothing is left to give back");
     }
+
+    @Test
+    void whileTheAccountIsSlowCallersArrivingTogetherTakeTheirSlotsAgainstTheCapAndNoMore() throws Exception {
+        FleetBreaker.InFlight first = sandbox().enter(account, ProviderOperation.CHARGE);
+        awaitSlots(1); // the account is slow: one call is counted
+        List<FleetBreaker> fleet = sandboxes();
+        List<Callable<FleetBreaker.InFlight>> arriving = new ArrayList<>();
+        for (FleetBreaker sandbox : fleet) {
+            arriving.add(() -> {
+                try {
+                    return sandbox.enter(account, ProviderOperation.CHARGE);
+                } catch (BulkheadException full) {
+                    return null;
+                }
+            });
+        }
+
+        List<Optional<FleetBreaker.InFlight>> entered = atOnce(arriving);
+
+        assertEquals(MAX_IN_FLIGHT - 1, entered.stream().filter(Optional::isPresent).count(),
+                "each slot was taken at entry, against the cap");
+        assertEquals(MAX_IN_FLIGHT, state().inFlight().size());
+        assertEquals(SANDBOXES - (MAX_IN_FLIGHT - 1), metrics.counted(Metrics.PROVIDER_AT_CAPACITY));
+        entered.forEach(call -> call.ifPresent(FleetBreaker.InFlight::close));
+        first.close();
+        assertEquals(Map.of(), state().inFlight());
+    }
 }
