@@ -180,6 +180,11 @@ public class OncepayStack extends Stack {
             if (callsProviders && !settings.routingProperties().isEmpty()) {
                 env.put(DeploymentSettings.ENV_PROVIDER_ROUTING, json(settings.routingProperties()));
             }
+            // Charge and reconcile count the same calls in flight, so they must agree on the cap.
+            if (callsProviders) {
+                settings.providerMaxInFlight().ifPresent(cap ->
+                        env.put(DeploymentSettings.ENV_CHARGE_MAX_IN_FLIGHT, Integer.toString(cap)));
+            }
             String construct = Character.toUpperCase(name.charAt(0)) + name.substring(1);
             LogGroup logs = LogGroup.Builder.create(this, construct + "Logs")
                     .retention(settings.logRetention())

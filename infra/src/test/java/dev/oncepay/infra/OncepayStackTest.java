@@ -151,9 +151,12 @@ class OncepayStackTest {
             // Every literal value is one of these fixed settings; nothing else could hide a secret.
             Map<String, Object> literals = new TreeMap<>(env);
             literals.values().removeIf(v -> v instanceof Map);
-            assertEquals(Set.of(DeploymentSettings.ENV_FUNQY_EXPORT, DeploymentSettings.ENV_AWS_RETRY_MODE,
-                    DeploymentSettings.ENV_AWS_MAX_ATTEMPTS, DeploymentSettings.ENV_DISABLE_SIGNAL_HANDLERS),
-                    literals.keySet());
+            Set<String> fixed = new TreeSet<>(Set.of(DeploymentSettings.ENV_FUNQY_EXPORT, DeploymentSettings.ENV_AWS_RETRY_MODE,
+                    DeploymentSettings.ENV_AWS_MAX_ATTEMPTS, DeploymentSettings.ENV_DISABLE_SIGNAL_HANDLERS));
+            if (!named.getKey().equals(DeploymentSettings.FUNCTION_WEBHOOK)) {
+                fixed.add(DeploymentSettings.ENV_CHARGE_MAX_IN_FLIGHT);
+            }
+            assertEquals(fixed, literals.keySet(), named.getKey());
         }
         // Secret values are put by an operator, never written into the template; secrets outlive the stack.
         assertEquals(2, synth.resources("AWS::SecretsManager::Secret").size());
@@ -266,6 +269,21 @@ class OncepayStackTest {
         assertEquals(50, functions.get(DeploymentSettings.FUNCTION_CHARGE).get("ReservedConcurrentExecutions"));
         assertEquals(20, functions.get(DeploymentSettings.FUNCTION_WEBHOOK).get("ReservedConcurrentExecutions"));
         assertEquals(1, functions.get(DeploymentSettings.FUNCTION_RECONCILE).get("ReservedConcurrentExecutions"));
+    }
+
+    /**
+     * The bulkhead's cap is half of charge's 50 sandboxes, and reconcile, whose re-sends share the
+     * count, gets the same cap; the webhook calls no provider.
+     */
+    @Test
+    void chargeAndReconcileShareOneCapOnCallsInFlightPerProviderAccount() {
+        Map<String, Map<String, Object>> functions = functions();
+        for (String name : List.of(DeploymentSettings.FUNCTION_CHARGE, DeploymentSettings.FUNCTION_RECONCILE)) {
+            assertEquals("25", at(functions.get(name), "Environment", "Variables", DeploymentSettings.ENV_CHARGE_MAX_IN_FLIGHT),
+                    name);
+        }
+        Map<String, Object> webhook = at(functions.get(DeploymentSettings.FUNCTION_WEBHOOK), "Environment", "Variables");
+        assertFalse(webhook.containsKey(DeploymentSettings.ENV_CHARGE_MAX_IN_FLIGHT));
     }
 
     @Test
