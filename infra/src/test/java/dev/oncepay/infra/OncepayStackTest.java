@@ -407,7 +407,8 @@ class OncepayStackTest {
             }
         }
         assertEquals(Map.of(Metrics.UNKNOWN_BACKLOG, "Maximum", Metrics.UNKNOWN_OLDEST_AGE, "Maximum",
-                Metrics.NEEDS_REVIEW, "Sum", Metrics.BREAKER_OPEN, "Sum"), custom);
+                Metrics.NEEDS_REVIEW, "Sum", Metrics.BREAKER_OPEN, "Sum", Metrics.BREAKER_STORE_FAILED, "Sum",
+                Metrics.RETRY_BUDGET_SPENT, "Sum", Metrics.PROVIDER_AT_CAPACITY, "Sum"), custom);
 
         Map<String, Object> serverErrors = alarms.stream().filter(a -> a.containsKey("Metrics")).findFirst().orElseThrow();
         Set<String> apiMetrics = new TreeSet<>();
@@ -423,6 +424,35 @@ class OncepayStackTest {
 
         assertTrue(alarms.stream().anyMatch(a -> "ApproximateNumberOfMessagesVisible".equals(a.get("MetricName"))),
                 "the dead-letter queue is watched");
+    }
+
+    /**
+     * A breaker that cannot reach its item fails open: one occurrence alarms. Spent retry budget
+     * and a full bulkhead alarm when they persist: in 2 of 3 minutes.
+     */
+    @Test
+    void providerProtectionAlarmsWhenItFailsOpenOrKeepsRefusing() {
+        record Rule(String id, int periodSeconds, int evaluationPeriods, int datapointsToAlarm) { }
+        Map<String, Rule> expected = Map.of(
+                Metrics.BREAKER_STORE_FAILED, new Rule("BreakerStoreFailedAlarm", 300, 1, 1),
+                Metrics.RETRY_BUDGET_SPENT, new Rule("RetryBudgetSpentAlarm", 60, 3, 2),
+                Metrics.PROVIDER_AT_CAPACITY, new Rule("ProviderAtCapacityAlarm", 60, 3, 2));
+        String topic = synth.id("AWS::SNS::Topic", "Alarms");
+        expected.forEach((metric, rule) -> {
+            Map<String, Object> alarm = props(synth.resources("AWS::CloudWatch::Alarm").get(
+                    synth.id("AWS::CloudWatch::Alarm", rule.id())));
+            assertEquals(Metrics.NAMESPACE, alarm.get("Namespace"), metric);
+            assertEquals(metric, alarm.get("MetricName"));
+            assertFalse(alarm.containsKey("Dimensions"), metric + " is emitted without dimensions");
+            assertEquals("Sum", alarm.get("Statistic"), metric);
+            assertEquals(rule.periodSeconds(), alarm.get("Period"), metric);
+            assertEquals(1, ((Number) alarm.get("Threshold")).intValue(), metric);
+            assertEquals("GreaterThanOrEqualToThreshold", alarm.get("ComparisonOperator"), metric);
+            assertEquals(rule.evaluationPeriods(), alarm.get("EvaluationPeriods"), metric);
+            assertEquals(rule.datapointsToAlarm(), alarm.get("DatapointsToAlarm"), metric);
+            assertEquals("notBreaching", alarm.get("TreatMissingData"), metric);
+            assertEquals(List.of(ref(topic)), alarm.get("AlarmActions"), metric);
+        });
     }
 
     private static Map<String, Map<String, Object>> functions() {
