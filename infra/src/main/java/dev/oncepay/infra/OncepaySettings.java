@@ -32,6 +32,14 @@ import software.amazon.awscdk.services.logs.RetentionDays;
  * @param chargeConcurrency       reserved concurrency of charge (a bulkhead: a slow provider cannot starve the others)
  * @param webhookConcurrency      reserved concurrency of webhook
  * @param reconcileConcurrency    reserved concurrency of reconcile (1: sweeps never overlap)
+ * @param providerMaxInFlight     charge calls in flight to one provider account, fleet-wide (the bulkhead); empty: the
+ *                                application's default. Charge's reserved concurrency bounds its sandboxes, which is
+ *                                every request in flight (charges, replays, reads); this cap keeps one slow account
+ *                                from holding more of them than that, leaving the rest to other accounts and to
+ *                                requests that need no provider. It isolates a slow account; it does not partition:
+ *                                the caps of several accounts may add up to more than the reserved concurrency.
+ *                                Reconcile's re-sends share the count; with its reserved concurrency 1 they add at
+ *                                most one to an account's count.
  * @param reconcileRateMinutes    how often EventBridge runs reconcile
  * @param logRetention            how long function logs are kept
  * @param apiKeySecretArn         the default account's existing API-key secret; empty: the stack creates one
@@ -51,6 +59,7 @@ public record OncepaySettings(
         Optional<Integer> chargeConcurrency,
         Optional<Integer> webhookConcurrency,
         Optional<Integer> reconcileConcurrency,
+        Optional<Integer> providerMaxInFlight,
         int reconcileRateMinutes,
         RetentionDays logRetention,
         Optional<String> apiKeySecretArn,
@@ -103,6 +112,18 @@ public record OncepaySettings(
                 throw new IllegalArgumentException("reserved concurrency must be at least 1, or none");
             }
         }
+        if (providerMaxInFlight.isPresent()) {
+            int cap = providerMaxInFlight.get();
+            if (cap < 1) {
+                throw new IllegalArgumentException(PREFIX + "providerMaxInFlight must be at least 1, not " + cap);
+            }
+            // A cap that fits every charge sandbox lets one slow account take all of them.
+            if (chargeConcurrency.isPresent() && chargeConcurrency.get() >= 2 && cap >= chargeConcurrency.get()) {
+                throw new IllegalArgumentException(PREFIX + "providerMaxInFlight (" + cap + ") must be below "
+                        + PREFIX + "chargeConcurrency (" + chargeConcurrency.get()
+                        + "), or one slow provider account could hold every charge sandbox");
+            }
+        }
         if (reconcileRateMinutes < 1) {
             throw new IllegalArgumentException(PREFIX + "reconcileRateMinutes must be at least 1");
         }
@@ -151,15 +172,18 @@ public record OncepaySettings(
         int retentionDays = get.apply("logRetentionDays").map(Integer::parseInt).orElse(30);
         RetentionDays retention = Optional.ofNullable(RETENTIONS.get(retentionDays)).orElseThrow(
                 () -> new IllegalArgumentException(PREFIX + "logRetentionDays must be one of " + RETENTIONS.keySet()));
+        Optional<Integer> chargeConcurrency = reserved(get, "chargeConcurrency", 50);
         return new OncepaySettings(
                 runtime,
                 architecture.equals("arm64"),
                 Path.of(get.apply("functionZip").orElse("../target/function.zip")),
                 get.apply("placeholderCode").map(Boolean::parseBoolean).orElse(false),
                 get.apply("memoryMb").map(Integer::parseInt).orElse(runtime.equals(JVM) ? 1024 : 256),
-                reserved(get, "chargeConcurrency", 50),
+                chargeConcurrency,
                 reserved(get, "webhookConcurrency", 20),
                 reserved(get, "reconcileConcurrency", 1),
+                get.apply("providerMaxInFlight").map(Integer::parseInt)
+                        .or(() -> chargeConcurrency.map(DeploymentSettings::chargeMaxInFlight)),
                 get.apply("reconcileRateMinutes").map(Integer::parseInt).orElse(1),
                 retention,
                 get.apply("apiKeySecretArn"),

@@ -180,6 +180,11 @@ public class OncepayStack extends Stack {
             if (callsProviders && !settings.routingProperties().isEmpty()) {
                 env.put(DeploymentSettings.ENV_PROVIDER_ROUTING, json(settings.routingProperties()));
             }
+            // Charge and reconcile count the same calls in flight, so they must agree on the cap.
+            if (callsProviders) {
+                settings.providerMaxInFlight().ifPresent(cap ->
+                        env.put(DeploymentSettings.ENV_CHARGE_MAX_IN_FLIGHT, Integer.toString(cap)));
+            }
             String construct = Character.toUpperCase(name.charAt(0)) + name.substring(1);
             LogGroup logs = LogGroup.Builder.create(this, construct + "Logs")
                     .retention(settings.logRetention())
@@ -319,6 +324,17 @@ public class OncepayStack extends Stack {
                 custom(Metrics.NEEDS_REVIEW, "Sum", 5), 1, 1, 1, notify);
         alarm("BreakerOpenAlarm", "Provider calls are refused by an open circuit breaker",
                 custom(Metrics.BREAKER_OPEN, "Sum", 1), 1, 1, 1, notify);
+        alarm("BreakerStoreFailedAlarm", "A fleet breaker's own item in the table could not be read or written, so "
+                + "provider protection is failing open (calls go through unguarded): check DynamoDB throttling and errors "
+                + "and the functions' logs",
+                custom(Metrics.BREAKER_STORE_FAILED, "Sum", 5), 1, 1, 1, notify);
+        alarm("RetryBudgetSpentAlarm", "Provider faults go unretried because the fleet's retry budget is spent: "
+                + "a provider account is failing; check the breaker transitions in the logs and the provider's status",
+                custom(Metrics.RETRY_BUDGET_SPENT, "Sum", 1), 1, 3, 2, notify);
+        alarm("ProviderAtCapacityAlarm", "Provider calls are refused by the bulkhead (charges answer 503 "
+                + "provider-at-capacity, reconcile defers): a provider account is slow enough to fill its share of "
+                + "in-flight calls (oncepay:providerMaxInFlight); check its latency and status",
+                custom(Metrics.PROVIDER_AT_CAPACITY, "Sum", 1), 1, 3, 2, notify);
         alarm("ReconcileDeadLettersAlarm", "A reconcile run failed after its retry (see the dead-letter queue)",
                 reconcileFailures.metricApproximateNumberOfMessagesVisible(MetricOptions.builder()
                         .period(Duration.minutes(5)).statistic("Maximum").build()), 1, 1, 1, notify);

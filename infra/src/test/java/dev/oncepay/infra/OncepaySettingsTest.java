@@ -43,6 +43,49 @@ class OncepaySettingsTest {
         assertThrows(IllegalArgumentException.class, () -> settings(Map.of("oncepay:memoryMb", "64")));
     }
 
+    /** The bulkhead leaves half the charge sandboxes to other accounts unless told otherwise. */
+    @Test
+    void providerMaxInFlightDefaultsToHalfTheChargeSandboxes() {
+        assertEquals(Optional.of(25), settings(Map.of()).providerMaxInFlight());
+        assertEquals(Optional.of(3), settings(Map.of("oncepay:chargeConcurrency", "7")).providerMaxInFlight());
+        assertEquals(Optional.of(1), settings(Map.of("oncepay:chargeConcurrency", "2")).providerMaxInFlight());
+        assertEquals(Optional.of(1), settings(Map.of("oncepay:chargeConcurrency", "1")).providerMaxInFlight());
+        // Unreserved charge: nothing to take half of, so the application's own default applies.
+        assertEquals(Optional.empty(), settings(Map.of("oncepay:chargeConcurrency", "none")).providerMaxInFlight());
+    }
+
+    @Test
+    void providerMaxInFlightMayBeGiven() {
+        assertEquals(Optional.of(10), settings(Map.of("oncepay:providerMaxInFlight", "10")).providerMaxInFlight());
+        assertEquals(Optional.of(49), settings(Map.of("oncepay:providerMaxInFlight", "49")).providerMaxInFlight());
+        assertEquals(Optional.of(40), settings(Map.of("oncepay:chargeConcurrency", "none",
+                "oncepay:providerMaxInFlight", "40")).providerMaxInFlight());
+        assertEquals(Optional.of(5), settings(Map.of("oncepay:chargeConcurrency", "6",
+                "oncepay:providerMaxInFlight", "5")).providerMaxInFlight());
+    }
+
+    /** Below one nothing is ever called; at or above charge's sandboxes one slow account can hold them all. */
+    @Test
+    void providerMaxInFlightMustLeaveChargeSandboxesToOthers() {
+        Map<Map<String, Object>, String> refused = new LinkedHashMap<>();
+        refused.put(Map.of("oncepay:providerMaxInFlight", "0"), "at least 1");
+        refused.put(Map.of("oncepay:providerMaxInFlight", "-3"), "at least 1");
+        refused.put(Map.of("oncepay:chargeConcurrency", "none", "oncepay:providerMaxInFlight", "0"), "at least 1");
+        refused.put(Map.of("oncepay:providerMaxInFlight", "50"), "below oncepay:chargeConcurrency (50)");
+        refused.put(Map.of("oncepay:providerMaxInFlight", "80"), "below oncepay:chargeConcurrency (50)");
+        refused.put(Map.of("oncepay:chargeConcurrency", "10", "oncepay:providerMaxInFlight", "10"),
+                "below oncepay:chargeConcurrency (10)");
+        refused.put(Map.of("oncepay:chargeConcurrency", "2", "oncepay:providerMaxInFlight", "2"),
+                "below oncepay:chargeConcurrency (2)");
+        refused.forEach((context, problem) -> {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> settings(context),
+                    context.toString());
+            assertTrue(e.getMessage().contains("oncepay:providerMaxInFlight") && e.getMessage().contains(problem),
+                    e.getMessage());
+        });
+        assertThrows(NumberFormatException.class, () -> settings(Map.of("oncepay:providerMaxInFlight", "many")));
+    }
+
     /** From {@code -c} a context value is a string; from {@code cdk.json} a structure. Both read alike. */
     @Test
     void accountsAndTenantsComeAsJsonTextOrAsStructure() {

@@ -151,9 +151,12 @@ class OncepayStackTest {
             // Every literal value is one of these fixed settings; nothing else could hide a secret.
             Map<String, Object> literals = new TreeMap<>(env);
             literals.values().removeIf(v -> v instanceof Map);
-            assertEquals(Set.of(DeploymentSettings.ENV_FUNQY_EXPORT, DeploymentSettings.ENV_AWS_RETRY_MODE,
-                    DeploymentSettings.ENV_AWS_MAX_ATTEMPTS, DeploymentSettings.ENV_DISABLE_SIGNAL_HANDLERS),
-                    literals.keySet());
+            Set<String> fixed = new TreeSet<>(Set.of(DeploymentSettings.ENV_FUNQY_EXPORT, DeploymentSettings.ENV_AWS_RETRY_MODE,
+                    DeploymentSettings.ENV_AWS_MAX_ATTEMPTS, DeploymentSettings.ENV_DISABLE_SIGNAL_HANDLERS));
+            if (!named.getKey().equals(DeploymentSettings.FUNCTION_WEBHOOK)) {
+                fixed.add(DeploymentSettings.ENV_CHARGE_MAX_IN_FLIGHT);
+            }
+            assertEquals(fixed, literals.keySet(), named.getKey());
         }
         // Secret values are put by an operator, never written into the template; secrets outlive the stack.
         assertEquals(2, synth.resources("AWS::SecretsManager::Secret").size());
@@ -266,6 +269,21 @@ class OncepayStackTest {
         assertEquals(50, functions.get(DeploymentSettings.FUNCTION_CHARGE).get("ReservedConcurrentExecutions"));
         assertEquals(20, functions.get(DeploymentSettings.FUNCTION_WEBHOOK).get("ReservedConcurrentExecutions"));
         assertEquals(1, functions.get(DeploymentSettings.FUNCTION_RECONCILE).get("ReservedConcurrentExecutions"));
+    }
+
+    /**
+     * The bulkhead's cap is half of charge's 50 sandboxes, and reconcile, whose re-sends share the
+     * count, gets the same cap; the webhook calls no provider.
+     */
+    @Test
+    void chargeAndReconcileShareOneCapOnCallsInFlightPerProviderAccount() {
+        Map<String, Map<String, Object>> functions = functions();
+        for (String name : List.of(DeploymentSettings.FUNCTION_CHARGE, DeploymentSettings.FUNCTION_RECONCILE)) {
+            assertEquals("25", at(functions.get(name), "Environment", "Variables", DeploymentSettings.ENV_CHARGE_MAX_IN_FLIGHT),
+                    name);
+        }
+        Map<String, Object> webhook = at(functions.get(DeploymentSettings.FUNCTION_WEBHOOK), "Environment", "Variables");
+        assertFalse(webhook.containsKey(DeploymentSettings.ENV_CHARGE_MAX_IN_FLIGHT));
     }
 
     @Test
@@ -389,7 +407,8 @@ class OncepayStackTest {
             }
         }
         assertEquals(Map.of(Metrics.UNKNOWN_BACKLOG, "Maximum", Metrics.UNKNOWN_OLDEST_AGE, "Maximum",
-                Metrics.NEEDS_REVIEW, "Sum", Metrics.BREAKER_OPEN, "Sum"), custom);
+                Metrics.NEEDS_REVIEW, "Sum", Metrics.BREAKER_OPEN, "Sum", Metrics.BREAKER_STORE_FAILED, "Sum",
+                Metrics.RETRY_BUDGET_SPENT, "Sum", Metrics.PROVIDER_AT_CAPACITY, "Sum"), custom);
 
         Map<String, Object> serverErrors = alarms.stream().filter(a -> a.containsKey("Metrics")).findFirst().orElseThrow();
         Set<String> apiMetrics = new TreeSet<>();
@@ -405,6 +424,35 @@ class OncepayStackTest {
 
         assertTrue(alarms.stream().anyMatch(a -> "ApproximateNumberOfMessagesVisible".equals(a.get("MetricName"))),
                 "the dead-letter queue is watched");
+    }
+
+    /**
+     * A breaker that cannot reach its item fails open: one occurrence alarms. Spent retry budget
+     * and a full bulkhead alarm when they persist: in 2 of 3 minutes.
+     */
+    @Test
+    void providerProtectionAlarmsWhenItFailsOpenOrKeepsRefusing() {
+        record Rule(String id, int periodSeconds, int evaluationPeriods, int datapointsToAlarm) { }
+        Map<String, Rule> expected = Map.of(
+                Metrics.BREAKER_STORE_FAILED, new Rule("BreakerStoreFailedAlarm", 300, 1, 1),
+                Metrics.RETRY_BUDGET_SPENT, new Rule("RetryBudgetSpentAlarm", 60, 3, 2),
+                Metrics.PROVIDER_AT_CAPACITY, new Rule("ProviderAtCapacityAlarm", 60, 3, 2));
+        String topic = synth.id("AWS::SNS::Topic", "Alarms");
+        expected.forEach((metric, rule) -> {
+            Map<String, Object> alarm = props(synth.resources("AWS::CloudWatch::Alarm").get(
+                    synth.id("AWS::CloudWatch::Alarm", rule.id())));
+            assertEquals(Metrics.NAMESPACE, alarm.get("Namespace"), metric);
+            assertEquals(metric, alarm.get("MetricName"));
+            assertFalse(alarm.containsKey("Dimensions"), metric + " is emitted without dimensions");
+            assertEquals("Sum", alarm.get("Statistic"), metric);
+            assertEquals(rule.periodSeconds(), alarm.get("Period"), metric);
+            assertEquals(1, ((Number) alarm.get("Threshold")).intValue(), metric);
+            assertEquals("GreaterThanOrEqualToThreshold", alarm.get("ComparisonOperator"), metric);
+            assertEquals(rule.evaluationPeriods(), alarm.get("EvaluationPeriods"), metric);
+            assertEquals(rule.datapointsToAlarm(), alarm.get("DatapointsToAlarm"), metric);
+            assertEquals("notBreaching", alarm.get("TreatMissingData"), metric);
+            assertEquals(List.of(ref(topic)), alarm.get("AlarmActions"), metric);
+        });
     }
 
     private static Map<String, Map<String, Object>> functions() {

@@ -103,12 +103,15 @@ class OncepayVariantsTest {
         }
     }
 
+    /** Unreserved charge has no sandbox count to take half of: no cap is set, so the application's default applies. */
     @Test
     void contextTunesScheduleConcurrencyAndRetention() {
         assertEquals("rate(5 minutes)", synth.only("AWS::Events::Rule").get("ScheduleExpression"));
         for (Map<String, Object> function : synth.properties("AWS::Lambda::Function")) {
             String name = at(function, "Environment", "Variables", DeploymentSettings.ENV_FUNQY_EXPORT);
             assertEquals(!name.equals(DeploymentSettings.FUNCTION_CHARGE), function.containsKey("ReservedConcurrentExecutions"), name);
+            Map<String, Object> env = at(function, "Environment", "Variables");
+            assertFalse(env.containsKey(DeploymentSettings.ENV_CHARGE_MAX_IN_FLIGHT), name);
         }
         synth.properties("AWS::Logs::LogGroup").forEach(g -> assertEquals(90, g.get("RetentionInDays")));
     }
