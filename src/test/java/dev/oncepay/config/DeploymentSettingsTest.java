@@ -36,7 +36,8 @@ class DeploymentSettingsTest {
                         DeploymentSettings.ENV_TABLE, "oncepay-prod",
                         DeploymentSettings.ENV_PROVIDER_URL, "https://psp.example",
                         DeploymentSettings.ENV_PROVIDER_ID, "acme",
-                        DeploymentSettings.ENV_TENANT_CLAIM, "org_id"), 300))
+                        DeploymentSettings.ENV_TENANT_CLAIM, "org_id",
+                        DeploymentSettings.ENV_CHARGE_MAX_IN_FLIGHT, "7"), 300))
                 // In production the API key comes from the secret (see SecretsManagerConfigSourceFactoryTest).
                 .withDefaultValue("oncepay.provider.api-key", "from-the-secret")
                 // Quarkus' duration format ("35S"), as Quarkus registers it.
@@ -50,6 +51,7 @@ class DeploymentSettingsTest {
         assertEquals("https://psp.example", oncepay.provider().url());
         assertEquals("acme", oncepay.provider().id());
         assertEquals("org_id", oncepay.tenant().claim());
+        assertEquals(7, oncepay.provider().chargeCall().maxInFlight());
     }
 
     @Test
