@@ -1,5 +1,7 @@
 package dev.oncepay.charge;
 
+import dev.oncepay.config.EmbeddedMetrics;
+import dev.oncepay.config.Metrics;
 import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.http.FieldError;
 import dev.oncepay.http.InvalidRequestException;
@@ -56,9 +58,11 @@ public class ChargeUseCase {
     private final Clock clock;
     private final OncepayConfig config;
     private final ProviderAccounts accounts;
+    private final EmbeddedMetrics metrics;
 
     public ChargeUseCase(IdempotencyStore keys, PaymentRepository payments, ProviderGateway provider,
-            Event<ChargePhaseReached> phases, Clock clock, OncepayConfig config, ProviderAccounts accounts) {
+            Event<ChargePhaseReached> phases, Clock clock, OncepayConfig config, ProviderAccounts accounts,
+            EmbeddedMetrics metrics) {
         this.keys = keys;
         this.payments = payments;
         this.provider = provider;
@@ -66,6 +70,7 @@ public class ChargeUseCase {
         this.clock = clock;
         this.config = config;
         this.accounts = accounts;
+        this.metrics = metrics;
     }
 
     /**
@@ -83,7 +88,7 @@ public class ChargeUseCase {
             // Fail fast before any write, so the key stays free; but a key that exists is still
             // answered (replay, 409, 422): those never need the provider.
             KeyRecord stored = keys.find(command.key().storageId(), now)
-                    .orElseThrow(() -> unavailable(refusal.get(), refusal.get().detail()));
+                    .orElseThrow(() -> refused(refusal.get()));
             return existing(stored, command);
         }
         KeyRecord proposed = new KeyRecord(command.key().storageId(), command.key().tenant(), command.fingerprint(),
@@ -117,7 +122,7 @@ public class ChargeUseCase {
                 .orElseGet(() -> accounts.forTenant(stored.tenant()));
         Optional<ProviderRefusal> refusal = provider.chargeRefusal(account);
         if (refusal.isPresent()) {
-            throw unavailable(refusal.get(), refusal.get().detail());
+            throw refused(refusal.get());
         }
         KeyClaim claim = keys.takeOver(stored, UUID.randomUUID().toString(), now, now.plus(lease()))
                 .orElseThrow(this::inFlight);
@@ -349,6 +354,14 @@ public class ChargeUseCase {
 
     private RequestInFlightException inFlight() {
         return new RequestInFlightException(config.charge().inFlightRetryAfter());
+    }
+
+    /** The fleet's protection refused the call before it began: counted here, once per refused request. */
+    private ProviderUnavailableException refused(ProviderRefusal refusal) {
+        if (refusal == ProviderRefusal.AT_CAPACITY) {
+            metrics.count(Metrics.PROVIDER_AT_CAPACITY);
+        }
+        return unavailable(refusal, refusal.detail());
     }
 
     private ProviderUnavailableException unavailable(ProviderRefusal refusal, String reason) {

@@ -44,7 +44,8 @@ public final class Metrics {
 
     /**
      * Counter (Count): 1 each time a provider call is refused because its provider account already
-     * has its fleet-wide cap of calls in flight (the bulkhead); the caller answered 503 or deferred.
+     * has its fleet-wide cap of calls in flight (the bulkhead): a charge answered 503
+     * {@code provider-at-capacity}, or a sweep deferred a payment. A replay answered meanwhile is not counted.
      */
     public static final String PROVIDER_AT_CAPACITY = "ProviderAtCapacity";
 }

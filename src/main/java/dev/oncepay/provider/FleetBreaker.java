@@ -145,8 +145,7 @@ public class FleetBreaker {
             return Optional.of(ProviderRefusal.BREAKER_OPEN);
         }
         if (item.inFlightAt(now) >= limits.maxInFlight()) {
-            metrics.count(Metrics.PROVIDER_AT_CAPACITY);
-            return Optional.of(ProviderRefusal.AT_CAPACITY);
+            return Optional.of(ProviderRefusal.AT_CAPACITY); // counted by the caller that acts on it
         }
         return Optional.empty();
     }

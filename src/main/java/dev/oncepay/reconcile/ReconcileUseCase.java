@@ -164,6 +164,9 @@ public class ReconcileUseCase {
         }
         Optional<ProviderRefusal> refusal = provider.chargeRefusal(payment.providerAccount());
         if (refusal.isPresent()) {
+            if (refusal.get() == ProviderRefusal.AT_CAPACITY) {
+                metrics.count(Metrics.PROVIDER_AT_CAPACITY);
+            }
             return new NoAnswer("the provider account's charges are refused (" + refusal.get().detail()
                     + "); provider not called");
         }

@@ -86,6 +86,11 @@ public class FleetBreakers {
         return () -> calls.forEach(FleetBreaker.InFlight::close);
     }
 
+    /** This sandbox forgets what it read of every breaker, as if its {@code breaker-cache} had passed. */
+    public synchronized void readAgainHere() {
+        movedElsewhere.addAll(breaker.forgetReads());
+    }
+
     /** The slots {@code account}'s {@code operation} item holds, as the table says now. */
     public int slotsHeld(ProviderAccount account, ProviderOperation operation) {
         return TableItems.readConsistently(TestEnvironment.dynamo(), TestEnvironment.TABLE,

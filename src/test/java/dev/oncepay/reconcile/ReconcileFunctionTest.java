@@ -374,11 +374,13 @@ class ReconcileFunctionTest {
         Payment payment = fx.unknownPayment(2700, AtProvider.SUCCEEDED);
         Runnable endSlowCalls = breakers.fillFromOtherSandboxes(ReconcileFixture.ACCOUNT, ProviderOperation.CHARGE);
         try {
+            metrics.reset();
             CountedSweep counted = countedSweep();
 
             assertEquals(1, counted.summary().deferred(), counted.summary()::toString);
             assertEquals(0, counted.charges());
             assertEquals(0, counted.lookups(), "a slow provider is not asked more");
+            assertEquals(1, metrics.counted(Metrics.PROVIDER_AT_CAPACITY));
             assertEquals(PaymentStatus.UNKNOWN, fx.state(payment.id()).payment().status());
         } finally {
             endSlowCalls.run();
