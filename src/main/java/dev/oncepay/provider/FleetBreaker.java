@@ -26,6 +26,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.eclipse.microprofile.faulttolerance.exceptions.BulkheadException;
 import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
@@ -208,7 +209,7 @@ public class FleetBreaker {
                 if (taken.get(STORE_TIMEOUT.toMillis() * 2, TimeUnit.MILLISECONDS)) {
                     giveSlotBack(pk, slot);
                 }
-            } catch (InterruptedException | ExecutionException | java.util.concurrent.TimeoutException notTaken) {
+            } catch (InterruptedException | ExecutionException | TimeoutException notTaken) {
                 LOG.warnf("bulkhead slot %s of %s: unknown whether it was taken (%s); its lease ends it", slot, pk,
                         notTaken.toString());
             } finally {
