@@ -365,6 +365,7 @@ public class ChargeUseCase {
     }
 
     private ProviderUnavailableException unavailable(ProviderRefusal refusal, String reason) {
-        return new ProviderUnavailableException(refusal, reason, config.charge().unavailableRetryAfter());
+        return new ProviderUnavailableException(refusal, reason, refusal == ProviderRefusal.AT_CAPACITY
+                ? config.charge().atCapacityRetryAfter() : config.charge().unavailableRetryAfter());
     }
 }

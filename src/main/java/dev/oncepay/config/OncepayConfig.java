@@ -61,6 +61,13 @@ public interface OncepayConfig {
         /** {@code Retry-After} sent with 503 when the provider is unavailable. */
         @WithDefault("5S")
         Duration unavailableRetryAfter();
+
+        /**
+         * {@code Retry-After} sent with 503 {@code provider-at-capacity}: a slot frees as soon as one
+         * of the account's slow calls ends, so sooner than an open breaker lets a call through.
+         */
+        @WithDefault("1S")
+        Duration atCapacityRetryAfter();
     }
 
     /**

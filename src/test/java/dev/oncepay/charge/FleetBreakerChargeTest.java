@@ -41,8 +41,8 @@ class FleetBreakerChargeTest extends ChargeTestSupport {
     Duration breakerCache;
     @ConfigProperty(name = "oncepay.provider.in-flight-after")
     Duration inFlightAfter;
-    @ConfigProperty(name = "oncepay.charge.unavailable-retry-after")
-    Duration unavailableRetryAfter;
+    @ConfigProperty(name = "oncepay.charge.at-capacity-retry-after")
+    Duration atCapacityRetryAfter;
 
     @Test
     void aBreakerOpenedByAnotherSandboxFailsChargesFastHereOnceThisSandboxReadsItAgain() {
@@ -125,7 +125,7 @@ class FleetBreakerChargeTest extends ChargeTestSupport {
         assertEquals(503, refused.status(), refused::body);
         assertEquals("https://oncepay.dev/problems/provider-at-capacity", refused.json().get("type").asText());
         assertTrue(refused.json().get("detail").asText().contains("retry with the same Idempotency-Key"), refused::body);
-        assertEquals(String.valueOf(unavailableRetryAfter.toSeconds()), refused.header("Retry-After"));
+        assertEquals(String.valueOf(atCapacityRetryAfter.toSeconds()), refused.header("Retry-After"));
         assertEquals(0, sim.chargeRequests(), "no request reached the provider");
         assertEquals(before, storedItems(), "nothing stored: the key is free for a retry");
         assertEquals(1, metrics.counted(Metrics.PROVIDER_AT_CAPACITY));
