@@ -100,11 +100,15 @@ public final class DeploymentSettings {
 
     /**
      * The bulkhead's default for a charge function of {@code sandboxes} concurrent sandboxes
-     * (reserved concurrency): half of them, so one slow provider account leaves the other half to
-     * other accounts and to requests that need no provider (replays, reads).
+     * (reserved concurrency) charging through {@code accounts} provider accounts. With several,
+     * half of them: one slow account leaves the other half to the others and to requests that
+     * need no provider (replays, reads). With one, there is no other account to protect: four
+     * fifths, so a slow provider still leaves a fifth to replays and reads without halving what it
+     * may be sent.
      */
-    public static int chargeMaxInFlight(int sandboxes) {
-        return Math.max(1, sandboxes / 2);
+    public static int chargeMaxInFlight(int sandboxes, int accounts) {
+        int cap = accounts > 1 ? sandboxes / 2 : sandboxes - (sandboxes + 4) / 5;
+        return Math.max(1, cap);
     }
 
     // Timing facts that Lambda and API Gateway settings must respect.

@@ -207,7 +207,8 @@ public final class LocalRun implements AutoCloseable {
         // Local only. No ONCEPAY_SECRET_ARN: the simulator's keys and webhook secrets are public anyway.
         env.putAll(LocalProviders.environment(function, options, providerUrl()));
         env.put(DeploymentSettings.ENV_CHARGE_MAX_IN_FLIGHT,
-                Integer.toString(DeploymentSettings.chargeMaxInFlight(options.sandboxCount(DeploymentSettings.FUNCTION_CHARGE))));
+                Integer.toString(DeploymentSettings.chargeMaxInFlight(options.sandboxCount(DeploymentSettings.FUNCTION_CHARGE),
+                        1 + LocalProviders.otherAccounts(options).size())));
         env.put("QUARKUS_DYNAMODB_ENDPOINT_OVERRIDE", store.endpoint());
         // Lets a direct invocation carry the tenant in this header (the gateway sets the claim itself).
         env.put("ONCEPAY_TENANT_TRUSTED_HEADER", ApiGateway.TENANT_HEADER);

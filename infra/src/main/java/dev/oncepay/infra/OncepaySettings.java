@@ -173,6 +173,7 @@ public record OncepaySettings(
         RetentionDays retention = Optional.ofNullable(RETENTIONS.get(retentionDays)).orElseThrow(
                 () -> new IllegalArgumentException(PREFIX + "logRetentionDays must be one of " + RETENTIONS.keySet()));
         Optional<Integer> chargeConcurrency = reserved(get, "chargeConcurrency", 50);
+        List<ProviderAccountSettings> accounts = accounts(context.apply(PREFIX + "accounts"));
         return new OncepaySettings(
                 runtime,
                 architecture.equals("arm64"),
@@ -183,12 +184,12 @@ public record OncepaySettings(
                 reserved(get, "webhookConcurrency", 20),
                 reserved(get, "reconcileConcurrency", 1),
                 get.apply("providerMaxInFlight").map(Integer::parseInt)
-                        .or(() -> chargeConcurrency.map(DeploymentSettings::chargeMaxInFlight)),
+                        .or(() -> chargeConcurrency.map(c -> DeploymentSettings.chargeMaxInFlight(c, 1 + accounts.size()))),
                 get.apply("reconcileRateMinutes").map(Integer::parseInt).orElse(1),
                 retention,
                 get.apply("apiKeySecretArn"),
                 get.apply("signingSecretArn"),
-                accounts(context.apply(PREFIX + "accounts")),
+                accounts,
                 tenants(context.apply(PREFIX + "tenants")),
                 get.apply("alarmServerErrorPercent").map(Double::parseDouble).orElse(1.0),
                 get.apply("alarmUnknownBacklog").map(Integer::parseInt).orElse(10),

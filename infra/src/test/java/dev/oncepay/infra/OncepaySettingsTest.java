@@ -43,13 +43,20 @@ class OncepaySettingsTest {
         assertThrows(IllegalArgumentException.class, () -> settings(Map.of("oncepay:memoryMb", "64")));
     }
 
-    /** The bulkhead leaves half the charge sandboxes to other accounts unless told otherwise. */
+    /**
+     * The bulkhead leaves half the charge sandboxes to other accounts unless told otherwise; with
+     * one account, a fifth to requests that need no provider.
+     */
     @Test
-    void providerMaxInFlightDefaultsToHalfTheChargeSandboxes() {
-        assertEquals(Optional.of(25), settings(Map.of()).providerMaxInFlight());
-        assertEquals(Optional.of(3), settings(Map.of("oncepay:chargeConcurrency", "7")).providerMaxInFlight());
+    void providerMaxInFlightDefaultsToAShareOfTheChargeSandboxes() {
+        assertEquals(Optional.of(40), settings(Map.of()).providerMaxInFlight());
+        assertEquals(Optional.of(5), settings(Map.of("oncepay:chargeConcurrency", "7")).providerMaxInFlight());
         assertEquals(Optional.of(1), settings(Map.of("oncepay:chargeConcurrency", "2")).providerMaxInFlight());
         assertEquals(Optional.of(1), settings(Map.of("oncepay:chargeConcurrency", "1")).providerMaxInFlight());
+        String second = "[{\"name\":\"stripe-eu\",\"provider\":\"stripe\",\"url\":\"https://api.stripe.com\"}]";
+        assertEquals(Optional.of(25), settings(Map.of("oncepay:accounts", second)).providerMaxInFlight());
+        assertEquals(Optional.of(3), settings(Map.of("oncepay:accounts", second, "oncepay:chargeConcurrency", "7"))
+                .providerMaxInFlight());
         // Unreserved charge: nothing to take half of, so the application's own default applies.
         assertEquals(Optional.empty(), settings(Map.of("oncepay:chargeConcurrency", "none")).providerMaxInFlight());
     }

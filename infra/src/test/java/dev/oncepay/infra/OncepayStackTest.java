@@ -279,7 +279,7 @@ class OncepayStackTest {
     void chargeAndReconcileShareOneCapOnCallsInFlightPerProviderAccount() {
         Map<String, Map<String, Object>> functions = functions();
         for (String name : List.of(DeploymentSettings.FUNCTION_CHARGE, DeploymentSettings.FUNCTION_RECONCILE)) {
-            assertEquals("25", at(functions.get(name), "Environment", "Variables", DeploymentSettings.ENV_CHARGE_MAX_IN_FLIGHT),
+            assertEquals("40", at(functions.get(name), "Environment", "Variables", DeploymentSettings.ENV_CHARGE_MAX_IN_FLIGHT),
                     name);
         }
         Map<String, Object> webhook = at(functions.get(DeploymentSettings.FUNCTION_WEBHOOK), "Environment", "Variables");
