@@ -12,6 +12,7 @@ import dev.oncepay.idempotency.FingerprintMismatchException;
 import dev.oncepay.idempotency.IdempotencyStore;
 import dev.oncepay.idempotency.KeyRecord;
 import dev.oncepay.idempotency.RequestInFlightException;
+import dev.oncepay.payment.Actor;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentStatus;
@@ -169,7 +170,7 @@ public class ChargeUseCase {
         Transition transition = settlement(result, epoch);
         Instant now = clock.instant();
         try {
-            if (!payments.apply(payment.id(), transition, now)) {
+            if (!payments.apply(payment.id(), transition, Actor.chargeRun(epoch), now)) {
                 return afterLostSettle(payment.id(), result, epoch);
             }
         } catch (SdkException storeFailed) {
@@ -177,7 +178,7 @@ public class ChargeUseCase {
         }
         reached(payment.id(), ChargePhase.SETTLED, epoch);
         Payment settled = settled(payment, transition, now);
-        return new ChargeAnswer(result.outcome() == ProviderOutcome.NEEDS_REVIEW ? toReview(settled, result) : settled,
+        return new ChargeAnswer(result.outcome() == ProviderOutcome.NEEDS_REVIEW ? toReview(settled, result, epoch) : settled,
                 false);
     }
 
@@ -185,12 +186,12 @@ public class ChargeUseCase {
      * Second step of a provider answer that needs a human: UNKNOWN (on the way to review) →
      * NEEDS_REVIEW. A failure here leaves it to the sweep, which finishes review-bound payments.
      */
-    private Payment toReview(Payment unknown, ChargeResult result) {
+    private Payment toReview(Payment unknown, ChargeResult result, long epoch) {
         Transition review = new Transition(PaymentStatus.UNKNOWN, PaymentStatus.NEEDS_REVIEW,
                 result.providerPaymentId(), null, "charge run: " + result.detail(), null, OptionalLong.empty());
         Instant now = clock.instant();
         try {
-            if (payments.apply(unknown.id(), review, now)) {
+            if (payments.apply(unknown.id(), review, Actor.chargeRun(epoch), now)) {
                 LOG.warnf("payment %s moved to NEEDS_REVIEW: %s", unknown.id(), result.detail());
                 return settled(unknown, review, now);
             }
@@ -255,7 +256,7 @@ public class ChargeUseCase {
                 }
                 return new ChargeAnswer(current, false);
             }
-            if (payments.apply(paymentId, move.get(), clock.instant())) {
+            if (payments.apply(paymentId, move.get(), Actor.chargeRun(epoch), clock.instant())) {
                 if (move.get().to() == PaymentStatus.NEEDS_REVIEW) {
                     LOG.warnf("payment %s moved to NEEDS_REVIEW: %s", paymentId, move.get().reason());
                 }

@@ -48,4 +48,37 @@ public final class Metrics {
      * {@code provider-at-capacity}, or a sweep deferred a payment. A replay answered meanwhile is not counted.
      */
     public static final String PROVIDER_AT_CAPACITY = "ProviderAtCapacity";
+
+    // --- issue 11: what on-call needs (dimensions named below; the alarms above stay dimensionless) ---
+
+    /** Dimension: the function that emitted a metric ({@code charge}, {@code webhook}, {@code reconcile}). */
+    public static final String DIM_FUNCTION = "Function";
+    /**
+     * Dimension: an answer's status, with the problem type for 4xx/5xx problems where one status
+     * has several causes ({@code 201}, {@code 202}, {@code 402}, {@code 409}, {@code 422}, {@code 400},
+     * {@code 401}, {@code 404}, {@code 503-provider-unavailable}, {@code 503-provider-at-capacity},
+     * {@code 503-store-unavailable}, ...).
+     */
+    public static final String DIM_STATUS = "Status";
+    /** Dimension: a provider call's operation ({@code charge}, {@code lookup}). */
+    public static final String DIM_OPERATION = "Operation";
+    /** Dimension: a provider call's outcome ({@code ProviderOutcome} name, or {@code found}/{@code failed} for lookups). */
+    public static final String DIM_OUTCOME = "Outcome";
+
+    /** Counter (Count), dimensions Function+Status: 1 per HTTP answer. */
+    public static final String ANSWERS = "Answers";
+    /** Counter (Count), dimension Function: 1 per answer replayed from an idempotency key ({@code Idempotent-Replayed}). */
+    public static final String REPLAYS = "Replays";
+    /** Timer (Milliseconds), dimensions Operation+Outcome: one whole provider call, retries included. */
+    public static final String PROVIDER_LATENCY = "ProviderLatency";
+    /** Counter (Count), dimension Operation: 1 per retried provider attempt. */
+    public static final String PROVIDER_RETRIES = "ProviderRetries";
+    /** Gauge (Count), emitted by each reconcile run from the whole attention index: PENDING payments older than the sweep threshold. */
+    public static final String PENDING_BACKLOG = "PendingBacklog";
+    /** Gauge (Seconds), emitted by each reconcile run: age of the oldest PENDING payment. */
+    public static final String PENDING_OLDEST_AGE = "PendingOldestAgeSeconds";
+    /** Gauge (Count), emitted by each reconcile run from the whole attention index: payments in NEEDS_REVIEW. */
+    public static final String NEEDS_REVIEW_BACKLOG = "NeedsReviewBacklog";
+    /** Counter (Count): 1 per operator resolution applied (not per replay). */
+    public static final String RESOLUTIONS = "Resolutions";
 }

@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
@@ -71,6 +72,10 @@ public class PaymentRepository {
         // Listed in the sweep index from the start: if this run dies, reconcile finds the payment.
         item.put(Table.SWEEP_SHARD, Attr.s(shardOf(payment.id())));
         item.put(Table.NEXT_CHECK_AT, Attr.n(nextCheckAt.toEpochMilli()));
+        item.put(Table.CREATED_AT_MS, Attr.n(payment.createdAt().toEpochMilli()));
+        item.put(Table.ATTENTION_KEY, Attr.s(attentionKey(PaymentStatus.PENDING, payment.id())));
+        item.put(Table.HISTORY, AttributeValue.fromL(List.of(entry(new HistoryEntry(payment.createdAt(), null,
+                PaymentStatus.PENDING, Actor.chargeRun(payment.leaseEpoch()), "charge request accepted", null, null)))));
         try {
             dynamo.putItem(b -> b.tableName(table).item(item).conditionExpression("attribute_not_exists(#pk)")
                     .expressionAttributeNames(Map.of("#pk", Table.PK)));
@@ -83,6 +88,51 @@ public class PaymentRepository {
     /** Consistent read: the answer a client gets must reflect every acknowledged write. */
     public Optional<Payment> find(String paymentId) {
         return TableItems.readConsistently(dynamo, table, pk(paymentId)).map(this::fromItem);
+    }
+
+    /** A payment with every move it made, oldest first, in one consistent read. */
+    public Optional<PaymentHistory> findWithHistory(String paymentId) {
+        return TableItems.readConsistently(dynamo, table, pk(paymentId))
+                .map(item -> new PaymentHistory(fromItem(item), history(item)));
+    }
+
+    /** Statuses an operator may need to find: listed in the attention index while the payment has one. */
+    public static final Set<PaymentStatus> NEEDS_ATTENTION = Set.of(PaymentStatus.PENDING, PaymentStatus.UNKNOWN,
+            PaymentStatus.NEEDS_REVIEW);
+
+    /** The attention index's partition of a payment in {@code status}: sharded as the sweep's. */
+    public String attentionKey(PaymentStatus status, String paymentId) {
+        return status.name() + "#" + shardOf(paymentId);
+    }
+
+    private static AttributeValue entry(HistoryEntry e) {
+        Map<String, AttributeValue> m = new HashMap<>();
+        m.put(Table.HISTORY_AT, Attr.s(e.at().toString()));
+        if (e.from() != null) {
+            m.put(Table.HISTORY_FROM, Attr.s(e.from().name()));
+        }
+        m.put(Table.HISTORY_TO, Attr.s(e.to().name()));
+        m.put(Table.HISTORY_ACTOR_KIND, Attr.s(e.actor().kind().name()));
+        m.put(Table.HISTORY_ACTOR_ID, Attr.s(e.actor().id()));
+        putIfPresent(m, Table.HISTORY_REASON, e.reason());
+        putIfPresent(m, Table.HISTORY_PROVIDER_PAYMENT_ID, e.providerPaymentId());
+        putIfPresent(m, Table.HISTORY_DECLINE_CODE, e.declineCode());
+        return AttributeValue.fromM(m);
+    }
+
+    private static List<HistoryEntry> history(Map<String, AttributeValue> item) {
+        AttributeValue list = item.get(Table.HISTORY);
+        if (list == null || !list.hasL()) {
+            return List.of(); // recorded before histories were kept
+        }
+        return list.l().stream().map(AttributeValue::m).map(m -> new HistoryEntry(
+                Instant.parse(Attr.string(m, Table.HISTORY_AT)),
+                Optional.ofNullable(Attr.string(m, Table.HISTORY_FROM)).map(PaymentStatus::valueOf).orElse(null),
+                PaymentStatus.valueOf(Attr.string(m, Table.HISTORY_TO)),
+                new Actor(Actor.Kind.valueOf(Attr.string(m, Table.HISTORY_ACTOR_KIND)),
+                        Attr.string(m, Table.HISTORY_ACTOR_ID)),
+                Attr.string(m, Table.HISTORY_REASON), Attr.string(m, Table.HISTORY_PROVIDER_PAYMENT_ID),
+                Attr.string(m, Table.HISTORY_DECLINE_CODE))).toList();
     }
 
     /**
@@ -110,16 +160,25 @@ public class PaymentRepository {
         }
     }
 
-    /** Applies one transition; {@code false} if the payment is no longer where the transition starts. */
-    public boolean apply(String paymentId, Transition t, Instant now) {
+    /**
+     * Applies one transition made by {@code by}, with its history entry and its place in the
+     * attention index, in one conditional write; {@code false} if the payment is no longer where
+     * the transition starts.
+     */
+    public boolean apply(String paymentId, Transition t, Actor by, Instant now) {
         Map<String, String> names = new HashMap<>();
         Map<String, AttributeValue> values = new HashMap<>();
-        StringBuilder set = new StringBuilder("SET #status = :to, #updatedAt = :now");
+        StringBuilder set = new StringBuilder("SET #status = :to, #updatedAt = :now,"
+                + " #history = list_append(if_not_exists(#history, :noHistory), :entry)");
         names.put("#status", Table.STATUS);
         names.put("#updatedAt", Table.UPDATED_AT);
+        names.put("#history", Table.HISTORY);
         values.put(":to", Attr.s(t.to().name()));
         values.put(":from", Attr.s(t.from().name()));
         values.put(":now", Attr.s(now.toString()));
+        values.put(":noHistory", AttributeValue.fromL(List.of()));
+        values.put(":entry", AttributeValue.fromL(List.of(entry(new HistoryEntry(now, t.from(), t.to(), by, t.reason(),
+                t.providerPaymentId(), t.declineCode())))));
         setIfPresent(set, names, values, Table.PROVIDER_PAYMENT_ID, t.providerPaymentId());
         setIfPresent(set, names, values, Table.DECLINE_CODE, t.declineCode());
         setIfPresent(set, names, values, Table.STATUS_REASON, t.reason());
@@ -127,7 +186,7 @@ public class PaymentRepository {
             setIfPresent(set, names, values, Table.CLIENT_SECRET, t.customerAction().clientSecret());
             setIfPresent(set, names, values, Table.NEXT_ACTION, t.customerAction().nextActionJson());
         }
-        String remove = "";
+        List<String> remove = new ArrayList<>();
         names.put("#next", Table.NEXT_CHECK_AT);
         if (t.nextCheckAt() != null) {
             set.append(", #next = :next");
@@ -135,7 +194,15 @@ public class PaymentRepository {
         } else {
             // Settled: drop out of the sparse sweep index.
             names.put("#shard", Table.SWEEP_SHARD);
-            remove = " REMOVE #shard, #next";
+            remove.add("#shard");
+            remove.add("#next");
+        }
+        names.put("#attention", Table.ATTENTION_KEY);
+        if (NEEDS_ATTENTION.contains(t.to())) {
+            set.append(", #attention = :attention");
+            values.put(":attention", Attr.s(attentionKey(t.to(), paymentId)));
+        } else {
+            remove.add("#attention");
         }
         String condition = "#status = :from";
         if (t.fenceEpoch().isPresent()) {
@@ -143,7 +210,7 @@ public class PaymentRepository {
             names.put("#epoch", Table.LEASE_EPOCH);
             values.put(":epoch", Attr.n(t.fenceEpoch().getAsLong()));
         }
-        String update = set + remove;
+        String update = set + (remove.isEmpty() ? "" : " REMOVE " + String.join(", ", remove));
         String finalCondition = condition;
         try {
             dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk(paymentId)))

@@ -10,6 +10,7 @@ import java.util.Set;
  * PENDING → SUCCEEDED | FAILED | UNKNOWN
  * UNKNOWN → SUCCEEDED | FAILED | NEEDS_REVIEW
  * SUCCEEDED | FAILED → NEEDS_REVIEW   (only for a conflicting terminal fact)
+ * NEEDS_REVIEW → SUCCEEDED | FAILED   (only an operator's resolution; automation never leaves review)
  * </pre>
  *
  * Every write that moves a payment is a conditional update on the expected current status, so
@@ -50,7 +51,7 @@ public enum PaymentStatus {
             case PENDING -> EnumSet.of(SUCCEEDED, FAILED, UNKNOWN);
             case UNKNOWN -> EnumSet.of(SUCCEEDED, FAILED, NEEDS_REVIEW);
             case SUCCEEDED, FAILED -> EnumSet.of(NEEDS_REVIEW);
-            case NEEDS_REVIEW -> EnumSet.noneOf(PaymentStatus.class);
+            case NEEDS_REVIEW -> EnumSet.of(SUCCEEDED, FAILED);
         };
     }
 

@@ -2,6 +2,7 @@ package dev.oncepay.reconcile;
 
 import dev.oncepay.config.EmbeddedMetrics;
 import dev.oncepay.config.Metrics;
+import dev.oncepay.payment.Actor;
 import dev.oncepay.payment.CustomerAction;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
@@ -336,7 +337,7 @@ public class ReconcileUseCase {
         if (current.isUnsettled()) {
             Transition t = new Transition(current, settle.status(), settle.providerPaymentId(), settle.declineCode(),
                     settle.reason(), null, fence(payment));
-            if (!payments.apply(payment.id(), t, now)) {
+            if (!payments.apply(payment.id(), t, Actor.SWEEP, now)) {
                 return Optional.empty();
             }
             written(payment, settle.status(), settle.reason());
@@ -392,7 +393,7 @@ public class ReconcileUseCase {
         if (current.status() == PaymentStatus.PENDING) {
             Transition toUnknown = new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
                     "reconcile: " + Payment.REVIEW_BOUND + reason, now, fence(current));
-            if (!payments.apply(current.id(), toUnknown, now)) {
+            if (!payments.apply(current.id(), toUnknown, Actor.SWEEP, now)) {
                 return Optional.empty();
             }
             reached(current.id(), ReconcilePhase.MARKED_UNKNOWN);
@@ -400,7 +401,7 @@ public class ReconcileUseCase {
         }
         Transition t = new Transition(current.status(), PaymentStatus.NEEDS_REVIEW, null, null, reason, null,
                 OptionalLong.empty());
-        if (!payments.apply(current.id(), t, now)) {
+        if (!payments.apply(current.id(), t, Actor.SWEEP, now)) {
             return Optional.empty();
         }
         written(current, PaymentStatus.NEEDS_REVIEW, reason);

@@ -1,5 +1,7 @@
 package dev.oncepay.store;
 
+import java.util.List;
+
 /**
  * The one DynamoDB table's schema: attribute and index names as constants. Production infra
  * ({@code infra/}), the tests and the local run all read these, so there is one list, not three.
@@ -24,6 +26,28 @@ public final class Table {
     public static final String SWEEP_SHARD = "sweepShard";
     /** GSI sort key: epoch millis at which the payment should next be checked. */
     public static final String NEXT_CHECK_AT = "nextCheckAt";
+
+    /**
+     * Sparse GSI over payments an operator may need to see: present only while PENDING, UNKNOWN
+     * or NEEDS_REVIEW. Sharded like the sweep (a busy fleet's PENDING payments would otherwise
+     * share one index partition); listed newest first by merging the shards.
+     */
+    public static final String ATTENTION_INDEX = "attention";
+    /** GSI partition key: {@code <STATUS>#<shard>} (status as {@code PaymentStatus.name()}). */
+    public static final String ATTENTION_KEY = "attentionKey";
+    /** GSI sort key: the payment's creation, epoch millis (also set on payments that left the index). */
+    public static final String CREATED_AT_MS = "createdAtMs";
+    /** A payment's history: a list of maps, one per move, appended in the move's own write. */
+    public static final String HISTORY = "history";
+    /** Keys of one history entry (a map in {@link #HISTORY}). */
+    public static final String HISTORY_AT = "at";
+    public static final String HISTORY_FROM = "from";
+    public static final String HISTORY_TO = "to";
+    public static final String HISTORY_ACTOR_KIND = "actorKind";
+    public static final String HISTORY_ACTOR_ID = "actorId";
+    public static final String HISTORY_REASON = "reason";
+    public static final String HISTORY_PROVIDER_PAYMENT_ID = "providerPaymentId";
+    public static final String HISTORY_DECLINE_CODE = "declineCode";
 
     // Idempotency key items.
     public static final String TENANT = "tenant";
@@ -74,4 +98,9 @@ public final class Table {
     public static final String EVENT_BODY = "body";
     public static final String RECEIVED_AT = "receivedAt";
     public static final String PROCESSED_AT = "processedAt";
+
+    /** Attributes the {@link #ATTENTION_INDEX} projects besides its keys: what a listing shows (not the history). */
+    public static final List<String> ATTENTION_PROJECTION = List.of(TENANT, STATUS, AMOUNT, CURRENCY, REFERENCE,
+            CREATED_AT, UPDATED_AT, STATUS_REASON, PROVIDER, PROVIDER_ACCOUNT, PROVIDER_PAYMENT_ID, DECLINE_CODE,
+            CHECK_ATTEMPTS);
 }

@@ -27,7 +27,9 @@ public final class TableSchema {
                 .attributeDefinitions(
                         attribute(Table.PK, ScalarAttributeType.S),
                         attribute(Table.SWEEP_SHARD, ScalarAttributeType.S),
-                        attribute(Table.NEXT_CHECK_AT, ScalarAttributeType.N))
+                        attribute(Table.NEXT_CHECK_AT, ScalarAttributeType.N),
+                        attribute(Table.ATTENTION_KEY, ScalarAttributeType.S),
+                        attribute(Table.CREATED_AT_MS, ScalarAttributeType.N))
                 .keySchema(KeySchemaElement.builder().attributeName(Table.PK).keyType(KeyType.HASH).build())
                 .globalSecondaryIndexes(GlobalSecondaryIndex.builder()
                         .indexName(Table.SWEEP_INDEX)
@@ -36,6 +38,14 @@ public final class TableSchema {
                                 KeySchemaElement.builder().attributeName(Table.NEXT_CHECK_AT).keyType(KeyType.RANGE).build())
                         // The sweep re-reads every item consistently before acting, so keys are enough.
                         .projection(Projection.builder().projectionType(ProjectionType.KEYS_ONLY).build())
+                        .build(),
+                        GlobalSecondaryIndex.builder()
+                        .indexName(Table.ATTENTION_INDEX)
+                        .keySchema(
+                                KeySchemaElement.builder().attributeName(Table.ATTENTION_KEY).keyType(KeyType.HASH).build(),
+                                KeySchemaElement.builder().attributeName(Table.CREATED_AT_MS).keyType(KeyType.RANGE).build())
+                        .projection(Projection.builder().projectionType(ProjectionType.INCLUDE)
+                                .nonKeyAttributes(Table.ATTENTION_PROJECTION).build())
                         .build())
                 .build();
     }

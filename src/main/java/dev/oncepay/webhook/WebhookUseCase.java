@@ -1,6 +1,7 @@
 package dev.oncepay.webhook;
 
 import dev.oncepay.config.OncepayConfig;
+import dev.oncepay.payment.Actor;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentStatus;
@@ -180,7 +181,7 @@ public class WebhookUseCase {
             Decision decision = decide(payment, fact, event.type(), marker, now);
             boolean complete = true;
             for (Transition t : decision.transitions()) {
-                if (!payments.apply(payment.id(), t, now)) {
+                if (!payments.apply(payment.id(), t, Actor.webhook(provider, event.id()), now)) {
                     complete = false;
                     break;
                 }

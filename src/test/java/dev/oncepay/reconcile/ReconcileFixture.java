@@ -1,5 +1,6 @@
 package dev.oncepay.reconcile;
 
+import dev.oncepay.payment.Actor;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -163,7 +164,7 @@ public class ReconcileFixture {
         Payment pending = pendingPayment(amount, atProvider, Duration.ZERO);
         Instant now = clock.instant();
         assertTrue(payments.apply(pending.id(), new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
-                "provider call timed out", now, OptionalLong.of(pending.leaseEpoch())), now));
+                "provider call timed out", now, OptionalLong.of(pending.leaseEpoch())), Actor.SWEEP, now));
         return payments.find(pending.id()).orElseThrow();
     }
 

@@ -1,5 +1,6 @@
 package dev.oncepay.reconcile;
 
+import dev.oncepay.payment.Actor;
 import static dev.oncepay.reconcile.ReconcileFixture.body;
 import static dev.oncepay.reconcile.ReconcileFixture.paymentId;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -567,7 +568,7 @@ class ReconcileFunctionTest {
         Instant now = clock.instant();
         assertTrue(payments.apply(payment.id(), new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null,
                 null, "webhook sim/evt_1: " + Payment.REVIEW_BOUND + "charge.succeeded does not match the payment",
-                now, OptionalLong.empty()), now));
+                now, OptionalLong.empty()), Actor.SWEEP, now));
 
         CountedSweep sweep = countedSweep();
 

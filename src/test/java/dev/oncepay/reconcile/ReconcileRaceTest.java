@@ -1,5 +1,6 @@
 package dev.oncepay.reconcile;
 
+import dev.oncepay.payment.Actor;
 import static dev.oncepay.reconcile.ReconcileFixture.body;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -211,7 +212,7 @@ class ReconcileRaceTest {
         Payment payment = fx.unknownPayment(425, AtProvider.SUCCEEDED);
         // Someone records a success with a charge id the provider does not report for this payment.
         sweepHooks.onceAt(ReconcilePhase.LOOKED_UP, id -> payments.apply(id, new Transition(PaymentStatus.UNKNOWN,
-                PaymentStatus.SUCCEEDED, "ch_someOtherCharge", null, "test", null, OptionalLong.empty()), clock.instant()));
+                PaymentStatus.SUCCEEDED, "ch_someOtherCharge", null, "test", null, OptionalLong.empty()), Actor.SWEEP, clock.instant()));
 
         SweepSummary sweep = fx.sweep();
 

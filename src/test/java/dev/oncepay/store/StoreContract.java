@@ -1,5 +1,7 @@
 package dev.oncepay.store;
 
+import dev.oncepay.payment.Actor;
+import dev.oncepay.payment.HistoryEntry;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -442,7 +444,7 @@ public abstract class StoreContract {
         assertFalse(payments.fence(id, 3, LATER, LATER), "never lowered");
         assertEquals(5, payments.find(id).orElseThrow().leaseEpoch());
 
-        assertTrue(payments.apply(id, succeeded(5), now));
+        assertTrue(payments.apply(id, succeeded(5), Actor.chargeRun(1), now));
         assertFalse(payments.fence(id, 5, LATER, LATER), "a settled payment cannot be fenced, not even at its epoch");
         assertFalse(payments.fence(id, 6, LATER, LATER), "nor at a higher one");
         assertFalse(payments.fence(newPaymentId(), 1, LATER, LATER), "nor a missing one");
@@ -454,26 +456,26 @@ public abstract class StoreContract {
         payments.createPending(pending(id, 1), now.plusSeconds(70));
         assertTrue(payments.fence(id, 2, LATER, LATER));
 
-        assertFalse(payments.apply(id, succeeded(1), now), "the zombie at epoch 1 is fenced off");
+        assertFalse(payments.apply(id, succeeded(1), Actor.chargeRun(1), now), "the zombie at epoch 1 is fenced off");
         assertEquals(PaymentStatus.PENDING, payments.find(id).orElseThrow().status());
 
         Instant settledAt = now.plusSeconds(3);
-        assertTrue(payments.apply(id, succeeded(2), settledAt));
+        assertTrue(payments.apply(id, succeeded(2), Actor.chargeRun(1), settledAt));
         Payment settled = payments.find(id).orElseThrow();
         assertEquals(PaymentStatus.SUCCEEDED, settled.status());
         assertEquals("ch_contract", settled.providerPaymentId());
         assertEquals(settledAt, settled.updatedAt());
 
-        assertFalse(payments.apply(id, succeeded(2), now.plusSeconds(4)), "not PENDING any more");
+        assertFalse(payments.apply(id, succeeded(2), Actor.chargeRun(1), now.plusSeconds(4)), "not PENDING any more");
         Transition failed = new Transition(PaymentStatus.PENDING, PaymentStatus.FAILED, "ch_x", "card_declined",
                 "declined", null, OptionalLong.of(2));
-        assertFalse(payments.apply(id, failed, now.plusSeconds(5)), "no state regresses or flips");
+        assertFalse(payments.apply(id, failed, Actor.chargeRun(1), now.plusSeconds(5)), "no state regresses or flips");
         assertEquals(PaymentStatus.SUCCEEDED, payments.find(id).orElseThrow().status());
     }
 
     @Test
     void applyOfAMissingPaymentFails() {
-        assertFalse(payments.apply(newPaymentId(), succeeded(1), now));
+        assertFalse(payments.apply(newPaymentId(), succeeded(1), Actor.chargeRun(1), now));
     }
 
     @Test
@@ -491,7 +493,7 @@ public abstract class StoreContract {
         Instant recheck = now.plusSeconds(30);
         Transition unknown = new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null, "timeout",
                 recheck, OptionalLong.of(1));
-        assertTrue(payments.apply(id, unknown, now));
+        assertTrue(payments.apply(id, unknown, Actor.chargeRun(1), now));
         Map<String, AttributeValue> unknownItem = item(PaymentRepository.pk(id)).orElseThrow();
         assertEquals(shard, unknownItem.get(Table.SWEEP_SHARD).s());
         assertEquals(Long.toString(recheck.toEpochMilli()), unknownItem.get(Table.NEXT_CHECK_AT).n());
@@ -499,12 +501,63 @@ public abstract class StoreContract {
 
         Transition settled = new Transition(PaymentStatus.UNKNOWN, PaymentStatus.SUCCEEDED, "ch_late", null, null,
                 null, OptionalLong.empty());
-        assertTrue(payments.apply(id, settled, now.plusSeconds(40)));
+        assertTrue(payments.apply(id, settled, Actor.chargeRun(1), now.plusSeconds(40)));
 
         Map<String, AttributeValue> settledItem = item(PaymentRepository.pk(id)).orElseThrow();
         assertNull(settledItem.get(Table.SWEEP_SHARD), "sweep shard removed");
         assertNull(settledItem.get(Table.NEXT_CHECK_AT), "next check removed");
         assertFalse(sweepIndexLists(shard, id), "the sparse index no longer lists it");
+    }
+
+    @Test
+    void everyMoveAppendsItsHistoryEntryInItsOwnWriteAndALostWriteAppendsNothing() {
+        String id = newPaymentId();
+        payments.createPending(pending(id, 1), now.plusSeconds(70));
+        Transition unknown = new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null, "timeout",
+                now.plusSeconds(30), OptionalLong.of(1));
+        assertTrue(payments.apply(id, unknown, Actor.chargeRun(1), now.plusSeconds(1)));
+        Transition review = new Transition(PaymentStatus.UNKNOWN, PaymentStatus.NEEDS_REVIEW, "ch_a", null,
+                "conflicting facts", null, OptionalLong.empty());
+        assertTrue(payments.apply(id, review, Actor.SWEEP, now.plusSeconds(2)));
+        assertFalse(payments.apply(id, review, Actor.SWEEP, now.plusSeconds(3)), "already in review");
+        Transition resolved = new Transition(PaymentStatus.NEEDS_REVIEW, PaymentStatus.SUCCEEDED, "ch_a", null,
+                "provider dashboard shows ch_a captured", null, OptionalLong.empty());
+        assertTrue(payments.apply(id, resolved, Actor.operator("alice"), now.plusSeconds(4)));
+
+        List<HistoryEntry> history = payments.findWithHistory(id).orElseThrow().history();
+
+        assertEquals(List.of(
+                new HistoryEntry(now, null, PaymentStatus.PENDING, Actor.chargeRun(1), "charge request accepted", null,
+                        null),
+                new HistoryEntry(now.plusSeconds(1), PaymentStatus.PENDING, PaymentStatus.UNKNOWN, Actor.chargeRun(1),
+                        "timeout", null, null),
+                new HistoryEntry(now.plusSeconds(2), PaymentStatus.UNKNOWN, PaymentStatus.NEEDS_REVIEW, Actor.SWEEP,
+                        "conflicting facts", "ch_a", null),
+                new HistoryEntry(now.plusSeconds(4), PaymentStatus.NEEDS_REVIEW, PaymentStatus.SUCCEEDED,
+                        Actor.operator("alice"), "provider dashboard shows ch_a captured", "ch_a", null)), history);
+    }
+
+    @Test
+    void theAttentionIndexListsAPaymentUnderItsStatusWhileItNeedsAttention() {
+        String id = newPaymentId();
+        payments.createPending(pending(id, 1), now.plusSeconds(70));
+        assertTrue(attentionIndexLists(payments.attentionKey(PaymentStatus.PENDING, id), id));
+        assertEquals(Long.toString(now.toEpochMilli()), item(PaymentRepository.pk(id)).orElseThrow()
+                .get(Table.CREATED_AT_MS).n());
+
+        assertTrue(payments.apply(id, new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
+                "timeout", now.plusSeconds(30), OptionalLong.of(1)), Actor.chargeRun(1), now));
+        assertFalse(attentionIndexLists(payments.attentionKey(PaymentStatus.PENDING, id), id));
+        assertTrue(attentionIndexLists(payments.attentionKey(PaymentStatus.UNKNOWN, id), id));
+
+        assertTrue(payments.apply(id, new Transition(PaymentStatus.UNKNOWN, PaymentStatus.NEEDS_REVIEW, null, null,
+                "gave up", null, OptionalLong.empty()), Actor.SWEEP, now));
+        assertTrue(attentionIndexLists(payments.attentionKey(PaymentStatus.NEEDS_REVIEW, id), id));
+
+        assertTrue(payments.apply(id, new Transition(PaymentStatus.NEEDS_REVIEW, PaymentStatus.FAILED, null, null,
+                "nothing charged", null, OptionalLong.empty()), Actor.operator("alice"), now));
+        assertNull(item(PaymentRepository.pk(id)).orElseThrow().get(Table.ATTENTION_KEY), "settled: unlisted");
+        assertFalse(attentionIndexLists(payments.attentionKey(PaymentStatus.NEEDS_REVIEW, id), id));
     }
 
     @Test
@@ -520,7 +573,7 @@ public abstract class StoreContract {
 
         String settled = newPaymentId();
         payments.createPending(pending(settled, 1), now.plusSeconds(70));
-        payments.apply(settled, succeeded(1), now);
+        payments.apply(settled, succeeded(1), Actor.chargeRun(1), now);
         assertFalse(payments.deleteUnsent(settled, 1), "a settled payment is never deleted");
         assertTrue(payments.find(settled).isPresent());
     }
@@ -562,6 +615,15 @@ public abstract class StoreContract {
                 .keyConditionExpression("#shard = :shard")
                 .expressionAttributeNames(Map.of("#shard", Table.SWEEP_SHARD))
                 .expressionAttributeValues(Map.of(":shard", Attr.s(shard))))
+                .items().stream()
+                .anyMatch(i -> PaymentRepository.pk(paymentId).equals(i.get(Table.PK).s()));
+    }
+
+    private boolean attentionIndexLists(String attentionKey, String paymentId) {
+        return dynamo.queryPaginator(b -> b.tableName(table).indexName(Table.ATTENTION_INDEX)
+                .keyConditionExpression("#key = :key")
+                .expressionAttributeNames(Map.of("#key", Table.ATTENTION_KEY))
+                .expressionAttributeValues(Map.of(":key", Attr.s(attentionKey))))
                 .items().stream()
                 .anyMatch(i -> PaymentRepository.pk(paymentId).equals(i.get(Table.PK).s()));
     }

@@ -1,5 +1,6 @@
 package dev.oncepay.webhook;
 
+import dev.oncepay.payment.Actor;
 import static dev.oncepay.webhook.StripeEvents.CANCELED;
 import static dev.oncepay.webhook.StripeEvents.PAYMENT_FAILED;
 import static dev.oncepay.webhook.StripeEvents.PROCESSING;
@@ -464,7 +465,7 @@ class StripeWebhookFunctionTest {
                     OptionalLong.of(1));
             default -> throw new IllegalArgumentException("not a state a charge run leaves: " + status);
         };
-        assertTrue(payments.apply(id, run, now));
+        assertTrue(payments.apply(id, run, Actor.chargeRun(1), now));
         return new Charged(id, intentId);
     }
 

@@ -1,5 +1,6 @@
 package dev.oncepay.webhook;
 
+import dev.oncepay.payment.Actor;
 import static dev.oncepay.webhook.WebhookRequests.call;
 import static dev.oncepay.webhook.WebhookRequests.chargeEvent;
 import static dev.oncepay.webhook.WebhookRequests.event;
@@ -256,7 +257,7 @@ class WebhookFunctionTest {
         // The charge run (epoch 1) now tries to record its timeout: its fenced write no longer matches.
         Instant now = clock.instant();
         assertFalse(payments.apply(paymentId, new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
-                "timeout", now.plusSeconds(30), OptionalLong.of(1)), now));
+                "timeout", now.plusSeconds(30), OptionalLong.of(1)), Actor.chargeRun(1), now));
         assertEquals(PaymentStatus.FAILED, payment(paymentId).status());
     }
 
@@ -565,7 +566,7 @@ class WebhookFunctionTest {
         String id = pendingPayment(amount, currency);
         Instant now = clock.instant();
         assertTrue(payments.apply(id, new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
-                "read timeout", now.plusSeconds(30), OptionalLong.of(1)), now));
+                "read timeout", now.plusSeconds(30), OptionalLong.of(1)), Actor.chargeRun(1), now));
         return id;
     }
 
@@ -574,7 +575,7 @@ class WebhookFunctionTest {
         String id = pendingPayment(amount, currency);
         boolean failed = to == PaymentStatus.FAILED;
         assertTrue(payments.apply(id, new Transition(PaymentStatus.PENDING, to, chargeId,
-                failed ? "card_declined" : null, failed ? "declined" : null, null, OptionalLong.of(1)),
+                failed ? "card_declined" : null, failed ? "declined" : null, null, OptionalLong.of(1)), Actor.chargeRun(1),
                 clock.instant()));
         return id;
     }

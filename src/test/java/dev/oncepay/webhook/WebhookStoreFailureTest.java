@@ -1,5 +1,6 @@
 package dev.oncepay.webhook;
 
+import dev.oncepay.payment.Actor;
 import static dev.oncepay.testing.Problems.assertProblem;
 import static dev.oncepay.webhook.WebhookRequests.call;
 import static dev.oncepay.webhook.WebhookRequests.chargeEvent;
@@ -186,7 +187,7 @@ class WebhookStoreFailureTest {
                 "order_" + id, null, null, null, null, now, now, 1, 0, new ProviderAccount("sim", "default"),
                 now.plusSeconds(35), null, null), now.plusSeconds(70)));
         assertTrue(payments.apply(id, new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
-                "read timeout", now.plusSeconds(30), OptionalLong.of(1)), now));
+                "read timeout", now.plusSeconds(30), OptionalLong.of(1)), Actor.chargeRun(1), now));
         return id;
     }
 }
