@@ -5,14 +5,15 @@ import dev.oncepay.config.Metrics;
 import dev.oncepay.store.Table;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.nio.file.Files;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import software.amazon.awscdk.Annotations;
+import software.amazon.awscdk.Aws;
 import software.amazon.awscdk.CfnOutput;
 import software.amazon.awscdk.CfnParameter;
 import software.amazon.awscdk.Duration;
@@ -20,7 +21,6 @@ import software.amazon.awscdk.Fn;
 import software.amazon.awscdk.RemovalPolicy;
 import software.amazon.awscdk.Stack;
 import software.amazon.awscdk.StackProps;
-import software.amazon.awscdk.Aws;
 import software.amazon.awscdk.aws_apigatewayv2_authorizers.HttpIamAuthorizer;
 import software.amazon.awscdk.aws_apigatewayv2_authorizers.HttpJwtAuthorizer;
 import software.amazon.awscdk.aws_apigatewayv2_authorizers.HttpJwtAuthorizerProps;
@@ -325,7 +325,7 @@ public class OncepayStack extends Stack {
     }
 
     /** {@code arn:…:execute-api:<region>:<account>:<api>/<any stage>/<METHOD>/<path, each {parameter} as *>}. */
-    static String routeArn(HttpApi api, String route) {
+    private static String routeArn(HttpApi api, String route) {
         String[] methodAndPath = route.split(" ");
         return "arn:" + Aws.PARTITION + ":execute-api:" + Aws.REGION + ":" + Aws.ACCOUNT_ID + ":" + api.getApiId()
                 + "/*/" + methodAndPath[0] + methodAndPath[1].replaceAll("\\{[^}]+}", "*");
@@ -409,8 +409,8 @@ public class OncepayStack extends Stack {
         alarms.add("UnknownOldestAgeAlarm", "A payment's outcome has been unknown for over "
                 + settings.alarmUnknownAgeMinutes() + " minutes",
                 custom(Metrics.UNKNOWN_OLDEST_AGE, "Maximum", 5), settings.alarmUnknownAgeMinutes() * 60.0, 1, 1);
-        alarms.add("PendingOldestAgeAlarm", "A payment has been pending (charged, no outcome recorded yet) for over "
-                + settings.alarmPendingAgeMinutes() + " minutes: its charge run died and the sweep has not settled it",
+        alarms.add("PendingOldestAgeAlarm", "A payment has been pending for over " + settings.alarmPendingAgeMinutes()
+                + " minutes: the charge run that claimed it never recorded the provider's answer, and the sweep has not settled it",
                 custom(Metrics.PENDING_OLDEST_AGE, "Maximum", 5), settings.alarmPendingAgeMinutes() * 60.0,
                 ComparisonOperator.GREATER_THAN_THRESHOLD, 1, 1);
         // The gauge keeps the alarm on until an operator resolves the payment; the counter raises it

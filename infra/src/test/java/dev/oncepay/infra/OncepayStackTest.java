@@ -24,6 +24,7 @@ import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -597,7 +598,7 @@ class OncepayStackTest {
         synth.resources("AWS::CloudWatch::Alarm").forEach((logicalId, alarm) -> {
             String id = logicalId.substring(0, logicalId.length() - 8);
             String description = (String) props(alarm).get("AlarmDescription");
-            assertTrue(description.endsWith(" Runbook: " + runbookUrl + "#runbook-" + id.toLowerCase(java.util.Locale.ROOT)),
+            assertTrue(description.endsWith(" Runbook: " + runbookUrl + "#runbook-" + id.toLowerCase(Locale.ROOT)),
                     description);
             assertTrue(description.length() <= 1024, id + ": CloudWatch's limit");
         });

@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.config.DeploymentSettings;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import software.amazon.awscdk.assertions.Annotations;
@@ -145,7 +146,7 @@ class OncepayVariantsTest {
 
     @Test
     void alarmsLinkToTheRunbookGiven() {
-        assertEquals(new java.util.TreeSet<>(OncepayStackTest.ALARMS), OncepayStackTest.alarmIds(synth));
+        assertEquals(new TreeSet<>(OncepayStackTest.ALARMS), OncepayStackTest.alarmIds(synth));
         OncepayStackTest.assertRunbookLinks(synth, RUNBOOK);
     }
 
