@@ -92,6 +92,7 @@ public class OncepayStack extends Stack {
 
     private final software.amazon.awscdk.services.dynamodb.Table table;
     private final Map<String, Function> functions = new LinkedHashMap<>();
+    private final List<LogGroup> logGroups = new ArrayList<>();
 
     public OncepayStack(Construct scope, String id, StackProps props, OncepaySettings settings) {
         super(scope, id, props);
@@ -254,6 +255,7 @@ public class OncepayStack extends Stack {
                     .resources(secrets.stream().map(ISecret::getSecretArn).toList())
                     .build());
             functions.put(name, fn);
+            logGroups.add(logs);
         }
 
         // The HTTP API: /payments behind the JWT authorizer, webhooks authenticated by their signature,
@@ -292,7 +294,7 @@ public class OncepayStack extends Stack {
 
         Topic alarms = Topic.Builder.create(this, "Alarms").displayName("oncepay alarms").build();
         List<Alarm> watching = alarms(settings, api, reconcileFailures, new SnsAction(alarms));
-        OperationsDashboard.create(this, getStackName(), api, functions, watching, settings);
+        OperationsDashboard.create(this, getStackName(), api, functions, logGroups, watching, settings);
 
         CfnOutput.Builder.create(this, "ApiUrl").value(api.getApiEndpoint()).build();
         CfnOutput.Builder.create(this, "TableName").value(table.getTableName()).build();

@@ -16,15 +16,21 @@ import software.amazon.awscdk.services.cloudwatch.HorizontalAnnotation;
 import software.amazon.awscdk.services.cloudwatch.IAlarm;
 import software.amazon.awscdk.services.cloudwatch.IMetric;
 import software.amazon.awscdk.services.cloudwatch.IWidget;
+import software.amazon.awscdk.services.cloudwatch.LogQueryVisualizationType;
+import software.amazon.awscdk.services.cloudwatch.LogQueryWidget;
 import software.amazon.awscdk.services.cloudwatch.MathExpression;
 import software.amazon.awscdk.services.cloudwatch.MetricOptions;
 import software.amazon.awscdk.services.lambda.Function;
+import software.amazon.awscdk.services.logs.LogGroup;
+import software.amazon.awscdk.services.logs.QueryDefinition;
+import software.amazon.awscdk.services.logs.QueryString;
 import software.constructs.Construct;
 
 /**
  * The one dashboard on-call opens: the alarms' states, what the API answered (by function and
  * status), the payments waiting in the attention index, the provider's latency and the protection
- * around it, and the functions' own errors. Metrics carrying dimensions (see {@link Metrics}) are
+ * around it, the functions' own errors and the latest 5xx request lines; and a saved Logs Insights
+ * query of one payment's request lines. Metrics carrying dimensions (see {@link Metrics}) are
  * drawn with SEARCH expressions, so each status, function or operation gets its line as it appears.
  */
 final class OperationsDashboard {
@@ -36,8 +42,28 @@ final class OperationsDashboard {
     private OperationsDashboard() {
     }
 
+    /**
+     * Fields of the one structured line each request and sweep logs (JSON in Lambda; the request's
+     * fields are members of the line's {@code mdc} object, see the application's {@code RequestLog}).
+     */
+    static final List<String> REQUEST_LINE_FIELDS = List.of("@timestamp", "mdc.function", "mdc.method", "mdc.route",
+            "mdc.status", "mdc.problemType", "mdc.replayed", "mdc.latencyMs", "mdc.tenant", "mdc.paymentId",
+            "mdc.keyHash", "mdc.requestId");
+    /** Stands in for the payment id in the saved query; on-call replaces it. */
+    static final String PAYMENT_ID_PLACEHOLDER = "PAYMENT_ID";
+
     static Dashboard create(Construct scope, String name, HttpApi api, Map<String, Function> functions,
-            List<Alarm> alarms, OncepaySettings settings) {
+            List<LogGroup> logGroups, List<Alarm> alarms, OncepaySettings settings) {
+        // "Did this payment go through, and who touched it": every request line about one payment, in order.
+        QueryDefinition.Builder.create(scope, "PaymentRequestsQuery")
+                .queryDefinitionName(name + "/requests-of-one-payment")
+                .queryString(QueryString.Builder.create()
+                        .fields(REQUEST_LINE_FIELDS)
+                        .filterStatements(List.of("mdc.paymentId = \"" + PAYMENT_ID_PLACEHOLDER + "\""))
+                        .sort("@timestamp asc")
+                        .build())
+                .logGroups(List.copyOf(logGroups))
+                .build();
         List<IMetric> errors = new ArrayList<>();
         List<IMetric> throttles = new ArrayList<>();
         functions.forEach((function, fn) -> {
@@ -102,7 +128,19 @@ final class OperationsDashboard {
                                         metric(Metrics.PROVIDER_AT_CAPACITY, "Sum", 1, "at capacity (bulkhead)"),
                                         metric(Metrics.RETRY_BUDGET_SPENT, "Sum", 1, "retry budget spent")))),
                         row(graph("Function errors (per minute)", errors),
-                                graph("Function throttles (per minute)", throttles))))
+                                graph("Function throttles (per minute)", throttles)),
+                        List.<IWidget>of(LogQueryWidget.Builder.create()
+                                .title("Latest 5xx answers (one line per request)")
+                                .logGroupNames(logGroups.stream().map(LogGroup::getLogGroupName).toList())
+                                .queryLines(List.of(
+                                        "fields " + String.join(", ", REQUEST_LINE_FIELDS),
+                                        "filter mdc.status like /^5/",
+                                        "sort @timestamp desc",
+                                        "limit 50"))
+                                .view(LogQueryVisualizationType.TABLE)
+                                .width(FULL)
+                                .height(HEIGHT)
+                                .build())))
                 .build();
     }
 

@@ -676,8 +676,12 @@ class OncepayStackTest {
         Set<String> searches = new TreeSet<>();
         Map<String, Set<String>> aws = new TreeMap<>();
         Set<String> alarmArns = new TreeSet<>();
+        List<String> logQueries = new ArrayList<>();
         for (JsonNode widget : body.get("widgets")) {
             widget.path("properties").path("alarms").forEach(arn -> alarmArns.add(arn.asText()));
+            if (widget.path("type").asText().equals("log")) {
+                logQueries.add(widget.path("properties").path("query").asText());
+            }
             for (JsonNode metric : widget.path("properties").path("metrics")) {
                 if (metric.get(0).isObject()) {
                     searches.add(metric.get(0).get("expression").asText());
@@ -707,6 +711,29 @@ class OncepayStackTest {
         Set<String> alarms = new TreeSet<>();
         synth.resources("AWS::CloudWatch::Alarm").keySet().forEach(id -> alarms.add(id + ".Arn"));
         assertEquals(alarms, alarmArns);
+
+        // The latest 5xx request lines, from the three functions' log groups.
+        assertEquals(1, logQueries.size());
+        String query = logQueries.get(0);
+        synth.resources("AWS::Logs::LogGroup").keySet().forEach(group -> assertTrue(query.contains("SOURCE '" + group + "'"), query));
+        assertTrue(query.contains("| filter mdc.status like /^5/"), query);
+        assertTrue(query.contains("fields " + String.join(", ", OperationsDashboard.REQUEST_LINE_FIELDS)), query);
+    }
+
+    /** A saved Logs Insights query: every request line about one payment, oldest first, across the functions. */
+    @Test
+    void aSavedQueryFindsOnePaymentsRequests() {
+        Map<String, Object> definition = synth.only("AWS::Logs::QueryDefinition");
+        assertEquals("Oncepay/requests-of-one-payment", definition.get("Name"));
+        assertEquals(new TreeSet<>(synth.resources("AWS::Logs::LogGroup").keySet()),
+                new TreeSet<>(((List<Map<String, Object>>) definition.get("LogGroupNames")).stream()
+                        .map(ref -> (String) ref.get("Ref")).toList()));
+        String query = (String) definition.get("QueryString");
+        assertTrue(query.contains("filter mdc.paymentId = \"" + OperationsDashboard.PAYMENT_ID_PLACEHOLDER + "\""), query);
+        assertTrue(query.contains("sort @timestamp asc"), query);
+        for (String field : List.of("mdc.function", "mdc.route", "mdc.status", "mdc.problemType", "mdc.requestId", "mdc.keyHash")) {
+            assertTrue(OperationsDashboard.REQUEST_LINE_FIELDS.contains(field), field);
+        }
     }
 
     /** The dashboard's JSON, each reference to a resource written as its logical id (and attribute). */
