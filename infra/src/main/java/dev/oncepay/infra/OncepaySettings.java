@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
@@ -49,6 +50,12 @@ import software.amazon.awscdk.services.logs.RetentionDays;
  * @param alarmServerErrorPercent API 5xx rate (percent of requests) that alarms
  * @param alarmUnknownBacklog     UNKNOWN payments waiting that alarm
  * @param alarmUnknownAgeMinutes  age of the oldest UNKNOWN payment that alarms
+ * @param alarmPendingAgeMinutes  age of the oldest PENDING payment past which it alarms
+ * @param operatorPrincipals      IAM principals (ARNs) that may assume the operator role, which alone may call
+ *                                {@code /admin/*}; empty: the account root, so the account's IAM administrators
+ *                                decide who may assume it
+ * @param runbookUrl              the README that holds the runbook; each alarm's description links to its section
+ * @param openApiDocument         the OpenAPI document of the API, attached to the stack as an asset when present
  */
 public record OncepaySettings(
         String runtime,
@@ -68,7 +75,11 @@ public record OncepaySettings(
         Map<String, String> tenants,
         double alarmServerErrorPercent,
         int alarmUnknownBacklog,
-        int alarmUnknownAgeMinutes) {
+        int alarmUnknownAgeMinutes,
+        int alarmPendingAgeMinutes,
+        List<String> operatorPrincipals,
+        String runbookUrl,
+        Path openApiDocument) {
 
     public static final String NATIVE = "native";
     public static final String JVM = "jvm";
@@ -76,6 +87,12 @@ public record OncepaySettings(
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final List<String> ACCOUNT_FIELDS = List.of("name", "provider", "url", "apiKeySecretArn", "signingSecretArn");
     private static final Pattern TENANT = Pattern.compile(DeploymentSettings.TENANT_PATTERN);
+    /** An IAM user, role or account root, or an STS session, as a trust policy names it. */
+    private static final Pattern PRINCIPAL_ARN = Pattern.compile("arn:aws[a-z-]*:(iam|sts)::\\d{12}:\\S+");
+    /** Where the runbook is unless {@code oncepay:runbookUrl} says otherwise: the repository's README. */
+    public static final String DEFAULT_RUNBOOK_URL = "https://github.com/oncepay/oncepay/blob/main/README.md";
+    /** The OpenAPI document, relative to {@code infra/} (where cdk runs). */
+    public static final String DEFAULT_OPENAPI_DOCUMENT = "../src/main/resources/openapi/oncepay.yaml";
 
     /**
      * Charge's Lambda timeout: above the provider deadline (8 s, every attempt and wait included)
@@ -126,6 +143,20 @@ public record OncepaySettings(
         }
         if (reconcileRateMinutes < 1) {
             throw new IllegalArgumentException(PREFIX + "reconcileRateMinutes must be at least 1");
+        }
+        if (alarmPendingAgeMinutes < 1) {
+            throw new IllegalArgumentException(PREFIX + "alarmPendingAgeMinutes must be at least 1");
+        }
+        operatorPrincipals = List.copyOf(operatorPrincipals);
+        for (String principal : operatorPrincipals) {
+            if (!PRINCIPAL_ARN.matcher(principal).matches()) {
+                throw new IllegalArgumentException(PREFIX + "operatorPrincipals: '" + principal
+                        + "' is not an IAM principal ARN (arn:aws:iam::<account>:role/<name>, :user/<name> or :root)");
+            }
+        }
+        // The alarms append "#runbook-<alarm>" to it.
+        if (!runbookUrl.matches("https://[^\\s#]+")) {
+            throw new IllegalArgumentException(PREFIX + "runbookUrl must be an https URL without a fragment, not " + runbookUrl);
         }
         if (memoryMb < 128 || memoryMb > 10240) {
             throw new IllegalArgumentException(PREFIX + "memoryMb must be within 128..10240");
@@ -193,7 +224,11 @@ public record OncepaySettings(
                 tenants(context.apply(PREFIX + "tenants")),
                 get.apply("alarmServerErrorPercent").map(Double::parseDouble).orElse(1.0),
                 get.apply("alarmUnknownBacklog").map(Integer::parseInt).orElse(10),
-                get.apply("alarmUnknownAgeMinutes").map(Integer::parseInt).orElse(15));
+                get.apply("alarmUnknownAgeMinutes").map(Integer::parseInt).orElse(15),
+                get.apply("alarmPendingAgeMinutes").map(Integer::parseInt).orElse(15),
+                principals(context.apply(PREFIX + "operatorPrincipals")),
+                get.apply("runbookUrl").orElse(DEFAULT_RUNBOOK_URL),
+                Path.of(get.apply("openApiDocument").orElse(DEFAULT_OPENAPI_DOCUMENT)));
     }
 
     /**
@@ -250,6 +285,22 @@ public record OncepaySettings(
     private static String text(JsonNode object, String field) {
         JsonNode value = object.get(field);
         return value == null || !value.isTextual() || value.textValue().isBlank() ? null : value.textValue().trim();
+    }
+
+    /** A JSON array of ARNs (from {@code cdk.json}, or as text), or comma-separated ARNs as {@code -c} text. */
+    private static List<String> principals(Object value) {
+        if (value instanceof String text && !text.trim().startsWith("[")) {
+            return Arrays.stream(text.split(",")).map(String::trim).filter(arn -> !arn.isEmpty()).toList();
+        }
+        Optional<JsonNode> json = json("operatorPrincipals", value);
+        if (json.isEmpty()) {
+            return List.of();
+        }
+        List<String> principals = new ArrayList<>();
+        json.filter(JsonNode::isArray).orElseThrow(
+                () -> new IllegalArgumentException(PREFIX + "operatorPrincipals must be a list of ARNs"))
+                .forEach(principal -> principals.add(principal.isTextual() ? principal.textValue().trim() : principal.toString()));
+        return principals;
     }
 
     private static Map<String, String> tenants(Object value) {

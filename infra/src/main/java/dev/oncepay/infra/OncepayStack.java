@@ -5,12 +5,15 @@ import dev.oncepay.config.Metrics;
 import dev.oncepay.store.Table;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import software.amazon.awscdk.Annotations;
+import software.amazon.awscdk.Aws;
 import software.amazon.awscdk.CfnOutput;
 import software.amazon.awscdk.CfnParameter;
 import software.amazon.awscdk.Duration;
@@ -18,6 +21,7 @@ import software.amazon.awscdk.Fn;
 import software.amazon.awscdk.RemovalPolicy;
 import software.amazon.awscdk.Stack;
 import software.amazon.awscdk.StackProps;
+import software.amazon.awscdk.aws_apigatewayv2_authorizers.HttpIamAuthorizer;
 import software.amazon.awscdk.aws_apigatewayv2_authorizers.HttpJwtAuthorizer;
 import software.amazon.awscdk.aws_apigatewayv2_authorizers.HttpJwtAuthorizerProps;
 import software.amazon.awscdk.aws_apigatewayv2_integrations.HttpLambdaIntegration;
@@ -45,14 +49,20 @@ import software.amazon.awscdk.services.dynamodb.ProjectionType;
 import software.amazon.awscdk.services.events.Rule;
 import software.amazon.awscdk.services.events.Schedule;
 import software.amazon.awscdk.services.events.targets.LambdaFunction;
+import software.amazon.awscdk.services.iam.AccountRootPrincipal;
+import software.amazon.awscdk.services.iam.ArnPrincipal;
+import software.amazon.awscdk.services.iam.CompositePrincipal;
 import software.amazon.awscdk.services.iam.Effect;
+import software.amazon.awscdk.services.iam.IPrincipal;
 import software.amazon.awscdk.services.iam.PolicyStatement;
+import software.amazon.awscdk.services.iam.Role;
 import software.amazon.awscdk.services.lambda.Architecture;
 import software.amazon.awscdk.services.lambda.Code;
 import software.amazon.awscdk.services.lambda.Function;
 import software.amazon.awscdk.services.lambda.Runtime;
 import software.amazon.awscdk.services.lambda.destinations.SqsDestination;
 import software.amazon.awscdk.services.logs.LogGroup;
+import software.amazon.awscdk.services.s3.assets.Asset;
 import software.amazon.awscdk.services.secretsmanager.ISecret;
 import software.amazon.awscdk.services.secretsmanager.Secret;
 import software.amazon.awscdk.services.sns.Topic;
@@ -61,8 +71,9 @@ import software.amazon.awscdk.services.sqs.QueueEncryption;
 import software.constructs.Construct;
 
 /**
- * oncepay on AWS: the table, the three functions from one function.zip, the HTTP API, the
- * reconcile schedule, the secrets (two per provider account, split by function), and the alarms. Names of table attributes, environment
+ * oncepay on AWS: the table, the three functions from one function.zip, the HTTP API (public,
+ * webhook and operator routes) and the operator role, the reconcile schedule, the secrets (two per
+ * provider account, split by function), the alarms and the dashboard. Names of table attributes, environment
  * variables and metrics come from the application's own constants ({@link Table},
  * {@link DeploymentSettings}, {@link Metrics}), compiled into this build from {@code ../src}.
  */
@@ -70,12 +81,18 @@ public class OncepayStack extends Stack {
     /** DynamoDB item actions the functions use (no Scan, no batch or transaction APIs). */
     public static final List<String> ITEM_ACTIONS = List.of(
             "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem");
-    /** Only reconcile reads the sweep index, and only with Query. */
+    /** Indexes are only queried: reconcile the sweep and attention indexes, charge (the operator's listing) attention. */
     public static final List<String> INDEX_ACTIONS = List.of("dynamodb:Query");
+    /** The operator API: IAM-authorized, served by the charge function (it holds what resolving needs). */
+    public static final List<String> ADMIN_ROUTES = List.of(
+            "GET /admin/payments", "GET /admin/payments/{id}", "POST /admin/payments/{id}/resolve");
+    /** Where the OpenAPI document lives in the repository. */
+    public static final String OPENAPI_PATH = "src/main/resources/openapi/oncepay.yaml";
     public static final String SECRET_ACTION = "secretsmanager:GetSecretValue";
 
     private final software.amazon.awscdk.services.dynamodb.Table table;
     private final Map<String, Function> functions = new LinkedHashMap<>();
+    private final List<LogGroup> logGroups = new ArrayList<>();
 
     public OncepayStack(Construct scope, String id, StackProps props, OncepaySettings settings) {
         super(scope, id, props);
@@ -122,6 +139,14 @@ public class OncepayStack extends Stack {
                 .partitionKey(Attribute.builder().name(Table.SWEEP_SHARD).type(AttributeType.STRING).build())
                 .sortKey(Attribute.builder().name(Table.NEXT_CHECK_AT).type(AttributeType.NUMBER).build())
                 .projectionType(ProjectionType.KEYS_ONLY)
+                .build());
+        // What an operator lists (never the history); sparse: only PENDING, UNKNOWN and NEEDS_REVIEW payments.
+        table.addGlobalSecondaryIndex(GlobalSecondaryIndexProps.builder()
+                .indexName(Table.ATTENTION_INDEX)
+                .partitionKey(Attribute.builder().name(Table.ATTENTION_KEY).type(AttributeType.STRING).build())
+                .sortKey(Attribute.builder().name(Table.CREATED_AT_MS).type(AttributeType.NUMBER).build())
+                .projectionType(ProjectionType.INCLUDE)
+                .nonKeyAttributes(Table.ATTENTION_PROJECTION)
                 .build());
 
         // Secrets live in Secrets Manager, two per provider account: its API key, which only charge
@@ -212,11 +237,16 @@ public class OncepayStack extends Stack {
                     .actions(ITEM_ACTIONS)
                     .resources(List.of(table.getTableArn()))
                     .build());
-            if (name.equals(DeploymentSettings.FUNCTION_RECONCILE)) {
+            List<String> indexes = switch (name) {
+                case DeploymentSettings.FUNCTION_RECONCILE -> List.of(Table.SWEEP_INDEX, Table.ATTENTION_INDEX);
+                case DeploymentSettings.FUNCTION_CHARGE -> List.of(Table.ATTENTION_INDEX);
+                default -> List.of();
+            };
+            if (!indexes.isEmpty()) {
                 fn.addToRolePolicy(PolicyStatement.Builder.create()
                         .effect(Effect.ALLOW)
                         .actions(INDEX_ACTIONS)
-                        .resources(List.of(table.getTableArn() + "/index/" + Table.SWEEP_INDEX))
+                        .resources(indexes.stream().map(index -> table.getTableArn() + "/index/" + index).toList())
                         .build());
             }
             fn.addToRolePolicy(PolicyStatement.Builder.create()
@@ -225,12 +255,15 @@ public class OncepayStack extends Stack {
                     .resources(secrets.stream().map(ISecret::getSecretArn).toList())
                     .build());
             functions.put(name, fn);
+            logGroups.add(logs);
         }
 
-        // The HTTP API: /payments behind the JWT authorizer, webhooks authenticated by their signature.
+        // The HTTP API: /payments behind the JWT authorizer, webhooks authenticated by their signature,
+        // /admin behind IAM (SigV4), so a merchant's token never reaches it.
         HttpApi api = HttpApi.Builder.create(this, "Api")
                 .apiName(getStackName())
-                .description("oncepay payments API and provider webhooks")
+                .description("oncepay payments API, provider webhooks and operator API; described by "
+                        + OPENAPI_PATH + " (OpenAPI 3.1)")
                 .build();
         HttpJwtAuthorizer jwt = new HttpJwtAuthorizer("JwtAuthorizer", jwtIssuer.getValueAsString(),
                 HttpJwtAuthorizerProps.builder()
@@ -242,6 +275,12 @@ public class OncepayStack extends Stack {
         route(api, HttpMethod.GET, "/payments/{id}", charge, jwt);
         route(api, HttpMethod.POST, "/webhooks/{provider}", integration(DeploymentSettings.FUNCTION_WEBHOOK),
                 new HttpNoneAuthorizer());
+        HttpIamAuthorizer iam = new HttpIamAuthorizer();
+        for (String adminRoute : ADMIN_ROUTES) {
+            String[] methodAndPath = adminRoute.split(" ");
+            route(api, HttpMethod.valueOf(methodAndPath[0]), methodAndPath[1], charge, iam);
+        }
+        Role operator = operatorRole(settings, api);
 
         Rule.Builder.create(this, "ReconcileSchedule")
                 .description("Runs oncepay reconcile")
@@ -254,13 +293,64 @@ public class OncepayStack extends Stack {
                 .build();
 
         Topic alarms = Topic.Builder.create(this, "Alarms").displayName("oncepay alarms").build();
-        alarms(settings, api, reconcileFailures, new SnsAction(alarms));
+        List<Alarm> watching = alarms(settings, api, reconcileFailures, new SnsAction(alarms));
+        OperationsDashboard.create(this, getStackName(), api, functions, logGroups, watching, settings);
 
         CfnOutput.Builder.create(this, "ApiUrl").value(api.getApiEndpoint()).build();
         CfnOutput.Builder.create(this, "TableName").value(table.getTableName()).build();
         CfnOutput.Builder.create(this, "AlarmTopicArn").value(alarms.getTopicArn())
                 .description("Subscribe on-call to this topic").build();
         CfnOutput.Builder.create(this, "ReconcileDeadLetterQueueUrl").value(reconcileFailures.getQueueUrl()).build();
+        CfnOutput.Builder.create(this, "OperatorRoleArn").value(operator.getRoleArn())
+                .description("Assume this role to call /admin/* (SigV4, service execute-api)").build();
+        openApiDocument(settings);
+    }
+
+    /**
+     * The role that alone may call the operator routes: execute-api:Invoke on exactly their ARNs
+     * (any stage), assumable by the principals {@code oncepay:operatorPrincipals} names, or by
+     * whoever the account's IAM administrators allow (the account root).
+     */
+    private Role operatorRole(OncepaySettings settings, HttpApi api) {
+        IPrincipal trusted = settings.operatorPrincipals().isEmpty() ? new AccountRootPrincipal()
+                : new CompositePrincipal(settings.operatorPrincipals().stream().map(ArnPrincipal::new).toArray(IPrincipal[]::new));
+        Role role = Role.Builder.create(this, "OperatorRole")
+                .description("oncepay operator: may call the operator API (" + String.join(", ", ADMIN_ROUTES) + ")")
+                .assumedBy(trusted)
+                .build();
+        role.addToPolicy(PolicyStatement.Builder.create()
+                .effect(Effect.ALLOW)
+                .actions(List.of("execute-api:Invoke"))
+                .resources(ADMIN_ROUTES.stream().map(r -> routeArn(api, r)).toList())
+                .build());
+        return role;
+    }
+
+    /** {@code arn:…:execute-api:<region>:<account>:<api>/<any stage>/<METHOD>/<path, each {parameter} as *>}. */
+    private static String routeArn(HttpApi api, String route) {
+        String[] methodAndPath = route.split(" ");
+        return "arn:" + Aws.PARTITION + ":execute-api:" + Aws.REGION + ":" + Aws.ACCOUNT_ID + ":" + api.getApiId()
+                + "/*/" + methodAndPath[0] + methodAndPath[1].replaceAll("\\{[^}]+}", "*");
+    }
+
+    /**
+     * API Gateway's HTTP APIs cannot import a document without replacing the routes defined here, so
+     * the document is referenced (an output naming it) and, when the file is there, attached as an
+     * asset uploaded with the stack (no Docker needed), its S3 URL an output.
+     */
+    private void openApiDocument(OncepaySettings settings) {
+        CfnOutput.Builder.create(this, "OpenApiDocumentPath").value(OPENAPI_PATH)
+                .description("The API's OpenAPI 3.1 document, in the oncepay repository").build();
+        if (!Files.isRegularFile(settings.openApiDocument())) {
+            Annotations.of(this).addWarningV2("oncepay:openApiDocument", "no OpenAPI document at "
+                    + settings.openApiDocument() + ": the stack references " + OPENAPI_PATH + " but does not attach it");
+            return;
+        }
+        Asset document = Asset.Builder.create(this, "OpenApiDocument")
+                .path(settings.openApiDocument().toString())
+                .build();
+        CfnOutput.Builder.create(this, "OpenApiDocumentUrl").value(document.getS3ObjectUrl())
+                .description("The API's OpenAPI 3.1 document as deployed with this stack").build();
     }
 
     /** An existing secret by its complete ARN, or a new one (kept when the stack is deleted), with its ARN as an output. */
@@ -305,42 +395,57 @@ public class OncepayStack extends Stack {
                 .build());
     }
 
-    private void alarms(OncepaySettings settings, HttpApi api, Queue reconcileFailures, SnsAction notify) {
+    private List<Alarm> alarms(OncepaySettings settings, HttpApi api, Queue reconcileFailures, SnsAction notify) {
+        AlarmSet alarms = new AlarmSet(settings.runbookUrl(), notify);
         MetricOptions perMinute = MetricOptions.builder().period(Duration.minutes(1)).statistic("Sum").build();
-        alarm("ServerErrorRateAlarm", "More than " + settings.alarmServerErrorPercent() + "% of API requests answered 5xx",
+        alarms.add("ServerErrorRateAlarm", "More than " + settings.alarmServerErrorPercent() + "% of API requests answered 5xx",
                 MathExpression.Builder.create()
                         .expression("IF(requests > 0, 100 * errors / requests, 0)")
                         .usingMetrics(Map.of("errors", api.metricServerError(perMinute), "requests", api.metricCount(perMinute)))
                         .label("5xx rate (%)")
                         .period(Duration.minutes(1))
                         .build(),
-                settings.alarmServerErrorPercent(), 5, 3, notify);
-        alarm("UnknownBacklogAlarm", "Payments with an unknown outcome are piling up: is reconcile settling them?",
-                custom(Metrics.UNKNOWN_BACKLOG, "Maximum", 5), settings.alarmUnknownBacklog(), 2, 2, notify);
-        alarm("UnknownOldestAgeAlarm", "A payment's outcome has been unknown for over "
+                settings.alarmServerErrorPercent(), 5, 3);
+        alarms.add("UnknownBacklogAlarm", "Payments with an unknown outcome are piling up: is reconcile settling them?",
+                custom(Metrics.UNKNOWN_BACKLOG, "Maximum", 5), settings.alarmUnknownBacklog(), 2, 2);
+        alarms.add("UnknownOldestAgeAlarm", "A payment's outcome has been unknown for over "
                 + settings.alarmUnknownAgeMinutes() + " minutes",
-                custom(Metrics.UNKNOWN_OLDEST_AGE, "Maximum", 5), settings.alarmUnknownAgeMinutes() * 60.0, 1, 1, notify);
-        alarm("NeedsReviewAlarm", "A payment needs manual review (conflicting provider facts, or reconcile gave up)",
-                custom(Metrics.NEEDS_REVIEW, "Sum", 5), 1, 1, 1, notify);
-        alarm("BreakerOpenAlarm", "Provider calls are refused by an open circuit breaker",
-                custom(Metrics.BREAKER_OPEN, "Sum", 1), 1, 1, 1, notify);
-        alarm("BreakerStoreFailedAlarm", "A fleet breaker's own item in the table could not be read or written, so "
+                custom(Metrics.UNKNOWN_OLDEST_AGE, "Maximum", 5), settings.alarmUnknownAgeMinutes() * 60.0, 1, 1);
+        alarms.add("PendingOldestAgeAlarm", "A payment has been pending for over " + settings.alarmPendingAgeMinutes()
+                + " minutes: the charge run that claimed it never recorded the provider's answer, and the sweep has not settled it",
+                custom(Metrics.PENDING_OLDEST_AGE, "Maximum", 5), settings.alarmPendingAgeMinutes() * 60.0,
+                ComparisonOperator.GREATER_THAN_THRESHOLD, 1, 1);
+        // The gauge keeps the alarm on until an operator resolves the payment; the counter raises it
+        // at the move itself, before the next sweep measures the index.
+        alarms.add("NeedsReviewAlarm", "A payment waits in needs_review (conflicting provider facts, reconcile gave up, "
+                + "or the provider rejected our request) until an operator resolves it",
+                MathExpression.Builder.create()
+                        .expression("MAX([FILL(waiting, 0), FILL(moved, 0)])")
+                        .usingMetrics(Map.of("waiting", custom(Metrics.NEEDS_REVIEW_BACKLOG, "Maximum", 5),
+                                "moved", custom(Metrics.NEEDS_REVIEW, "Sum", 5)))
+                        .label("payments in review, or moved there")
+                        .period(Duration.minutes(5))
+                        .build(), 1, 1, 1);
+        alarms.add("BreakerOpenAlarm", "Provider calls are refused by an open circuit breaker",
+                custom(Metrics.BREAKER_OPEN, "Sum", 1), 1, 1, 1);
+        alarms.add("BreakerStoreFailedAlarm", "A fleet breaker's own item in the table could not be read or written, so "
                 + "provider protection is failing open (calls go through unguarded): check DynamoDB throttling and errors "
                 + "and the functions' logs",
-                custom(Metrics.BREAKER_STORE_FAILED, "Sum", 5), 1, 1, 1, notify);
-        alarm("RetryBudgetSpentAlarm", "Provider faults go unretried because the fleet's retry budget is spent: "
+                custom(Metrics.BREAKER_STORE_FAILED, "Sum", 5), 1, 1, 1);
+        alarms.add("RetryBudgetSpentAlarm", "Provider faults go unretried because the fleet's retry budget is spent: "
                 + "a provider account is failing; check the breaker transitions in the logs and the provider's status",
-                custom(Metrics.RETRY_BUDGET_SPENT, "Sum", 1), 1, 3, 2, notify);
-        alarm("ProviderAtCapacityAlarm", "Provider calls are refused by the bulkhead (charges answer 503 "
+                custom(Metrics.RETRY_BUDGET_SPENT, "Sum", 1), 1, 3, 2);
+        alarms.add("ProviderAtCapacityAlarm", "Provider calls are refused by the bulkhead (charges answer 503 "
                 + "provider-at-capacity, reconcile defers): a provider account is slow enough to fill its share of "
                 + "in-flight calls (oncepay:providerMaxInFlight); check its latency and status",
-                custom(Metrics.PROVIDER_AT_CAPACITY, "Sum", 1), 1, 3, 2, notify);
-        alarm("ReconcileDeadLettersAlarm", "A reconcile run failed after its retry (see the dead-letter queue)",
+                custom(Metrics.PROVIDER_AT_CAPACITY, "Sum", 1), 1, 3, 2);
+        alarms.add("ReconcileDeadLettersAlarm", "A reconcile run failed after its retry (see the dead-letter queue)",
                 reconcileFailures.metricApproximateNumberOfMessagesVisible(MetricOptions.builder()
-                        .period(Duration.minutes(5)).statistic("Maximum").build()), 1, 1, 1, notify);
+                        .period(Duration.minutes(5)).statistic("Maximum").build()), 1, 1, 1);
+        return alarms.all;
     }
 
-    private static Metric custom(String name, String statistic, int periodMinutes) {
+    static Metric custom(String name, String statistic, int periodMinutes) {
         return Metric.Builder.create()
                 .namespace(Metrics.NAMESPACE)
                 .metricName(name)
@@ -349,18 +454,43 @@ public class OncepayStack extends Stack {
                 .build();
     }
 
-    private void alarm(String id, String description, IMetric metric, double threshold, int evaluationPeriods,
-            int datapointsToAlarm, SnsAction notify) {
-        Alarm alarm = Alarm.Builder.create(this, id)
-                .alarmDescription(description)
-                .metric(metric)
-                .threshold(threshold)
-                .comparisonOperator(ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD)
-                .evaluationPeriods(evaluationPeriods)
-                .datapointsToAlarm(datapointsToAlarm)
-                // The app emits these only when it has something to say; silence is not trouble.
-                .treatMissingData(TreatMissingData.NOT_BREACHING)
-                .build();
-        alarm.addAlarmAction(notify);
+    /** The runbook section of an alarm: the README's {@code ### Runbook: <id>} heading, as GitHub anchors it. */
+    static String runbookLink(String runbookUrl, String alarmId) {
+        return runbookUrl + "#runbook-" + alarmId.toLowerCase(Locale.ROOT);
+    }
+
+    /** The stack's alarms: each notifies on-call and its description ends with its runbook link. */
+    private final class AlarmSet {
+        private final String runbookUrl;
+        private final SnsAction notify;
+        private final List<Alarm> all = new ArrayList<>();
+
+        AlarmSet(String runbookUrl, SnsAction notify) {
+            this.runbookUrl = runbookUrl;
+            this.notify = notify;
+        }
+
+        void add(String id, String description, IMetric metric, double threshold, int evaluationPeriods,
+                int datapointsToAlarm) {
+            add(id, description, metric, threshold, ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+                    evaluationPeriods, datapointsToAlarm);
+        }
+
+        void add(String id, String description, IMetric metric, double threshold, ComparisonOperator comparison,
+                int evaluationPeriods, int datapointsToAlarm) {
+            Alarm alarm = Alarm.Builder.create(OncepayStack.this, id)
+                    .alarmDescription(description + (description.endsWith("?") ? "" : ".")
+                            + " Runbook: " + runbookLink(runbookUrl, id))
+                    .metric(metric)
+                    .threshold(threshold)
+                    .comparisonOperator(comparison)
+                    .evaluationPeriods(evaluationPeriods)
+                    .datapointsToAlarm(datapointsToAlarm)
+                    // The app emits these only when it has something to say; silence is not trouble.
+                    .treatMissingData(TreatMissingData.NOT_BREACHING)
+                    .build();
+            alarm.addAlarmAction(notify);
+            all.add(alarm);
+        }
     }
 }

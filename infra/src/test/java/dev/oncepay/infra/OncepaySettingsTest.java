@@ -32,6 +32,39 @@ class OncepaySettingsTest {
         assertEquals(Optional.empty(), settings.signingSecretArn());
         assertEquals(List.of(), settings.accounts());
         assertEquals(Map.of(), settings.routingProperties());
+        assertEquals(List.of(), settings.operatorPrincipals(), "the account root");
+        assertEquals(OncepaySettings.DEFAULT_RUNBOOK_URL, settings.runbookUrl());
+        assertEquals(Path.of(OncepaySettings.DEFAULT_OPENAPI_DOCUMENT), settings.openApiDocument());
+        assertEquals(15, settings.alarmPendingAgeMinutes());
+    }
+
+    /** As -c text (comma-separated, or a JSON array) or as a cdk.json list. */
+    @Test
+    void operatorPrincipalsAreIamArns() {
+        List<String> two = List.of("arn:aws:iam::123456789012:role/on-call", "arn:aws:iam::123456789012:user/ops");
+        assertEquals(two, settings(Map.of("oncepay:operatorPrincipals", String.join(", ", two))).operatorPrincipals());
+        assertEquals(two, settings(Map.of("oncepay:operatorPrincipals",
+                "[\"" + two.get(0) + "\", \"" + two.get(1) + "\"]")).operatorPrincipals());
+        assertEquals(two, settings(Map.of("oncepay:operatorPrincipals", two)).operatorPrincipals());
+        assertEquals(List.of("arn:aws-cn:iam::123456789012:root"),
+                settings(Map.of("oncepay:operatorPrincipals", "arn:aws-cn:iam::123456789012:root")).operatorPrincipals());
+        for (Object bad : List.of("on-call", "*", "arn:aws:iam::*:root", "arn:aws:s3:::bucket", List.of(42),
+                "{\"role\": \"arn:aws:iam::123456789012:role/on-call\"}")) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> settings(Map.of("oncepay:operatorPrincipals", bad)), bad.toString());
+            assertTrue(e.getMessage().contains("operatorPrincipals"), e.getMessage());
+        }
+    }
+
+    /** The alarms append "#runbook-<alarm>"; a URL with a fragment already, or not https, would break the links. */
+    @Test
+    void runbookUrlIsAnHttpsUrlWithoutFragment() {
+        assertEquals("https://wiki.example.com/runbook", settings(Map.of("oncepay:runbookUrl", "https://wiki.example.com/runbook")).runbookUrl());
+        for (String bad : List.of("http://wiki.example.com/runbook", "https://example.com/README.md#runbook", "README.md",
+                "https://example.com/a b")) {
+            assertThrows(IllegalArgumentException.class, () -> settings(Map.of("oncepay:runbookUrl", bad)), bad);
+        }
+        assertThrows(IllegalArgumentException.class, () -> settings(Map.of("oncepay:alarmPendingAgeMinutes", "0")));
     }
 
     @Test

@@ -9,22 +9,27 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.config.DeploymentSettings;
 import dev.oncepay.config.Metrics;
 import dev.oncepay.store.Table;
 import dev.oncepay.store.TableSchema;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -48,7 +53,8 @@ class OncepayStackTest {
 
     @BeforeAll
     static void synthesize() throws Exception {
-        synth = new Synth(Map.of("oncepay:functionZip", Synth.zip(dir, true).toString()));
+        synth = new Synth(Map.of("oncepay:functionZip", Synth.zip(dir, true).toString(),
+                "oncepay:openApiDocument", Synth.openApiDocument(dir).toString()));
     }
 
     // --- The table: the application's schema, one source of truth -------------------------
@@ -60,14 +66,24 @@ class OncepayStackTest {
         assertEquals(List.of(Map.of("AttributeName", Table.PK, "KeyType", "HASH")), table.get("KeySchema"));
         assertEquals(Set.of(Map.of("AttributeName", Table.PK, "AttributeType", "S"),
                 Map.of("AttributeName", Table.SWEEP_SHARD, "AttributeType", "S"),
-                Map.of("AttributeName", Table.NEXT_CHECK_AT, "AttributeType", "N")),
+                Map.of("AttributeName", Table.NEXT_CHECK_AT, "AttributeType", "N"),
+                Map.of("AttributeName", Table.ATTENTION_KEY, "AttributeType", "S"),
+                Map.of("AttributeName", Table.CREATED_AT_MS, "AttributeType", "N")),
                 new HashSet<>(at(table, "AttributeDefinitions")));
         assertEquals(Map.of("AttributeName", Table.EXPIRES_AT, "Enabled", true), table.get("TimeToLiveSpecification"));
         assertEquals(List.of(Map.of(
                 "IndexName", Table.SWEEP_INDEX,
                 "KeySchema", List.of(Map.of("AttributeName", Table.SWEEP_SHARD, "KeyType", "HASH"),
                         Map.of("AttributeName", Table.NEXT_CHECK_AT, "KeyType", "RANGE")),
-                "Projection", Map.of("ProjectionType", "KEYS_ONLY"))), table.get("GlobalSecondaryIndexes"));
+                "Projection", Map.of("ProjectionType", "KEYS_ONLY")),
+                Map.of(
+                "IndexName", Table.ATTENTION_INDEX,
+                "KeySchema", List.of(Map.of("AttributeName", Table.ATTENTION_KEY, "KeyType", "HASH"),
+                        Map.of("AttributeName", Table.CREATED_AT_MS, "KeyType", "RANGE")),
+                // What a listing shows; the history stays on the item.
+                "Projection", Map.of("ProjectionType", "INCLUDE", "NonKeyAttributes", Table.ATTENTION_PROJECTION))),
+                table.get("GlobalSecondaryIndexes"));
+        assertFalse(Table.ATTENTION_PROJECTION.contains(Table.HISTORY));
     }
 
     /** The table the tests and the local run create (TableSchema) is the table production gets. */
@@ -85,11 +101,16 @@ class OncepayStackTest {
                 table.get("KeySchema"));
         List<Map<String, Object>> indexes = new ArrayList<>();
         for (GlobalSecondaryIndex index : tests.globalSecondaryIndexes()) {
+            Map<String, Object> projection = new TreeMap<>(Map.of("ProjectionType", index.projection().projectionTypeAsString()));
+            if (index.projection().hasNonKeyAttributes()) {
+                projection.put("NonKeyAttributes", index.projection().nonKeyAttributes());
+            }
             indexes.add(Map.of("IndexName", index.indexName(),
                     "KeySchema", index.keySchema().stream()
                             .map(k -> Map.of("AttributeName", k.attributeName(), "KeyType", k.keyTypeAsString())).toList(),
-                    "Projection", Map.of("ProjectionType", index.projection().projectionTypeAsString())));
+                    "Projection", projection));
         }
+        assertEquals(2, indexes.size(), "the sweep and attention indexes");
         assertEquals(indexes, table.get("GlobalSecondaryIndexes"));
     }
 
@@ -185,14 +206,12 @@ class OncepayStackTest {
 
     /** For each function (by its export), the resources its role may call GetSecretValue on. */
     static Map<String, List<Object>> secretsReadableBy(Synth synth) {
-        Map<String, String> functionByRole = new TreeMap<>();
-        synth.resources(FUNCTION).forEach((id, f) -> functionByRole.put(
-                at(props(f), "Role", "Fn::GetAtt", 0), at(props(f), "Environment", "Variables", DeploymentSettings.ENV_FUNQY_EXPORT)));
+        Map<String, String> functionByRole = functionByRole(synth);
         Map<String, List<Object>> readable = new TreeMap<>();
         for (Map<String, Object> policy : synth.properties("AWS::IAM::Policy")) {
             List<Map<String, Object>> roles = at(policy, "Roles");
             assertEquals(1, roles.size());
-            String function = functionByRole.get(roles.get(0).get("Ref").toString());
+            String function = functionByRole.getOrDefault(roles.get(0).get("Ref").toString(), "operator");
             List<Map<String, Object>> statements = at(policy, "PolicyDocument", "Statement");
             for (Map<String, Object> statement : statements) {
                 if (actions(statement).stream().anyMatch(a -> a.startsWith("secretsmanager:"))) {
@@ -299,26 +318,41 @@ class OncepayStackTest {
 
     // --- Least privilege -------------------------------------------------------------------
 
+    /**
+     * Items by key, indexes only by Query (no Scan anywhere): reconcile the sweep and attention
+     * indexes (due payments, backlog gauges), charge the attention index (the operator's listing),
+     * the webhook no index.
+     */
     @Test
-    void rolesMayOnlyUseThisTableItsIndexAndSecrets() {
+    void rolesMayOnlyUseThisTableItsIndexesAndSecrets() {
         String table = synth.id("AWS::DynamoDB::Table", "Table");
         String queue = synth.id("AWS::SQS::Queue", "ReconcileDeadLetters");
-        Map<String, Object> index = Map.of("Fn::Join", List.of("", List.of(arnOf(table), "/index/" + Table.SWEEP_INDEX)));
+        Map<String, Object> sweep = indexArn(table, Table.SWEEP_INDEX);
+        Map<String, Object> attention = indexArn(table, Table.ATTENTION_INDEX);
+        Map<String, Object> expectedIndexes = Map.of(
+                DeploymentSettings.FUNCTION_RECONCILE, List.of(sweep, attention),
+                DeploymentSettings.FUNCTION_CHARGE, attention);
 
-        Map<String, List<Map<String, Object>>> statementsByPolicy = new TreeMap<>();
-        synth.resources("AWS::IAM::Policy").forEach((id, policy) ->
-                statementsByPolicy.put(id, at(props(policy), "PolicyDocument", "Statement")));
-        assertEquals(3, statementsByPolicy.size());
-        for (Map.Entry<String, List<Map<String, Object>>> policy : statementsByPolicy.entrySet()) {
-            boolean reconcile = policy.getKey().startsWith("ReconcileFunction");
-            for (Map<String, Object> statement : policy.getValue()) {
+        Map<String, String> functionByRole = functionByRole(synth);
+        Map<String, Object> queried = new TreeMap<>();
+        Set<String> policies = new TreeSet<>();
+        synth.resources("AWS::IAM::Policy").forEach((id, policy) -> {
+            String role = at(props(policy), "Roles", 0, "Ref");
+            String function = functionByRole.get(role);
+            if (function == null) {
+                return; // the operator role: operatorRoleMayInvokeExactlyTheAdminRoutes
+            }
+            policies.add(function);
+            boolean reconcile = function.equals(DeploymentSettings.FUNCTION_RECONCILE);
+            List<Map<String, Object>> statements = at(props(policy), "PolicyDocument", "Statement");
+            for (Map<String, Object> statement : statements) {
                 assertEquals("Allow", statement.get("Effect"));
                 List<String> actions = actions(statement);
                 Object resource = statement.get("Resource");
+                assertFalse(actions.stream().anyMatch(a -> a.equals("dynamodb:Scan") || a.equals("dynamodb:*")), id);
                 if (actions.stream().anyMatch(a -> a.startsWith("dynamodb:Query"))) {
-                    assertTrue(reconcile, "only reconcile queries: " + policy.getKey());
                     assertEquals(OncepayStack.INDEX_ACTIONS, actions);
-                    assertEquals(index, resource);
+                    assertEquals(null, queried.put(function, resource), function + " has one Query statement");
                 } else if (actions.stream().anyMatch(a -> a.startsWith("dynamodb:"))) {
                     assertEquals(OncepayStack.ITEM_ACTIONS, actions);
                     assertEquals(arnOf(table), resource);
@@ -327,30 +361,53 @@ class OncepayStackTest {
                     assertEquals(List.of(OncepayStack.SECRET_ACTION), actions);
                 } else {
                     // The on-failure destination: sending to the dead-letter queue, reconcile only.
-                    assertTrue(reconcile, policy.getKey() + ": " + statement);
+                    assertTrue(reconcile, id + ": " + statement);
                     assertTrue(actions.stream().allMatch(a -> a.startsWith("sqs:")), statement.toString());
                     assertEquals(arnOf(queue), resource);
                 }
             }
-        }
-        // Beyond that, each role has only the basic execution policy (its own logs).
-        for (Map<String, Object> role : synth.properties("AWS::IAM::Role")) {
-            List<Object> managed = at(role, "ManagedPolicyArns");
-            assertEquals(1, managed.size());
-            assertTrue(managed.get(0).toString().contains("service-role/AWSLambdaBasicExecutionRole"), managed.toString());
-            assertFalse(role.containsKey("Policies"));
-        }
+        });
+        assertEquals(new TreeSet<>(NAMES), policies);
+        assertEquals(expectedIndexes, queried);
+        // Beyond that, each function's role has only the basic execution policy (its own logs).
+        synth.resources("AWS::IAM::Role").forEach((id, role) -> {
+            if (functionByRole.containsKey(id)) {
+                List<Object> managed = at(props(role), "ManagedPolicyArns");
+                assertEquals(1, managed.size());
+                assertTrue(managed.get(0).toString().contains("service-role/AWSLambdaBasicExecutionRole"), managed.toString());
+                assertFalse(props(role).containsKey("Policies"));
+            }
+        });
+    }
+
+    private static Map<String, Object> indexArn(String table, String index) {
+        return Map.of("Fn::Join", List.of("", List.of(arnOf(table), "/index/" + index)));
+    }
+
+    /** Each function's role (logical id) and the function's name. */
+    static Map<String, String> functionByRole(Synth synth) {
+        Map<String, String> functionByRole = new TreeMap<>();
+        synth.resources(FUNCTION).forEach((id, f) -> functionByRole.put(
+                at(props(f), "Role", "Fn::GetAtt", 0), at(props(f), "Environment", "Variables", DeploymentSettings.ENV_FUNQY_EXPORT)));
+        return functionByRole;
     }
 
     // --- The HTTP API ------------------------------------------------------------------------
 
+    /**
+     * Merchants' routes take a JWT, webhooks their signature, and the operator's routes IAM (SigV4)
+     * only: a merchant's token is no credential there, so it never reaches the function.
+     */
     @Test
-    void paymentsNeedAJwtAndWebhooksTheirSignature() {
+    void publicRoutesNeedAJwtWebhooksTheirSignatureAndAdminRoutesIam() {
         String authorizer = synth.id("AWS::ApiGatewayV2::Authorizer", "ApiJwtAuthorizer");
-        Map<String, Map<String, Object>> routes = new TreeMap<>();
-        synth.properties("AWS::ApiGatewayV2::Route").forEach(r -> routes.put((String) r.get("RouteKey"), r));
+        Map<String, Map<String, Object>> routes = routes(synth);
 
-        assertEquals(Set.of("POST /payments", "GET /payments/{id}", "POST /webhooks/{provider}"), routes.keySet());
+        Set<String> expected = new TreeSet<>(Set.of("POST /payments", "GET /payments/{id}", "POST /webhooks/{provider}"));
+        expected.addAll(OncepayStack.ADMIN_ROUTES);
+        assertEquals(expected, routes.keySet());
+        assertEquals(Set.of("GET /admin/payments", "GET /admin/payments/{id}", "POST /admin/payments/{id}/resolve"),
+                Set.copyOf(OncepayStack.ADMIN_ROUTES));
         for (String payments : List.of("POST /payments", "GET /payments/{id}")) {
             assertEquals("JWT", routes.get(payments).get("AuthorizationType"), payments);
             assertEquals(ref(authorizer), routes.get(payments).get("AuthorizerId"), payments);
@@ -358,6 +415,12 @@ class OncepayStackTest {
         assertEquals("NONE", routes.get("POST /webhooks/{provider}").get("AuthorizationType"));
         assertFalse(routes.get("POST /webhooks/{provider}").containsKey("AuthorizerId"));
         assertNotEquals(routes.get("POST /payments").get("Target"), routes.get("POST /webhooks/{provider}").get("Target"));
+        for (String admin : OncepayStack.ADMIN_ROUTES) {
+            assertEquals("AWS_IAM", routes.get(admin).get("AuthorizationType"), admin);
+            assertFalse(routes.get(admin).containsKey("AuthorizerId"), admin);
+            // The charge function serves them: it holds what resolving needs (table, provider API keys).
+            assertEquals(routes.get("POST /payments").get("Target"), routes.get(admin).get("Target"), admin);
+        }
 
         Map<String, Object> jwt = synth.only("AWS::ApiGatewayV2::Authorizer");
         assertEquals("JWT", jwt.get("AuthorizerType"));
@@ -367,6 +430,62 @@ class OncepayStackTest {
         assertEquals("String", at(parameters, "JwtIssuer", "Type"));
         assertEquals("CommaDelimitedList", at(parameters, "JwtAudience", "Type"));
         assertEquals(DeploymentSettings.DEFAULT_TENANT_CLAIM, at(parameters, "TenantClaim", "Default"));
+    }
+
+    static Map<String, Map<String, Object>> routes(Synth synth) {
+        Map<String, Map<String, Object>> routes = new TreeMap<>();
+        synth.properties("AWS::ApiGatewayV2::Route").forEach(r -> routes.put((String) r.get("RouteKey"), r));
+        return routes;
+    }
+
+    /**
+     * The operator role may invoke the three admin routes (any stage, any payment id) and nothing
+     * else; by default whoever the account's IAM administrators allow may assume it.
+     */
+    @Test
+    void operatorRoleMayInvokeExactlyTheAdminRoutes() {
+        String role = synth.id("AWS::IAM::Role", "OperatorRole");
+        assertEquals(List.of(Map.of("Action", "sts:AssumeRole", "Effect", "Allow", "Principal", Map.of("AWS",
+                        Map.of("Fn::Join", List.of("", List.of("arn:", ref("AWS::Partition"), ":iam::", ref("AWS::AccountId"), ":root")))))),
+                at(props(synth.resources("AWS::IAM::Role").get(role)), "AssumeRolePolicyDocument", "Statement"));
+        assertEquals(List.of(Map.of("Action", "execute-api:Invoke", "Effect", "Allow", "Resource", List.of(
+                        routeArn("GET/admin/payments"), routeArn("GET/admin/payments/*"), routeArn("POST/admin/payments/*/resolve")))),
+                operatorStatements(synth));
+        assertFalse(props(synth.resources("AWS::IAM::Role").get(role)).containsKey("ManagedPolicyArns"));
+        assertEquals(arnOf(role), at(synth.json, "Outputs", "OperatorRoleArn", "Value"));
+    }
+
+    private static Map<String, Object> routeArn(String methodAndPath) {
+        return Map.of("Fn::Join", List.of("", List.of("arn:", ref("AWS::Partition"), ":execute-api:", ref("AWS::Region"), ":",
+                ref("AWS::AccountId"), ":", ref(synth.id("AWS::ApiGatewayV2::Api", "Api")), "/*/" + methodAndPath)));
+    }
+
+    /** The statements of the operator role's only policy. */
+    static List<Map<String, Object>> operatorStatements(Synth synth) {
+        String role = synth.id("AWS::IAM::Role", "OperatorRole");
+        List<Map<String, Object>> policies = synth.properties("AWS::IAM::Policy").stream()
+                .filter(p -> ref(role).equals(at(p, "Roles", 0))).toList();
+        assertEquals(1, policies.size());
+        assertEquals(1, ((List<?>) at(policies.get(0), "Roles")).size());
+        return at(policies.get(0), "PolicyDocument", "Statement");
+    }
+
+    /**
+     * Locally a header may stand in for the authorizers (tenant, operator); in AWS no function may
+     * be told to trust one, or any caller could name the tenant or operator it claims to be.
+     */
+    @Test
+    void noFunctionTrustsAHeaderForTenantOrOperator() {
+        assertNoTrustedHeader(synth);
+    }
+
+    static void assertNoTrustedHeader(Synth synth) {
+        for (Map<String, Object> function : synth.properties(FUNCTION)) {
+            Map<String, Object> env = at(function, "Environment", "Variables");
+            assertFalse(env.containsKey("ONCEPAY_OPERATOR_TRUSTED_HEADER"), env.keySet().toString());
+            assertFalse(env.containsKey("ONCEPAY_TENANT_TRUSTED_HEADER"), env.keySet().toString());
+            env.keySet().forEach(name -> assertFalse(name.contains("TRUSTED") || name.equals("QUARKUS_PROFILE"), name));
+        }
     }
 
     // --- Reconcile ---------------------------------------------------------------------------
@@ -407,10 +526,10 @@ class OncepayStackTest {
             }
         }
         assertEquals(Map.of(Metrics.UNKNOWN_BACKLOG, "Maximum", Metrics.UNKNOWN_OLDEST_AGE, "Maximum",
-                Metrics.NEEDS_REVIEW, "Sum", Metrics.BREAKER_OPEN, "Sum", Metrics.BREAKER_STORE_FAILED, "Sum",
+                Metrics.PENDING_OLDEST_AGE, "Maximum", Metrics.BREAKER_OPEN, "Sum", Metrics.BREAKER_STORE_FAILED, "Sum",
                 Metrics.RETRY_BUDGET_SPENT, "Sum", Metrics.PROVIDER_AT_CAPACITY, "Sum"), custom);
 
-        Map<String, Object> serverErrors = alarms.stream().filter(a -> a.containsKey("Metrics")).findFirst().orElseThrow();
+        Map<String, Object> serverErrors = alarm("ServerErrorRateAlarm");
         Set<String> apiMetrics = new TreeSet<>();
         List<Map<String, Object>> queries = at(serverErrors, "Metrics");
         for (Map<String, Object> query : queries) {
@@ -453,6 +572,199 @@ class OncepayStackTest {
             assertEquals("notBreaching", alarm.get("TreatMissingData"), metric);
             assertEquals(List.of(ref(topic)), alarm.get("AlarmActions"), metric);
         });
+    }
+
+    static final List<String> ALARMS = List.of("ServerErrorRateAlarm", "UnknownBacklogAlarm", "UnknownOldestAgeAlarm",
+            "NeedsReviewAlarm", "BreakerOpenAlarm", "BreakerStoreFailedAlarm", "RetryBudgetSpentAlarm",
+            "ProviderAtCapacityAlarm", "ReconcileDeadLettersAlarm", "PendingOldestAgeAlarm");
+
+    /** Each alarm's description ends with the link to its section of the README's runbook. */
+    @Test
+    void everyAlarmLinksToItsRunbookSection() {
+        assertEquals(new TreeSet<>(ALARMS), alarmIds(synth));
+        assertRunbookLinks(synth, OncepaySettings.DEFAULT_RUNBOOK_URL);
+        assertEquals("https://github.com/oncepay/oncepay/blob/main/README.md#runbook-needsreviewalarm",
+                OncepayStack.runbookLink(OncepaySettings.DEFAULT_RUNBOOK_URL, "NeedsReviewAlarm"));
+    }
+
+    /** The alarm ids, as given in the stack (the logical id without CDK's 8-character suffix). */
+    static Set<String> alarmIds(Synth synth) {
+        Set<String> ids = new TreeSet<>();
+        synth.resources("AWS::CloudWatch::Alarm").keySet().forEach(id -> ids.add(id.substring(0, id.length() - 8)));
+        return ids;
+    }
+
+    static void assertRunbookLinks(Synth synth, String runbookUrl) {
+        synth.resources("AWS::CloudWatch::Alarm").forEach((logicalId, alarm) -> {
+            String id = logicalId.substring(0, logicalId.length() - 8);
+            String description = (String) props(alarm).get("AlarmDescription");
+            assertTrue(description.endsWith(" Runbook: " + runbookUrl + "#runbook-" + id.toLowerCase(Locale.ROOT)),
+                    description);
+            assertTrue(description.length() <= 1024, id + ": CloudWatch's limit");
+        });
+    }
+
+    /**
+     * Each link lands on a heading: the README's runbook has a {@code ### Runbook: <AlarmId>} section
+     * per alarm (GitHub anchors it {@code #runbook-<alarmid>}). Skipped while the README has no runbook yet.
+     */
+    @Test
+    void theReadmeHasARunbookSectionPerAlarm() throws Exception {
+        String readme = Files.readString(Path.of("../README.md"));
+        Assumptions.assumeTrue(readme.contains("### Runbook: "), "the README has no runbook yet");
+        for (String id : ALARMS) {
+            assertTrue(readme.lines().anyMatch(line -> line.strip().equals("### Runbook: " + id)), id);
+        }
+    }
+
+    /**
+     * NeedsReviewAlarm fires when a payment moves to review (the counter, at once) and stays on
+     * while any payment waits there (the gauge over the whole attention index, each sweep), so it
+     * clears only when an operator has resolved them all.
+     */
+    @Test
+    void needsReviewAlarmWatchesTheWaitingPaymentsAndTheMoves() {
+        Map<String, Object> alarm = alarm("NeedsReviewAlarm");
+        assertEquals(1, ((Number) alarm.get("Threshold")).intValue());
+        assertEquals("GreaterThanOrEqualToThreshold", alarm.get("ComparisonOperator"));
+        List<Map<String, Object>> queries = at(alarm, "Metrics");
+        Map<String, String> statByMetric = new TreeMap<>();
+        String expression = null;
+        for (Map<String, Object> query : queries) {
+            if (query.containsKey("MetricStat")) {
+                assertEquals(Metrics.NAMESPACE, at(query, "MetricStat", "Metric", "Namespace"));
+                assertFalse(((Map<String, Object>) at(query, "MetricStat", "Metric")).containsKey("Dimensions"));
+                assertEquals(300, (Object) at(query, "MetricStat", "Period"));
+                statByMetric.put(at(query, "MetricStat", "Metric", "MetricName"), at(query, "MetricStat", "Stat"));
+            } else {
+                expression = (String) query.get("Expression");
+                assertEquals(true, query.get("ReturnData"));
+            }
+        }
+        assertEquals(Map.of(Metrics.NEEDS_REVIEW_BACKLOG, "Maximum", Metrics.NEEDS_REVIEW, "Sum"), statByMetric);
+        assertEquals("MAX([FILL(waiting, 0), FILL(moved, 0)])", expression);
+    }
+
+    /** A PENDING payment older than 15 minutes: its charge run died and the sweep has not settled it. */
+    @Test
+    void pendingOldestAgeAlarmsPastFifteenMinutes() {
+        Map<String, Object> alarm = alarm("PendingOldestAgeAlarm");
+        assertEquals(Metrics.NAMESPACE, alarm.get("Namespace"));
+        assertEquals(Metrics.PENDING_OLDEST_AGE, alarm.get("MetricName"));
+        assertFalse(alarm.containsKey("Dimensions"));
+        assertEquals("Maximum", alarm.get("Statistic"));
+        assertEquals(900, ((Number) alarm.get("Threshold")).intValue());
+        assertEquals("GreaterThanThreshold", alarm.get("ComparisonOperator"));
+        assertEquals(1, alarm.get("EvaluationPeriods"));
+        assertEquals("notBreaching", alarm.get("TreatMissingData"));
+    }
+
+    // --- The dashboard and the API's description ------------------------------------------
+
+    /**
+     * One dashboard, named after the stack: every alarm's state, the issue-11 metrics (dimensioned
+     * ones by SEARCH, so each function, status and operation gets its line), the API's 4xx/5xx and
+     * each function's errors and throttles.
+     */
+    @Test
+    void oneDashboardShowsTheFleet() throws Exception {
+        Map<String, Object> dashboard = synth.only("AWS::CloudWatch::Dashboard");
+        assertEquals("Oncepay", dashboard.get("DashboardName"));
+        JsonNode body = dashboardBody(dashboard);
+
+        Set<String> custom = new TreeSet<>();
+        Set<String> searches = new TreeSet<>();
+        Map<String, Set<String>> aws = new TreeMap<>();
+        Set<String> alarmArns = new TreeSet<>();
+        List<String> logQueries = new ArrayList<>();
+        for (JsonNode widget : body.get("widgets")) {
+            widget.path("properties").path("alarms").forEach(arn -> alarmArns.add(arn.asText()));
+            if (widget.path("type").asText().equals("log")) {
+                logQueries.add(widget.path("properties").path("query").asText());
+            }
+            for (JsonNode metric : widget.path("properties").path("metrics")) {
+                if (metric.get(0).isObject()) {
+                    searches.add(metric.get(0).get("expression").asText());
+                } else if (metric.get(0).asText().equals(Metrics.NAMESPACE)) {
+                    assertTrue(metric.get(2).isObject(), "dimensionless, as the app emits it: " + metric);
+                    custom.add(metric.get(1).asText());
+                } else {
+                    String dimension = metric.get(3).asText();
+                    aws.computeIfAbsent(metric.get(0).asText() + " " + metric.get(1).asText(), k -> new TreeSet<>()).add(dimension);
+                }
+            }
+        }
+        assertEquals(new TreeSet<>(Set.of(Metrics.NEEDS_REVIEW, Metrics.RESOLUTIONS, Metrics.UNKNOWN_BACKLOG,
+                Metrics.PENDING_BACKLOG, Metrics.NEEDS_REVIEW_BACKLOG, Metrics.UNKNOWN_OLDEST_AGE, Metrics.PENDING_OLDEST_AGE,
+                Metrics.BREAKER_OPEN, Metrics.BREAKER_HALF_OPEN, Metrics.BREAKER_CLOSED, Metrics.BREAKER_REOPEN,
+                Metrics.BREAKER_STORE_FAILED, Metrics.PROVIDER_AT_CAPACITY, Metrics.RETRY_BUDGET_SPENT)), custom);
+        assertEquals(new TreeSet<>(Set.of(
+                "SEARCH('{oncepay,Function,Status} MetricName=\"Answers\"', 'Sum', 60)",
+                "SEARCH('{oncepay,Function} MetricName=\"Replays\"', 'Sum', 60)",
+                "SEARCH('{oncepay,Operation,Outcome} MetricName=\"ProviderLatency\"', 'p50', 60)",
+                "SEARCH('{oncepay,Operation,Outcome} MetricName=\"ProviderLatency\"', 'p99', 60)",
+                "SEARCH('{oncepay,Operation} MetricName=\"ProviderRetries\"', 'Sum', 60)")), searches);
+        String api = synth.id("AWS::ApiGatewayV2::Api", "Api");
+        Set<String> lambdas = new TreeSet<>(synth.resources(FUNCTION).keySet());
+        assertEquals(Map.of("AWS/ApiGateway Count", Set.of(api), "AWS/ApiGateway 4xx", Set.of(api),
+                "AWS/ApiGateway 5xx", Set.of(api), "AWS/Lambda Errors", lambdas, "AWS/Lambda Throttles", lambdas), aws);
+        Set<String> alarms = new TreeSet<>();
+        synth.resources("AWS::CloudWatch::Alarm").keySet().forEach(id -> alarms.add(id + ".Arn"));
+        assertEquals(alarms, alarmArns);
+
+        // The latest 5xx request lines, from the three functions' log groups.
+        assertEquals(1, logQueries.size());
+        String query = logQueries.get(0);
+        synth.resources("AWS::Logs::LogGroup").keySet().forEach(group -> assertTrue(query.contains("SOURCE '" + group + "'"), query));
+        assertTrue(query.contains("| filter mdc.status like /^5/"), query);
+        assertTrue(query.contains("fields " + String.join(", ", OperationsDashboard.REQUEST_LINE_FIELDS)), query);
+    }
+
+    /** A saved Logs Insights query: every request line about one payment, oldest first, across the functions. */
+    @Test
+    void aSavedQueryFindsOnePaymentsRequests() {
+        Map<String, Object> definition = synth.only("AWS::Logs::QueryDefinition");
+        assertEquals("Oncepay/requests-of-one-payment", definition.get("Name"));
+        assertEquals(new TreeSet<>(synth.resources("AWS::Logs::LogGroup").keySet()),
+                new TreeSet<>(((List<Map<String, Object>>) definition.get("LogGroupNames")).stream()
+                        .map(ref -> (String) ref.get("Ref")).toList()));
+        String query = (String) definition.get("QueryString");
+        assertTrue(query.contains("filter mdc.paymentId = \"" + OperationsDashboard.PAYMENT_ID_PLACEHOLDER + "\""), query);
+        assertTrue(query.contains("sort @timestamp asc"), query);
+        for (String field : List.of("mdc.function", "mdc.route", "mdc.status", "mdc.problemType", "mdc.requestId", "mdc.keyHash")) {
+            assertTrue(OperationsDashboard.REQUEST_LINE_FIELDS.contains(field), field);
+        }
+    }
+
+    /** The dashboard's JSON, each reference to a resource written as its logical id (and attribute). */
+    static JsonNode dashboardBody(Map<String, Object> dashboard) throws Exception {
+        StringBuilder json = new StringBuilder();
+        List<Object> parts = at(dashboard, "DashboardBody", "Fn::Join", 1);
+        for (Object part : parts) {
+            json.append(part instanceof String text ? text
+                    : part instanceof Map<?, ?> ref && ref.containsKey("Ref") ? ref.get("Ref")
+                    : String.join(".", Synth.<List<String>>at(part, "Fn::GetAtt")));
+        }
+        return new ObjectMapper().readTree(json.toString());
+    }
+
+    /**
+     * HTTP APIs cannot import a document without giving up the routes defined here, so the stack
+     * references it (an output and the API's description) and attaches it as an asset.
+     */
+    @Test
+    void theOpenApiDocumentIsReferencedAndAttached() {
+        Map<String, Object> outputs = at(synth.json, "Outputs");
+        assertEquals(OncepayStack.OPENAPI_PATH, at(outputs, "OpenApiDocumentPath", "Value"));
+        assertEquals("src/main/resources/openapi/oncepay.yaml", OncepayStack.OPENAPI_PATH);
+        assertTrue(at(synth.only("AWS::ApiGatewayV2::Api"), "Description").toString().contains(OncepayStack.OPENAPI_PATH));
+        // An S3 URL of the uploaded asset: s3://<bootstrap bucket>/<content hash>.yaml
+        String url = at(outputs, "OpenApiDocumentUrl", "Value", "Fn::Sub");
+        assertTrue(url.startsWith("s3://cdk-") && url.endsWith(".yaml"), url);
+    }
+
+    private static Map<String, Object> alarm(String id) {
+        return props(synth.resources("AWS::CloudWatch::Alarm").get(synth.id("AWS::CloudWatch::Alarm", id)));
     }
 
     private static Map<String, Map<String, Object>> functions() {

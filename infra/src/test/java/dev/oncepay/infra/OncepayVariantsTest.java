@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.config.DeploymentSettings;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeSet;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import software.amazon.awscdk.assertions.Annotations;
@@ -21,25 +22,31 @@ class OncepayVariantsTest {
     private static final String DEFAULT_KEYS = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:oncepay/default/api-key-AbCdEf";
     private static final String STRIPE_KEYS = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:oncepay/stripe-eu/api-key-GhIjKl";
     private static final String STRIPE_SIGNING = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:oncepay/stripe-eu/signing-MnOpQr";
+    private static final String ON_CALL = "arn:aws:iam::123456789012:role/on-call";
+    private static final String BREAK_GLASS = "arn:aws:iam::210987654321:user/break-glass";
+    private static final String RUNBOOK = "https://wiki.example.com/oncepay/runbook";
     static Synth synth;
 
     @BeforeAll
     static void synthesize() {
-        synth = new Synth(Map.of(
-                "oncepay:runtime", "jvm",
-                "oncepay:placeholderCode", "true",
-                "oncepay:functionZip", "does/not/exist.zip",
-                "oncepay:architecture", "arm64",
-                "oncepay:apiKeySecretArn", DEFAULT_KEYS,
+        synth = new Synth(Map.ofEntries(
+                Map.<String, Object>entry("oncepay:runtime", "jvm"),
+                Map.<String, Object>entry("oncepay:placeholderCode", "true"),
+                Map.<String, Object>entry("oncepay:functionZip", "does/not/exist.zip"),
+                Map.<String, Object>entry("oncepay:architecture", "arm64"),
+                Map.<String, Object>entry("oncepay:apiKeySecretArn", DEFAULT_KEYS),
                 // As -c gives it: text.
-                "oncepay:accounts", "[{\"name\": \"stripe-eu\", \"provider\": \"stripe\", \"url\": \"https://api.stripe.com\","
+                Map.<String, Object>entry("oncepay:accounts", "[{\"name\": \"stripe-eu\", \"provider\": \"stripe\", \"url\": \"https://api.stripe.com\","
                         + " \"apiKeySecretArn\": \"" + STRIPE_KEYS + "\", \"signingSecretArn\": \"" + STRIPE_SIGNING + "\"},"
-                        + " {\"name\": \"acme\", \"provider\": \"sim\", \"url\": \"https://psp.acme.example\"}]",
+                        + " {\"name\": \"acme\", \"provider\": \"sim\", \"url\": \"https://psp.acme.example\"}]"),
                 // As cdk.json gives it: a structure.
-                "oncepay:tenants", Map.of("Merchant-A", "stripe-eu", "merchant-b", "acme", "merchant-c", "default"),
-                "oncepay:reconcileRateMinutes", "5",
-                "oncepay:chargeConcurrency", "none",
-                "oncepay:logRetentionDays", "90"));
+                Map.<String, Object>entry("oncepay:tenants", Map.of("Merchant-A", "stripe-eu", "merchant-b", "acme", "merchant-c", "default")),
+                Map.<String, Object>entry("oncepay:reconcileRateMinutes", "5"),
+                Map.<String, Object>entry("oncepay:chargeConcurrency", "none"),
+                Map.<String, Object>entry("oncepay:logRetentionDays", "90"),
+                Map.<String, Object>entry("oncepay:operatorPrincipals", List.of(ON_CALL, BREAK_GLASS)),
+                Map.<String, Object>entry("oncepay:runbookUrl", RUNBOOK),
+                Map.<String, Object>entry("oncepay:openApiDocument", "does/not/exist.yaml")));
     }
 
     @Test
@@ -119,5 +126,36 @@ class OncepayVariantsTest {
     @Test
     void placeholderCodeIsFlagged() {
         Annotations.fromStack(synth.stack).hasWarning("/Oncepay", Match.stringLikeRegexp(".*placeholder code.*"));
+    }
+
+    /** Only the principals named may assume the operator role; its permissions do not change. */
+    @Test
+    void operatorPrincipalsAreTheOnlyOnesTrusted() {
+        Map<String, Object> role = Synth.props(synth.resources("AWS::IAM::Role").get(synth.id("AWS::IAM::Role", "OperatorRole")));
+        assertEquals(List.of(ON_CALL, BREAK_GLASS).stream().map(arn -> Map.of("Action", "sts:AssumeRole", "Effect", "Allow",
+                "Principal", Map.of("AWS", arn))).toList(), at(role, "AssumeRolePolicyDocument", "Statement"));
+        List<Map<String, Object>> statements = OncepayStackTest.operatorStatements(synth);
+        assertEquals(1, statements.size());
+        assertEquals("execute-api:Invoke", statements.get(0).get("Action"));
+        assertEquals(3, ((List<?>) statements.get(0).get("Resource")).size());
+        OncepayStackTest.assertNoTrustedHeader(synth);
+        OncepayStackTest.routes(synth).forEach((route, properties) -> assertEquals(
+                route.contains(" /admin/") ? "AWS_IAM" : route.contains(" /webhooks/") ? "NONE" : "JWT",
+                properties.get("AuthorizationType"), route));
+    }
+
+    @Test
+    void alarmsLinkToTheRunbookGiven() {
+        assertEquals(new TreeSet<>(OncepayStackTest.ALARMS), OncepayStackTest.alarmIds(synth));
+        OncepayStackTest.assertRunbookLinks(synth, RUNBOOK);
+    }
+
+    /** Without the document the stack still synthesizes: it names the document, says it is not attached, attaches nothing. */
+    @Test
+    void aMissingOpenApiDocumentIsReferencedNotAttached() {
+        Map<String, Object> outputs = at(synth.json, "Outputs");
+        assertEquals(OncepayStack.OPENAPI_PATH, at(outputs, "OpenApiDocumentPath", "Value"));
+        assertFalse(outputs.containsKey("OpenApiDocumentUrl"));
+        Annotations.fromStack(synth.stack).hasWarning("/Oncepay", Match.stringLikeRegexp(".*no OpenAPI document at does/not/exist.yaml.*"));
     }
 }

@@ -89,6 +89,11 @@ final class Synth {
         return Map.of("Fn::GetAtt", List.of(logicalId, "Arn"));
     }
 
+    /** A stand-in for the OpenAPI document. */
+    static Path openApiDocument(Path dir) throws IOException {
+        return Files.writeString(dir.resolve("oncepay.yaml"), "openapi: 3.1.0\ninfo: {title: oncepay, version: test}\npaths: {}\n");
+    }
+
     /** A stand-in function.zip: native ones have {@code bootstrap} at the root. */
     static Path zip(Path dir, boolean nativeBuild) throws IOException {
         Path zip = dir.resolve(nativeBuild ? "native-function.zip" : "jvm-function.zip");
