@@ -43,9 +43,20 @@ public final class LambdaClient {
         }
     }
 
-    /** Invokes an API Gateway function and reads its HTTP API response. */
+    /** Invokes an API Gateway function and reads its HTTP API response, checked against the OpenAPI document. */
     public static ApiResponse call(HttpApiEvents event) {
-        return ApiResponse.of(invoke(event.json()));
+        return call(event.json());
+    }
+
+    /**
+     * Invokes an API Gateway function with this HTTP API event JSON and reads its response. Every
+     * answer passes {@link OpenApiContract#check}: a status, header or body the document does not
+     * describe fails the test.
+     */
+    public static ApiResponse call(String eventJson) {
+        ApiResponse response = ApiResponse.of(invoke(eventJson));
+        OpenApiContract.check(eventJson, response);
+        return response;
     }
 
     /** An API Gateway v2 response as the function returned it. */
