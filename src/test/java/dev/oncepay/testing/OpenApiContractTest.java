@@ -175,6 +175,16 @@ class OpenApiContractTest {
         assertTrue(recorded.get(0).startsWith("POST /payments answered 418"), recorded.get(0));
     }
 
+    @Test
+    void aSchemaKeywordTheValidatorDoesNotKnowIsAnErrorNotALicence() {
+        OpenApiContract misspelt = new OpenApiContract("openapi/misspelt-keyword.yaml");
+
+        RuntimeException refused = assertThrows(RuntimeException.class, () -> misspelt.violations("POST", "/payments",
+                answer(201, "application/json", Map.of(), Map.of())));
+
+        assertTrue(String.valueOf(refused.getMessage()).contains("requird"), refused::toString);
+    }
+
     private static void assertViolation(List<String> violations, String expected) {
         assertTrue(violations.stream().anyMatch(v -> v.contains(expected)),
                 () -> "expected a violation mentioning \"" + expected + "\", got " + violations);
