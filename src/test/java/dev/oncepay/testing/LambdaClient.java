@@ -24,7 +24,10 @@ public final class LambdaClient {
     private LambdaClient() {
     }
 
-    /** The function's raw output as a JSON tree. */
+    /**
+     * The function's raw output as a JSON tree. For events that are not HTTP requests (the
+     * schedule); an API Gateway event goes through {@link #call(String)}, which checks the answer.
+     */
     public static JsonNode invoke(String eventJson) {
         try {
             HttpRequest request = HttpRequest.newBuilder(
