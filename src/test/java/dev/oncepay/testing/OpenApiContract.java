@@ -46,6 +46,9 @@ public final class OpenApiContract {
     static final String ANSWERED_BY = "x-oncepay-answered-by";
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** A Path Item's fields that are operations (the others are parameters, summary and the like). */
+    private static final Set<String> OPERATIONS = Set.of("get", "put", "post", "delete", "patch", "head", "options",
+            "trace");
     /** Violations seen on any thread (a gateway bridge's too), failed by {@link OpenApiContractViolations}. */
     private static final Queue<String> RECORDED = new ConcurrentLinkedQueue<>();
 
@@ -155,7 +158,7 @@ public final class OpenApiContract {
         Set<String> documented = new TreeSet<>();
         for (Iterator<String> keys = pathItem.fieldNames(); keys.hasNext();) {
             String key = keys.next();
-            if (Set.of("get", "put", "post", "delete", "patch", "head", "options", "trace").contains(key)) {
+            if (OPERATIONS.contains(key)) {
                 documented.add(key.toUpperCase(Locale.ROOT));
             }
         }
