@@ -7,7 +7,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.http.ProblemType;
+import dev.oncepay.payment.Actor;
+import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
+import dev.oncepay.webhook.WebhookOutcome;
 import io.swagger.v3.oas.models.SpecVersion;
 import io.swagger.v3.parser.OpenAPIV3Parser;
 import io.swagger.v3.parser.core.models.ParseOptions;
@@ -16,10 +19,15 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -66,6 +74,20 @@ class OpenApiContractTest {
             assertEquals(type.title(), schema.at("/properties/title/const").asText(), type.name());
             assertEquals(type.status(), schema.at("/properties/status/const").asInt(), type.name());
         }
+    }
+
+    @Test
+    void theDocumentsEnumerationsAreTheCodes() {
+        assertEquals(Arrays.stream(WebhookOutcome.values()).map(WebhookOutcome::apiName).collect(Collectors.toSet()),
+                enumAt("/components/schemas/WebhookReceipt/properties/outcome/enum"));
+        assertEquals(Arrays.stream(PaymentStatus.values()).map(s -> s.name().toLowerCase(Locale.ROOT))
+                .collect(Collectors.toSet()), enumAt("/components/schemas/InternalStatus/enum"));
+        Set<String> publicStatuses = Arrays.stream(PaymentStatus.values()).map(PaymentStatus::apiName)
+                .collect(Collectors.toCollection(HashSet::new));
+        publicStatuses.add("requires_action");
+        assertEquals(publicStatuses, enumAt("/components/schemas/Payment/properties/status/enum"));
+        assertEquals(Arrays.stream(Actor.Kind.values()).map(k -> k.name().toLowerCase(Locale.ROOT))
+                .collect(Collectors.toSet()), enumAt("/components/schemas/Actor/properties/kind/enum"));
     }
 
     @Test
@@ -183,6 +205,12 @@ class OpenApiContractTest {
                 answer(201, "application/json", Map.of(), Map.of())));
 
         assertTrue(String.valueOf(refused.getMessage()).contains("requird"), refused::toString);
+    }
+
+    private static Set<String> enumAt(String pointer) {
+        Set<String> values = new HashSet<>();
+        CONTRACT.tree().at(pointer).forEach(v -> values.add(v.asText()));
+        return values;
     }
 
     private static void assertViolation(List<String> violations, String expected) {
