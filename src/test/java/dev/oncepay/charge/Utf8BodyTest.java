@@ -58,7 +58,7 @@ class Utf8BodyTest extends ChargeTestSupport {
         String key = newKey();
         dynamoRequests.reset();
 
-        ApiResponse rejected = ApiResponse.of(LambdaClient.invoke(eventJson(damaged, key)));
+        ApiResponse rejected = LambdaClient.call(eventJson(damaged, key));
 
         assertProblem(rejected, 400, "invalid-request");
         assertEquals(Set.of("body"), errorFields(rejected), rejected::body);

@@ -31,7 +31,9 @@ public class DirectInvoker {
     public ApiResponse call(HttpApiEvents event) {
         try {
             HttpApiEvent parsed = json.readValue(event.json(), HttpApiEvent.class);
-            return ApiResponse.of(json.valueToTree(function.charge(parsed)));
+            ApiResponse response = ApiResponse.of(json.valueToTree(function.charge(parsed)));
+            OpenApiContract.check(event.json(), response);
+            return response;
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }

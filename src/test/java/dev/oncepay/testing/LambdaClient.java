@@ -24,7 +24,10 @@ public final class LambdaClient {
     private LambdaClient() {
     }
 
-    /** The function's raw output as a JSON tree. */
+    /**
+     * The function's raw output as a JSON tree. For events that are not HTTP requests (the
+     * schedule); an API Gateway event goes through {@link #call(String)}, which checks the answer.
+     */
     public static JsonNode invoke(String eventJson) {
         try {
             HttpRequest request = HttpRequest.newBuilder(
@@ -43,9 +46,20 @@ public final class LambdaClient {
         }
     }
 
-    /** Invokes an API Gateway function and reads its HTTP API response. */
+    /** Invokes an API Gateway function and reads its HTTP API response, checked against the OpenAPI document. */
     public static ApiResponse call(HttpApiEvents event) {
-        return ApiResponse.of(invoke(event.json()));
+        return call(event.json());
+    }
+
+    /**
+     * Invokes an API Gateway function with this HTTP API event JSON and reads its response. Every
+     * answer passes {@link OpenApiContract#check}: a status, header or body the document does not
+     * describe fails the test.
+     */
+    public static ApiResponse call(String eventJson) {
+        ApiResponse response = ApiResponse.of(invoke(eventJson));
+        OpenApiContract.check(eventJson, response);
+        return response;
     }
 
     /** An API Gateway v2 response as the function returned it. */

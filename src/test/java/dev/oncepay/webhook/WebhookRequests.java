@@ -100,7 +100,7 @@ final class WebhookRequests {
 
     /** Invokes the function through the Lambda mock event server. */
     static ApiResponse call(String eventJson) {
-        return ApiResponse.of(LambdaClient.invoke(eventJson));
+        return LambdaClient.call(eventJson);
     }
 
     static byte[] utf8(String s) {
