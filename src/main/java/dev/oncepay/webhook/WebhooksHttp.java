@@ -51,7 +51,8 @@ public class WebhooksHttp {
             return responses.problem(ProblemType.NOT_FOUND, "no such route");
         }
         if (!"POST".equals(event.method())) {
-            return responses.problem(ProblemType.METHOD_NOT_ALLOWED, "use POST " + PREFIX + "{provider}");
+            return responses.problem(ProblemType.METHOD_NOT_ALLOWED, "use POST " + PREFIX + "{provider}", Map.of(),
+                    Map.of("Allow", "POST"));
         }
         String requestId = event.requestContext() == null ? null : event.requestContext().requestId();
         try {
