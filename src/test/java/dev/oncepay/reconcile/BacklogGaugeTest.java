@@ -24,6 +24,7 @@ import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.OptionalLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -90,6 +91,11 @@ class BacklogGaugeTest {
         long age = Duration.between(start, clock.instant()).toSeconds();
         assertInRange(LATER.toSeconds(), age, metrics.lastGauge(Metrics.UNKNOWN_OLDEST_AGE));
         assertInRange(LATER.toSeconds(), age, metrics.lastGauge(Metrics.PENDING_OLDEST_AGE));
+        assertEquals(BATCH, metrics.values(Metrics.PROVIDER_LATENCY,
+                Map.of(Metrics.DIM_OPERATION, "lookup", Metrics.DIM_OUTCOME, "failed")).size(),
+                "each lookup timed as failed (the breaker's refusals too)");
+        assertTrue(metrics.counted(Metrics.PROVIDER_RETRIES, Map.of(Metrics.DIM_OPERATION, "lookup")) > 0,
+                "the 503s were retried before the breaker opened");
     }
 
     @Test
