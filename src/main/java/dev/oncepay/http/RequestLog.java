@@ -29,8 +29,9 @@ public class RequestLog {
     private static final Logger LOG = Logger.getLogger(RequestLog.class);
     /** The Lambda runtime's MDC entry for the invocation's request id (Quarkus' poll loop sets it). */
     static final String LAMBDA_REQUEST_ID = "AWSRequestId";
-    private static final String PROBLEM_TYPE_BASE = ProblemType.INVALID_REQUEST.uri()
-            .substring(0, ProblemType.INVALID_REQUEST.uri().lastIndexOf('/') + 1);
+    /** What every problem type URI starts with; the rest is the type's short name ({@code store-unavailable}). */
+    private static final String PROBLEM_TYPE_BASE = ProblemType.INTERNAL.uri()
+            .substring(0, ProblemType.INTERNAL.uri().lastIndexOf('/') + 1);
     /** The payment the current invocation is about, when only the code handling it knows (a webhook's event). */
     private static final ThreadLocal<String> PAYMENT = new ThreadLocal<>();
 
@@ -115,13 +116,15 @@ public class RequestLog {
             // The stored key's own hash (storage id "key#<sha256 hex>"), cut to 16 hex digits.
             fields.put("keyHash", new IdempotencyKey(tenant == null ? "" : tenant, key).storageId().substring(4, 20));
         }
+        String route = routeOf(event);
         fields.put("method", event.method());
-        fields.put("route", routeOf(event));
+        fields.put("route", route);
+        String request = function + " " + event.method() + " " + route;
         if (failure != null) {
             // The invocation fails: API Gateway answers 5xx itself, and Lambda counts an error.
             fields.put("error", failure.getClass().getName());
             fields.put("latencyMs", millisSince(start));
-            write(fields, function + " " + event.method() + " " + routeOf(event) + " failed");
+            write(fields, request + " failed");
             return;
         }
         String problemType = problemTypeOf(response, body);
@@ -135,7 +138,7 @@ public class RequestLog {
         if (replayed) {
             metrics.count(Metrics.REPLAYS, Map.of(Metrics.DIM_FUNCTION, function));
         }
-        write(fields, function + " " + event.method() + " " + routeOf(event) + " " + response.statusCode());
+        write(fields, request + " " + response.statusCode());
     }
 
     /**
