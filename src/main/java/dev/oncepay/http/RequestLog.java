@@ -60,11 +60,11 @@ public class RequestLog {
         long start = System.nanoTime();
         PAYMENT.remove();
         HttpApiResponse response = null;
-        RuntimeException failure = null;
+        Throwable failure = null;
         try {
             response = handler.apply(event);
             return response;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             failure = e;
             throw e;
         } finally {
@@ -83,11 +83,11 @@ public class RequestLog {
     public <T> T run(String function, Supplier<T> work) {
         long start = System.nanoTime();
         T result = null;
-        RuntimeException failure = null;
+        Throwable failure = null;
         try {
             result = work.get();
             return result;
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
             failure = e;
             throw e;
         } finally {
@@ -102,7 +102,7 @@ public class RequestLog {
         }
     }
 
-    private void record(String function, HttpApiEvent event, HttpApiResponse response, RuntimeException failure,
+    private void record(String function, HttpApiEvent event, HttpApiResponse response, Throwable failure,
             long start) {
         Map<String, Object> fields = new LinkedHashMap<>();
         fields.put("function", function);

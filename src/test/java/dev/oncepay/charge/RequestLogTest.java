@@ -18,6 +18,7 @@ import dev.oncepay.sim.Faults;
 import dev.oncepay.testing.HttpApiEvents;
 import dev.oncepay.testing.LambdaClient;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
+import dev.oncepay.testing.PhaseHooks;
 import dev.oncepay.testing.RecordingMetrics;
 import dev.oncepay.testing.StoreFaults;
 import dev.oncepay.testing.TestEnvironment;
@@ -149,6 +150,20 @@ class RequestLogTest extends ChargeTestSupport {
         assertFalse(everything.contains(key), "the raw Idempotency-Key appears nowhere in the log");
         assertFalse(everything.contains(SIM_API_KEY), "nor the provider API key");
         assertFalse(everything.contains(SIM_WEBHOOK_SECRET), "nor the webhook secret");
+    }
+
+    @Test
+    void anInvocationThatFailsLeavesItsLineWithTheErrorAndCountsNoAnswer() throws Exception {
+        metrics.reset();
+        hooks.crashOnceAfter(ChargePhase.PAYMENT_RECORDED);
+        HttpApiEvents crashing = HttpApiEvents.postPayment(tenant, newKey(), body(900, "EUR", "order_crash"));
+
+        assertEquals(-1, LambdaClient.call(crashing).status(), "the invocation failed, as in a crash");
+
+        JsonNode line = onlyLineOf(logLines(), requestIdOf(crashing.json())).get("mdc");
+        assertEquals(PhaseHooks.SimulatedCrash.class.getName(), line.get("error").asText());
+        assertFalse(line.has("status"), "no answer: API Gateway answers for the function");
+        assertEquals(0, metrics.counted(Metrics.ANSWERS));
     }
 
     @Test
