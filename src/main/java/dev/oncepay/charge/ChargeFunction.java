@@ -2,6 +2,7 @@ package dev.oncepay.charge;
 
 import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.http.HttpApiResponse;
+import dev.oncepay.http.RequestLog;
 import io.quarkus.funqy.Funq;
 import jakarta.inject.Inject;
 
@@ -9,9 +10,11 @@ import jakarta.inject.Inject;
 public class ChargeFunction {
     @Inject
     PaymentsHttp payments;
+    @Inject
+    RequestLog requests;
 
     @Funq("charge")
     public HttpApiResponse charge(HttpApiEvent event) {
-        return payments.handle(event);
+        return requests.answer("charge", event, payments::handle);
     }
 }

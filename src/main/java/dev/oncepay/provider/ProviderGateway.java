@@ -1,5 +1,7 @@
 package dev.oncepay.provider;
 
+import dev.oncepay.config.EmbeddedMetrics;
+import dev.oncepay.config.Metrics;
 import dev.oncepay.http.FieldError;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentInstrument;
@@ -11,6 +13,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -29,17 +32,23 @@ public class ProviderGateway {
     private static final Logger LOG = Logger.getLogger(ProviderGateway.class);
     /** The functions that call providers, and so hold API keys. */
     private static final Set<String> CALLERS = Set.of("charge", "reconcile");
+    /** A lookup's {@code Outcome} dimension: a list came back (possibly empty), or no answer (a fault). */
+    static final String LOOKUP_FOUND = "found";
+    static final String LOOKUP_FAILED = "failed";
 
     private final ProviderCalls calls;
     private final ProviderAccounts accounts;
     private final ProviderAdapters adapters;
     private final Clock clock;
+    private final EmbeddedMetrics metrics;
 
-    public ProviderGateway(ProviderCalls calls, ProviderAccounts accounts, ProviderAdapters adapters, Clock clock) {
+    public ProviderGateway(ProviderCalls calls, ProviderAccounts accounts, ProviderAdapters adapters, Clock clock,
+            EmbeddedMetrics metrics) {
         this.calls = calls;
         this.accounts = accounts;
         this.adapters = adapters;
         this.clock = clock;
+        this.metrics = metrics;
     }
 
     /** A function that calls providers refuses to start without a key for every account it may call. */
@@ -69,6 +78,7 @@ public class ProviderGateway {
      */
     public ChargeResult charge(Payment payment, Instant deadline) {
         CallLog log = calls.chargeCall(Duration.between(clock.instant(), deadline));
+        long start = System.nanoTime();
         ChargeResult result;
         if (!log.attemptFitsAfter(Duration.ZERO)) {
             result = ChargeResult.notSent("no time left for an attempt before " + deadline);
@@ -88,6 +98,7 @@ public class ProviderGateway {
                         : ChargeResult.notSent(fault.getMessage());
             }
         }
+        measured(ProviderOperation.CHARGE, result.outcome().name(), start, log);
         LOG.infof("charge paymentId=%s account=%s outcome=%s attempts=%d%s", payment.id(), payment.providerAccount(),
                 result.outcome(), log.attempts(), result.detail() == null ? "" : " detail=" + result.detail());
         return result;
@@ -108,7 +119,30 @@ public class ProviderGateway {
         if (!log.attemptFitsAfter(Duration.ZERO)) {
             throw new OutOfTimeProviderFault("no time left for a lookup before " + deadline, false, null);
         }
-        return calls.lookup(adapterOf(payment), accounts.endpoint(payment.providerAccount()), payment, log);
+        long start = System.nanoTime();
+        try {
+            List<FoundCharge> found = calls.lookup(adapterOf(payment), accounts.endpoint(payment.providerAccount()),
+                    payment, log);
+            measured(ProviderOperation.LOOKUP, LOOKUP_FOUND, start, log);
+            return found;
+        } catch (RuntimeException fault) {
+            measured(ProviderOperation.LOOKUP, LOOKUP_FAILED, start, log);
+            throw fault;
+        }
+    }
+
+    /**
+     * One whole call's latency (retries and their waits included) by operation and outcome, and
+     * its retries. A call refused before any attempt (breaker, bulkhead, no time) is measured too:
+     * its short latency under {@code NOT_SENT} shows the protection at work.
+     */
+    private void measured(ProviderOperation operation, String outcome, long startNanos, CallLog log) {
+        String name = operation.id();
+        metrics.measure(Metrics.PROVIDER_LATENCY, (System.nanoTime() - startNanos) / 1_000_000.0, "Milliseconds",
+                Map.of(Metrics.DIM_OPERATION, name, Metrics.DIM_OUTCOME, outcome));
+        if (log.attempts() > 1) {
+            metrics.measure(Metrics.PROVIDER_RETRIES, log.attempts() - 1, "Count", Map.of(Metrics.DIM_OPERATION, name));
+        }
     }
 
     /**

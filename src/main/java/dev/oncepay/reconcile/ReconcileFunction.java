@@ -1,5 +1,6 @@
 package dev.oncepay.reconcile;
 
+import dev.oncepay.http.RequestLog;
 import io.quarkus.funqy.Funq;
 import jakarta.inject.Inject;
 
@@ -13,9 +14,11 @@ import jakarta.inject.Inject;
 public class ReconcileFunction {
     @Inject
     ReconcileUseCase sweep;
+    @Inject
+    RequestLog requests;
 
     @Funq("reconcile")
     public SweepSummary reconcile(ScheduledEvent event) {
-        return sweep.sweep(event == null ? "manual" : event.trigger());
+        return requests.run("reconcile", () -> sweep.sweep(event == null ? "manual" : event.trigger()));
     }
 }

@@ -72,10 +72,12 @@ public class ReconcileUseCase {
     private final ReconcileConfig config;
     private final EmbeddedMetrics metrics;
     private final ProviderAccounts accounts;
+    private final Backlog backlog;
 
     public ReconcileUseCase(PaymentRepository payments, ProviderGateway provider, Event<ReconcilePhaseReached> phases,
-            Clock clock, ReconcileConfig config, EmbeddedMetrics metrics, ProviderAccounts accounts) {
+            Clock clock, ReconcileConfig config, EmbeddedMetrics metrics, ProviderAccounts accounts, Backlog backlog) {
         this.metrics = metrics;
+        this.backlog = backlog;
         this.accounts = accounts;
         this.payments = payments;
         this.provider = provider;
@@ -84,7 +86,10 @@ public class ReconcileUseCase {
         this.config = config;
     }
 
-    /** One sweep over every shard, bounded by the batch size and the time budget. */
+    /**
+     * One sweep over every shard, bounded by the batch size and the time budget; then the backlog
+     * gauges, from the whole attention index as the sweep left it.
+     */
     public SweepSummary sweep(String trigger) {
         Instant started = clock.instant();
         Instant deadline = started.plus(config.timeBudget());
@@ -108,10 +113,8 @@ public class ReconcileUseCase {
             }
         }
         SweepSummary summary = tally.summary(trigger, Duration.between(started, clock.instant()).toMillis());
-        metrics.gauge(Metrics.UNKNOWN_BACKLOG, tally.unknownWaiting, "Count");
-        metrics.gauge(Metrics.UNKNOWN_OLDEST_AGE, tally.oldestUnknownAge.toSeconds(), "Seconds");
-        LOG.infof("sweep %s: %s", trigger, summary);
-        return summary;
+        backlog.emit();
+        return summary; // logged, one line per sweep, by the function (RequestLog)
     }
 
     /**
@@ -143,7 +146,6 @@ public class ReconcileUseCase {
             return Outcome.SKIPPED; // the index lags: settled or re-scheduled meanwhile
         }
         Payment payment = read.get().payment();
-        tally.waiting(payment, now);
         reached(paymentId, ReconcilePhase.READ);
         Verdict verdict = ask(payment, tally, deadline);
         return record(read.get(), verdict);
@@ -504,19 +506,6 @@ public class ReconcileUseCase {
         int resent;
         int notStarted;
         boolean budgetExhausted;
-        /** UNKNOWN payments this sweep found due, and the age of the oldest: the backlog gauges. */
-        int unknownWaiting;
-        Duration oldestUnknownAge = Duration.ZERO;
-
-        void waiting(Payment payment, Instant now) {
-            if (payment.status() == PaymentStatus.UNKNOWN) {
-                unknownWaiting++;
-                Duration age = Duration.between(payment.createdAt(), now);
-                if (age.compareTo(oldestUnknownAge) > 0) {
-                    oldestUnknownAge = age;
-                }
-            }
-        }
 
         void count(Outcome outcome) {
             switch (outcome) {

@@ -2,6 +2,7 @@ package dev.oncepay.webhook;
 
 import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.http.HttpApiResponse;
+import dev.oncepay.http.RequestLog;
 import io.quarkus.funqy.Funq;
 import jakarta.inject.Inject;
 
@@ -9,9 +10,11 @@ import jakarta.inject.Inject;
 public class WebhookFunction {
     @Inject
     WebhooksHttp webhooks;
+    @Inject
+    RequestLog requests;
 
     @Funq("webhook")
     public HttpApiResponse webhook(HttpApiEvent event) {
-        return webhooks.handle(event);
+        return requests.answer("webhook", event, webhooks::handle);
     }
 }

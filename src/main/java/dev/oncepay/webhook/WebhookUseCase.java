@@ -1,6 +1,7 @@
 package dev.oncepay.webhook;
 
 import dev.oncepay.config.OncepayConfig;
+import dev.oncepay.http.RequestLog;
 import dev.oncepay.payment.Actor;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
@@ -90,6 +91,7 @@ public class WebhookUseCase {
         }
         ProviderEvent event = format.read(delivery.signatureHeader(), delivery.rawBody(), secrets, clock.instant(),
                 config.tolerance());
+        RequestLog.aboutPayment(event.reference()); // verified: the payment this delivery is about
 
         Instant now = clock.instant();
         Optional<JournalEntry> earlier = journal.receive(provider, event, now, now.plus(config.retention()));

@@ -212,6 +212,9 @@ public final class LocalRun implements AutoCloseable {
         env.put("QUARKUS_DYNAMODB_ENDPOINT_OVERRIDE", store.endpoint());
         // Lets a direct invocation carry the tenant in this header (the gateway sets the claim itself).
         env.put("ONCEPAY_TENANT_TRUSTED_HEADER", ApiGateway.TENANT_HEADER);
+        // Readable lines on the terminal (and for the drill's log readers); QUARKUS_LOG_CONSOLE_JSON_ENABLED=true
+        // ./run-local.sh shows the JSON lines Lambda writes.
+        env.put("QUARKUS_LOG_CONSOLE_JSON_ENABLED", "false");
         // The developer's own overrides (e.g. QUARKUS_LOG_LEVEL=DEBUG ./run-local.sh), then --env.
         System.getenv().forEach((k, v) -> {
             if ((k.startsWith("ONCEPAY_") && !k.startsWith("ONCEPAY_LOCAL_")) || k.startsWith("QUARKUS_")) {

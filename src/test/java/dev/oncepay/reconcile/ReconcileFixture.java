@@ -67,6 +67,11 @@ public class ReconcileFixture {
             """;
     /** The charge run's lease (oncepay.idempotency.lease). */
     static final Duration LEASE = Duration.ofSeconds(35);
+    /**
+     * The DynamoDB queries of a sweep's backlog gauges when no payment waits in UNKNOWN or PENDING:
+     * per shard (4), one for the oldest UNKNOWN, one for the oldest stuck PENDING, one NEEDS_REVIEW count.
+     */
+    static final long BACKLOG_QUERIES_WHEN_NONE_WAIT = 3 * 4;
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @Inject
@@ -86,7 +91,7 @@ public class ReconcileFixture {
     @Inject
     ProviderAccounts accounts;
 
-    /** A clean slate: real time, a healthy provider, closed breakers, no hooks, an empty sweep index. */
+    /** A clean slate: real time, a healthy provider, closed breakers, no hooks, empty sweep and attention indexes. */
     public void reset() {
         clock.reset();
         sim().reset();
@@ -94,6 +99,7 @@ public class ReconcileFixture {
         chargeHooks.reset();
         sweepHooks.reset();
         emptySweepIndex();
+        emptyAttentionIndex();
     }
 
     PspSimulator sim() {
@@ -238,6 +244,23 @@ public class ReconcileFixture {
         Map<String, AttributeValue> item = TestEnvironment.dynamo().getItem(b -> b.tableName(TestEnvironment.TABLE)
                 .key(Attr.key(PaymentRepository.pk(paymentId))).consistentRead(true)).item();
         return item.containsKey(Table.SWEEP_SHARD) || item.containsKey(Table.NEXT_CHECK_AT);
+    }
+
+    /** Removes every payment other tests left in the attention index (those in review), so gauges count only a test's own. */
+    private void emptyAttentionIndex() {
+        DynamoDbClient dynamo = TestEnvironment.dynamo();
+        for (PaymentStatus status : PaymentRepository.NEEDS_ATTENTION) {
+            for (int shard = 0; shard < payments.sweepShards(); shard++) {
+                String partition = status.name() + "#" + shard;
+                dynamo.queryPaginator(b -> b.tableName(TestEnvironment.TABLE).indexName(Table.ATTENTION_INDEX)
+                        .keyConditionExpression("#key = :key")
+                        .expressionAttributeNames(Map.of("#key", Table.ATTENTION_KEY))
+                        .expressionAttributeValues(Map.of(":key", Attr.s(partition))))
+                        .items()
+                        .forEach(item -> dynamo.deleteItem(d -> d.tableName(TestEnvironment.TABLE)
+                                .key(Map.of(Table.PK, item.get(Table.PK)))));
+            }
+        }
     }
 
     /** Removes every item other tests left in the sweep index, so each test sweeps only its own payments. */

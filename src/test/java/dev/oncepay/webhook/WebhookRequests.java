@@ -19,14 +19,14 @@ import java.util.UUID;
  * 2.0 event JSON for {@code POST /webhooks/{provider}} (route with path parameter, no authorizer:
  * the signature is the authentication), with bodies signed like the provider signs them.
  */
-final class WebhookRequests {
+public final class WebhookRequests {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private WebhookRequests() {
     }
 
     /** A charge event body in the provider's shape (design §3). */
-    static String chargeEvent(String eventId, String type, String reference, String chargeId, long amount,
+    public static String chargeEvent(String eventId, String type, String reference, String chargeId, long amount,
             String currency) {
         Map<String, Object> data = new LinkedHashMap<>();
         data.put("chargeId", chargeId);
@@ -46,7 +46,7 @@ final class WebhookRequests {
         }
     }
 
-    static String newEventId() {
+    public static String newEventId() {
         return "evt_" + UUID.randomUUID().toString().replace("-", "");
     }
 
@@ -54,12 +54,12 @@ final class WebhookRequests {
         return WebhookSignature.header(secret, body, unixSeconds);
     }
 
-    static String signNow(String secret, String body) {
+    public static String signNow(String secret, String body) {
         return sign(secret, body, Instant.now().getEpochSecond());
     }
 
     /** The event JSON with the generic PSP's {@code Payment-Signature}; {@code signature} null leaves the header out. */
-    static String event(String provider, String body, String signature) {
+    public static String event(String provider, String body, String signature) {
         return event(provider, body, WebhookSignature.HEADER, signature);
     }
 
