@@ -54,10 +54,10 @@ public final class Metrics {
     /** Dimension: the function that emitted a metric ({@code charge}, {@code webhook}, {@code reconcile}). */
     public static final String DIM_FUNCTION = "Function";
     /**
-     * Dimension: an answer's status, with the problem type for 4xx/5xx problems where one status
-     * has several causes ({@code 201}, {@code 202}, {@code 402}, {@code 409}, {@code 422}, {@code 400},
-     * {@code 401}, {@code 404}, {@code 503-provider-unavailable}, {@code 503-provider-at-capacity},
-     * {@code 503-store-unavailable}, ...).
+     * Dimension: an answer's status, a 5xx with its problem type ({@code 201}, {@code 202},
+     * {@code 402}, {@code 409}, {@code 422}, {@code 400}, {@code 401}, {@code 404},
+     * {@code 503-provider-unavailable}, {@code 503-provider-at-capacity}, {@code 503-store-unavailable},
+     * ...); the causes of a 4xx are in the request's log line ({@code problemType}).
      */
     public static final String DIM_STATUS = "Status";
     /** Dimension: a provider call's operation ({@code charge}, {@code lookup}). */

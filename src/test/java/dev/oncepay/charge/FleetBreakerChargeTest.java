@@ -14,6 +14,7 @@ import dev.oncepay.testing.TestEnvironment;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.List;
@@ -31,6 +32,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * one sandbox learns about a provider account stops every other one.
  */
 @QuarkusTest
+@TestProfile(BulkheadProfile.class)
 @WithTestResource(value = TestEnvironment.class, scope = TestResourceScope.GLOBAL)
 class FleetBreakerChargeTest extends ChargeTestSupport {
     private static final ProviderAccount ACCOUNT = new ProviderAccount("sim", "default");

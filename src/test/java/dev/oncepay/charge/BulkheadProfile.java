@@ -1,0 +1,16 @@
+package dev.oncepay.charge;
+
+import io.quarkus.test.junit.QuarkusTestProfile;
+import java.util.Map;
+
+/**
+ * The bulkhead counting calls as in production: a call still in flight after 300 ms takes a
+ * slot. The test profile's default waits a minute, so that no other test's request counts or
+ * timings depend on how fast this machine happens to be.
+ */
+public class BulkheadProfile implements QuarkusTestProfile {
+    @Override
+    public Map<String, String> getConfigOverrides() {
+        return Map.of("oncepay.provider.in-flight-after", "300MS");
+    }
+}
