@@ -187,6 +187,13 @@ public class PaymentRepository {
             setIfPresent(set, names, values, Table.NEXT_ACTION, t.customerAction().nextActionJson());
         }
         List<String> remove = new ArrayList<>();
+        if (t.reviewReason() != null) {
+            setIfPresent(set, names, values, Table.REVIEW_REASON, t.reviewReason().code());
+        } else if (!t.to().isUnsettled() && t.to() != PaymentStatus.NEEDS_REVIEW) {
+            // Settled (an operator's resolution among others): no longer in review, for no reason.
+            names.put("#reviewReason", Table.REVIEW_REASON);
+            remove.add("#reviewReason");
+        }
         names.put("#next", Table.NEXT_CHECK_AT);
         if (t.nextCheckAt() != null) {
             set.append(", #next = :next");
@@ -281,7 +288,8 @@ public class PaymentRepository {
                 // Older items: the first run's lease (a takeover's later fence is not known).
                 leaseEnd < 0 ? createdAt.plus(lease) : Instant.ofEpochMilli(leaseEnd),
                 new PaymentInstrument(Attr.string(item, Table.PAYMENT_METHOD), Attr.string(item, Table.CUSTOMER)),
-                customerAction(item));
+                customerAction(item),
+                ReviewReason.ofCode(Attr.string(item, Table.REVIEW_REASON)).orElse(null));
     }
 
     /** Kept once set (the customer may still be finishing it), shown only while the payment waits for them. */
