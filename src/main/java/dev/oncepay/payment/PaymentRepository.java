@@ -306,6 +306,59 @@ public class PaymentRepository {
         }
     }
 
+    // Attention: the operator API's access to the sparse, sharded index `attention`.
+
+    /** Where a listing of one attention shard stands: after this payment (index order: newest first). */
+    public record AttentionPosition(long createdAtMs, String paymentId) {
+    }
+
+    /**
+     * One page of one attention shard, newest first; {@code next} is where the following page
+     * starts, empty once the shard has no more (with a tenant filter, it may lie past the last
+     * payment returned: DynamoDB filters after it reads).
+     */
+    public record AttentionPage(List<Payment> payments, Optional<AttentionPosition> next) {
+    }
+
+    /**
+     * Payments in {@code status} of one shard of the attention index, newest first, created before
+     * {@code createdBeforeMs} if given, of {@code tenant} if given (a filter on the index query,
+     * never a scan), after {@code after} if given: one Query, reading at most {@code limit} items.
+     * From the index's projection: no history, and only what a listing shows.
+     */
+    public AttentionPage attentionPage(PaymentStatus status, int shard, Long createdBeforeMs, String tenant,
+            AttentionPosition after, int limit) {
+        String partition = status.name() + "#" + shard;
+        Map<String, String> names = new HashMap<>(Map.of("#key", Table.ATTENTION_KEY));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":key", Attr.s(partition)));
+        String keyCondition = "#key = :key";
+        if (createdBeforeMs != null) {
+            keyCondition += " AND #created < :before";
+            names.put("#created", Table.CREATED_AT_MS);
+            values.put(":before", Attr.n(createdBeforeMs));
+        }
+        String filter = null;
+        if (tenant != null) {
+            filter = "#tenant = :tenant";
+            names.put("#tenant", Table.TENANT);
+            values.put(":tenant", Attr.s(tenant));
+        }
+        String finalKeyCondition = keyCondition;
+        String finalFilter = filter;
+        var answer = dynamo.query(b -> b.tableName(table).indexName(Table.ATTENTION_INDEX)
+                .keyConditionExpression(finalKeyCondition).filterExpression(finalFilter)
+                .expressionAttributeNames(names).expressionAttributeValues(values)
+                .exclusiveStartKey(after == null ? null : Map.of(Table.PK, Attr.s(pk(after.paymentId())),
+                        Table.ATTENTION_KEY, Attr.s(partition), Table.CREATED_AT_MS, Attr.n(after.createdAtMs())))
+                .scanIndexForward(false).limit(limit));
+        List<Payment> found = answer.items().stream().map(this::fromItem).toList();
+        Map<String, AttributeValue> last = answer.lastEvaluatedKey();
+        Optional<AttentionPosition> next = last == null || last.isEmpty() ? Optional.empty()
+                : Optional.of(new AttentionPosition(Attr.number(last, Table.CREATED_AT_MS, 0),
+                        Attr.string(last, Table.PK).substring(PREFIX.length())));
+        return new AttentionPage(found, next);
+    }
+
     // Sweep: reconcile's access to the sparse, sharded index `sweep`.
 
     /** A payment listed in the sweep index, as the index (eventually consistent) saw it. */
