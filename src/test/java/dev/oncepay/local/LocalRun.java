@@ -211,6 +211,8 @@ public final class LocalRun implements AutoCloseable {
         env.put("QUARKUS_DYNAMODB_ENDPOINT_OVERRIDE", store.endpoint());
         // Lets a direct invocation carry the tenant in this header (the gateway sets the claim itself).
         env.put("ONCEPAY_TENANT_TRUSTED_HEADER", ApiGateway.TENANT_HEADER);
+        // Stands in for the operator API's IAM authorization, as the tenant header for the JWT authorizer.
+        env.put("ONCEPAY_OPERATOR_TRUSTED_HEADER", ApiGateway.OPERATOR_HEADER);
         // The developer's own overrides (e.g. QUARKUS_LOG_LEVEL=DEBUG ./run-local.sh), then --env.
         System.getenv().forEach((k, v) -> {
             if ((k.startsWith("ONCEPAY_") && !k.startsWith("ONCEPAY_LOCAL_")) || k.startsWith("QUARKUS_")) {
