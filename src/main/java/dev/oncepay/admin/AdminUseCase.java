@@ -103,14 +103,8 @@ public class AdminUseCase {
         while (items.size() < limit) {
             int newest = -1;
             for (int shard = 0; shard < shardCount; shard++) {
+                fill(buffers.get(shard), positions, shard, status, createdBefore, tenant, limit - items.size());
                 ArrayDeque<Payment> buffer = buffers.get(shard);
-                // A filtered page may hold nothing yet more follows: read on until it shows or ends.
-                while (buffer.isEmpty() && !positions.get(shard).done()) {
-                    AttentionPage page = payments.attentionPage(status, shard, createdBefore, tenant,
-                            positions.get(shard).after(), limit - items.size());
-                    buffer.addAll(page.payments());
-                    positions.set(shard, page.next().map(p -> new ShardPosition(p, false)).orElse(ShardPosition.END));
-                }
                 if (!buffer.isEmpty() && (newest < 0 || NEWEST_FIRST.compare(buffer.peek(), buffers.get(newest).peek()) < 0)) {
                     newest = shard;
                 }
@@ -125,7 +119,9 @@ public class AdminUseCase {
         boolean more = false;
         List<ShardPosition> resume = new ArrayList<>();
         for (int shard = 0; shard < shardCount; shard++) {
-            if (buffers.get(shard).isEmpty() && positions.get(shard).done()) {
+            // Read on where the page emptied a shard, so a cursor never leads to an empty page.
+            fill(buffers.get(shard), positions, shard, status, createdBefore, tenant, 1);
+            if (buffers.get(shard).isEmpty()) {
                 resume.add(ShardPosition.END);
                 continue;
             }
@@ -138,6 +134,17 @@ public class AdminUseCase {
         String nextCursor = more && !items.isEmpty()
                 ? new ListCursor(status, tenant, position(items.get(items.size() - 1)), resume).encode() : null;
         return new AttentionList(items, nextCursor);
+    }
+
+    /** Reads the shard's next pages until its buffer holds a payment or the shard ends (a filtered page may hold none). */
+    private void fill(ArrayDeque<Payment> buffer, List<ShardPosition> positions, int shard, PaymentStatus status,
+            Long createdBefore, String tenant, int pageSize) {
+        while (buffer.isEmpty() && !positions.get(shard).done()) {
+            AttentionPage page = payments.attentionPage(status, shard, createdBefore, tenant,
+                    positions.get(shard).after(), pageSize);
+            buffer.addAll(page.payments());
+            positions.set(shard, page.next().map(p -> new ShardPosition(p, false)).orElse(ShardPosition.END));
+        }
     }
 
     /** Until the sweep first looks at a PENDING payment (twice its run's lease), it is no one's worry. */
