@@ -94,11 +94,17 @@ abstract class AdminTestSupport {
 
     /**
      * A payment whose charge the provider executed but whose answer never came back: {@code 202},
-     * UNKNOWN, one succeeded charge in the ledger. Returns its id.
+     * UNKNOWN, one charge in the ledger. Returns its id.
      */
     String unknownPayment(String key, String reference) {
+        return unknownPayment(key, reference, false);
+    }
+
+    /** The same, the provider having declined the charge it executed if {@code declined}. */
+    String unknownPayment(String key, String reference, boolean declined) {
         breakers.resetAll(); // each timeout counts towards the charge breaker; these are set-up, not an outage
-        sim.setFaults(Faults.none().withCommitThenTimeoutRate(1.0).withCommitThenTimeoutMs(2500));
+        sim.setFaults(Faults.none().withCommitThenTimeoutRate(1.0).withCommitThenTimeoutMs(2500)
+                .withDeclineRate(declined ? 1.0 : 0.0));
         ApiResponse response = post(key, body(4200, reference));
         sim.setFaults(Faults.none());
         assertEquals(202, response.status(), response::toString);

@@ -140,6 +140,27 @@ class ResolutionTest extends AdminTestSupport {
     }
 
     @Test
+    void aFailedResolutionCarriesTheProvidersDeclineAndTheMerchantSeesTheDecline() {
+        String merchantKey = UUID.randomUUID().toString();
+        String id = unknownPayment(merchantKey, "order_declined", true);
+        String charge = chargeOf(id);
+        assertProblem(resolve(id, UUID.randomUUID().toString(), succeeded(charge, "looks paid", false)), 409,
+                "provider-contradicts");
+
+        ApiResponse resolved = resolve(id, UUID.randomUUID().toString(), failed("provider declined it", false));
+        assertEquals(200, resolved.status(), resolved::toString);
+        JsonNode payment = resolved.json().path("payment");
+        assertEquals("failed", payment.path("status").asText());
+        assertEquals(charge, payment.path("providerPaymentId").asText());
+        assertTrue(payment.hasNonNull("declineCode"), payment::toString);
+
+        ApiResponse replay = post(merchantKey, body(4200, "order_declined"));
+        assertProblem(replay, 402, "payment-declined");
+        assertEquals("true", replay.header("Idempotent-Replayed"));
+        assertEquals(payment.path("declineCode").asText(), replay.json().path("declineCode").asText());
+    }
+
+    @Test
     void concurrentResolutionsWithDifferentKeysApplyExactlyOnce() throws Exception {
         String id = unknownPayment(UUID.randomUUID().toString(), "order_race");
         String charge = chargeOf(id);
