@@ -55,7 +55,7 @@ public class AdminUseCase {
      * refuses spaces), so an operator's key never meets a merchant's, however both are chosen.
      */
     static final String OPERATOR_SCOPE = "operator api";
-    /** Path of a resolution, without the payment id: part of the request fingerprint. */
+    /** Path of a resolution (a format of the payment id): part of the request fingerprint. */
     static final String RESOLVE_PATH = "/admin/payments/%s/resolve";
     private static final Comparator<Payment> NEWEST_FIRST = Comparator
             .comparing((Payment p) -> p.createdAt().toEpochMilli()).thenComparing(Payment::id).reversed();

@@ -12,6 +12,8 @@ import dev.oncepay.idempotency.IdempotencyKey;
 import dev.oncepay.reconcile.SweepSummary;
 import dev.oncepay.sim.Faults;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
+import dev.oncepay.testing.StoreFault;
+import dev.oncepay.testing.StoreFaultProxy;
 import dev.oncepay.testing.StoredItems;
 import dev.oncepay.testing.TestEnvironment;
 import io.quarkus.test.common.TestResourceScope;
@@ -116,8 +118,7 @@ class ResolutionTest extends AdminTestSupport {
         assertProblem(resolve(id, key, succeeded(charge, "another reason", false)), 422, "idempotency-key-reused");
         assertProblem(resolve(id, UUID.randomUUID().toString(), body), 409, "resolution-not-allowed");
         assertEquals(after, stored(id), "neither wrote anything");
-        assertEquals(1, resolved.json().path("history").findValues("kind").stream()
-                .filter(k -> k.asText().equals("operator")).count());
+        assertEquals(1, operatorMoves(resolved.json().path("history")));
 
         ApiResponse merchantReplay = post(merchantKey, body(4200, "order_unknown"));
         assertEquals(201, merchantReplay.status(), merchantReplay::toString);
@@ -174,8 +175,7 @@ class ResolutionTest extends AdminTestSupport {
         answers.stream().filter(a -> a.status() == 409)
                 .forEach(a -> assertProblem(a, 409, "resolution-not-allowed"));
         JsonNode history = detail(id).json().path("history");
-        assertEquals(1, history.findValues("kind").stream().filter(k -> k.asText().equals("operator")).count(),
-                history::toString);
+        assertEquals(1, operatorMoves(history), history::toString);
     }
 
     @Test
@@ -236,7 +236,41 @@ class ResolutionTest extends AdminTestSupport {
                 overridden.json().path("history").get(2).path("reason").asText());
     }
 
+    @Test
+    void aResolutionWhoseWriteCommittedUnseenIsRecognisedAsItsOwn() {
+        String id = unknownPayment(UUID.randomUUID().toString(), "order_lost_answer");
+        String body = succeeded(chargeOf(id), "captured per the dashboard", false);
+        StoreFaultProxy store = TestEnvironment.storeProxy();
+        try {
+            // The move commits, its answer is lost; the SDK's retry then fails its condition.
+            store.failNext("UpdateItem", "payment#", StoreFault.LOST_ANSWER, 1);
+            ApiResponse resolved = resolve(id, UUID.randomUUID().toString(), body);
+            assertEquals(200, resolved.status(), resolved::toString);
+            assertEquals(1, store.injected(StoreFault.LOST_ANSWER));
+            assertEquals(1, operatorMoves(resolved.json().path("history")));
+
+            // Every attempt's answer lost: the request cannot tell, keeps its key and says so.
+            String other = unknownPayment(UUID.randomUUID().toString(), "order_lost_answers");
+            String otherBody = succeeded(chargeOf(other), "captured per the dashboard", false);
+            String key = UUID.randomUUID().toString();
+            store.failNext("UpdateItem", "payment#", StoreFault.LOST_ANSWER, 3);
+            assertProblem(resolve(other, key, otherBody), 503, "store-unavailable");
+            store.reset();
+            assertTrue(StoredItems.item(operatorKey(key)).isPresent(), "kept: the move may have committed");
+            ApiResponse retried = resolve(other, key, otherBody);
+            assertEquals(200, retried.status(), retried::toString);
+            assertEquals("true", retried.header("Idempotent-Replayed"), "the first attempt had committed it");
+            assertEquals(1, operatorMoves(retried.json().path("history")));
+        } finally {
+            store.reset();
+        }
+    }
+
     // --- helpers ----------------------------------------------------------------------------------
+
+    static long operatorMoves(JsonNode history) {
+        return history.findValues("kind").stream().filter(k -> k.asText().equals("operator")).count();
+    }
 
     static String failed(String reason, boolean override) {
         return "{\"status\":\"failed\",\"reason\":\"" + reason + "\",\"override\":" + override + "}";
