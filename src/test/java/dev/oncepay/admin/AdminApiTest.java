@@ -11,7 +11,6 @@ import dev.oncepay.charge.ChargePhase;
 import dev.oncepay.testing.HttpApiEvents;
 import dev.oncepay.testing.LambdaClient;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
-import dev.oncepay.testing.StoredItems;
 import dev.oncepay.testing.TestEnvironment;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -34,8 +33,7 @@ class AdminApiTest extends AdminTestSupport {
     @Test
     void aMerchantTokenOrNoOperatorIsRefusedBeforeAnythingIsRead() {
         String id = unknownPayment(UUID.randomUUID().toString(), "order_forbidden");
-        Map<String, String> before = StoredItems.paymentItem(id).orElseThrow().entrySet().stream()
-                .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, e -> e.getValue().toString()));
+        Map<String, String> before = stored(id);
         List<HttpApiEvents> requests = List.of(
                 HttpApiEvents.admin("GET", "/admin/payments?status=unknown"),
                 HttpApiEvents.admin("GET", "/admin/payments/" + id),
@@ -51,8 +49,7 @@ class AdminApiTest extends AdminTestSupport {
         assertProblem(LambdaClient.call(HttpApiEvents.admin("GET", "/admin/payments/" + id).operator(" ")), 403,
                 "forbidden");
         assertEquals(Map.of(), dynamoRequests.snapshot(), "nothing read or written");
-        assertEquals(before, StoredItems.paymentItem(id).orElseThrow().entrySet().stream()
-                .collect(java.util.stream.Collectors.toMap(Map.Entry::getKey, e -> e.getValue().toString())));
+        assertEquals(before, stored(id), "nothing written");
         assertEquals("unknown", detail(id).json().path("payment").path("status").asText(), "still unresolved");
 
         // On AWS: the IAM principal API Gateway authorized is the operator.

@@ -3,6 +3,8 @@ package dev.oncepay.admin;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.oncepay.idempotency.IdempotencyKey;
 import dev.oncepay.provider.FleetBreakers;
 import dev.oncepay.reconcile.ReconcileFunction;
 import dev.oncepay.reconcile.ScheduledEvent;
@@ -17,6 +19,7 @@ import dev.oncepay.testing.HttpApiEvents;
 import dev.oncepay.testing.LambdaClient;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
 import dev.oncepay.testing.PhaseHooks;
+import dev.oncepay.testing.StoredItems;
 import dev.oncepay.testing.TestClock;
 import dev.oncepay.testing.TestEnvironment;
 import jakarta.inject.Inject;
@@ -31,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
@@ -181,5 +185,22 @@ abstract class AdminTestSupport {
     static String succeeded(String chargeId, String reason, boolean override) {
         return "{\"status\":\"succeeded\",\"providerPaymentId\":\"" + chargeId + "\",\"reason\":\"" + reason
                 + "\",\"override\":" + override + "}";
+    }
+
+    static long operatorMoves(JsonNode history) {
+        return history.findValues("kind").stream().filter(k -> k.asText().equals("operator")).count();
+    }
+
+    static String failed(String reason, boolean override) {
+        return "{\"status\":\"failed\",\"reason\":\"" + reason + "\",\"override\":" + override + "}";
+    }
+
+    static String operatorKey(String key) {
+        return new IdempotencyKey(AdminUseCase.OPERATOR_SCOPE, key).storageId();
+    }
+
+    static Map<String, String> stored(String paymentId) {
+        return StoredItems.paymentItem(paymentId).orElseThrow().entrySet().stream()
+                .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().toString()));
     }
 }

@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.oncepay.idempotency.IdempotencyKey;
 import dev.oncepay.reconcile.SweepSummary;
 import dev.oncepay.sim.Faults;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
@@ -25,7 +24,6 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /** {@code POST /admin/payments/{id}/resolve} through the charge function, against the simulator's word. */
 @QuarkusTest
@@ -267,27 +265,6 @@ class ResolutionTest extends AdminTestSupport {
     }
 
     // --- helpers ----------------------------------------------------------------------------------
-
-    static long operatorMoves(JsonNode history) {
-        return history.findValues("kind").stream().filter(k -> k.asText().equals("operator")).count();
-    }
-
-    static String failed(String reason, boolean override) {
-        return "{\"status\":\"failed\",\"reason\":\"" + reason + "\",\"override\":" + override + "}";
-    }
-
-    static String operatorKey(String key) {
-        return new IdempotencyKey(AdminUseCase.OPERATOR_SCOPE, key).storageId();
-    }
-
-    static Map<String, String> stored(String paymentId) {
-        return StoredItems.paymentItem(paymentId).orElseThrow().entrySet().stream()
-                .collect(Collectors.toMap(Map.Entry::getKey, e -> attribute(e.getValue())));
-    }
-
-    private static String attribute(AttributeValue value) {
-        return value.toString();
-    }
 
     static Set<String> said(JsonNode problem) {
         return java.util.stream.StreamSupport.stream(problem.path("provider").spliterator(), false)
