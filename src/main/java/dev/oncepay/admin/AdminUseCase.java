@@ -178,9 +178,7 @@ public class AdminUseCase {
      */
     public Optional<ResolutionAnswer> resolve(String operator, String paymentId, String key, ResolutionRequest request) {
         Instant now = clock.instant();
-        // The operator is part of what was asked: another operator's key is not theirs to replay.
-        RequestFingerprint fingerprint = RequestFingerprint.of("POST", String.format(RESOLVE_PATH, paymentId),
-                request.canonicalJson() + "\n" + operator);
+        RequestFingerprint fingerprint = fingerprint(operator, paymentId, request);
         KeyRecord proposed = new KeyRecord(new IdempotencyKey(OPERATOR_SCOPE, key).storageId(), OPERATOR_SCOPE,
                 fingerprint, paymentId, UUID.randomUUID().toString(), 1, now.plus(config.idempotency().lease()),
                 now.plus(config.idempotency().retention()), now);
@@ -203,6 +201,12 @@ public class AdminUseCase {
         KeyClaim claim = keys.takeOver(stored, UUID.randomUUID().toString(), now, now.plus(config.idempotency().lease()))
                 .orElseThrow(this::inFlight);
         return run(claim.record(), operator, request, true);
+    }
+
+    /** What was asked; the operator is part of it: another operator's key is not theirs to replay. */
+    static RequestFingerprint fingerprint(String operator, String paymentId, ResolutionRequest request) {
+        return RequestFingerprint.of("POST", String.format(RESOLVE_PATH, paymentId),
+                request.canonicalJson() + "\n" + operator);
     }
 
     /** The resolution under a key this request holds; the key is freed unless the payment may have moved. */

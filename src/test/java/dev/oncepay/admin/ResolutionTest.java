@@ -8,6 +8,9 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.oncepay.idempotency.ClaimAttempt;
+import dev.oncepay.idempotency.IdempotencyStore;
+import dev.oncepay.idempotency.KeyRecord;
 import dev.oncepay.reconcile.SweepSummary;
 import dev.oncepay.sim.Faults;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
@@ -18,17 +21,26 @@ import dev.oncepay.testing.TestEnvironment;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.Test;
 
 /** {@code POST /admin/payments/{id}/resolve} through the charge function, against the simulator's word. */
 @QuarkusTest
 @WithTestResource(value = TestEnvironment.class, scope = TestResourceScope.GLOBAL)
 class ResolutionTest extends AdminTestSupport {
+    @Inject
+    IdempotencyStore keys;
+    @ConfigProperty(name = "oncepay.idempotency.lease")
+    Duration lease;
 
     @Test
     void aReviewPaymentIsRefusedAgainstTheProviderThenResolvedByOverrideWithItsWholeHistory() {
@@ -262,6 +274,30 @@ class ResolutionTest extends AdminTestSupport {
         } finally {
             store.reset();
         }
+    }
+
+    @Test
+    void aKeyWhoseRequestDiedIsTakenOverOnceItsLeaseEnds() {
+        String id = unknownPayment(UUID.randomUUID().toString(), "order_dead_resolver");
+        String body = succeeded(chargeOf(id), "captured per the dashboard", false);
+        String key = UUID.randomUUID().toString();
+        // A first request claimed the key, then its sandbox died before asking the provider.
+        Instant claimedAt = clock.instant();
+        assertTrue(keys.claim(new KeyRecord(operatorKey(key), AdminUseCase.OPERATOR_SCOPE,
+                AdminUseCase.fingerprint(OPERATOR, id, ResolutionRequest.parse(body.getBytes(StandardCharsets.UTF_8))),
+                id, "dead-sandbox", 1, claimedAt.plus(lease), claimedAt.plus(Duration.ofHours(24)), claimedAt),
+                claimedAt) instanceof ClaimAttempt.KeyClaim);
+        Map<String, String> before = stored(id);
+
+        assertProblem(resolve(id, key, body), 409, "request-in-flight");
+        assertEquals(before, stored(id), "its lease still lives: nothing written");
+
+        clock.advance(lease.plusSeconds(1));
+        ApiResponse takenOver = resolve(id, key, body);
+        assertEquals(200, takenOver.status(), takenOver::toString);
+        assertNull(takenOver.header("Idempotent-Replayed"), "it resolved the payment itself");
+        assertEquals(1, operatorMoves(takenOver.json().path("history")));
+        assertEquals("true", resolve(id, key, body).header("Idempotent-Replayed"));
     }
 
     // --- helpers ----------------------------------------------------------------------------------
