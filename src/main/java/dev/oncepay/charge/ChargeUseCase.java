@@ -16,6 +16,7 @@ import dev.oncepay.payment.Actor;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.ReviewReason;
 import dev.oncepay.provider.ProviderAccounts;
 import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.payment.Transition;
@@ -187,8 +188,8 @@ public class ChargeUseCase {
      * NEEDS_REVIEW. A failure here leaves it to the sweep, which finishes review-bound payments.
      */
     private Payment toReview(Payment unknown, ChargeResult result, long epoch) {
-        Transition review = new Transition(PaymentStatus.UNKNOWN, PaymentStatus.NEEDS_REVIEW,
-                result.providerPaymentId(), null, "charge run: " + result.detail(), null, OptionalLong.empty());
+        Transition review = Transition.toReview(PaymentStatus.UNKNOWN, result.providerPaymentId(),
+                "charge run: " + result.detail(), ReviewReason.PROVIDER_REJECTED_REQUEST);
         Instant now = clock.instant();
         try {
             if (payments.apply(unknown.id(), review, Actor.chargeRun(epoch), now)) {
@@ -289,8 +290,7 @@ public class ChargeUseCase {
         String reason = source + ": the provider answered " + fact + " with charge " + result.providerPaymentId()
                 + ", but the payment is " + status + " with charge " + current.providerPaymentId() + " ("
                 + current.statusReason() + ")";
-        return Optional.of(new Transition(status, PaymentStatus.NEEDS_REVIEW, null, null, reason, null,
-                OptionalLong.empty()));
+        return Optional.of(Transition.toReview(status, null, reason, ReviewReason.CONFLICTING_FACTS));
     }
 
     /**
@@ -335,14 +335,15 @@ public class ChargeUseCase {
                     result.customerAction());
             // The state machine has no PENDING -> NEEDS_REVIEW: UNKNOWN on the way to review, due at once.
             case NEEDS_REVIEW -> new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, result.providerPaymentId(),
-                    null, Payment.REVIEW_BOUND + result.detail(), now, fence);
+                    null, Payment.REVIEW_BOUND + result.detail(), now, fence, null, ReviewReason.PROVIDER_REJECTED_REQUEST);
         };
     }
 
     private static Payment settled(Payment p, Transition t, Instant now) {
         return new Payment(p.id(), p.tenant(), t.to(), p.amount(), p.currency(), p.reference(), p.description(),
                 t.providerPaymentId(), t.declineCode(), t.reason(), p.createdAt(), now, t.fenceEpoch().orElse(0),
-                p.checkAttempts(), p.providerAccount(), p.leaseExpiresAt(), p.instrument(), t.customerAction());
+                p.checkAttempts(), p.providerAccount(), p.leaseExpiresAt(), p.instrument(), t.customerAction(),
+                t.reviewReason());
     }
 
     private void reached(String paymentId, ChargePhase phase, long epoch) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.payment.CustomerAction;
 import dev.oncepay.payment.Payment;
+import dev.oncepay.payment.PaymentStatus;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -20,6 +21,9 @@ final class PaymentView {
         Map<String, Object> view = new LinkedHashMap<>();
         view.put("id", p.id());
         view.put("status", p.awaitsCustomer() ? REQUIRES_ACTION : p.status().apiName());
+        if (p.status() == PaymentStatus.NEEDS_REVIEW && p.reviewReason() != null) {
+            view.put("reviewReason", p.reviewReason().code());
+        }
         view.put("amount", p.amount());
         view.put("currency", p.currency());
         view.put("reference", p.reference());

@@ -24,6 +24,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
         HttpApiEvent.Http.class,
         HttpApiEvent.Authorizer.class,
         HttpApiEvent.Jwt.class,
+        HttpApiEvent.Iam.class,
         HttpApiResponse.class,
         // EventBridge events in, sweep summaries out (the reconcile function).
         ScheduledEvent.class,

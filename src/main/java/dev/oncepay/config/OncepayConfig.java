@@ -24,6 +24,26 @@ public interface OncepayConfig {
 
     Provider provider();
 
+    Operator operator();
+
+    Admin admin();
+
+    interface Operator {
+        /**
+         * Local runs and tests only: header that stands in for IAM authorization of the operator
+         * API ({@code X-Operator-Id}). Empty in production, where the operator is the IAM principal.
+         */
+        Optional<String> trustedHeader();
+    }
+
+    interface Admin {
+        /**
+         * How old a PENDING payment must be to be listed as {@code pending} by the operator API;
+         * absent: when the sweep first looks at it (twice the key's lease after its creation).
+         */
+        Optional<Duration> pendingAfter();
+    }
+
     interface Tenant {
         /** JWT claim (or Lambda-authorizer context key) that carries the tenant id. */
         @WithDefault("tenant_id")

@@ -37,9 +37,17 @@ public record HttpApiEvent(
     public record Http(String method, String path, String sourceIp) {
     }
 
-    /** {@code jwt} for a JWT authorizer, {@code lambda} for a Lambda authorizer's context. */
+    /**
+     * {@code jwt} for a JWT authorizer, {@code lambda} for a Lambda authorizer's context, {@code iam}
+     * for IAM authorization (the operator API).
+     */
     @JsonIgnoreProperties(ignoreUnknown = true)
-    public record Authorizer(Jwt jwt, Map<String, Object> lambda) {
+    public record Authorizer(Jwt jwt, Map<String, Object> lambda, Iam iam) {
+    }
+
+    /** The IAM principal API Gateway authorized the request for (SigV4). */
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public record Iam(String userArn, String userId, String accountId) {
     }
 
     @JsonIgnoreProperties(ignoreUnknown = true)

@@ -8,9 +8,15 @@ public enum ProblemType {
     PAYMENT_DECLINED(402, "payment-declined", "The payment was declined"),
     /** Failed without any charge: the provider never received it. Not a decline; paying again is safe. */
     PAYMENT_NOT_CHARGED(402, "payment-not-charged", "The payment failed and nothing was charged"),
+    /** The operator API without an operator's identity (a merchant's token among others): nothing read. */
+    FORBIDDEN(403, "forbidden", "Operator access only"),
     NOT_FOUND(404, "not-found", "Not found"),
     METHOD_NOT_ALLOWED(405, "method-not-allowed", "Method not allowed"),
     REQUEST_IN_FLIGHT(409, "request-in-flight", "A request with this Idempotency-Key is in progress"),
+    /** An operator's resolution of a payment in a state it may not be resolved from (only needs_review, unknown). */
+    RESOLUTION_NOT_ALLOWED(409, "resolution-not-allowed", "The payment cannot be resolved in its state"),
+    /** An operator's resolution that what the provider says contradicts; nothing written. */
+    PROVIDER_CONTRADICTS(409, "provider-contradicts", "The provider contradicts the resolution"),
     KEY_REUSED(422, "idempotency-key-reused", "The Idempotency-Key was used with a different request"),
     INTERNAL(500, "internal", "Internal error"),
     PROVIDER_UNAVAILABLE(503, "provider-unavailable", "The payment provider is unavailable"),

@@ -13,6 +13,8 @@ import java.time.Instant;
  * @param instrument what it is paid with (provider tokens); every charge and re-send carries it
  * @param customerAction while the provider waits for the customer (3-D Secure): what the front end
  *        needs to finish it; {@code null} otherwise
+ * @param reviewReason why it is in NEEDS_REVIEW (or on its way there); {@code null} otherwise, and
+ *        for payments moved to review before the reason was recorded
  */
 public record Payment(
         String id,
@@ -32,7 +34,8 @@ public record Payment(
         ProviderAccount providerAccount,
         Instant leaseExpiresAt,
         PaymentInstrument instrument,
-        CustomerAction customerAction) {
+        CustomerAction customerAction,
+        ReviewReason reviewReason) {
     /**
      * {@code declineCode} of a payment that failed because oncepay established that nothing was
      * charged (the provider never had a charge for it), as opposed to a provider's decline.
@@ -49,6 +52,16 @@ public record Payment(
 
     public Payment {
         instrument = instrument == null ? PaymentInstrument.NONE : instrument;
+    }
+
+    /** A payment not in review. */
+    public Payment(String id, String tenant, PaymentStatus status, long amount, String currency, String reference,
+            String description, String providerPaymentId, String declineCode, String statusReason, Instant createdAt,
+            Instant updatedAt, long leaseEpoch, int checkAttempts, ProviderAccount providerAccount,
+            Instant leaseExpiresAt, PaymentInstrument instrument, CustomerAction customerAction) {
+        this(id, tenant, status, amount, currency, reference, description, providerPaymentId, declineCode, statusReason,
+                createdAt, updatedAt, leaseEpoch, checkAttempts, providerAccount, leaseExpiresAt, instrument,
+                customerAction, null);
     }
 
     /** Waiting for the customer to authenticate the charge at the provider. */

@@ -187,6 +187,13 @@ public class PaymentRepository {
             setIfPresent(set, names, values, Table.NEXT_ACTION, t.customerAction().nextActionJson());
         }
         List<String> remove = new ArrayList<>();
+        if (t.reviewReason() != null) {
+            setIfPresent(set, names, values, Table.REVIEW_REASON, t.reviewReason().code());
+        } else if (!t.to().isUnsettled() && t.to() != PaymentStatus.NEEDS_REVIEW) {
+            // Settled (an operator's resolution among others): no longer in review, for no reason.
+            names.put("#reviewReason", Table.REVIEW_REASON);
+            remove.add("#reviewReason");
+        }
         names.put("#next", Table.NEXT_CHECK_AT);
         if (t.nextCheckAt() != null) {
             set.append(", #next = :next");
@@ -281,7 +288,8 @@ public class PaymentRepository {
                 // Older items: the first run's lease (a takeover's later fence is not known).
                 leaseEnd < 0 ? createdAt.plus(lease) : Instant.ofEpochMilli(leaseEnd),
                 new PaymentInstrument(Attr.string(item, Table.PAYMENT_METHOD), Attr.string(item, Table.CUSTOMER)),
-                customerAction(item));
+                customerAction(item),
+                ReviewReason.ofCode(Attr.string(item, Table.REVIEW_REASON)).orElse(null));
     }
 
     /** Kept once set (the customer may still be finishing it), shown only while the payment waits for them. */
@@ -296,6 +304,59 @@ public class PaymentRepository {
         if (value != null) {
             item.put(attribute, Attr.s(value));
         }
+    }
+
+    // Attention: the operator API's access to the sparse, sharded index `attention`.
+
+    /** Where a listing of one attention shard stands: after this payment (index order: newest first). */
+    public record AttentionPosition(long createdAtMs, String paymentId) {
+    }
+
+    /**
+     * One page of one attention shard, newest first; {@code next} is where the following page
+     * starts, empty once the shard has no more (with a tenant filter, it may lie past the last
+     * payment returned: DynamoDB filters after it reads).
+     */
+    public record AttentionPage(List<Payment> payments, Optional<AttentionPosition> next) {
+    }
+
+    /**
+     * Payments in {@code status} of one shard of the attention index, newest first, created before
+     * {@code createdBeforeMs} if given, of {@code tenant} if given (a filter on the index query,
+     * never a scan), after {@code after} if given: one Query, reading at most {@code limit} items.
+     * From the index's projection: no history, and only what a listing shows.
+     */
+    public AttentionPage attentionPage(PaymentStatus status, int shard, Long createdBeforeMs, String tenant,
+            AttentionPosition after, int limit) {
+        String partition = status.name() + "#" + shard;
+        Map<String, String> names = new HashMap<>(Map.of("#key", Table.ATTENTION_KEY));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":key", Attr.s(partition)));
+        String keyCondition = "#key = :key";
+        if (createdBeforeMs != null) {
+            keyCondition += " AND #created < :before";
+            names.put("#created", Table.CREATED_AT_MS);
+            values.put(":before", Attr.n(createdBeforeMs));
+        }
+        String filter = null;
+        if (tenant != null) {
+            filter = "#tenant = :tenant";
+            names.put("#tenant", Table.TENANT);
+            values.put(":tenant", Attr.s(tenant));
+        }
+        String finalKeyCondition = keyCondition;
+        String finalFilter = filter;
+        var answer = dynamo.query(b -> b.tableName(table).indexName(Table.ATTENTION_INDEX)
+                .keyConditionExpression(finalKeyCondition).filterExpression(finalFilter)
+                .expressionAttributeNames(names).expressionAttributeValues(values)
+                .exclusiveStartKey(after == null ? null : Map.of(Table.PK, Attr.s(pk(after.paymentId())),
+                        Table.ATTENTION_KEY, Attr.s(partition), Table.CREATED_AT_MS, Attr.n(after.createdAtMs())))
+                .scanIndexForward(false).limit(limit));
+        List<Payment> found = answer.items().stream().map(this::fromItem).toList();
+        Map<String, AttributeValue> last = answer.lastEvaluatedKey();
+        Optional<AttentionPosition> next = last == null || last.isEmpty() ? Optional.empty()
+                : Optional.of(new AttentionPosition(Attr.number(last, Table.CREATED_AT_MS, 0),
+                        Attr.string(last, Table.PK).substring(PREFIX.length())));
+        return new AttentionPage(found, next);
     }
 
     // Sweep: reconcile's access to the sparse, sharded index `sweep`.

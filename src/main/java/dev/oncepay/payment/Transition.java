@@ -10,6 +10,8 @@ import java.util.OptionalLong;
  * @param fenceEpoch if present, the write also requires this lease epoch (charge runs are fenced)
  * @param nextCheckAt when the sweep should look again; {@code null} for a settled payment
  * @param customerAction set with a move to UNKNOWN that waits for the customer; {@code null} otherwise
+ * @param reviewReason why, for a move to NEEDS_REVIEW (required), or for a move to UNKNOWN on the
+ *        way there (so the sweep that finishes it keeps the writer's reason); {@code null} otherwise
  */
 public record Transition(
         PaymentStatus from,
@@ -19,12 +21,25 @@ public record Transition(
         String reason,
         Instant nextCheckAt,
         OptionalLong fenceEpoch,
-        CustomerAction customerAction) {
+        CustomerAction customerAction,
+        ReviewReason reviewReason) {
 
     /** A move that hands the customer nothing to do. */
     public Transition(PaymentStatus from, PaymentStatus to, String providerPaymentId, String declineCode,
             String reason, Instant nextCheckAt, OptionalLong fenceEpoch) {
-        this(from, to, providerPaymentId, declineCode, reason, nextCheckAt, fenceEpoch, null);
+        this(from, to, providerPaymentId, declineCode, reason, nextCheckAt, fenceEpoch, null, null);
+    }
+
+    /** A move with what the customer must do, and no review. */
+    public Transition(PaymentStatus from, PaymentStatus to, String providerPaymentId, String declineCode,
+            String reason, Instant nextCheckAt, OptionalLong fenceEpoch, CustomerAction customerAction) {
+        this(from, to, providerPaymentId, declineCode, reason, nextCheckAt, fenceEpoch, customerAction, null);
+    }
+
+    /** An unfenced move to NEEDS_REVIEW (keeping the recorded provider facts), and why. */
+    public static Transition toReview(PaymentStatus from, String providerPaymentId, String reason, ReviewReason why) {
+        return new Transition(from, PaymentStatus.NEEDS_REVIEW, providerPaymentId, null, reason, null,
+                OptionalLong.empty(), null, why);
     }
 
     public Transition {
@@ -33,6 +48,12 @@ public record Transition(
         }
         if (to.isUnsettled() != (nextCheckAt != null)) {
             throw new IllegalArgumentException("an unsettled payment needs a next check time, a settled one none");
+        }
+        if (to == PaymentStatus.NEEDS_REVIEW && from != to && reviewReason == null) {
+            throw new IllegalArgumentException("a move to review needs its review reason");
+        }
+        if (reviewReason != null && to != PaymentStatus.NEEDS_REVIEW && to != PaymentStatus.UNKNOWN) {
+            throw new IllegalArgumentException("only a move to review, or to UNKNOWN on the way there, has a review reason");
         }
     }
 }

@@ -9,6 +9,7 @@ import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentRepository.SweepListing;
 import dev.oncepay.payment.PaymentRepository.SweepState;
 import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.ReviewReason;
 import dev.oncepay.provider.ProviderAccounts;
 import dev.oncepay.payment.Transition;
 import dev.oncepay.provider.ChargeResult;
@@ -158,7 +159,9 @@ public class ReconcileUseCase {
     private Verdict ask(Payment payment, Tally tally, Instant deadline) {
         if (payment.reviewBound()) {
             // Its writer died between PENDING → UNKNOWN and → NEEDS_REVIEW: finish that, never re-send.
-            return new Review(payment.statusReason());
+            // (Stored with the first step; one recorded before reasons were means facts disagreed.)
+            return new Review(payment.statusReason(), payment.reviewReason() != null ? payment.reviewReason()
+                    : ReviewReason.CONFLICTING_FACTS);
         }
         if (!accounts.reaches(payment.providerAccount())) {
             // Another account's "no charge" says nothing about this payment, and its charge is not ours to send.
@@ -256,7 +259,8 @@ public class ReconcileUseCase {
                     "reconcile: not found at the provider; re-sent with the same provider key and declined");
             case UNKNOWN, NOT_SENT -> new NoAnswer("re-sent charge got no final answer: " + result.detail(), null,
                     result.providerPaymentId(), result.customerAction());
-            case NEEDS_REVIEW -> new Review("reconcile: re-sent charge: " + result.detail());
+            case NEEDS_REVIEW -> new Review("reconcile: re-sent charge: " + result.detail(),
+                    ReviewReason.PROVIDER_REJECTED_REQUEST);
         };
     }
 
@@ -269,13 +273,15 @@ public class ReconcileUseCase {
         }
         if (charges.size() > 1) {
             return new Review("the provider holds " + charges.size() + " charges for this payment: "
-                    + charges.stream().map(c -> c.id() + "=" + c.providerStatus()).collect(Collectors.joining(", ")));
+                    + charges.stream().map(c -> c.id() + "=" + c.providerStatus()).collect(Collectors.joining(", ")),
+                    ReviewReason.CONFLICTING_FACTS);
         }
         FoundCharge charge = charges.get(0);
         if ((charge.amount() != null && charge.amount() != payment.amount())
                 || (charge.currency() != null && !charge.currency().equalsIgnoreCase(payment.currency()))) {
             return new Review("charge " + charge.id() + " of " + charge.amount() + " " + charge.currency()
-                    + " contradicts the payment's " + payment.amount() + " " + payment.currency());
+                    + " contradicts the payment's " + payment.amount() + " " + payment.currency(),
+                    ReviewReason.CONFLICTING_FACTS);
         }
         // The adapter's one mapping of the provider's words, shared with the charge answer.
         return switch (charge.outcome()) {
@@ -285,7 +291,8 @@ public class ReconcileUseCase {
                     "reconcile: provider lookup found charge " + charge.id() + " " + charge.providerStatus());
             case UNKNOWN, NOT_SENT -> new NoAnswer("charge " + charge.id() + " is '" + charge.providerStatus()
                     + "', not final yet", null, charge.id(), charge.customerAction());
-            case NEEDS_REVIEW -> new Review("charge " + charge.id() + " is '" + charge.providerStatus() + "'");
+            case NEEDS_REVIEW -> new Review("charge " + charge.id() + " is '" + charge.providerStatus() + "'",
+                    ReviewReason.PROVIDER_REJECTED_REQUEST);
         };
     }
 
@@ -309,7 +316,7 @@ public class ReconcileUseCase {
                 done = settle(payment, new Settle(PaymentStatus.FAILED, null, Payment.NOT_CHARGED,
                         notCharged.reason()), now);
             } else if (verdict instanceof Review review) {
-                done = review(payment, review.reason(), Outcome.NEEDS_REVIEW, now);
+                done = review(payment, review.reason(), review.why(), Outcome.NEEDS_REVIEW, now);
             } else if (verdict instanceof NoAnswer noAnswer) {
                 if (round > 0 && (!state.dueAt(now)
                         || payment.checkAttempts() != read.payment().checkAttempts())) {
@@ -353,10 +360,10 @@ public class ReconcileUseCase {
         if (target == current) {
             return review(payment, "conflicting facts: recorded " + current + " with charge " + payment.providerPaymentId()
                     + ", the provider says " + settle.status() + " with charge " + settle.providerPaymentId(),
-                    Outcome.NEEDS_REVIEW, now);
+                    ReviewReason.CONFLICTING_FACTS, Outcome.NEEDS_REVIEW, now);
         }
         return review(payment, "conflicting facts: recorded " + current + ", the provider says " + settle.status()
-                + " (" + settle.reason() + ")", Outcome.NEEDS_REVIEW, now);
+                + " (" + settle.reason() + ")", ReviewReason.CONFLICTING_FACTS, Outcome.NEEDS_REVIEW, now);
     }
 
     /** Nothing final from the provider: defer with backoff, or dead-letter past a cap. */
@@ -367,7 +374,7 @@ public class ReconcileUseCase {
         if (attempt >= config.maxAttempts() || age.compareTo(config.maxAge()) >= 0) {
             String why = "dead-lettered after " + attempt + " checks over " + age.withNanos(0) + " (caps: "
                     + config.maxAttempts() + " checks, " + config.maxAge() + "): " + reason;
-            return review(payment, why, Outcome.DEAD_LETTERED, now);
+            return review(payment, why, ReviewReason.RECONCILE_GAVE_UP, Outcome.DEAD_LETTERED, now);
         }
         Instant next = noAnswer.checkAgainAt() != null && noAnswer.checkAgainAt().isAfter(now) ? noAnswer.checkAgainAt()
                 : now.plus(backoff(payment.checkAttempts()));
@@ -387,22 +394,21 @@ public class ReconcileUseCase {
      * PENDING payment first becomes UNKNOWN (fenced, due at once): a sweep that dies between the
      * two writes leaves an UNKNOWN payment the next sweep finishes.
      */
-    private Optional<Outcome> review(Payment payment, String reason, Outcome outcome, Instant now) {
+    private Optional<Outcome> review(Payment payment, String reason, ReviewReason why, Outcome outcome, Instant now) {
         Payment current = payment;
         if (current.status() == PaymentStatus.NEEDS_REVIEW) {
             return Optional.of(Outcome.SKIPPED);
         }
         if (current.status() == PaymentStatus.PENDING) {
             Transition toUnknown = new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
-                    "reconcile: " + Payment.REVIEW_BOUND + reason, now, fence(current));
+                    "reconcile: " + Payment.REVIEW_BOUND + reason, now, fence(current), null, why);
             if (!payments.apply(current.id(), toUnknown, Actor.SWEEP, now)) {
                 return Optional.empty();
             }
             reached(current.id(), ReconcilePhase.MARKED_UNKNOWN);
             current = withStatus(current, PaymentStatus.UNKNOWN);
         }
-        Transition t = new Transition(current.status(), PaymentStatus.NEEDS_REVIEW, null, null, reason, null,
-                OptionalLong.empty());
+        Transition t = Transition.toReview(current.status(), null, reason, why);
         if (!payments.apply(current.id(), t, Actor.SWEEP, now)) {
             return Optional.empty();
         }
@@ -458,8 +464,8 @@ public class ReconcileUseCase {
     record Settle(PaymentStatus status, String providerPaymentId, String declineCode, String reason) implements Verdict {
     }
 
-    /** Contradicting facts: a human decides. */
-    record Review(String reason) implements Verdict {
+    /** Contradicting facts, or a request the provider rejected: a human decides. */
+    record Review(String reason, ReviewReason why) implements Verdict {
     }
 
     /**

@@ -67,6 +67,11 @@ public final class Table {
     public static final String PROVIDER_PAYMENT_ID = "providerPaymentId";
     public static final String DECLINE_CODE = "declineCode";
     public static final String STATUS_REASON = "statusReason";
+    /**
+     * Why a payment is in NEEDS_REVIEW ({@code ReviewReason} code), written with the move there (and
+     * with a move to UNKNOWN on the way there); removed when the payment settles.
+     */
+    public static final String REVIEW_REASON = "reviewReason";
     public static final String UPDATED_AT = "updatedAt";
     public static final String CHECK_ATTEMPTS = "checkAttempts";
     /** Provider id and account that charge the payment; absent on payments recorded before issue 8. */

@@ -6,6 +6,7 @@ import dev.oncepay.payment.Actor;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.ReviewReason;
 import dev.oncepay.payment.Transition;
 import dev.oncepay.provider.InvalidSignatureException;
 import dev.oncepay.provider.MalformedEventException;
@@ -223,10 +224,11 @@ public class WebhookUseCase {
                 // PENDING may not jump to NEEDS_REVIEW; go through UNKNOWN (listed for the sweep meanwhile).
                 moves.add(new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
                         marker + ": " + Payment.REVIEW_BOUND + type + " " + mismatch,
-                        now.plus(oncepay.sweep().firstCheckDelay()), OptionalLong.empty()));
+                        now.plus(oncepay.sweep().firstCheckDelay()), OptionalLong.empty(), null,
+                        ReviewReason.CONFLICTING_FACTS));
                 from = PaymentStatus.UNKNOWN;
             }
-            moves.add(new Transition(from, PaymentStatus.NEEDS_REVIEW, null, null, reason, null, OptionalLong.empty()));
+            moves.add(Transition.toReview(from, null, reason, ReviewReason.CONFLICTING_FACTS));
             return new Decision(moves, WebhookOutcome.CONFLICT, reason);
         }
         PaymentStatus target = status.onProviderFact(fact.outcome());
@@ -236,7 +238,7 @@ public class WebhookUseCase {
         if (target == PaymentStatus.NEEDS_REVIEW) {
             String reason = marker + ": " + type + " contradicts recorded " + status;
             // Keep the recorded provider ids: the reviewer needs both facts, the event is journaled.
-            return new Decision(List.of(new Transition(status, target, null, null, reason, null, OptionalLong.empty())),
+            return new Decision(List.of(Transition.toReview(status, null, reason, ReviewReason.CONFLICTING_FACTS)),
                     WebhookOutcome.CONFLICT, reason);
         }
         String declineCode = target == PaymentStatus.FAILED ? fact.declineCode() : null;

@@ -147,6 +147,8 @@ class StripeChargeTest extends ChargeTestSupport {
 
         assertEquals(200, answer.status(), answer.body());
         assertEquals("needs_review", answer.json().get("status").asText());
+        assertEquals("provider_rejected_request", answer.json().get("reviewReason").asText());
+        assertEquals(answer.body(), get(id).body(), "GET shows the same, reason included");
         assertNull(answer.json().get("declineCode"), "never a decline");
         Map<String, AttributeValue> stored = storedPayment(id);
         assertEquals("NEEDS_REVIEW", stored.get(Table.STATUS).s());

@@ -37,6 +37,8 @@ import java.util.function.Function;
  */
 final class ApiGateway implements AutoCloseable {
     static final String TENANT_HEADER = "X-Tenant-Id";
+    /** Names the operator of an {@code /admin} request (passed through; the charge function trusts it locally). */
+    static final String OPERATOR_HEADER = "X-Operator-Id";
     /** API Gateway's payload limit. */
     static final int MAX_REQUEST_BYTES = 10 * 1024 * 1024;
     private static final Set<String> HOP_BY_HOP = Set.of("connection", "content-length", "transfer-encoding",

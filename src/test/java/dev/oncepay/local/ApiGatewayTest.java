@@ -118,6 +118,23 @@ class ApiGatewayTest {
     }
 
     @Test
+    void operatorRoutesGoToTheChargeFunctionWithTheOperatorHeaderAndNoMerchantToken() throws Exception {
+        start(e -> answer(new HttpApiResponse(200, Map.of(), "{}", false)), Duration.ofSeconds(5));
+        HttpResponse<String> r = send(HttpRequest.newBuilder(uri("/admin/payments?status=needs_review&limit=5"))
+                .header("X-Operator-Id", "alice").header("X-Tenant-Id", "merchant-a").GET());
+        assertEquals(200, r.statusCode());
+        assertEquals("charge", invokedFunction.get());
+        assertEquals("status=needs_review&limit=5", invokedWith.get().path("rawQueryString").asText());
+        assertEquals("alice", invokedWith.get().at("/headers/x-operator-id").asText());
+        assertTrue(invokedWith.get().at("/requestContext/authorizer").isMissingNode(), "never a merchant's claims");
+
+        send(HttpRequest.newBuilder(uri("/admin/payments/pay_1/resolve")).header("X-Operator-Id", "alice")
+                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString("{}")));
+        assertEquals("POST /admin/payments/{id}/resolve", invokedWith.get().path("routeKey").asText());
+        assertEquals("pay_1", invokedWith.get().at("/pathParameters/id").asText());
+    }
+
+    @Test
     void withoutATenantTheAuthorizerRefusesAndTheFunctionIsNotCalled() throws Exception {
         start(e -> answer(new HttpApiResponse(200, Map.of(), "", false)), Duration.ofSeconds(5));
         HttpResponse<String> r = send(HttpRequest.newBuilder(uri("/payments/pay_1")).GET());

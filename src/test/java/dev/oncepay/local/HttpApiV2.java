@@ -90,7 +90,12 @@ public final class HttpApiV2 {
         return List.of(
                 new Route("POST", "/payments", "charge", true),
                 new Route("GET", "/payments/{id}", "charge", true),
-                new Route("POST", "/webhooks/{provider}", "webhook", false));
+                new Route("POST", "/webhooks/{provider}", "webhook", false),
+                // The operator API: IAM authorization on AWS, so no JWT authorizer here either; the
+                // charge function trusts the X-Operator-Id header locally (ONCEPAY_OPERATOR_TRUSTED_HEADER).
+                new Route("GET", "/admin/payments", "charge", false),
+                new Route("GET", "/admin/payments/{id}", "charge", false),
+                new Route("POST", "/admin/payments/{id}/resolve", "charge", false));
     }
 
     /** What the gateway sends back: status, headers in order (several {@code set-cookie} possible), body. */

@@ -215,6 +215,8 @@ public final class LocalRun implements AutoCloseable {
         // Readable lines on the terminal (and for the drill's log readers); QUARKUS_LOG_CONSOLE_JSON_ENABLED=true
         // ./run-local.sh shows the JSON lines Lambda writes.
         env.put("QUARKUS_LOG_CONSOLE_JSON_ENABLED", "false");
+        // Stands in for the operator API's IAM authorization, as the tenant header for the JWT authorizer.
+        env.put("ONCEPAY_OPERATOR_TRUSTED_HEADER", ApiGateway.OPERATOR_HEADER);
         // The developer's own overrides (e.g. QUARKUS_LOG_LEVEL=DEBUG ./run-local.sh), then --env.
         System.getenv().forEach((k, v) -> {
             if ((k.startsWith("ONCEPAY_") && !k.startsWith("ONCEPAY_LOCAL_")) || k.startsWith("QUARKUS_")) {

@@ -224,7 +224,7 @@ class ReconcileFunctionTest {
     }
 
     @Test
-    void deferralsBackOffKeepTheReplayByteIdenticalAndTheCapDeadLettersToNeedsReview() {
+    void deferralsBackOffKeepTheReplayByteIdenticalAndTheCapDeadLettersToNeedsReview() throws Exception {
         String key = UUID.randomUUID().toString();
         String body = body(3100, "order_capped");
         HttpApiResponse accepted = fx.commitThenTimeout(key, body, false);
@@ -258,6 +258,10 @@ class ReconcileFunctionTest {
         assertEquals(PaymentStatus.NEEDS_REVIEW, dead.payment().status());
         assertTrue(dead.payment().statusReason().startsWith("dead-lettered after 3 checks"), dead.payment().statusReason());
         assertTrue(dead.payment().statusReason().contains("lookup failed"), dead.payment().statusReason());
+        HttpApiResponse inReview = fx.get(id);
+        assertEquals("needs_review", json.readTree(inReview.body()).path("status").asText());
+        assertEquals("reconcile_gave_up", json.readTree(inReview.body()).path("reviewReason").asText(), inReview::body);
+        assertEquals(inReview.body(), fx.post(key, body).body(), "the replay says the same");
         assertFalse(fx.listed(id), "out of the sweep index");
         clock.advance(NEXT_CHECK);
         assertEquals(0, fx.sweep().examined());

@@ -22,6 +22,7 @@ import dev.oncepay.idempotency.RequestFingerprint;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.ReviewReason;
 import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.payment.Transition;
 import io.smallrye.config.SmallRyeConfigBuilder;
@@ -516,13 +517,15 @@ public abstract class StoreContract {
         Transition unknown = new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null, "timeout",
                 now.plusSeconds(30), OptionalLong.of(1));
         assertTrue(payments.apply(id, unknown, Actor.chargeRun(1), now.plusSeconds(1)));
-        Transition review = new Transition(PaymentStatus.UNKNOWN, PaymentStatus.NEEDS_REVIEW, "ch_a", null,
-                "conflicting facts", null, OptionalLong.empty());
+        Transition review = Transition.toReview(PaymentStatus.UNKNOWN, "ch_a", "conflicting facts",
+                ReviewReason.CONFLICTING_FACTS);
         assertTrue(payments.apply(id, review, Actor.SWEEP, now.plusSeconds(2)));
+        assertEquals(ReviewReason.CONFLICTING_FACTS, payments.find(id).orElseThrow().reviewReason());
         assertFalse(payments.apply(id, review, Actor.SWEEP, now.plusSeconds(3)), "already in review");
         Transition resolved = new Transition(PaymentStatus.NEEDS_REVIEW, PaymentStatus.SUCCEEDED, "ch_a", null,
                 "provider dashboard shows ch_a captured", null, OptionalLong.empty());
         assertTrue(payments.apply(id, resolved, Actor.operator("alice"), now.plusSeconds(4)));
+        assertNull(payments.find(id).orElseThrow().reviewReason(), "settled: no longer in review");
 
         List<HistoryEntry> history = payments.findWithHistory(id).orElseThrow().history();
 
@@ -550,8 +553,8 @@ public abstract class StoreContract {
         assertFalse(attentionIndexLists(payments.attentionKey(PaymentStatus.PENDING, id), id));
         assertTrue(attentionIndexLists(payments.attentionKey(PaymentStatus.UNKNOWN, id), id));
 
-        assertTrue(payments.apply(id, new Transition(PaymentStatus.UNKNOWN, PaymentStatus.NEEDS_REVIEW, null, null,
-                "gave up", null, OptionalLong.empty()), Actor.SWEEP, now));
+        assertTrue(payments.apply(id, Transition.toReview(PaymentStatus.UNKNOWN, null, "gave up",
+                ReviewReason.RECONCILE_GAVE_UP), Actor.SWEEP, now));
         assertTrue(attentionIndexLists(payments.attentionKey(PaymentStatus.NEEDS_REVIEW, id), id));
 
         assertTrue(payments.apply(id, new Transition(PaymentStatus.NEEDS_REVIEW, PaymentStatus.FAILED, null, null,

@@ -52,6 +52,42 @@ public final class HttpApiEvents {
         return request("GET", "/payments/" + id).tenant(tenant);
     }
 
+    /**
+     * A request to the operator API ({@code pathAndQuery} may carry a query string), without any
+     * authorizer context: give it an operator with {@link #operator} or {@link #iamOperator}, or a
+     * merchant's token with {@link #tenant}.
+     */
+    public static HttpApiEvents admin(String method, String pathAndQuery) {
+        int q = pathAndQuery.indexOf('?');
+        String path = q < 0 ? pathAndQuery : pathAndQuery.substring(0, q);
+        HttpApiEvents e = request(method, path);
+        String route = path.matches("/admin/payments/[^/]+/resolve") ? "/admin/payments/{id}/resolve"
+                : path.startsWith("/admin/payments/") ? "/admin/payments/{id}" : path;
+        e.event.put("routeKey", method + " " + route);
+        ObjectNode context = (ObjectNode) e.event.get("requestContext");
+        context.put("routeKey", method + " " + route);
+        context.remove("authorizer");
+        e.event.put("rawQueryString", q < 0 ? "" : pathAndQuery.substring(q + 1));
+        if (!route.equals(path)) {
+            ((ObjectNode) e.event.get("pathParameters")).put("id", path.split("/")[3]);
+        }
+        return e;
+    }
+
+    /** The local run's and the tests' stand-in for IAM authorization: the trusted {@code X-Operator-Id} header. */
+    public HttpApiEvents operator(String operatorId) {
+        return header("x-operator-id", operatorId);
+    }
+
+    /** The context API Gateway passes for a route with IAM authorization, signed by {@code userArn}. */
+    public HttpApiEvents iamOperator(String userArn) {
+        ObjectNode iam = ((ObjectNode) event.get("requestContext")).putObject("authorizer").putObject("iam");
+        iam.put("accessKey", "ASIA0000000000EXAMPLE").put("accountId", "123456789012")
+                .put("callerId", "AROA0000000000EXAMPLE:on-call").putNull("cognitoIdentity")
+                .put("principalOrgId", "o-example").put("userArn", userArn).put("userId", "AROA0000000000EXAMPLE:on-call");
+        return this;
+    }
+
     public HttpApiEvents header(String name, String value) {
         ((ObjectNode) event.get("headers")).put(name, value);
         return this;
@@ -76,12 +112,17 @@ public final class HttpApiEvents {
         return this;
     }
 
-    /** {@code null} removes the authorizer context entirely (an unauthenticated request). */
+    /** A merchant's JWT authorizer context; {@code null} removes the authorizer context entirely (an unauthenticated request). */
     public HttpApiEvents tenant(String tenant) {
         ObjectNode context = (ObjectNode) event.get("requestContext");
         if (tenant == null) {
             context.remove("authorizer");
         } else {
+            if (!context.has("authorizer")) {
+                ObjectNode jwt = context.putObject("authorizer").putObject("jwt");
+                jwt.putObject("claims").put("aud", "oncepay-api").put("iss", "https://auth.example.com/");
+                jwt.putArray("scopes").add("payments:write");
+            }
             ((ObjectNode) context.at("/authorizer/jwt/claims")).put("tenant_id", tenant)
                     .put("sub", "client-credentials|" + tenant);
         }

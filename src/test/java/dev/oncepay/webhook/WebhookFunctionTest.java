@@ -19,6 +19,7 @@ import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.ReviewReason;
 import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.provider.ProviderAccounts;
 import dev.oncepay.payment.Transition;
@@ -220,6 +221,7 @@ class WebhookFunctionTest {
         assertEquals(PaymentStatus.NEEDS_REVIEW, review.status());
         assertTrue(review.statusReason().contains("charge.succeeded contradicts recorded FAILED"), review.statusReason());
         assertEquals("card_declined", review.declineCode(), "the recorded facts are kept for the reviewer");
+        assertEquals(ReviewReason.CONFLICTING_FACTS, review.reviewReason());
         Map<String, AttributeValue> journal = journalItem(SIM, eventId);
         assertEquals("conflict", Attr.string(journal, Table.EVENT_OUTCOME));
         assertEquals(review.statusReason(), Attr.string(journal, Table.EVENT_OUTCOME_DETAIL));
@@ -240,6 +242,7 @@ class WebhookFunctionTest {
         assertEquals(Map.of("GetItem", 1L, "PutItem", 1L, "UpdateItem", 3L), dynamoRequests.snapshot());
         assertEquals(PaymentStatus.NEEDS_REVIEW, payment(pending).status());
         assertTrue(payment(pending).statusReason().contains("currency USD != EUR"));
+        assertEquals(ReviewReason.CONFLICTING_FACTS, payment(pending).reviewReason(), "kept through the UNKNOWN step");
 
         // Same outcome, different charge: a second charge for one payment is never "already settled".
         String succeeded = settledPayment(PaymentStatus.SUCCEEDED, "ch_first", 4200, "EUR");
