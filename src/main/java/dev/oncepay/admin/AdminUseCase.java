@@ -50,11 +50,6 @@ import software.amazon.awssdk.core.exception.SdkException;
 @ApplicationScoped
 public class AdminUseCase {
     private static final Logger LOG = Logger.getLogger(AdminUseCase.class);
-    /**
-     * The idempotency scope of operator keys: a "tenant" no merchant can have (the tenant resolver
-     * refuses spaces), so an operator's key never meets a merchant's, however both are chosen.
-     */
-    static final String OPERATOR_SCOPE = "operator api";
     /** Path of a resolution (a format of the payment id): part of the request fingerprint. */
     static final String RESOLVE_PATH = "/admin/payments/%s/resolve";
     private static final Comparator<Payment> NEWEST_FIRST = Comparator
@@ -179,8 +174,9 @@ public class AdminUseCase {
     public Optional<ResolutionAnswer> resolve(String operator, String paymentId, String key, ResolutionRequest request) {
         Instant now = clock.instant();
         RequestFingerprint fingerprint = fingerprint(operator, paymentId, request);
-        KeyRecord proposed = new KeyRecord(new IdempotencyKey(OPERATOR_SCOPE, key).storageId(), OPERATOR_SCOPE,
-                fingerprint, paymentId, UUID.randomUUID().toString(), 1, now.plus(config.idempotency().lease()),
+        String scope = IdempotencyKey.OPERATOR_SCOPE;
+        KeyRecord proposed = new KeyRecord(new IdempotencyKey(scope, key).storageId(), scope, fingerprint, paymentId,
+                UUID.randomUUID().toString(), 1, now.plus(config.idempotency().lease()),
                 now.plus(config.idempotency().retention()), now);
         ClaimAttempt attempt = keys.claim(proposed, now);
         if (attempt instanceof KeyClaim claim) {

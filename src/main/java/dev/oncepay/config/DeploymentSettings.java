@@ -98,6 +98,9 @@ public final class DeploymentSettings {
      */
     public static final String ENV_CHARGE_MAX_IN_FLIGHT = "ONCEPAY_PROVIDER_CHARGE_CALL_MAX_IN_FLIGHT";
 
+    /** {@code oncepay.operator.role-name}: only sessions of this role may call the operator API (charge only). */
+    public static final String ENV_OPERATOR_ROLE_NAME = "ONCEPAY_OPERATOR_ROLE_NAME";
+
     /**
      * The bulkhead's default for a charge function of {@code sandboxes} concurrent sandboxes
      * (reserved concurrency) charging through {@code accounts} provider accounts. With several,

@@ -3,6 +3,7 @@ package dev.oncepay.http;
 import dev.oncepay.config.OncepayConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 /**
  * Finds the operator of an operator API request: the IAM principal API Gateway authorized
@@ -15,9 +16,13 @@ public class OperatorResolver {
     private static final int MAX_LENGTH = 512;
 
     private final Optional<String> trustedHeader;
+    /** A session of the operator role: {@code arn:<partition>:sts::<account>:assumed-role/<role>/<session>}. */
+    private final Optional<Pattern> operatorRoleSession;
 
     public OperatorResolver(OncepayConfig config) {
         this.trustedHeader = config.operator().trustedHeader().filter(h -> !h.isBlank());
+        this.operatorRoleSession = config.operator().roleName().filter(r -> !r.isBlank())
+                .map(role -> Pattern.compile("arn:[a-z-]+:sts::\\d{12}:assumed-role/" + Pattern.quote(role) + "/[^/]+"));
     }
 
     /** @throws ForbiddenException no operator identity, or a merchant's authorizer context */
@@ -30,6 +35,10 @@ public class OperatorResolver {
         String operator = null;
         if (authorizer != null && authorizer.iam() != null) {
             operator = authorizer.iam().userArn() != null ? authorizer.iam().userArn() : authorizer.iam().userId();
+            if (operatorRoleSession.isPresent() && (operator == null
+                    || !operatorRoleSession.get().matcher(operator).matches())) {
+                throw new ForbiddenException("only a session of the operator role may call the operator API");
+            }
         }
         if (operator == null && trustedHeader.isPresent()) {
             operator = event.header(trustedHeader.get());

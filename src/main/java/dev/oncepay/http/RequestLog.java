@@ -114,7 +114,9 @@ public class RequestLog {
         String key = event.header("Idempotency-Key");
         if (key != null) {
             // The stored key's own hash (storage id "key#<sha256 hex>"), cut to 16 hex digits.
-            fields.put("keyHash", new IdempotencyKey(tenant == null ? "" : tenant, key).storageId().substring(4, 20));
+            String scope = event.path() != null && event.path().startsWith("/admin/") ? IdempotencyKey.OPERATOR_SCOPE
+                    : tenant == null ? "" : tenant;
+            fields.put("keyHash", new IdempotencyKey(scope, key).storageId().substring(4, 20));
         }
         String route = routeOf(event);
         fields.put("method", event.method());

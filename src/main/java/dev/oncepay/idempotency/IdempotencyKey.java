@@ -32,6 +32,12 @@ public record IdempotencyKey(String tenant, String value) {
         return null;
     }
 
+    /**
+     * The scope of the operator API's keys, in place of a tenant: one no merchant can have (the
+     * tenant resolver refuses spaces), so an operator's key never meets a merchant's.
+     */
+    public static final String OPERATOR_SCOPE = "operator api";
+
     /** The item's partition key: tenant and key hashed together, so tenants never collide. */
     public String storageId() {
         return "key#" + sha256Hex(tenant + '\u0000' + value);

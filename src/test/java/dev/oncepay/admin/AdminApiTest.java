@@ -56,6 +56,15 @@ class AdminApiTest extends AdminTestSupport {
         ApiResponse iam = LambdaClient.call(HttpApiEvents.admin("GET", "/admin/payments/" + id)
                 .iamOperator("arn:aws:sts::123456789012:assumed-role/oncepay-operator/alice"));
         assertEquals(200, iam.status(), iam::toString);
+        // Any other principal that IAM let through (an administrator allowed execute-api:Invoke on *) is not.
+        dynamoRequests.reset();
+        for (String other : List.of("arn:aws:iam::123456789012:user/admin",
+                "arn:aws:sts::123456789012:assumed-role/Administrator/bob",
+                "arn:aws:sts::123456789012:assumed-role/oncepay-operator-not/alice")) {
+            assertProblem(LambdaClient.call(HttpApiEvents.admin("GET", "/admin/payments/" + id).iamOperator(other)), 403,
+                    "forbidden");
+        }
+        assertEquals(Map.of(), dynamoRequests.snapshot(), "nothing read or written");
     }
 
     @Test

@@ -196,7 +196,7 @@ abstract class AdminTestSupport {
     }
 
     static String operatorKey(String key) {
-        return new IdempotencyKey(AdminUseCase.OPERATOR_SCOPE, key).storageId();
+        return new IdempotencyKey(IdempotencyKey.OPERATOR_SCOPE, key).storageId();
     }
 
     static Map<String, String> stored(String paymentId) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.oncepay.idempotency.IdempotencyKey;
 import dev.oncepay.idempotency.ClaimAttempt;
 import dev.oncepay.idempotency.IdempotencyStore;
 import dev.oncepay.idempotency.KeyRecord;
@@ -283,7 +284,7 @@ class ResolutionTest extends AdminTestSupport {
         String key = UUID.randomUUID().toString();
         // A first request claimed the key, then its sandbox died before asking the provider.
         Instant claimedAt = clock.instant();
-        assertTrue(keys.claim(new KeyRecord(operatorKey(key), AdminUseCase.OPERATOR_SCOPE,
+        assertTrue(keys.claim(new KeyRecord(operatorKey(key), IdempotencyKey.OPERATOR_SCOPE,
                 AdminUseCase.fingerprint(OPERATOR, id, ResolutionRequest.parse(body.getBytes(StandardCharsets.UTF_8))),
                 id, "dead-sandbox", 1, claimedAt.plus(lease), claimedAt.plus(Duration.ofHours(24)), claimedAt),
                 claimedAt) instanceof ClaimAttempt.KeyClaim);

@@ -9,6 +9,7 @@ import dev.oncepay.payment.Actor;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.ReviewReason;
 import dev.oncepay.payment.Transition;
 import dev.oncepay.reconcile.ReconcileFixture.AtProvider;
 import dev.oncepay.sim.Faults;
@@ -25,7 +26,6 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import java.util.OptionalLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -129,8 +129,8 @@ class BacklogGaugeTest {
 
     private void inReview(Payment unknown) {
         Instant now = clock.instant();
-        assertTrue(payments.apply(unknown.id(), new Transition(PaymentStatus.UNKNOWN, PaymentStatus.NEEDS_REVIEW, null,
-                null, "conflicting facts (test)", null, OptionalLong.empty()), Actor.SWEEP, now));
+        assertTrue(payments.apply(unknown.id(), Transition.toReview(PaymentStatus.UNKNOWN, null,
+                "conflicting facts (test)", ReviewReason.CONFLICTING_FACTS), Actor.SWEEP, now));
     }
 
     private static void assertInRange(long low, long high, Double value) {

@@ -281,6 +281,10 @@ public class OncepayStack extends Stack {
             route(api, HttpMethod.valueOf(methodAndPath[0]), methodAndPath[1], charge, iam);
         }
         Role operator = operatorRole(settings, api);
+        // IAM lets any principal allowed execute-api:Invoke through (HTTP APIs have no resource
+        // policy); the function itself accepts only this role's sessions.
+        functions.get(DeploymentSettings.FUNCTION_CHARGE).addEnvironment(DeploymentSettings.ENV_OPERATOR_ROLE_NAME,
+                operator.getRoleName());
 
         Rule.Builder.create(this, "ReconcileSchedule")
                 .description("Runs oncepay reconcile")

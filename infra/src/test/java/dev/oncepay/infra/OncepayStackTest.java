@@ -474,6 +474,19 @@ class OncepayStackTest {
      * Locally a header may stand in for the authorizers (tenant, operator); in AWS no function may
      * be told to trust one, or any caller could name the tenant or operator it claims to be.
      */
+
+    /** IAM lets through anyone allowed execute-api:Invoke; charge accepts only the operator role's sessions. */
+    @Test
+    void onlyTheOperatorRolesSessionsAreOperators() {
+        Map<String, Map<String, Object>> functions = functions();
+        String role = synth.id("AWS::IAM::Role", "OperatorRole");
+        assertEquals(ref(role), at(functions.get(DeploymentSettings.FUNCTION_CHARGE), "Environment", "Variables",
+                DeploymentSettings.ENV_OPERATOR_ROLE_NAME));
+        for (String other : List.of(DeploymentSettings.FUNCTION_WEBHOOK, DeploymentSettings.FUNCTION_RECONCILE)) {
+            Map<String, Object> env = at(functions.get(other), "Environment", "Variables");
+            assertFalse(env.containsKey(DeploymentSettings.ENV_OPERATOR_ROLE_NAME), other);
+        }
+    }
     @Test
     void noFunctionTrustsAHeaderForTenantOrOperator() {
         assertNoTrustedHeader(synth);
