@@ -22,12 +22,13 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
 import org.eclipse.microprofile.faulttolerance.exceptions.BulkheadException;
 import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 import org.jboss.logging.Logger;
@@ -172,7 +173,9 @@ public class FleetBreaker {
             // one conditional write, so callers arriving together cannot all slip under it.
             Optional<Boolean> taken = takeSlot(pk, slot, limits, true);
             if (taken.isPresent()) {
-                return new InFlight(pk, slot, CompletableFuture.completedFuture(taken.get()));
+                InFlight call = new InFlight(pk, slot);
+                call.decided(taken.get());
+                return call;
             }
             inFlight = current(pk).inFlightAt(now);
         }
@@ -181,27 +184,54 @@ public class FleetBreaker {
             throw new BulkheadException(ProviderRefusal.AT_CAPACITY.detail() + ": " + inFlight + " of "
                     + limits.maxInFlight() + " " + operation.id() + " calls to " + account);
         }
-        ScheduledFuture<Boolean> taken = slots().schedule(() -> takeSlot(pk, slot, limits, false).orElse(false),
+        InFlight call = new InFlight(pk, slot);
+        call.timer = slots().schedule(() -> call.takeUnlessEnded(() -> takeSlot(pk, slot, limits, false).orElse(false)),
                 settings.inFlightAfter().toMillis(), TimeUnit.MILLISECONDS);
-        return new InFlight(pk, slot, taken);
+        return call;
     }
 
     /** One call's place in its account's bulkhead; closing it gives back the slot, if the call took one. */
     final class InFlight implements AutoCloseable {
         private final String pk;
         private final String slot;
-        private final Future<Boolean> taken;
+        /** Set once: by the timer as it starts taking the slot, or by the call ending first. */
+        private final AtomicBoolean decided = new AtomicBoolean();
+        private final CompletableFuture<Boolean> taken = new CompletableFuture<>();
+        private volatile ScheduledFuture<?> timer;
 
-        private InFlight(String pk, String slot, Future<Boolean> taken) {
+        private InFlight(String pk, String slot) {
             this.pk = pk;
             this.slot = slot;
-            this.taken = taken;
+        }
+
+        /** Taken (or not) at entry. */
+        private void decided(boolean held) {
+            decided.set(true);
+            taken.complete(held);
+        }
+
+        /** The timer: take the slot, unless the call ended meanwhile. */
+        private void takeUnlessEnded(BooleanSupplier take) {
+            if (!decided.compareAndSet(false, true)) {
+                return;
+            }
+            try {
+                taken.complete(take.getAsBoolean());
+            } catch (RuntimeException unexpected) {
+                taken.complete(false);
+                LOG.warnf("bulkhead slot %s of %s: taking it failed (%s); its lease ends it", slot, pk, unexpected);
+            }
         }
 
         @Override
         public void close() {
-            if (taken.cancel(false)) {
-                return; // quicker than in-flight-after: never counted, nothing to give back
+            if (decided.compareAndSet(false, true)) {
+                // Quicker than in-flight-after: never counted, nothing to give back. (A future's
+                // cancel cannot say this: it succeeds even while the task is already writing.)
+                if (timer != null) {
+                    timer.cancel(false);
+                }
+                return;
             }
             // A timed-out attempt may leave this thread interrupted; giving the slot back must not fail for it.
             boolean interrupted = Thread.interrupted();

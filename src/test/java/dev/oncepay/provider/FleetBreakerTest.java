@@ -11,6 +11,7 @@ import dev.oncepay.config.Metrics;
 import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.store.Attr;
 import dev.oncepay.store.TableItems;
+import dev.oncepay.testing.HeldAnswer;
 import dev.oncepay.testing.RecordingMetrics;
 import dev.oncepay.testing.StoreFault;
 import dev.oncepay.testing.TestClock;
@@ -475,5 +476,29 @@ class FleetBreakerTest {
         entered.forEach(call -> call.ifPresent(FleetBreaker.InFlight::close));
         first.close();
         assertEquals(Map.of(), state().inFlight());
+    }
+
+    @Test
+    void aCallThatEndsWhileItsSlotIsBeingTakenGivesTheSlotBack() throws Exception {
+        FleetBreaker.InFlight earlier = sandbox().enter(account, ProviderOperation.CHARGE);
+        awaitSlots(1);
+        earlier.close(); // the slot map exists now: the next take is one write
+        String pk = BreakerItem.pk(account, ProviderOperation.CHARGE);
+        HeldAnswer held = TestEnvironment.storeProxy().holdNextAnswer("UpdateItem", pk);
+        FleetBreaker.InFlight call = sandbox(viaProxy, 0.1, 10).enter(account, ProviderOperation.CHARGE);
+        assertTrue(held.awaitCommitted(Duration.ofSeconds(10)), "the slot's write reached the store");
+
+        // The call ends while its slot's write waits for an answer: the end must wait for it too.
+        Thread ending = new Thread(call::close);
+        ending.start();
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (ending.isAlive() && ending.getState() != Thread.State.TIMED_WAITING) {
+            assertTrue(System.nanoTime() < until, "the call's end never waited");
+            Thread.sleep(5);
+        }
+        held.letGo();
+        ending.join(10_000);
+
+        assertEquals(Map.of(), state().inFlight(), "the slot taken as the call ended was given back");
     }
 }

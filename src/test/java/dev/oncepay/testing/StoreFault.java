@@ -12,5 +12,10 @@ public enum StoreFault {
      */
     STALL,
     /** Forwarded (a write commits), then answered {@code 500}: the caller never learns it committed. */
-    LOST_ANSWER
+    LOST_ANSWER,
+    /**
+     * Forwarded (a write commits), its true answer held until the test lets it go: a slow answer
+     * whose window a test controls (scripted only, never drawn).
+     */
+    HELD_ANSWER
 }

@@ -175,6 +175,17 @@ public final class StoreFaultProxy implements AutoCloseable {
         return held;
     }
 
+    /**
+     * The next request for {@code operation} whose body contains {@code bodyContains} (null: any)
+     * is forwarded (it commits) and its true answer held until {@link HeldAnswer#letGo()}.
+     */
+    public synchronized HeldAnswer holdNextAnswer(String operation, String bodyContains) {
+        HeldAnswer held = new HeldAnswer();
+        scripted.computeIfAbsent(operation, ignored -> new ArrayDeque<>())
+                .add(new Scripted(StoreFault.HELD_ANSWER, bodyContains, held));
+        return held;
+    }
+
     /** Healthy again: no faults, no scripted faults, counters at zero, the dice from the seed. */
     public synchronized void reset() {
         faults = StoreFaults.none();
@@ -245,6 +256,12 @@ public final class StoreFaultProxy implements AutoCloseable {
                         next.held().awaitLetGo();
                     }
                     sendError(exchange, 500, "InternalServerError", "Internal server error");
+                }
+                case HELD_ANSWER -> {
+                    HttpResponse<byte[]> answer = forward(exchange, body); // commits
+                    next.held().markCommitted();
+                    next.held().awaitLetGo();
+                    relay(exchange, answer);
                 }
             }
         } catch (IOException upstreamGone) {
