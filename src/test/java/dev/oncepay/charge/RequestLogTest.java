@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.config.Metrics;
+import dev.oncepay.idempotency.IdempotencyKey;
 import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.provider.ProviderOperation;
@@ -100,6 +101,11 @@ class RequestLogTest extends ChargeTestSupport {
         assertEquals(200, webhookFunction.webhook(JSON.readValue(signed, HttpApiEvent.class)).statusCode());
         String forged = WebhookRequests.event("sim", eventBody, WebhookRequests.signNow("not-the-secret", eventBody));
         assertEquals(401, webhookFunction.webhook(JSON.readValue(forged, HttpApiEvent.class)).statusCode());
+        String operatorKey = "resolve-" + key; // an operator's key, hashed in the operator scope, not a tenant's
+        HttpApiEvents resolve = HttpApiEvents.admin("POST", "/admin/payments/" + paymentId + "/resolve")
+                .operator("alice").header("Idempotency-Key", operatorKey)
+                .body("{\"status\":\"failed\",\"reason\":\"a test\"}");
+        assertEquals(409, LambdaClient.call(resolve).status(), "a succeeded payment is not resolved");
         String sweepId = "scheduled-" + UUID.randomUUID();
         reconcileFunction.reconcile(new ScheduledEvent("0", sweepId, "Scheduled Event", "aws.events", "123456789012",
                 null, "eu-central-1", List.of(), Map.of()));
@@ -132,6 +138,10 @@ class RequestLogTest extends ChargeTestSupport {
         JsonNode invalidLine = onlyLineOf(lines, requestIdOf(invalid.json())).get("mdc");
         assertEquals("400", invalidLine.get("status").asText());
         assertEquals("invalid-request", invalidLine.get("problemType").asText());
+        JsonNode resolveLine = onlyLineOf(lines, requestIdOf(resolve.json())).get("mdc");
+        assertEquals(keyHash(IdempotencyKey.OPERATOR_SCOPE, operatorKey), resolveLine.get("keyHash").asText(),
+                "the operator key's own stored hash");
+        assertEquals("resolution-not-allowed", resolveLine.get("problemType").asText());
         JsonNode webhookLine = onlyLineOf(lines, requestIdOf(signed)).get("mdc");
         assertEquals("webhook", webhookLine.get("function").asText());
         assertEquals(paymentId, webhookLine.get("paymentId").asText(), "the payment the verified event is about");
