@@ -142,9 +142,9 @@ public class AdminUseCase {
         }
     }
 
-    /** Until the sweep first looks at a PENDING payment (twice its run's lease), it is no one's worry. */
+    /** Until the sweep first looks at a PENDING payment, it is no one's worry. */
     private Duration pendingAfter() {
-        return config.admin().pendingAfter().orElse(config.idempotency().lease().multipliedBy(2));
+        return config.admin().pendingAfter().orElse(payments.firstSweepDelay());
     }
 
     private static AttentionPosition position(Payment p) {

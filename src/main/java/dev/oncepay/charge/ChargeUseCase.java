@@ -304,7 +304,7 @@ public class ChargeUseCase {
                 key.leaseEpoch(), 0, accounts.forTenant(key.tenant()), key.leaseExpiresAt(), request.instrument(),
                 null);
         // A stuck PENDING payment is swept once the lease that covers it has surely ended.
-        Instant sweepAt = now.plus(lease()).plus(lease());
+        Instant sweepAt = now.plus(payments.firstSweepDelay());
         if (seen.isEmpty() && payments.createPending(pending, sweepAt)) {
             return pending;
         }

@@ -18,6 +18,9 @@ import java.util.Set;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
+import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
+import software.amazon.awssdk.services.dynamodb.model.Select;
 
 /**
  * Payment items in DynamoDB. Every write is a single conditional write on one item, so racing
@@ -102,7 +105,20 @@ public class PaymentRepository {
 
     /** The attention index's partition of a payment in {@code status}: sharded as the sweep's. */
     public String attentionKey(PaymentStatus status, String paymentId) {
-        return status.name() + "#" + shardOf(paymentId);
+        return attentionPartition(status, Integer.parseInt(shardOf(paymentId)));
+    }
+
+    /** {@link Table#ATTENTION_KEY}'s format: {@code <STATUS>#<shard>}. */
+    private static String attentionPartition(PaymentStatus status, int shard) {
+        return status.name() + "#" + shard;
+    }
+
+    /**
+     * When the sweep first looks at a PENDING payment: once the lease of the run that recorded it
+     * (and of one takeover) has surely ended. Before then a PENDING payment is no one's worry.
+     */
+    public Duration firstSweepDelay() {
+        return lease.multipliedBy(2);
     }
 
     private static AttributeValue entry(HistoryEntry e) {
@@ -328,7 +344,44 @@ public class PaymentRepository {
      */
     public AttentionPage attentionPage(PaymentStatus status, int shard, Long createdBeforeMs, String tenant,
             AttentionPosition after, int limit) {
-        String partition = status.name() + "#" + shard;
+        String partition = attentionPartition(status, shard);
+        QueryRequest.Builder query = attentionQuery(partition, createdBeforeMs, tenant);
+        var answer = dynamo.query(query
+                .exclusiveStartKey(after == null ? null : Map.of(Table.PK, Attr.s(pk(after.paymentId())),
+                        Table.ATTENTION_KEY, Attr.s(partition), Table.CREATED_AT_MS, Attr.n(after.createdAtMs())))
+                .scanIndexForward(false).limit(limit).build());
+        List<Payment> found = answer.items().stream().map(this::fromItem).toList();
+        Map<String, AttributeValue> last = answer.lastEvaluatedKey();
+        Optional<AttentionPosition> next = last == null || last.isEmpty() ? Optional.empty()
+                : Optional.of(new AttentionPosition(Attr.number(last, Table.CREATED_AT_MS, 0),
+                        Attr.string(last, Table.PK).substring(PREFIX.length())));
+        return new AttentionPage(found, next);
+    }
+
+    /** How many payments one shard lists under {@code status}, created before {@code createdBeforeMs} if given. */
+    public long attentionCount(PaymentStatus status, int shard, Long createdBeforeMs) {
+        QueryRequest.Builder query = attentionQuery(attentionPartition(status, shard), createdBeforeMs, null)
+                .select(Select.COUNT);
+        long count = 0;
+        Map<String, AttributeValue> from = null;
+        do {
+            QueryResponse page = dynamo.query(query.exclusiveStartKey(from).build());
+            count += page.count();
+            from = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
+        } while (from != null);
+        return count;
+    }
+
+    /** The creation of the oldest payment one shard lists under {@code status}, created before {@code createdBeforeMs} if given. */
+    public Optional<Instant> attentionOldest(PaymentStatus status, int shard, Long createdBeforeMs) {
+        List<Map<String, AttributeValue>> items = dynamo.query(attentionQuery(attentionPartition(status, shard),
+                createdBeforeMs, null).scanIndexForward(true).limit(1).build()).items();
+        return items.isEmpty() ? Optional.empty()
+                : Optional.of(Instant.ofEpochMilli(Attr.number(items.get(0), Table.CREATED_AT_MS, 0)));
+    }
+
+    /** One partition of the attention index, before a creation time and of one tenant if given. */
+    private QueryRequest.Builder attentionQuery(String partition, Long createdBeforeMs, String tenant) {
         Map<String, String> names = new HashMap<>(Map.of("#key", Table.ATTENTION_KEY));
         Map<String, AttributeValue> values = new HashMap<>(Map.of(":key", Attr.s(partition)));
         String keyCondition = "#key = :key";
@@ -343,20 +396,9 @@ public class PaymentRepository {
             names.put("#tenant", Table.TENANT);
             values.put(":tenant", Attr.s(tenant));
         }
-        String finalKeyCondition = keyCondition;
-        String finalFilter = filter;
-        var answer = dynamo.query(b -> b.tableName(table).indexName(Table.ATTENTION_INDEX)
-                .keyConditionExpression(finalKeyCondition).filterExpression(finalFilter)
-                .expressionAttributeNames(names).expressionAttributeValues(values)
-                .exclusiveStartKey(after == null ? null : Map.of(Table.PK, Attr.s(pk(after.paymentId())),
-                        Table.ATTENTION_KEY, Attr.s(partition), Table.CREATED_AT_MS, Attr.n(after.createdAtMs())))
-                .scanIndexForward(false).limit(limit));
-        List<Payment> found = answer.items().stream().map(this::fromItem).toList();
-        Map<String, AttributeValue> last = answer.lastEvaluatedKey();
-        Optional<AttentionPosition> next = last == null || last.isEmpty() ? Optional.empty()
-                : Optional.of(new AttentionPosition(Attr.number(last, Table.CREATED_AT_MS, 0),
-                        Attr.string(last, Table.PK).substring(PREFIX.length())));
-        return new AttentionPage(found, next);
+        return QueryRequest.builder().tableName(table).indexName(Table.ATTENTION_INDEX)
+                .keyConditionExpression(keyCondition).filterExpression(filter)
+                .expressionAttributeNames(names).expressionAttributeValues(values);
     }
 
     // Sweep: reconcile's access to the sparse, sharded index `sweep`.

@@ -2,28 +2,18 @@ package dev.oncepay.reconcile;
 
 import dev.oncepay.config.EmbeddedMetrics;
 import dev.oncepay.config.Metrics;
-import dev.oncepay.config.OncepayConfig;
+import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentStatus;
-import dev.oncepay.store.Attr;
-import dev.oncepay.store.Table;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
-import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import org.jboss.logging.Logger;
 import software.amazon.awssdk.core.exception.SdkException;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
-import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
-import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
-import software.amazon.awssdk.services.dynamodb.model.Select;
 
 /**
- * The backlog gauges, read from the whole attention index ({@link Table#ATTENTION_INDEX}) rather
+ * The backlog gauges, read from the whole attention index ({@link PaymentRepository#attentionCount}) rather
  * than from the payments one sweep happens to find due: how many payments wait in UNKNOWN, in
  * PENDING past the sweep's first look, and in NEEDS_REVIEW, and how old the oldest UNKNOWN and
  * stuck PENDING one is.
@@ -36,21 +26,14 @@ import software.amazon.awssdk.services.dynamodb.model.Select;
 public class Backlog {
     private static final Logger LOG = Logger.getLogger(Backlog.class);
 
-    private final DynamoDbClient dynamo;
+    private final PaymentRepository payments;
     private final EmbeddedMetrics metrics;
     private final Clock clock;
-    private final String table;
-    private final int shards;
-    /** When the sweep first looks at a PENDING payment (its charge run's lease, twice, after creation). */
-    private final Duration pendingAfter;
 
-    public Backlog(DynamoDbClient dynamo, EmbeddedMetrics metrics, Clock clock, OncepayConfig config) {
-        this.dynamo = dynamo;
+    public Backlog(PaymentRepository payments, EmbeddedMetrics metrics, Clock clock) {
+        this.payments = payments;
         this.metrics = metrics;
         this.clock = clock;
-        this.table = config.table();
-        this.shards = config.sweep().shards();
-        this.pendingAfter = config.idempotency().lease().multipliedBy(2);
     }
 
     /** What one status's partitions hold: how many, and the creation of the oldest ({@code null} if none). */
@@ -68,7 +51,7 @@ public class Backlog {
         Instant now = clock.instant();
         try {
             Reading unknown = read(PaymentStatus.UNKNOWN, null, true);
-            Reading pending = read(PaymentStatus.PENDING, now.minus(pendingAfter), true);
+            Reading pending = read(PaymentStatus.PENDING, now.minus(payments.firstSweepDelay()), true);
             Reading review = read(PaymentStatus.NEEDS_REVIEW, null, false);
             metrics.gauge(Metrics.UNKNOWN_BACKLOG, unknown.count(), "Count");
             metrics.gauge(Metrics.UNKNOWN_OLDEST_AGE, unknown.ageAt(now).toSeconds(), "Seconds");
@@ -83,57 +66,19 @@ public class Backlog {
 
     /** Every shard's entries of {@code status}, created before {@code createdBefore} if given. */
     Reading read(PaymentStatus status, Instant createdBefore, boolean withOldest) {
+        Long beforeMs = createdBefore == null ? null : createdBefore.toEpochMilli();
         long count = 0;
         Instant oldest = null;
-        for (int shard = 0; shard < shards; shard++) {
-            // Table.ATTENTION_KEY's format: <STATUS>#<shard>, the shard as the sweep's.
-            String partition = status.name() + "#" + shard;
+        for (int shard = 0; shard < payments.sweepShards(); shard++) {
             if (withOldest) {
-                Optional<Instant> first = oldestIn(partition, createdBefore);
+                Optional<Instant> first = payments.attentionOldest(status, shard, beforeMs);
                 if (first.isEmpty()) {
                     continue; // an empty partition has nothing to count
                 }
                 oldest = oldest == null || first.get().isBefore(oldest) ? first.get() : oldest;
             }
-            count += countIn(partition, createdBefore);
+            count += payments.attentionCount(status, shard, beforeMs);
         }
         return new Reading(count, oldest);
-    }
-
-    private Optional<Instant> oldestIn(String partition, Instant createdBefore) {
-        List<Map<String, AttributeValue>> items = dynamo.query(query(partition, createdBefore).toBuilder()
-                .scanIndexForward(true).limit(1).build()).items();
-        return items.isEmpty() ? Optional.empty()
-                : Optional.of(Instant.ofEpochMilli(Attr.number(items.get(0), Table.CREATED_AT_MS, 0)));
-    }
-
-    private long countIn(String partition, Instant createdBefore) {
-        long count = 0;
-        Map<String, AttributeValue> from = null;
-        do {
-            QueryRequest.Builder page = query(partition, createdBefore).toBuilder().select(Select.COUNT);
-            if (from != null) {
-                page.exclusiveStartKey(from);
-            }
-            QueryResponse response = dynamo.query(page.build());
-            count += response.count();
-            from = response.hasLastEvaluatedKey() && !response.lastEvaluatedKey().isEmpty()
-                    ? response.lastEvaluatedKey() : null;
-        } while (from != null);
-        return count;
-    }
-
-    private QueryRequest query(String partition, Instant createdBefore) {
-        Map<String, String> names = new HashMap<>(Map.of("#key", Table.ATTENTION_KEY));
-        Map<String, AttributeValue> values = new HashMap<>(Map.of(":key", Attr.s(partition)));
-        String condition = "#key = :key";
-        if (createdBefore != null) {
-            condition += " AND #created < :before";
-            names.put("#created", Table.CREATED_AT_MS);
-            values.put(":before", Attr.n(createdBefore.toEpochMilli()));
-        }
-        return QueryRequest.builder().tableName(table).indexName(Table.ATTENTION_INDEX)
-                .keyConditionExpression(condition)
-                .expressionAttributeNames(names).expressionAttributeValues(values).build();
     }
 }
