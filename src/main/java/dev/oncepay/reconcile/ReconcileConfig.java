@@ -25,7 +25,7 @@ public interface ReconcileConfig {
     @WithDefault("1M")
     Duration backoffBase();
 
-    /** Ceiling of the per-payment backoff (full jitter: uniform in {@code [0, min(cap, base·2^attempts)]}). */
+    /** Ceiling of the per-payment backoff (equal jitter: uniform in {@code [c/2, c]}, {@code c = min(cap, base·2^attempts)}). */
     @WithDefault("6H")
     Duration backoffCap();
 

@@ -427,12 +427,16 @@ public class ReconcileUseCase {
         return payment.status() == PaymentStatus.PENDING ? OptionalLong.of(payment.leaseEpoch()) : OptionalLong.empty();
     }
 
-    /** Full jitter: uniform in {@code [0, min(cap, base·2^attempts)]} (AWS Builders' Library). */
+    /**
+     * Equal jitter: uniform in {@code [c/2, c]} with {@code c = min(cap, base·2^attempts)}. Unlike full
+     * jitter it never comes back at once: a payment the provider could not settle just now is not
+     * asked again within the same minute, and the spread still keeps a fleet of deferrals apart.
+     */
     Duration backoff(int attempts) {
         long base = Math.max(1, config.backoffBase().toMillis());
         long cap = Math.max(base, config.backoffCap().toMillis());
         long ceiling = attempts >= 30 ? cap : Math.min(cap, base << attempts);
-        return Duration.ofMillis(ThreadLocalRandom.current().nextLong(ceiling + 1));
+        return Duration.ofMillis(ceiling - ThreadLocalRandom.current().nextLong(ceiling / 2 + 1));
     }
 
     private void written(Payment payment, PaymentStatus to, String reason) {

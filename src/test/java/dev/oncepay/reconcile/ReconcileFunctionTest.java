@@ -241,8 +241,8 @@ class ReconcileFunctionTest {
             SweepState state = fx.state(id);
             assertEquals(PaymentStatus.UNKNOWN, state.payment().status());
             assertEquals(check, state.payment().checkAttempts());
-            Duration ceiling = Duration.ofSeconds(10L << (check - 1)); // full jitter under base·2^attempts
-            assertTrue(!state.nextCheckAt().isBefore(before.minusSeconds(1))
+            Duration ceiling = Duration.ofSeconds(10L << (check - 1)); // equal jitter under base·2^attempts
+            assertTrue(!state.nextCheckAt().isBefore(before.plus(ceiling.dividedBy(2)))
                     && !state.nextCheckAt().isAfter(clock.instant().plus(ceiling)), () -> "next check " + state);
             HttpApiResponse replay = fx.post(key, body);
             assertEquals(202, replay.statusCode());
