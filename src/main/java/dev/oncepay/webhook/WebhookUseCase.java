@@ -94,6 +94,16 @@ public class WebhookUseCase {
                 config.tolerance());
         RequestLog.aboutPayment(event.reference()); // verified: the payment this delivery is about
 
+        // Most facts arrive after the charge run has settled the payment: one read answers them, and a
+        // fact that changes nothing needs neither a journal entry nor a write (2 requests saved).
+        boolean aboutPayment = event.kind() == ProviderEvent.Kind.FACT || event.kind() == ProviderEvent.Kind.NOT_FINAL;
+        Optional<Payment> seen = aboutPayment ? payments.find(event.reference()) : Optional.empty();
+        if (event.kind() == ProviderEvent.Kind.FACT && seen.isPresent() && changesNothing(provider, seen.get(), event)) {
+            LOG.debugf("webhook already settled provider=%s eventId=%s paymentId=%s", provider, event.id(),
+                    event.reference());
+            return new WebhookReceipt(event.id(), event.type(), WebhookOutcome.ALREADY_SETTLED, false);
+        }
+
         Instant now = clock.instant();
         Optional<JournalEntry> earlier = journal.receive(provider, event, now, now.plus(config.retention()));
         if (earlier.isPresent() && earlier.get().state() == State.PROCESSED) {
@@ -107,7 +117,7 @@ public class WebhookUseCase {
         }
         reached(provider, event.id(), WebhookPhase.JOURNALED, false);
 
-        Applied applied = apply(provider, event);
+        Applied applied = apply(provider, event, seen);
         reached(provider, event.id(), WebhookPhase.PAYMENT_UPDATED, applied.written());
 
         journal.markProcessed(provider, event.id(), applied.outcome(), applied.detail(), clock.instant());
@@ -148,7 +158,25 @@ public class WebhookUseCase {
     private record Decision(List<Transition> transitions, WebhookOutcome outcome, String detail) {
     }
 
-    private Applied apply(String provider, ProviderEvent event) {
+    /**
+     * A final fact the payment already records, from the provider that charged it, that this event did
+     * not write itself (a duplicate of an applied event still answers from the journal).
+     */
+    private boolean changesNothing(String provider, Payment payment, ProviderEvent event) {
+        if (!payment.providerAccount().provider().equals(provider)) {
+            return false;
+        }
+        Decision decision = decide(payment, event.fact().orElseThrow(), event.type(), marker(provider, event),
+                clock.instant());
+        return decision.outcome() == WebhookOutcome.ALREADY_SETTLED && decision.transitions().isEmpty();
+    }
+
+    private static String marker(String provider, ProviderEvent event) {
+        return "webhook " + provider + "/" + event.id();
+    }
+
+    /** @param firstRead the payment (or its absence) as read before journaling: the first attempt's read */
+    private Applied apply(String provider, ProviderEvent event, Optional<Payment> firstRead) {
         if (event.kind() == ProviderEvent.Kind.IGNORED_TYPE) {
             return new Applied(WebhookOutcome.IGNORED_TYPE, event.detail(), false);
         }
@@ -157,10 +185,10 @@ public class WebhookUseCase {
             LOG.warnf("webhook not about our payments provider=%s eventId=%s: %s", provider, event.id(), event.detail());
             return new Applied(WebhookOutcome.NOT_OURS, event.detail(), false);
         }
-        String marker = "webhook " + provider + "/" + event.id();
+        String marker = marker(provider, event);
         boolean written = false;
         for (int attempt = 1; attempt <= config.applyAttempts(); attempt++) {
-            Optional<Payment> found = payments.find(event.reference());
+            Optional<Payment> found = attempt == 1 ? firstRead : payments.find(event.reference());
             if (found.isEmpty()) {
                 LOG.warnf("webhook for unknown payment provider=%s eventId=%s reference=%s", provider, event.id(),
                         event.reference());

@@ -142,9 +142,10 @@ class WebhookFunctionTest {
         System.out.println("DynamoDB requests per webhook event: first delivery " + firstRequests
                 + ", duplicate " + duplicateRequests);
         assertEquals(Map.of("GetItem", 1L, "PutItem", 1L, "UpdateItem", 2L), firstRequests);
-        // On AWS the failed put returns the old item (ReturnValuesOnConditionCheckFailure): PutItem only.
-        // dynalite ignores that option, so the journal reads the item: PutItem + GetItem.
-        assertEquals(Map.of("GetItem", 1L, "PutItem", 1L), duplicateRequests);
+        // The payment is read first (a fact it already records needs no journal); then the journal's put
+        // fails. On AWS the failed put returns the old item (ReturnValuesOnConditionCheckFailure): GetItem +
+        // PutItem. dynalite ignores that option, so the journal reads the item: PutItem + 2 GetItem.
+        assertEquals(Map.of("GetItem", 2L, "PutItem", 1L), duplicateRequests);
     }
 
     @Test
@@ -192,9 +193,14 @@ class WebhookFunctionTest {
         String pending = "{\"id\":\"" + newEventId() + "\",\"type\":\"charge.pending\",\"data\":{\"chargeId\":\"ch_o\","
                 + "\"reference\":\"" + paymentId + "\",\"status\":\"pending\",\"amount\":4200,\"currency\":\"EUR\"}}";
         assertEquals("ignored_type", deliver(pending));
-        // The same fact again under another event id (the provider re-emitted it).
+        // The same fact again under another event id (the provider re-emitted it): one read, no write,
+        // no journal item (the usual case: the charge run settled the payment before its webhook came).
+        String reEmitted = newEventId();
+        dynamoRequests.reset();
         assertEquals("already_settled",
-                deliver(chargeEvent(newEventId(), "charge.succeeded", paymentId, "ch_o", 4200, "EUR")));
+                deliver(chargeEvent(reEmitted, "charge.succeeded", paymentId, "ch_o", 4200, "EUR")));
+        assertEquals(Map.of("GetItem", 1L), dynamoRequests.snapshot());
+        assertTrue(journalItemOrEmpty(SIM, reEmitted).isEmpty(), "nothing to apply, nothing journaled");
         assertEquals(succeeded, payment(paymentId), "nothing changed, not even updatedAt");
 
         // A failed event after succeeded never makes it FAILED: contradicting facts go to review.
