@@ -30,7 +30,10 @@ import org.jboss.logging.Logger;
  * Accepts provider events at least once and applies each exactly once: one state machine for every
  * provider, whose {@link WebhookFormat} only verifies and reads its events.
  *
- * <p>Three single-item conditional writes, in this order:
+ * <p>The payment is read first: a final fact it already records, written by someone else (the
+ * usual case: the charge run settled it before the webhook came), changes nothing and is answered
+ * from that read, with no journal item. Otherwise three single-item conditional writes, in this
+ * order (the first read serves step 2's first attempt):
  * <ol>
  * <li>journal the event {@code RECEIVED} ({@code attribute_not_exists OR expired}). If it is
  * already {@code PROCESSED}, this is a duplicate: answer with the stored outcome. If it is
