@@ -1,10 +1,9 @@
 package dev.oncepay.startup;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.config.Metrics;
 import dev.oncepay.provider.FleetBreakers;
 import dev.oncepay.store.DynamoRequestCounter;
@@ -18,10 +17,7 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -37,8 +33,6 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithTestResource(value = TestEnvironment.class, scope = TestResourceScope.GLOBAL)
 class ChargeSnapStartHooksTest {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     @Inject
     SnapStartHooks hooks;
     @Inject
@@ -64,7 +58,7 @@ class ChargeSnapStartHooksTest {
 
     @Test
     void primingRunsTheRequestPathReadingOnlyAndCallingNoProvider() throws Exception {
-        JsonNode before = simStats();
+        Object before = SimStats.read();
         int answersBefore = metrics.counted(Metrics.ANSWERS);
         int samplesBefore = metrics.samples(Metrics.PROVIDER_LATENCY).size();
 
@@ -72,7 +66,7 @@ class ChargeSnapStartHooksTest {
 
         // One consistent GetItem for the payment that cannot exist, one for the default account's breaker.
         assertEquals(Map.of("GetItem", 2L), dynamoRequests.snapshot());
-        assertEquals(before, simStats(), "no provider request");
+        assertEquals(before, SimStats.read(), "no provider request");
         assertEquals(answersBefore, metrics.counted(Metrics.ANSWERS), "no Answers point");
         assertEquals(samplesBefore, metrics.samples(Metrics.PROVIDER_LATENCY).size(), "no ProviderLatency point");
     }
@@ -114,7 +108,7 @@ class ChargeSnapStartHooksTest {
 
         long[] restored = LongStream.range(0, 8).map(i -> Jitter.nextLong(1L << 40)).toArray();
         long[] replayed = LongStream.range(0, 8).map(i -> inSnapshot.nextLong(1L << 40)).toArray();
-        assertTrue(!java.util.Arrays.equals(replayed, restored), "a restored sandbox must not replay the snapshot's draws");
+        assertFalse(Arrays.equals(replayed, restored), "a restored sandbox must not replay the snapshot's draws");
     }
 
     private static Random copy(Random random) throws Exception {
@@ -125,12 +119,5 @@ class ChargeSnapStartHooksTest {
         try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
             return (Random) in.readObject();
         }
-    }
-
-    private static JsonNode simStats() throws Exception {
-        HttpResponse<String> answer = HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(URI.create(TestEnvironment.simulator().baseUrl() + "/_sim/stats")).build(),
-                HttpResponse.BodyHandlers.ofString());
-        return JSON.readTree(answer.body());
     }
 }
