@@ -28,11 +28,8 @@ import org.jboss.logging.Logger;
  * owners and probe ids are {@code UUID.randomUUID()} drawn at each use from {@code SecureRandom}
  * (on Linux NativePRNG, which mixes {@code /dev/urandom}, reseeded in a restored VM, into every
  * draw), and deadlines are taken per call. Connections: priming opens none to a provider (its
- * REST clients are built, not used). Its store reads leave an idle connection in the JDK's
- * keep-alive cache (the url-connection client); that cache drops an entry idle longer than its
- * keep-alive time when it is next asked, a stale one that slips through costs a failed attempt
- * that HttpURLConnection and then the SDK retry on a new connection. Not proven by a test here (a
- * JVM without CRaC cannot restore); closing them before the checkpoint needs the JDK's internals.
+ * REST clients are built, not used), and its store requests close theirs ({@link PrimingConnections}),
+ * so the snapshot holds no idle connection of its own making.
  *
  * <p>The CRaC context holds its resources weakly: the bean (application scoped, so the container
  * holds it) registers itself, and a static field keeps it reachable besides.
