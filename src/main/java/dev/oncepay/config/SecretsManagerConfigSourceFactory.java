@@ -3,11 +3,11 @@ package dev.oncepay.config;
 import io.smallrye.config.ConfigSourceContext;
 import io.smallrye.config.ConfigSourceFactory;
 import io.smallrye.config.ConfigValue;
-import io.smallrye.config.PropertiesConfigSource;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
 import org.eclipse.microprofile.config.spi.ConfigSource;
 import org.jboss.logging.Logger;
@@ -27,6 +27,10 @@ import org.jboss.logging.Logger;
  * A secret that cannot be read, has the wrong shape or holds what this function may not stops
  * startup, naming the secret and the key, never a value: running with the development defaults
  * instead would fail every payment later and more quietly.
+ *
+ * <p>The source it offers ({@link SecretsConfigSource}) keeps the way to read the same secrets
+ * again, with the same checks: a sandbox restored from a SnapStart snapshot reloads them
+ * ({@code dev.oncepay.startup.SnapStartHooks}), so a secret rotated since the snapshot is used.
  *
  * <p>Registered in {@code META-INF/services/io.smallrye.config.ConfigSourceFactory}. Not
  * static-init safe (not annotated), so a native image reads secrets at run time, never at
@@ -78,6 +82,18 @@ public class SecretsManagerConfigSourceFactory implements ConfigSourceFactory {
             throw new IllegalStateException(DeploymentSettings.ENV_SECRET_ARNS + " is set but " + unknown.getMessage()
                     + " (" + FUNCTION_PROPERTY + ")");
         }
+        // A reload after a restore asks for the settings that the first read asked for, as they were
+        // then: the context belongs to the building of the configuration, which is over by then.
+        Map<String, Optional<String>> settings = new ConcurrentHashMap<>();
+        Function<String, Optional<String>> remembered = name -> settings.computeIfAbsent(name, env);
+        SecretsConfigSource secrets = new SecretsConfigSource(() -> read(secretIds, remembered, scope, function));
+        LOG.infof("Loaded %s from secrets %s", secrets.getPropertyNames(), secretIds);
+        return List.of(secrets);
+    }
+
+    /** The checked properties of {@code secretIds}, read afresh: at startup, and again after a SnapStart restore. */
+    private Map<String, String> read(List<String> secretIds, Function<String, Optional<String>> env, SecretScope scope,
+            String function) {
         SecretProperties properties = new SecretProperties(scope);
         source.read(secretIds, env).forEach((id, secret) -> {
             try {
@@ -87,9 +103,7 @@ public class SecretsManagerConfigSourceFactory implements ConfigSourceFactory {
                         + function + " function: " + refused.getMessage());
             }
         });
-        Map<String, String> loaded = properties.properties();
-        LOG.infof("Loaded %s from secrets %s", loaded.keySet(), secretIds);
-        return List.of(new PropertiesConfigSource(loaded, SOURCE_NAME, ORDINAL));
+        return properties.properties();
     }
 
     static Optional<String> value(ConfigSourceContext context, String name) {

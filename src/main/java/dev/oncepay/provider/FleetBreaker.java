@@ -329,8 +329,11 @@ public class FleetBreaker {
         }
     }
 
-    /** Forgets what this sandbox read; the next call reads the store. Returns the breakers it had read. */
-    Set<String> forgetReads() {
+    /**
+     * Forgets what this sandbox read and earned; the next call reads the store. Returns the breakers
+     * it had read. After a SnapStart restore (the copy in the snapshot is of another time) and in tests.
+     */
+    public Set<String> forgetReads() {
         Set<String> known = Set.copyOf(cache.keySet());
         cache.clear();
         earned.clear();

@@ -1,6 +1,8 @@
 package dev.oncepay.provider;
 
+import dev.oncepay.config.DeploymentSettings;
 import dev.oncepay.config.OncepayConfig;
+import dev.oncepay.config.Secrets;
 import dev.oncepay.payment.ProviderAccount;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.net.URI;
@@ -26,24 +28,33 @@ public class ProviderAccounts {
     private final Map<ProviderAccount, Settings> settings = new HashMap<>();
     private final Map<String, ProviderAccount> tenants = new HashMap<>();
 
-    /** Where an account is called; the key is absent where this function holds none (the webhook function). */
-    private record Settings(URI url, Optional<String> apiKey) {
+    /**
+     * Where an account is called, the property that holds its API key, and whether that held one at
+     * startup (absent where this function holds none: the webhook function).
+     */
+    private record Settings(URI url, String apiKeyProperty, Optional<String> apiKey) {
         @Override
         public String toString() {
             return url + (apiKey.isPresent() ? " (API key set)" : " (no API key)"); // never the key
         }
     }
 
-    public ProviderAccounts(OncepayConfig config, ProviderAdapters adapters) {
+    /** The keys of now: a SnapStart restore reloads the secrets that hold them. */
+    private final Secrets secrets;
+
+    public ProviderAccounts(OncepayConfig config, ProviderAdapters adapters, Secrets secrets) {
         OncepayConfig.Provider provider = config.provider();
+        this.secrets = secrets;
         this.defaultAccount = configured(config);
-        add(provider.account(), defaultAccount, provider.url(), provider.apiKey(), adapters);
+        add(provider.account(), defaultAccount, provider.url(), DeploymentSettings.PROVIDER_API_KEY_PROPERTY,
+                provider.apiKey(), adapters);
         new TreeMap<>(provider.accounts()).forEach((name, account) -> {
             if (byName.containsKey(name)) {
                 throw new IllegalStateException("provider account " + name + " is configured twice (also as the"
                         + " default account oncepay.provider.account)");
             }
-            add(name, new ProviderAccount(account.provider(), name), account.url(), account.apiKey(), adapters);
+            add(name, new ProviderAccount(account.provider(), name), account.url(), DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX
+                    + name + "." + DeploymentSettings.ACCOUNT_API_KEY, account.apiKey(), adapters);
         });
         provider.tenants().forEach((tenant, name) -> {
             ProviderAccount account = byName.get(name);
@@ -55,14 +66,14 @@ public class ProviderAccounts {
         });
     }
 
-    private void add(String name, ProviderAccount account, String url, Optional<String> apiKey,
+    private void add(String name, ProviderAccount account, String url, String apiKeyProperty, Optional<String> apiKey,
             ProviderAdapters adapters) {
         if (!adapters.knows(account.provider())) {
             throw new IllegalStateException("provider account " + name + " names provider '" + account.provider()
                     + "', which oncepay has no adapter for; known: " + adapters.ids());
         }
         byName.put(name, account);
-        settings.put(account, new Settings(URI.create(url), apiKey.filter(k -> !k.isBlank())));
+        settings.put(account, new Settings(URI.create(url), apiKeyProperty, apiKey.filter(k -> !k.isBlank())));
     }
 
     private static ProviderAccount configured(OncepayConfig config) {
@@ -89,8 +100,15 @@ public class ProviderAccounts {
         if (s == null) {
             throw new IllegalStateException("provider account " + account + " is not configured here");
         }
-        return new AccountEndpoint(account, s.url(), s.apiKey().orElseThrow(() -> new IllegalStateException(
-                "no API key configured for provider account " + account)));
+        return new AccountEndpoint(account, s.url(), secrets.apiKey(s.apiKeyProperty()).orElseThrow(
+                () -> new IllegalStateException("no API key configured for provider account " + account)));
+    }
+
+    /** Every account this deployment is configured to call, with its base URL. */
+    public Map<ProviderAccount, URI> urls() {
+        Map<ProviderAccount, URI> urls = new HashMap<>();
+        settings.forEach((account, s) -> urls.put(account, s.url()));
+        return urls;
     }
 
     /** The configured accounts without an API key (never the keys themselves). */

@@ -16,6 +16,7 @@ import dev.oncepay.provider.ChargeResult;
 import dev.oncepay.provider.ProviderGateway;
 import dev.oncepay.provider.FoundCharge;
 import dev.oncepay.provider.ProviderRefusal;
+import dev.oncepay.startup.Jitter;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
 import java.time.Clock;
@@ -26,7 +27,6 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 
@@ -430,13 +430,14 @@ public class ReconcileUseCase {
     /**
      * Equal jitter: uniform in {@code [c/2, c]} with {@code c = min(cap, base·2^attempts)}. Unlike full
      * jitter it never comes back at once: a payment the provider could not settle just now is not
-     * asked again within the same minute, and the spread still keeps a fleet of deferrals apart.
+     * asked again within the same minute, and the spread still keeps a fleet of deferrals apart (drawn
+     * from {@link Jitter}, reseeded after a SnapStart restore).
      */
     Duration backoff(int attempts) {
         long base = Math.max(1, config.backoffBase().toMillis());
         long cap = Math.max(base, config.backoffCap().toMillis());
         long ceiling = attempts >= 30 ? cap : Math.min(cap, base << attempts);
-        return Duration.ofMillis(ceiling - ThreadLocalRandom.current().nextLong(ceiling / 2 + 1));
+        return Duration.ofMillis(ceiling - Jitter.nextLong(ceiling / 2 + 1));
     }
 
     private void written(Payment payment, PaymentStatus to, String reason) {

@@ -1,6 +1,7 @@
 package dev.oncepay.webhook;
 
 import dev.oncepay.config.OncepayConfig;
+import dev.oncepay.config.Secrets;
 import dev.oncepay.http.RequestLog;
 import dev.oncepay.payment.Actor;
 import dev.oncepay.payment.Payment;
@@ -69,10 +70,13 @@ public class WebhookUseCase {
     private final PaymentRepository payments;
     private final Clock clock;
     private final Event<WebhookPhaseReached> phases;
+    /** The signing secrets of now (a SnapStart restore reloads them), rather than the mapping's startup copy. */
+    private final Secrets currentSecrets;
 
     public WebhookUseCase(WebhookConfig config, WebhookFormats formats, OncepayConfig oncepay, EventJournal journal,
-            PaymentRepository payments, Clock clock, Event<WebhookPhaseReached> phases) {
+            PaymentRepository payments, Clock clock, Event<WebhookPhaseReached> phases, Secrets currentSecrets) {
         this.config = config;
+        this.currentSecrets = currentSecrets;
         this.formats = formats;
         this.oncepay = oncepay;
         this.journal = journal;
@@ -144,9 +148,7 @@ public class WebhookUseCase {
     }
 
     private List<String> secretsOf(String provider) {
-        List<String> configured = provider == null ? null : config.secrets().get(provider);
-        List<String> usable = configured == null ? List.of()
-                : configured.stream().filter(s -> s != null && !s.isBlank()).toList();
+        List<String> usable = currentSecrets.signingSecrets(provider).stream().filter(s -> s != null && !s.isBlank()).toList();
         if (usable.isEmpty()) {
             throw new UnknownProviderException(provider);
         }

@@ -17,11 +17,14 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A local stand-in for Secrets Manager's JSON API ({@code GetSecretValue}: a POST with
- * {@code X-Amz-Target}), so the SDK client is exercised over real HTTP without AWS.
+ * A local stand-in for Secrets Manager's JSON API ({@code GetSecretValue}, and {@code PutSecretValue}
+ * for a rotation: a POST with {@code X-Amz-Target}), so the SDK client is exercised over real HTTP
+ * without AWS.
  */
-final class SecretsManagerStub implements AutoCloseable {
+public final class SecretsManagerStub implements AutoCloseable {
     static final String TARGET = "secretsmanager.GetSecretValue";
+    /** A rotation: a new value for a secret ({@code SecretId}, {@code SecretString}), as a rotation function puts it. */
+    public static final String PUT_TARGET = "secretsmanager.PutSecretValue";
     static final String CONTENT_TYPE = "application/x-amz-json-1.1";
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -40,19 +43,19 @@ final class SecretsManagerStub implements AutoCloseable {
     private final Map<String, String> secretStrings = new ConcurrentHashMap<>();
     private final Map<String, String> secretBinaries = new ConcurrentHashMap<>();
     private final Deque<Failure> failures = new ArrayDeque<>();
-    final List<Request> requests = new CopyOnWriteArrayList<>();
+    public final List<Request> requests = new CopyOnWriteArrayList<>();
 
-    SecretsManagerStub() throws IOException {
+    public SecretsManagerStub() throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
         server.createContext("/", this::answer);
         server.start();
     }
 
-    URI endpoint() {
+    public URI endpoint() {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
     }
 
-    SecretsManagerStub secret(String id, String secretString) {
+    public SecretsManagerStub secret(String id, String secretString) {
         secretStrings.put(id, secretString);
         return this;
     }
@@ -78,6 +81,12 @@ final class SecretsManagerStub implements AutoCloseable {
         }
         if (failure != null) {
             respond(exchange, failure.status(), failure.body());
+            return;
+        }
+        if (PUT_TARGET.equals(request.header("X-Amz-Target"))) {
+            String id = body.path("SecretId").asText();
+            secretStrings.put(id, body.path("SecretString").asText());
+            respond(exchange, 200, JSON.createObjectNode().put("ARN", id).put("Name", id).toString());
             return;
         }
         if (!TARGET.equals(request.header("X-Amz-Target"))) {

@@ -1,0 +1,88 @@
+package dev.oncepay.startup;
+
+import dev.oncepay.config.Secrets;
+import dev.oncepay.provider.FleetBreaker;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.util.Set;
+import org.crac.Context;
+import org.crac.Core;
+import org.crac.Resource;
+import org.jboss.logging.Logger;
+
+/**
+ * The function's SnapStart runtime hooks (org.crac, which the Lambda Java runtime calls around a
+ * snapshot). Before the snapshot: {@link Priming}, so a restored sandbox answers its first request
+ * with the path loaded. After a restore, what the snapshot froze and must not be shared or stale:
+ * <ul>
+ * <li>the jitter source is reseeded ({@link Jitter}): every sandbox restored from one snapshot
+ * would otherwise draw the same waits;</li>
+ * <li>the fleet breakers' copies (and the retry tokens earned) are dropped: they were read at
+ * publish time, and the next call reads the item;</li>
+ * <li>the Secrets Manager secrets are read again ({@link Secrets#reload()}): a key or signing
+ * secret rotated since the snapshot is used, one that was removed no longer is. If they cannot be
+ * read, the ones of the snapshot stay (one WARN line): refusing every request would be worse.</li>
+ * </ul>
+ * Nothing else needs refreshing: the clock is the system's (no cached instant), payment ids, lease
+ * owners and probe ids are {@code UUID.randomUUID()} drawn at each use from {@code SecureRandom}
+ * (on Linux NativePRNG, which mixes {@code /dev/urandom}, reseeded in a restored VM, into every
+ * draw), and deadlines are taken per call. Connections: priming opens none to a provider (its
+ * REST clients are built, not used), and its store requests close theirs ({@link PrimingConnections}),
+ * so the snapshot holds no idle connection of its own making.
+ *
+ * <p>The CRaC context holds its resources weakly: the bean (application scoped, so the container
+ * holds it) registers itself, and a static field keeps it reachable besides.
+ */
+@ApplicationScoped
+public class SnapStartHooks implements Resource {
+    private static final Logger LOG = Logger.getLogger(SnapStartHooks.class);
+    /** The registered hooks: the global context would let them be collected. */
+    private static volatile SnapStartHooks registered;
+
+    private final Priming priming;
+    private final FleetBreaker breaker;
+    private final Secrets secrets;
+    private final boolean primeAtInit;
+
+    SnapStartHooks(Priming priming, FleetBreaker breaker, Secrets secrets, PrimingConfig config) {
+        this.priming = priming;
+        this.breaker = breaker;
+        this.secrets = secrets;
+        this.primeAtInit = config.atInit();
+    }
+
+    void start(@Observes StartupEvent start) {
+        registered = this;
+        Core.getGlobalContext().register(this);
+        if (primeAtInit) {
+            priming.run("at init");
+        }
+    }
+
+    @Override
+    public void beforeCheckpoint(Context<? extends Resource> context) {
+        priming.run("before checkpoint");
+    }
+
+    @Override
+    public void afterRestore(Context<? extends Resource> context) {
+        Jitter.reseed();
+        Set<String> forgotten = breaker.forgetReads();
+        String reloaded;
+        try {
+            Set<String> names = secrets.reload();
+            reloaded = names.isEmpty() ? "no secrets to reload" : "secrets reloaded " + names;
+        } catch (RuntimeException e) {
+            // The message names the secret and the AWS error, never a value (SecretsManagerReader).
+            LOG.warnf("after restore: secrets not reloaded, the snapshot's stay in use: %s", e.getMessage());
+            reloaded = "secrets not reloaded";
+        }
+        LOG.infof("after restore: jitter reseeded, %d breaker copies dropped, %s", forgotten.size(), reloaded);
+    }
+
+    /** Whether these are the hooks registered with the CRaC context (for tests). */
+    boolean registered() {
+        return registered == this;
+    }
+}

@@ -1,0 +1,51 @@
+package dev.oncepay.startup;
+
+import dev.oncepay.config.DeploymentSettings;
+import dev.oncepay.provider.WebhookFormat;
+import dev.oncepay.provider.WebhookFormats;
+import dev.oncepay.webhook.WebhookConfig;
+import dev.oncepay.webhook.WebhooksHttp;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeSet;
+
+/**
+ * The webhook function's path: a delivery to a configured provider whose signature is wrong. It
+ * is verified (the provider's format and HMAC) and refused {@code 401} before anything is stored;
+ * the handler's WARN line for it carries the request id {@value SyntheticEvents#REQUEST_ID}.
+ */
+@ApplicationScoped
+class WebhookPrimer implements Primer {
+    private final WebhooksHttp webhooks;
+    private final WebhookConfig config;
+    private final WebhookFormats formats;
+    private final Clock clock;
+
+    WebhookPrimer(WebhooksHttp webhooks, WebhookConfig config, WebhookFormats formats, Clock clock) {
+        this.webhooks = webhooks;
+        this.config = config;
+        this.formats = formats;
+        this.clock = clock;
+    }
+
+    @Override
+    public String function() {
+        return DeploymentSettings.FUNCTION_WEBHOOK;
+    }
+
+    @Override
+    public List<String> prime(SyntheticEvents events) {
+        String provider = new TreeSet<>(config.secrets().keySet()).stream()
+                .filter(p -> formats.forProvider(p).isPresent()).findFirst().orElse("sim");
+        String header = formats.forProvider(provider).map(WebhookFormat::signatureHeader).orElse("Payment-Signature");
+        String body = "{\"id\":\"evt_oncepay_priming\",\"type\":\"charge.succeeded\",\"data\":{\"chargeId\":\"ch_oncepay_priming\","
+                + "\"reference\":\"" + ChargePrimer.NEVER_ISSUED_ID + "\",\"status\":\"succeeded\",\"amount\":1,\"currency\":\"EUR\"}}";
+        String signature = "t=" + clock.instant().getEpochSecond() + ",v1=" + "0".repeat(64);
+        int status = events.written(webhooks.handle(events.http("POST /webhooks/{provider}", "/webhooks/" + provider,
+                Map.of("provider", provider), null, Map.of("content-type", "application/json", header.toLowerCase(), signature),
+                body)));
+        return List.of("POST /webhooks/" + provider + " " + status);
+    }
+}

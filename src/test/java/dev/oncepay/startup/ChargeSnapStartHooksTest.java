@@ -1,0 +1,123 @@
+package dev.oncepay.startup;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.oncepay.config.Metrics;
+import dev.oncepay.provider.FleetBreakers;
+import dev.oncepay.store.DynamoRequestCounter;
+import dev.oncepay.testing.RecordingMetrics;
+import dev.oncepay.testing.TestEnvironment;
+import io.quarkus.test.common.TestResourceScope;
+import io.quarkus.test.common.WithTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import jakarta.inject.Inject;
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The charge function's SnapStart hooks, called as the Lambda runtime calls them (a JVM without
+ * CRaC cannot take a checkpoint): priming runs the real path and leaves no trace that looks like
+ * traffic, and a restore refreshes what the snapshot froze. Counts, not timings.
+ */
+@QuarkusTest
+@WithTestResource(value = TestEnvironment.class, scope = TestResourceScope.GLOBAL)
+class ChargeSnapStartHooksTest {
+    @Inject
+    SnapStartHooks hooks;
+    @Inject
+    DynamoRequestCounter dynamoRequests;
+    @Inject
+    RecordingMetrics metrics;
+    @Inject
+    FleetBreakers breakers;
+    @Inject
+    Priming priming;
+
+    @BeforeEach
+    void cleanSlate() {
+        TestEnvironment.simulator().reset();
+        breakers.resetAll();
+        dynamoRequests.reset();
+    }
+
+    @Test
+    void theHooksAreRegisteredAtStartup() {
+        assertTrue(hooks.registered());
+    }
+
+    @Test
+    void primingRunsTheRequestPathReadingOnlyAndCallingNoProvider() throws Exception {
+        Object before = SimStats.read();
+        int answersBefore = metrics.counted(Metrics.ANSWERS);
+        int samplesBefore = metrics.samples(Metrics.PROVIDER_LATENCY).size();
+
+        hooks.beforeCheckpoint(null);
+
+        // One consistent GetItem for the payment that cannot exist, one for the default account's breaker.
+        assertEquals(Map.of("GetItem", 2L), dynamoRequests.snapshot());
+        assertEquals(before, SimStats.read(), "no provider request");
+        assertEquals(answersBefore, metrics.counted(Metrics.ANSWERS), "no Answers point");
+        assertEquals(samplesBefore, metrics.samples(Metrics.PROVIDER_LATENCY).size(), "no ProviderLatency point");
+    }
+
+    @Test
+    void primingAnswersAsTheHandlerWouldWithoutWriting() {
+        List<String> done = priming.run("test");
+
+        assertEquals("GET /payments/{id} 404", done.get(0));
+        assertEquals("POST /payments 400", done.get(1));
+        assertTrue(done.get(2).matches("GET /admin/payments 40[13]"), done.get(2));
+        assertTrue(done.stream().anyMatch(s -> s.startsWith("provider clients ")), done.toString());
+        assertTrue(done.stream().anyMatch(s -> s.startsWith("charge body ")), done.toString());
+        assertEquals("breaker read", done.get(done.size() - 1));
+        assertTrue(dynamoRequests.snapshot().keySet().stream().allMatch(op -> op.equals("GetItem")),
+                dynamoRequests.snapshot().toString());
+    }
+
+    @Test
+    void afterARestoreTheBreakerItemIsReadAgain() {
+        hooks.beforeCheckpoint(null);
+        dynamoRequests.reset();
+        hooks.beforeCheckpoint(null); // the breaker's copy is fresh: only the payment is read
+        assertEquals(Map.of("GetItem", 1L), dynamoRequests.snapshot());
+
+        hooks.afterRestore(null);
+        dynamoRequests.reset();
+        hooks.beforeCheckpoint(null);
+
+        assertEquals(Map.of("GetItem", 2L), dynamoRequests.snapshot(), "the breaker item is read again");
+    }
+
+    @Test
+    void afterARestoreTheJitterDiffersFromWhatTheSnapshotWouldDraw() throws Exception {
+        // What every sandbox restored from one snapshot would hold: a copy of the generator.
+        Random inSnapshot = copy(Jitter.current());
+
+        hooks.afterRestore(null);
+
+        long[] restored = LongStream.range(0, 8).map(i -> Jitter.nextLong(1L << 40)).toArray();
+        long[] replayed = LongStream.range(0, 8).map(i -> inSnapshot.nextLong(1L << 40)).toArray();
+        assertFalse(Arrays.equals(replayed, restored), "a restored sandbox must not replay the snapshot's draws");
+    }
+
+    private static Random copy(Random random) throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+            out.writeObject(random);
+        }
+        try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+            return (Random) in.readObject();
+        }
+    }
+}
