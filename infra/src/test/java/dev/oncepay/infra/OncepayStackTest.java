@@ -810,7 +810,8 @@ class OncepayStackTest {
         assertEquals(3, synth.resources("AWS::Lambda::Alias").size());
 
         Set<String> integrated = new TreeSet<>();
-        synth.properties("AWS::ApiGatewayV2::Integration").forEach(i -> integrated.add(aliasOf.get(i.get("IntegrationUri"))));
+        synth.properties("AWS::ApiGatewayV2::Integration").forEach(i -> integrated.add(
+                aliasOf.getOrDefault(i.get("IntegrationUri"), "not a live alias: " + i.get("IntegrationUri"))));
         assertEquals(new TreeSet<>(Set.of("Charge", "Webhook")), integrated);
         assertEquals("Reconcile", aliasOf.get(at(synth.only("AWS::Events::Rule"), "Targets", 0, "Arn")));
 
