@@ -74,7 +74,8 @@ import software.amazon.awscdk.services.sqs.QueueEncryption;
 import software.constructs.Construct;
 
 /**
- * oncepay on AWS: the table, the three functions from one function.zip, the HTTP API (public,
+ * oncepay on AWS: the table, the three functions from one function.zip (each invoked through its
+ * {@value #LIVE_ALIAS} alias; SnapStart on the JVM variant), the HTTP API (public,
  * webhook and operator routes) and the operator role, the reconcile schedule, the secrets (two per
  * provider account, split by function), the alarms and the dashboard. Names of table attributes, environment
  * variables and metrics come from the application's own constants ({@link Table},
@@ -413,12 +414,8 @@ public class OncepayStack extends Stack {
         }
     }
 
-    public Function function(String name) {
-        return functions.get(name);
-    }
-
     /** The {@value #LIVE_ALIAS} alias of a function: what the API and the schedule invoke. */
-    public Alias alias(String name) {
+    private Alias alias(String name) {
         return aliases.get(name);
     }
 
