@@ -68,6 +68,7 @@ import software.amazon.awscdk.services.logs.LogGroup;
 import software.amazon.awscdk.services.s3.assets.Asset;
 import software.amazon.awscdk.services.secretsmanager.ISecret;
 import software.amazon.awscdk.services.secretsmanager.Secret;
+import software.amazon.awscdk.services.secretsmanager.SecretStringGenerator;
 import software.amazon.awscdk.services.sns.Topic;
 import software.amazon.awscdk.services.sqs.Queue;
 import software.amazon.awscdk.services.sqs.QueueEncryption;
@@ -167,18 +168,22 @@ public class OncepayStack extends Stack {
         List<ISecret> signingSecrets = new ArrayList<>();
         Construct defaultAccount = new Construct(this, "Account-" + DeploymentSettings.DEFAULT_ACCOUNT);
         apiKeySecrets.add(secret(defaultAccount, "ApiKeySecret", settings.apiKeySecretArn(),
+                DeploymentSettings.PROVIDER_API_KEY_PROPERTY,
                 "oncepay API key of the default provider account, for charge and reconcile: set to {\""
                         + DeploymentSettings.PROVIDER_API_KEY_PROPERTY + "\": \"...\"}"));
         signingSecrets.add(secret(defaultAccount, "SigningSecret", settings.signingSecretArn(),
+                DeploymentSettings.WEBHOOK_SECRETS_PREFIX + providerId.getValueAsString(),
                 "oncepay webhook signing secrets of the default provider account, for the webhook function: set to {\""
                         + DeploymentSettings.WEBHOOK_SECRETS_PREFIX + providerId.getValueAsString() + "\": [\"current\", \"previous\"]}"));
         for (ProviderAccountSettings account : settings.accounts()) {
             Construct accountScope = new Construct(this, "Account-" + account.name());
             apiKeySecrets.add(secret(accountScope, "ApiKeySecret", account.apiKeySecretArn(),
+                    DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + account.name() + "." + DeploymentSettings.ACCOUNT_API_KEY,
                     "oncepay API key of provider account " + account.name() + ", for charge and reconcile: set to {\""
                             + DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + account.name() + "."
                             + DeploymentSettings.ACCOUNT_API_KEY + "\": \"...\"}"));
             signingSecrets.add(secret(accountScope, "SigningSecret", account.signingSecretArn(),
+                    DeploymentSettings.WEBHOOK_SECRETS_PREFIX + account.provider(),
                     "oncepay webhook signing secrets of provider account " + account.name()
                             + ", for the webhook function: set to {\"" + DeploymentSettings.WEBHOOK_SECRETS_PREFIX
                             + account.provider() + "\": [\"current\", \"previous\"]}"));
@@ -395,11 +400,25 @@ public class OncepayStack extends Stack {
     }
 
     /** An existing secret by its complete ARN, or a new one (kept when the stack is deleted), with its ARN as an output. */
-    private static ISecret secret(Construct scope, String id, Optional<String> existing, String description) {
+    /**
+     * An existing secret, or a new one holding {@code {"<property>": "<random>"}}: the JSON shape the
+     * functions accept, so their init (which SnapStart runs when a version is published) passes on the
+     * first deploy, while the random value is refused by the provider (API key) or verifies no
+     * webhook (signing secret) until the real one is put.
+     */
+    private static ISecret secret(Construct scope, String id, Optional<String> existing, String property,
+            String description) {
         ISecret secret = existing
                 .map(arn -> Secret.fromSecretCompleteArn(scope, id, arn))
                 .orElseGet(() -> Secret.Builder.create(scope, id)
-                        .description(description + "; the functions refuse to start until it is")
+                        .description(description + "; until then it holds a random placeholder, which the provider"
+                                + " refuses and no webhook matches")
+                        .generateSecretString(SecretStringGenerator.builder()
+                                .secretStringTemplate("{}")
+                                .generateStringKey(property)
+                                .excludePunctuation(true)
+                                .passwordLength(48)
+                                .build())
                         .removalPolicy(RemovalPolicy.RETAIN)
                         .build());
         CfnOutput.Builder.create(scope, id + "Arn").value(secret.getSecretArn()).description(description).build();

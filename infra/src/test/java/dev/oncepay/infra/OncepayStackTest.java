@@ -181,11 +181,19 @@ class OncepayStackTest {
             assertEquals(fixed, literals.keySet(), named.getKey());
         }
         // Secret values are put by an operator, never written into the template; secrets outlive the stack.
+        // Until then each holds a generated placeholder in the JSON shape the functions read, so their
+        // init (run by SnapStart when a version is published) passes on the first deploy.
         assertEquals(2, synth.resources("AWS::SecretsManager::Secret").size());
         synth.resources("AWS::SecretsManager::Secret").forEach((id, secret) -> {
             assertFalse(props(secret).containsKey("SecretString"), id);
             assertEquals("Retain", secret.get("DeletionPolicy"), id);
+            Map<String, Object> generated = at(secret, "Properties", "GenerateSecretString");
+            assertEquals("{}", generated.get("SecretStringTemplate"), id);
+            assertTrue(generated.containsKey("GenerateStringKey"), id);
         });
+        Map<String, Object> apiKeyPlaceholder = at(synth.resources("AWS::SecretsManager::Secret")
+                .get(synth.id("AWS::SecretsManager::Secret", API_KEY_SECRET)), "Properties", "GenerateSecretString");
+        assertEquals(DeploymentSettings.PROVIDER_API_KEY_PROPERTY, apiKeyPlaceholder.get("GenerateStringKey"));
     }
 
     /**
