@@ -29,7 +29,10 @@ import software.amazon.awscdk.services.logs.RetentionDays;
  * @param arm64                   run on Graviton; a native binary must then have been built on/for arm64
  * @param functionZip             the function.zip that {@code ./native-build.sh} (or {@code --jvm}) produced
  * @param placeholderCode         synthesize without a function.zip (CI, tests): a stub that cannot serve
- * @param memoryMb                memory of each function
+ * @param chargeMemoryMb          memory of charge ({@code chargeMemoryMb}, else {@code memoryMb}, else the runtime's
+ *                                default: see {@link #defaultMemoryMb}); CPU share, and so JVM speed, grows with it
+ * @param webhookMemoryMb         memory of webhook (likewise)
+ * @param reconcileMemoryMb       memory of reconcile (likewise)
  * @param chargeConcurrency       reserved concurrency of charge (a bulkhead: a slow provider cannot starve the others)
  * @param webhookConcurrency      reserved concurrency of webhook
  * @param reconcileConcurrency    reserved concurrency of reconcile (1: sweeps never overlap)
@@ -62,7 +65,9 @@ public record OncepaySettings(
         boolean arm64,
         Path functionZip,
         boolean placeholderCode,
-        int memoryMb,
+        int chargeMemoryMb,
+        int webhookMemoryMb,
+        int reconcileMemoryMb,
         Optional<Integer> chargeConcurrency,
         Optional<Integer> webhookConcurrency,
         Optional<Integer> reconcileConcurrency,
@@ -84,6 +89,12 @@ public record OncepaySettings(
     public static final String NATIVE = "native";
     public static final String JVM = "jvm";
     public static final String PREFIX = "oncepay:";
+    /** The functions, as {@code QUARKUS_FUNQY_EXPORT} names them. */
+    public static final List<String> FUNCTIONS = List.of(DeploymentSettings.FUNCTION_CHARGE,
+            DeploymentSettings.FUNCTION_WEBHOOK, DeploymentSettings.FUNCTION_RECONCILE);
+    /** Lambda's memory range, in MB (any whole MB within it). */
+    public static final int MIN_MEMORY_MB = 128;
+    public static final int MAX_MEMORY_MB = 10240;
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final List<String> ACCOUNT_FIELDS = List.of("name", "provider", "url", "apiKeySecretArn", "signingSecretArn");
     private static final Pattern TENANT = Pattern.compile(DeploymentSettings.TENANT_PATTERN);
@@ -158,8 +169,13 @@ public record OncepaySettings(
         if (!runbookUrl.matches("https://[^\\s#]+")) {
             throw new IllegalArgumentException(PREFIX + "runbookUrl must be an https URL without a fragment, not " + runbookUrl);
         }
-        if (memoryMb < 128 || memoryMb > 10240) {
-            throw new IllegalArgumentException(PREFIX + "memoryMb must be within 128..10240");
+        // The parameters, not the fields: a compact constructor assigns those only after its body.
+        List<Integer> memory = List.of(chargeMemoryMb, webhookMemoryMb, reconcileMemoryMb);
+        for (int i = 0; i < FUNCTIONS.size(); i++) {
+            if (memory.get(i) < MIN_MEMORY_MB || memory.get(i) > MAX_MEMORY_MB) {
+                throw new IllegalArgumentException(PREFIX + FUNCTIONS.get(i) + "MemoryMb (or " + PREFIX + "memoryMb) must be within "
+                        + MIN_MEMORY_MB + ".." + MAX_MEMORY_MB + " (Lambda's range), not " + memory.get(i));
+            }
         }
         ProviderAccountSettings.requireSecretArn(PREFIX + "apiKeySecretArn", apiKeySecretArn);
         ProviderAccountSettings.requireSecretArn(PREFIX + "signingSecretArn", signingSecretArn);
@@ -210,7 +226,9 @@ public record OncepaySettings(
                 architecture.equals("arm64"),
                 Path.of(get.apply("functionZip").orElse("../target/function.zip")),
                 get.apply("placeholderCode").map(Boolean::parseBoolean).orElse(false),
-                get.apply("memoryMb").map(Integer::parseInt).orElse(runtime.equals(JVM) ? 1024 : 256),
+                memoryMb(get, runtime, DeploymentSettings.FUNCTION_CHARGE),
+                memoryMb(get, runtime, DeploymentSettings.FUNCTION_WEBHOOK),
+                memoryMb(get, runtime, DeploymentSettings.FUNCTION_RECONCILE),
                 chargeConcurrency,
                 reserved(get, "webhookConcurrency", 20),
                 reserved(get, "reconcileConcurrency", 1),
@@ -343,6 +361,37 @@ public record OncepaySettings(
             case DeploymentSettings.FUNCTION_RECONCILE -> reconcileConcurrency;
             default -> throw new IllegalArgumentException(function);
         };
+    }
+
+    /** Lambda memory of a function, in MB. */
+    public int memoryMb(String function) {
+        return switch (function) {
+            case DeploymentSettings.FUNCTION_CHARGE -> chargeMemoryMb;
+            case DeploymentSettings.FUNCTION_WEBHOOK -> webhookMemoryMb;
+            case DeploymentSettings.FUNCTION_RECONCILE -> reconcileMemoryMb;
+            default -> throw new IllegalArgumentException(function);
+        };
+    }
+
+    /**
+     * Memory of a function unless context says otherwise: JVM charge 1024, webhook 768, reconcile
+     * 1024; native 256 each. Each size's reason is in infra/README.md ("Memory").
+     */
+    public static int defaultMemoryMb(String runtime, String function) {
+        if (!runtime.equals(JVM)) {
+            return 256;
+        }
+        return switch (function) {
+            case DeploymentSettings.FUNCTION_CHARGE, DeploymentSettings.FUNCTION_RECONCILE -> 1024;
+            case DeploymentSettings.FUNCTION_WEBHOOK -> 768;
+            default -> throw new IllegalArgumentException(function);
+        };
+    }
+
+    /** {@code <function>MemoryMb}, else {@code memoryMb} (every function, as before per-function sizes), else the default. */
+    private static int memoryMb(Function<String, Optional<String>> get, String runtime, String function) {
+        return get.apply(function + "MemoryMb").or(() -> get.apply("memoryMb")).map(Integer::parseInt)
+                .orElseGet(() -> defaultMemoryMb(runtime, function));
     }
 
     /** {@code none} leaves a function unreserved (for accounts with a small concurrency quota). */

@@ -56,22 +56,27 @@ import software.amazon.awscdk.services.iam.Effect;
 import software.amazon.awscdk.services.iam.IPrincipal;
 import software.amazon.awscdk.services.iam.PolicyStatement;
 import software.amazon.awscdk.services.iam.Role;
+import software.amazon.awscdk.services.lambda.Alias;
 import software.amazon.awscdk.services.lambda.Architecture;
 import software.amazon.awscdk.services.lambda.Code;
 import software.amazon.awscdk.services.lambda.Function;
 import software.amazon.awscdk.services.lambda.Runtime;
+import software.amazon.awscdk.services.lambda.SnapStartConf;
+import software.amazon.awscdk.services.lambda.VersionOptions;
 import software.amazon.awscdk.services.lambda.destinations.SqsDestination;
 import software.amazon.awscdk.services.logs.LogGroup;
 import software.amazon.awscdk.services.s3.assets.Asset;
 import software.amazon.awscdk.services.secretsmanager.ISecret;
 import software.amazon.awscdk.services.secretsmanager.Secret;
+import software.amazon.awscdk.services.secretsmanager.SecretStringGenerator;
 import software.amazon.awscdk.services.sns.Topic;
 import software.amazon.awscdk.services.sqs.Queue;
 import software.amazon.awscdk.services.sqs.QueueEncryption;
 import software.constructs.Construct;
 
 /**
- * oncepay on AWS: the table, the three functions from one function.zip, the HTTP API (public,
+ * oncepay on AWS: the table, the three functions from one function.zip (each invoked through its
+ * {@value #LIVE_ALIAS} alias; SnapStart on the JVM variant), the HTTP API (public,
  * webhook and operator routes) and the operator role, the reconcile schedule, the secrets (two per
  * provider account, split by function), the alarms and the dashboard. Names of table attributes, environment
  * variables and metrics come from the application's own constants ({@link Table},
@@ -89,9 +94,16 @@ public class OncepayStack extends Stack {
     /** Where the OpenAPI document lives in the repository. */
     public static final String OPENAPI_PATH = "src/main/resources/openapi/oncepay.yaml";
     public static final String SECRET_ACTION = "secretsmanager:GetSecretValue";
+    /**
+     * The alias that API Gateway and EventBridge invoke: the version this deploy published. A
+     * qualified target, so a SnapStart snapshot serves every request ($LATEST has none), and
+     * one wiring for both runtimes.
+     */
+    public static final String LIVE_ALIAS = "live";
 
     private final software.amazon.awscdk.services.dynamodb.Table table;
     private final Map<String, Function> functions = new LinkedHashMap<>();
+    private final Map<String, Alias> aliases = new LinkedHashMap<>();
     private final List<LogGroup> logGroups = new ArrayList<>();
 
     public OncepayStack(Construct scope, String id, StackProps props, OncepaySettings settings) {
@@ -156,18 +168,22 @@ public class OncepayStack extends Stack {
         List<ISecret> signingSecrets = new ArrayList<>();
         Construct defaultAccount = new Construct(this, "Account-" + DeploymentSettings.DEFAULT_ACCOUNT);
         apiKeySecrets.add(secret(defaultAccount, "ApiKeySecret", settings.apiKeySecretArn(),
+                DeploymentSettings.PROVIDER_API_KEY_PROPERTY,
                 "oncepay API key of the default provider account, for charge and reconcile: set to {\""
                         + DeploymentSettings.PROVIDER_API_KEY_PROPERTY + "\": \"...\"}"));
         signingSecrets.add(secret(defaultAccount, "SigningSecret", settings.signingSecretArn(),
+                DeploymentSettings.WEBHOOK_SECRETS_PREFIX + providerId.getValueAsString(),
                 "oncepay webhook signing secrets of the default provider account, for the webhook function: set to {\""
                         + DeploymentSettings.WEBHOOK_SECRETS_PREFIX + providerId.getValueAsString() + "\": [\"current\", \"previous\"]}"));
         for (ProviderAccountSettings account : settings.accounts()) {
             Construct accountScope = new Construct(this, "Account-" + account.name());
             apiKeySecrets.add(secret(accountScope, "ApiKeySecret", account.apiKeySecretArn(),
+                    DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + account.name() + "." + DeploymentSettings.ACCOUNT_API_KEY,
                     "oncepay API key of provider account " + account.name() + ", for charge and reconcile: set to {\""
                             + DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + account.name() + "."
                             + DeploymentSettings.ACCOUNT_API_KEY + "\": \"...\"}"));
             signingSecrets.add(secret(accountScope, "SigningSecret", account.signingSecretArn(),
+                    DeploymentSettings.WEBHOOK_SECRETS_PREFIX + account.provider(),
                     "oncepay webhook signing secrets of provider account " + account.name()
                             + ", for the webhook function: set to {\"" + DeploymentSettings.WEBHOOK_SECRETS_PREFIX
                             + account.provider() + "\": [\"current\", \"previous\"]}"));
@@ -194,8 +210,7 @@ public class OncepayStack extends Stack {
             environment.put(DeploymentSettings.ENV_DISABLE_SIGNAL_HANDLERS, "true");
         }
 
-        for (String name : List.of(DeploymentSettings.FUNCTION_CHARGE, DeploymentSettings.FUNCTION_WEBHOOK,
-                DeploymentSettings.FUNCTION_RECONCILE)) {
+        for (String name : OncepaySettings.FUNCTIONS) {
             Map<String, String> env = new LinkedHashMap<>(environment);
             env.put(DeploymentSettings.ENV_FUNQY_EXPORT, name);
             boolean callsProviders = !name.equals(DeploymentSettings.FUNCTION_WEBHOOK);
@@ -220,18 +235,45 @@ public class OncepayStack extends Stack {
                     .handler(settings.isNative() ? DeploymentSettings.NATIVE_HANDLER : DeploymentSettings.JVM_HANDLER)
                     .code(code)
                     .architecture(settings.arm64() ? Architecture.ARM_64 : Architecture.X86_64)
-                    .memorySize(settings.memoryMb())
+                    .memorySize(settings.memoryMb(name))
                     .timeout(Duration.seconds(OncepaySettings.timeoutSeconds(name)))
                     .environment(env)
                     .logGroup(logs);
+            // Reserved concurrency is the function's, shared by all its versions: the alias keeps the bulkhead.
             settings.reservedConcurrency(name).ifPresent(function::reservedConcurrentExecutions);
+            if (!settings.isNative()) {
+                // Init (and the app's priming) runs once per published version, into a snapshot that
+                // sandboxes restore from. Not for provided.al2023: Lambda has no SnapStart for custom runtimes.
+                function.snapStart(SnapStartConf.ON_PUBLISHED_VERSIONS);
+            }
+            // The version's logical id is a hash of the function's version-locked properties (code asset
+            // hash, environment, memory, runtime, SnapStart...): a deploy that changes any of them
+            // publishes a new version (and snapshot) and moves the alias to it; otherwise nothing moves.
+            // Old versions are kept: requests still running on one finish there, and rolling back is
+            // one `aws lambda update-alias` (see infra/README.md, "Versions and the live alias").
+            function.currentVersionOptions(VersionOptions.builder()
+                    .description("oncepay " + name + ", published by the stack's deploy")
+                    .removalPolicy(RemovalPolicy.RETAIN)
+                    .build());
+            Function fn = function.build();
+            Annotations.of(fn).acknowledgeWarning("@aws-cdk/aws-lambda:addPermissionsToVersionOrAlias",
+                    "every invoke permission is on the live alias (API Gateway, EventBridge)");
+            if (!settings.isNative()) {
+                Annotations.of(fn).acknowledgeWarning("@aws-cdk/aws-lambda:snapStartRequirePublish",
+                        "each deploy publishes the version the live alias points at");
+            }
+            Alias.Builder live = Alias.Builder.create(fn, "LiveAlias")
+                    .aliasName(LIVE_ALIAS)
+                    .description("What API Gateway and EventBridge invoke: the version of the latest deploy")
+                    .version(fn.getCurrentVersion());
             if (name.equals(DeploymentSettings.FUNCTION_RECONCILE)) {
-                // Its invocations are asynchronous (EventBridge): one retry, then the dead-letter queue.
-                function.retryAttempts(1)
+                // Its invocations are asynchronous (EventBridge, through the alias, so configured on the
+                // alias): one retry, then the dead-letter queue.
+                live.retryAttempts(1)
                         .maxEventAge(Duration.minutes(5))
                         .onFailure(new SqsDestination(reconcileFailures));
             }
-            Function fn = function.build();
+            aliases.put(name, live.build());
             fn.addToRolePolicy(PolicyStatement.Builder.create()
                     .effect(Effect.ALLOW)
                     .actions(ITEM_ACTIONS)
@@ -289,7 +331,7 @@ public class OncepayStack extends Stack {
         Rule.Builder.create(this, "ReconcileSchedule")
                 .description("Runs oncepay reconcile")
                 .schedule(Schedule.rate(Duration.minutes(settings.reconcileRateMinutes())))
-                .targets(List.of(LambdaFunction.Builder.create(function(DeploymentSettings.FUNCTION_RECONCILE))
+                .targets(List.of(LambdaFunction.Builder.create(alias(DeploymentSettings.FUNCTION_RECONCILE))
                         .deadLetterQueue(reconcileFailures)
                         .retryAttempts(2)
                         .maxEventAge(Duration.minutes(5))
@@ -358,11 +400,25 @@ public class OncepayStack extends Stack {
     }
 
     /** An existing secret by its complete ARN, or a new one (kept when the stack is deleted), with its ARN as an output. */
-    private static ISecret secret(Construct scope, String id, Optional<String> existing, String description) {
+    /**
+     * An existing secret, or a new one holding {@code {"<property>": "<random>"}}: the JSON shape the
+     * functions accept, so their init (which SnapStart runs when a version is published) passes on the
+     * first deploy, while the random value is refused by the provider (API key) or verifies no
+     * webhook (signing secret) until the real one is put.
+     */
+    private static ISecret secret(Construct scope, String id, Optional<String> existing, String property,
+            String description) {
         ISecret secret = existing
                 .map(arn -> Secret.fromSecretCompleteArn(scope, id, arn))
                 .orElseGet(() -> Secret.Builder.create(scope, id)
-                        .description(description + "; the functions refuse to start until it is")
+                        .description(description + "; until then it holds a random placeholder, which the provider"
+                                + " refuses and no webhook matches")
+                        .generateSecretString(SecretStringGenerator.builder()
+                                .secretStringTemplate("{}")
+                                .generateStringKey(property)
+                                .excludePunctuation(true)
+                                .passwordLength(48)
+                                .build())
                         .removalPolicy(RemovalPolicy.RETAIN)
                         .build());
         CfnOutput.Builder.create(scope, id + "Arn").value(secret.getSecretArn()).description(description).build();
@@ -377,13 +433,15 @@ public class OncepayStack extends Stack {
         }
     }
 
-    public Function function(String name) {
-        return functions.get(name);
+    /** The {@value #LIVE_ALIAS} alias of a function: what the API and the schedule invoke. */
+    private Alias alias(String name) {
+        return aliases.get(name);
     }
 
+    /** The route's integration invokes the alias, and the gateway's permission is on the alias alone. */
     private HttpLambdaIntegration integration(String name) {
         return new HttpLambdaIntegration(Character.toUpperCase(name.charAt(0)) + name.substring(1) + "Integration",
-                function(name), HttpLambdaIntegrationProps.builder()
+                alias(name), HttpLambdaIntegrationProps.builder()
                         .payloadFormatVersion(PayloadFormatVersion.VERSION_2_0)
                         .timeout(Duration.seconds(OncepaySettings.integrationTimeoutSeconds(name)))
                         .build());

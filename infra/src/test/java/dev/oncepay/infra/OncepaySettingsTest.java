@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.oncepay.config.DeploymentSettings;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,7 +25,7 @@ class OncepaySettingsTest {
         OncepaySettings settings = OncepaySettings.from(name -> null);
         assertEquals(OncepaySettings.NATIVE, settings.runtime());
         assertEquals(Path.of("../target/function.zip"), settings.functionZip());
-        assertEquals(256, settings.memoryMb());
+        assertEquals(256, settings.memoryMb(DeploymentSettings.FUNCTION_CHARGE));
         assertEquals(Optional.of(50), settings.chargeConcurrency());
         assertEquals(1, settings.reconcileRateMinutes());
         assertEquals(RetentionDays.ONE_MONTH, settings.logRetention());
@@ -74,6 +75,36 @@ class OncepaySettingsTest {
         assertThrows(IllegalArgumentException.class, () -> settings(Map.of("oncepay:logRetentionDays", "42")));
         assertThrows(IllegalArgumentException.class, () -> settings(Map.of("oncepay:chargeConcurrency", "0")));
         assertThrows(IllegalArgumentException.class, () -> settings(Map.of("oncepay:memoryMb", "64")));
+    }
+
+    /**
+     * Each function has its own memory; {@code memoryMb} still sets all three (as before per-function
+     * sizes), and a function's own key wins over it. Lambda's range is checked for each.
+     */
+    @Test
+    void memoryIsPerFunctionWithTheOldKeyForAll() {
+        OncepaySettings jvm = settings(Map.of("oncepay:runtime", "jvm"));
+        assertEquals(List.of(1024, 768, 1024), memory(jvm));
+        assertEquals(List.of(256, 256, 256), memory(settings(Map.of())), "native: as before");
+        assertEquals(List.of(2048, 2048, 2048), memory(settings(Map.of("oncepay:runtime", "jvm", "oncepay:memoryMb", "2048"))));
+        assertEquals(List.of(1769, 2048, 2048), memory(settings(Map.of("oncepay:runtime", "jvm", "oncepay:memoryMb", "2048",
+                "oncepay:chargeMemoryMb", "1769"))));
+        assertEquals(List.of(1024, 512, 1024), memory(settings(Map.of("oncepay:runtime", "jvm", "oncepay:webhookMemoryMb", "512"))));
+        assertEquals(List.of(128, 10240, 256), memory(settings(Map.of("oncepay:chargeMemoryMb", "128",
+                "oncepay:webhookMemoryMb", "10240"))), "the range's ends");
+        for (Map.Entry<String, String> bad : List.of(Map.entry("oncepay:memoryMb", "127"), Map.entry("oncepay:chargeMemoryMb", "10241"),
+                Map.entry("oncepay:webhookMemoryMb", "64"), Map.entry("oncepay:reconcileMemoryMb", "0"))) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> settings(Map.of(bad.getKey(), bad.getValue())),
+                    bad.toString());
+            assertTrue(e.getMessage().contains("128..10240"), e.getMessage());
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> settings(Map.of("oncepay:reconcileMemoryMb", "20000")));
+        assertTrue(e.getMessage().startsWith("oncepay:reconcileMemoryMb"), e.getMessage());
+    }
+
+    private static List<Integer> memory(OncepaySettings settings) {
+        return OncepaySettings.FUNCTIONS.stream().map(settings::memoryMb).toList();
     }
 
     /**

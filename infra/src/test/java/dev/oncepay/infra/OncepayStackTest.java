@@ -138,6 +138,7 @@ class OncepayStackTest {
             assertEquals(DeploymentSettings.NATIVE_HANDLER, f.getValue().get("Handler"));
             assertEquals(List.of("x86_64"), f.getValue().get("Architectures"));
             assertEquals(256, f.getValue().get("MemorySize"));
+            assertFalse(f.getValue().containsKey("SnapStart"), "Lambda has no SnapStart for provided.al2023");
             assertEquals("true", at(f.getValue(), "Environment", "Variables", DeploymentSettings.ENV_DISABLE_SIGNAL_HANDLERS));
             code.add(f.getValue().get("Code"));
         }
@@ -180,11 +181,19 @@ class OncepayStackTest {
             assertEquals(fixed, literals.keySet(), named.getKey());
         }
         // Secret values are put by an operator, never written into the template; secrets outlive the stack.
+        // Until then each holds a generated placeholder in the JSON shape the functions read, so their
+        // init (run by SnapStart when a version is published) passes on the first deploy.
         assertEquals(2, synth.resources("AWS::SecretsManager::Secret").size());
         synth.resources("AWS::SecretsManager::Secret").forEach((id, secret) -> {
             assertFalse(props(secret).containsKey("SecretString"), id);
             assertEquals("Retain", secret.get("DeletionPolicy"), id);
+            Map<String, Object> generated = at(secret, "Properties", "GenerateSecretString");
+            assertEquals("{}", generated.get("SecretStringTemplate"), id);
+            assertTrue(generated.containsKey("GenerateStringKey"), id);
         });
+        Map<String, Object> apiKeyPlaceholder = at(synth.resources("AWS::SecretsManager::Secret")
+                .get(synth.id("AWS::SecretsManager::Secret", API_KEY_SECRET)), "Properties", "GenerateSecretString");
+        assertEquals(DeploymentSettings.PROVIDER_API_KEY_PROPERTY, apiKeyPlaceholder.get("GenerateStringKey"));
     }
 
     /**
@@ -264,13 +273,13 @@ class OncepayStackTest {
 
         // Each API integration waits longer than its function runs, within API Gateway's limit.
         Map<String, Integer> integrationTimeouts = new LinkedHashMap<>();
-        String chargeId = synth.id(FUNCTION, "ChargeFunction");
-        String webhookId = synth.id(FUNCTION, "WebhookFunction");
+        Object chargeAlias = ref(aliasId(synth, "Charge"));
+        Object webhookAlias = ref(aliasId(synth, "Webhook"));
         for (Map<String, Object> integration : synth.properties("AWS::ApiGatewayV2::Integration")) {
             assertEquals("2.0", integration.get("PayloadFormatVersion"));
             Object target = integration.get("IntegrationUri");
-            String name = target.equals(arnOf(chargeId)) ? DeploymentSettings.FUNCTION_CHARGE
-                    : target.equals(arnOf(webhookId)) ? DeploymentSettings.FUNCTION_WEBHOOK : "?" + target;
+            String name = target.equals(chargeAlias) ? DeploymentSettings.FUNCTION_CHARGE
+                    : target.equals(webhookAlias) ? DeploymentSettings.FUNCTION_WEBHOOK : "?" + target;
             integrationTimeouts.put(name, (Integer) integration.get("TimeoutInMillis"));
         }
         assertEquals(Set.of(DeploymentSettings.FUNCTION_CHARGE, DeploymentSettings.FUNCTION_WEBHOOK),
@@ -505,20 +514,23 @@ class OncepayStackTest {
 
     @Test
     void aScheduleRunsReconcileEveryMinute() {
-        String reconcile = synth.id(FUNCTION, "ReconcileFunction");
         String queue = synth.id("AWS::SQS::Queue", "ReconcileDeadLetters");
         Map<String, Object> rule = synth.only("AWS::Events::Rule");
 
         assertEquals("rate(1 minute)", rule.get("ScheduleExpression"));
-        assertEquals(arnOf(reconcile), at(rule, "Targets", 0, "Arn"));
+        assertEquals(ref(aliasId(synth, "Reconcile")), at(rule, "Targets", 0, "Arn"), "the live alias, not the function");
         assertEquals(arnOf(queue), at(rule, "Targets", 0, "DeadLetterConfig", "Arn"));
         assertEquals(1, ((List<?>) rule.get("Targets")).size());
     }
 
+    /** The schedule invokes the alias, so the retry and the dead-letter queue are configured on the alias ($LATEST has none). */
     @Test
     void aFailedReconcileRunEndsInTheDeadLetterQueue() {
         Map<String, Object> config = synth.only("AWS::Lambda::EventInvokeConfig");
         assertEquals(ref(synth.id(FUNCTION, "ReconcileFunction")), config.get("FunctionName"));
+        // The alias ARN's last part: its name.
+        assertEquals(Map.of("Fn::Select", List.of(7, Map.of("Fn::Split", List.of(":", ref(aliasId(synth, "Reconcile")))))),
+                config.get("Qualifier"));
         assertEquals(arnOf(synth.id("AWS::SQS::Queue", "ReconcileDeadLetters")),
                 at(config, "DestinationConfig", "OnFailure", "Destination"));
         assertEquals(1, config.get("MaximumRetryAttempts"));
@@ -778,6 +790,58 @@ class OncepayStackTest {
 
     private static Map<String, Object> alarm(String id) {
         return props(synth.resources("AWS::CloudWatch::Alarm").get(synth.id("AWS::CloudWatch::Alarm", id)));
+    }
+
+    /**
+     * Each function has one version (this deploy's, kept when a later deploy replaces it) and one
+     * alias, {@code live}, pointing at it; everything that invokes a function (the API's routes,
+     * the schedule) invokes its alias, and every invoke permission is on an alias, none on a
+     * function (which would leave $LATEST invocable by the gateway and serve no snapshot).
+     */
+    static void assertInvokedThroughLiveAliases(Synth synth) {
+        Map<Object, String> aliasOf = new LinkedHashMap<>();
+        for (String construct : List.of("Charge", "Webhook", "Reconcile")) {
+            String function = synth.id(FUNCTION, construct + "Function");
+            String version = synth.id("AWS::Lambda::Version", construct + "FunctionCurrentVersion");
+            Map<String, Object> versionResource = synth.resources("AWS::Lambda::Version").get(version);
+            assertEquals(ref(function), at(versionResource, "Properties", "FunctionName"), version);
+            assertEquals("Retain", versionResource.get("DeletionPolicy"), version);
+            String alias = aliasId(synth, construct);
+            Map<String, Object> aliasProperties = props(synth.resources("AWS::Lambda::Alias").get(alias));
+            assertEquals(OncepayStack.LIVE_ALIAS, aliasProperties.get("Name"));
+            assertEquals(ref(function), aliasProperties.get("FunctionName"));
+            assertEquals(Map.of("Fn::GetAtt", List.of(version, "Version")), aliasProperties.get("FunctionVersion"));
+            assertFalse(aliasProperties.containsKey("ProvisionedConcurrencyConfig"), alias);
+            aliasOf.put(ref(alias), construct);
+        }
+        assertEquals(3, synth.resources("AWS::Lambda::Version").size());
+        assertEquals(3, synth.resources("AWS::Lambda::Alias").size());
+
+        Set<String> integrated = new TreeSet<>();
+        synth.properties("AWS::ApiGatewayV2::Integration").forEach(i -> integrated.add(
+                aliasOf.getOrDefault(i.get("IntegrationUri"), "not a live alias: " + i.get("IntegrationUri"))));
+        assertEquals(new TreeSet<>(Set.of("Charge", "Webhook")), integrated);
+        assertEquals("Reconcile", aliasOf.get(at(synth.only("AWS::Events::Rule"), "Targets", 0, "Arn")));
+
+        Map<String, Set<String>> permitted = new TreeMap<>();
+        for (Map<String, Object> permission : synth.properties("AWS::Lambda::Permission")) {
+            String construct = aliasOf.get(permission.get("FunctionName"));
+            assertTrue(construct != null, "an invoke permission not on a live alias: " + permission);
+            assertEquals("lambda:InvokeFunction", permission.get("Action"));
+            permitted.computeIfAbsent((String) permission.get("Principal"), k -> new TreeSet<>()).add(construct);
+        }
+        assertEquals(Map.of("apigateway.amazonaws.com", Set.of("Charge", "Webhook"),
+                "events.amazonaws.com", Set.of("Reconcile")), permitted);
+    }
+
+    static String aliasId(Synth synth, String construct) {
+        return synth.id("AWS::Lambda::Alias", construct + "FunctionLiveAlias");
+    }
+
+    /** Native too: one wiring for both runtimes (no snapshot there, but the same rollback and the same routes). */
+    @Test
+    void apiAndScheduleInvokeEachFunctionsLiveAlias() {
+        assertInvokedThroughLiveAliases(synth);
     }
 
     private static Map<String, Map<String, Object>> functions() {

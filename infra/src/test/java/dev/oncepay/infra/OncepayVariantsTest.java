@@ -9,11 +9,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.config.DeploymentSettings;
+import java.nio.file.Path;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awscdk.assertions.Annotations;
 import software.amazon.awscdk.assertions.Match;
 
@@ -42,6 +47,7 @@ class OncepayVariantsTest {
                 // As cdk.json gives it: a structure.
                 Map.<String, Object>entry("oncepay:tenants", Map.of("Merchant-A", "stripe-eu", "merchant-b", "acme", "merchant-c", "default")),
                 Map.<String, Object>entry("oncepay:reconcileRateMinutes", "5"),
+                Map.<String, Object>entry("oncepay:reconcileMemoryMb", "1536"),
                 Map.<String, Object>entry("oncepay:chargeConcurrency", "none"),
                 Map.<String, Object>entry("oncepay:logRetentionDays", "90"),
                 Map.<String, Object>entry("oncepay:operatorPrincipals", List.of(ON_CALL, BREAK_GLASS)),
@@ -49,16 +55,62 @@ class OncepayVariantsTest {
                 Map.<String, Object>entry("oncepay:openApiDocument", "does/not/exist.yaml")));
     }
 
+    /** Memory per function: the JVM defaults for charge and webhook, reconcile's from its own context key. */
     @Test
     void theJvmVariantRunsJava21WithTheFunqyHandler() {
+        Map<String, Object> memory = new TreeMap<>();
         for (Map<String, Object> function : synth.properties("AWS::Lambda::Function")) {
             assertEquals("java21", function.get("Runtime"));
             assertEquals(DeploymentSettings.JVM_HANDLER, function.get("Handler"));
-            assertEquals(1024, function.get("MemorySize"));
             assertEquals(List.of("arm64"), function.get("Architectures"));
             Map<String, Object> env = at(function, "Environment", "Variables");
             assertFalse(env.containsKey(DeploymentSettings.ENV_DISABLE_SIGNAL_HANDLERS));
+            // The stack sets no JVM flags: the managed runtime's own (C1 only) suit a restored snapshot.
+            assertFalse(env.containsKey("JAVA_TOOL_OPTIONS"));
+            memory.put((String) env.get(DeploymentSettings.ENV_FUNQY_EXPORT), function.get("MemorySize"));
         }
+        assertEquals(Map.of(DeploymentSettings.FUNCTION_CHARGE, 1024, DeploymentSettings.FUNCTION_WEBHOOK, 768,
+                DeploymentSettings.FUNCTION_RECONCILE, 1536), memory);
+    }
+
+    /**
+     * Every JVM function snapshots its published versions, within SnapStart's limits: no EFS, no
+     * ephemeral storage above 512 MB, no provisioned concurrency on the version served (checked
+     * on the alias), a java runtime (CDK refuses others); both architectures are supported.
+     */
+    @Test
+    void jvmFunctionsSnapStartTheirPublishedVersions() {
+        for (Map<String, Object> function : synth.properties("AWS::Lambda::Function")) {
+            assertEquals(Map.of("ApplyOn", "PublishedVersions"), function.get("SnapStart"));
+            assertFalse(function.containsKey("FileSystemConfigs"));
+            assertFalse(function.containsKey("EphemeralStorage"), "default 512 MB");
+        }
+        OncepayStackTest.assertInvokedThroughLiveAliases(synth);
+    }
+
+    /**
+     * A deploy of new code publishes a new version of each function and points live at it (the
+     * version's logical id carries a hash of the code asset and the settings); the same code and
+     * settings synthesize the same versions, so a deploy that changes neither publishes nothing.
+     */
+    @Test
+    void newCodePublishesNewVersionsTheSameCodeNone(@TempDir Path dir) throws Exception {
+        Map<String, Object> context = Map.of("oncepay:runtime", "jvm", "oncepay:openApiDocument", "does/not/exist.yaml");
+        Map<String, Object> first = new TreeMap<>(context);
+        first.put("oncepay:functionZip", Synth.zip(dir, false, "build-1").toString());
+        Map<String, Object> second = new TreeMap<>(context);
+        second.put("oncepay:functionZip", Synth.zip(dir, false, "build-2").toString());
+
+        Set<String> built = new Synth(first).resources("AWS::Lambda::Version").keySet();
+        Set<String> again = new Synth(first).resources("AWS::Lambda::Version").keySet();
+        Synth rebuilt = new Synth(second);
+        Set<String> newVersions = rebuilt.resources("AWS::Lambda::Version").keySet();
+
+        assertEquals(3, built.size());
+        assertEquals(built, again);
+        assertEquals(3, newVersions.size());
+        assertTrue(Collections.disjoint(built, newVersions), built + " vs " + newVersions);
+        OncepayStackTest.assertInvokedThroughLiveAliases(rebuilt);
     }
 
     /**

@@ -96,10 +96,15 @@ final class Synth {
 
     /** A stand-in function.zip: native ones have {@code bootstrap} at the root. */
     static Path zip(Path dir, boolean nativeBuild) throws IOException {
-        Path zip = dir.resolve(nativeBuild ? "native-function.zip" : "jvm-function.zip");
+        return zip(dir, nativeBuild, "stand-in");
+    }
+
+    /** A stand-in function.zip whose one entry holds {@code content}: another content, another build. */
+    static Path zip(Path dir, boolean nativeBuild, String content) throws IOException {
+        Path zip = dir.resolve((nativeBuild ? "native-" : "jvm-") + content + "-function.zip");
         try (OutputStream out = Files.newOutputStream(zip); ZipOutputStream z = new ZipOutputStream(out)) {
             z.putNextEntry(new ZipEntry(nativeBuild ? "bootstrap" : "lib/main.jar"));
-            z.write("stand-in".getBytes(StandardCharsets.UTF_8));
+            z.write(content.getBytes(StandardCharsets.UTF_8));
             z.closeEntry();
         }
         return zip;
