@@ -177,9 +177,33 @@ public record CostModel(Prices prices, Inputs inputs) {
      * @param storedBytesPerCharge  the settled payment item as {@code StoredItemSizeTest} prints it, plus 100
      */
     public record Measured(double chargeBilledMs, double replayBilledMs, double getBilledMs, double webhookBilledMs,
-            double sweepBilledMs, double checkBilledMs, double breakerReadsPerCharge, double chargeLogBytes,
-            double webhookLogBytes, double sweepLogBytes, double checkLogBytes, double pollsPerUnknown,
-            double checksPerUnknown, double unknownChargeExtraMs, double coldStartBilledMs, double coldStartLogBytes, double storedBytesPerCharge) {
+            double sweepBilledMs, double checkBilledMs, double coldStartBilledMs, double breakerReadsPerCharge,
+            double chargeLogBytes, double replayLogBytes, double getLogBytes, double webhookLogBytes,
+            double sweepLogBytes, double checkLogBytes, double coldStartLogBytes, double pollsPerUnknown,
+            double checksPerUnknown, double unknownChargeExtraMs, double storedBytesPerCharge) {
+
+        /**
+         * Everything but the durations, which are 0 until a run gives them ({@link #withDurations}).
+         * Measured here: the settled payment (649 bytes, {@code StoredItemSizeTest}) and a first
+         * charge's own log lines in Lambda's JSON format (1 663 bytes: two EMF lines, the provider
+         * call's line, the request line). Estimated from those line shapes: ~290 bytes of runtime
+         * START/END/REPORT lines per invocation and the other operations' lines. Assumed: the
+         * breaker read on every charge (its upper bound), a client polling an unknown payment three
+         * times (Retry-After 10 s, the sweep's first look after 30 s), the sweep settling it at its
+         * first look, and a charge ending unknown waiting out the provider's 5 s read timeout.
+         */
+        public static Measured withoutDurations() {
+            return new Measured(0, 0, 0, 0, 0, 0, 0, 1.0, 1950, 1400, 1200, 1750, 2500, 700, 2000, 3, 1, 5000, 749);
+        }
+
+        /** These figures with a run's billed milliseconds per invocation. */
+        public Measured withDurations(double chargeMs, double replayMs, double getMs, double webhookMs, double sweepMs,
+                double checkMs, double coldStartMs) {
+            return new Measured(chargeMs, replayMs, getMs, webhookMs, sweepMs, checkMs, coldStartMs,
+                    breakerReadsPerCharge, chargeLogBytes, replayLogBytes, getLogBytes, webhookLogBytes, sweepLogBytes,
+                    checkLogBytes, coldStartLogBytes, pollsPerUnknown, checksPerUnknown, unknownChargeExtraMs,
+                    storedBytesPerCharge);
+        }
     }
 
     /** The model's inputs from a run's figures, a deployment and the counted units. */
@@ -190,7 +214,7 @@ public record CostModel(Prices prices, Inputs inputs) {
                 2, u.chargeWrites() + u.webhookWrites(), m.breakerReadsPerCharge() + u.webhookReads(),
                 m.chargeLogBytes() + m.webhookLogBytes());
         Usage replay = Usage.invoked(List.of(new Compute("charge", 1, m.replayBilledMs(), d.chargeMemoryMb())),
-                1, u.replayWrites(), u.replayReads(), m.chargeLogBytes());
+                1, u.replayWrites(), u.replayReads(), m.replayLogBytes());
         // The charge waited for an answer that never came, its settle writes both index keys anew,
         // the client polls, and the sweep's checks (duration inside its own invocations, no
         // requests of their own) settle it.
@@ -200,7 +224,7 @@ public record CostModel(Prices prices, Inputs inputs) {
                 new Compute("reconcile", m.checksPerUnknown(), m.checkBilledMs(), d.reconcileMemoryMb())),
                 m.pollsPerUnknown(), u.unknownExtraWrites() + m.checksPerUnknown() * u.checkWrites(),
                 m.pollsPerUnknown() + m.checksPerUnknown() * u.checkReads(),
-                m.pollsPerUnknown() * m.chargeLogBytes() + m.checksPerUnknown() * m.checkLogBytes(), 0);
+                m.pollsPerUnknown() * m.getLogBytes() + m.checksPerUnknown() * m.checkLogBytes(), 0);
         Usage coldStart = new Usage(0, List.of(new Compute("charge", 1, m.coldStartBilledMs(), d.chargeMemoryMb())),
                 0, 0, 0, m.coldStartLogBytes(), d.providerAccounts());
         Usage sweep = Usage.invoked(List.of(new Compute("reconcile", 1, m.sweepBilledMs(), d.reconcileMemoryMb())),

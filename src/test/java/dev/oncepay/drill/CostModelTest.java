@@ -19,8 +19,8 @@ class CostModelTest {
     private static final double GB = 1024.0 * 1024 * 1024;
 
     /** Charge 100 ms at 1 GB, webhook 40 ms at 512 MB, sweep 50 ms, a check 200 ms, and round log sizes. */
-    private static final Measured RUN = new Measured(100, 20, 10, 40, 50, 200, 0.5, 1000, 500, 2000, 300, 2, 1, 5000,
-            400, 4000, 1000);
+    private static final Measured RUN = new Measured(100, 20, 10, 40, 50, 200, 400, 0.5, 1000, 800, 600, 500, 2000,
+            300, 4000, 2, 1, 5000, 1000);
     private static final Deployment DEPLOYMENT = new Deployment(Architecture.X86_64, 1024, 512, 1024,
             CostModel.MINUTES_PER_MONTH, 1, true, new Fixed(30, 12, 1, 2));
 
@@ -71,16 +71,16 @@ class CostModelTest {
         assertEquals(3.125, unknown.of(Service.DYNAMODB_WRITES), CENT_FRACTION);
         // (2 polls + 1 sweep read) RRU x 1 M x $0.125 per M
         assertEquals(0.375, unknown.of(Service.DYNAMODB_READS), CENT_FRACTION);
-        // (2 x 1 000 + 300) bytes x 1 M
-        assertEquals(2.3e9 / GB * 0.53, unknown.of(Service.CLOUDWATCH_LOGS), CENT_FRACTION);
+        // (2 polls x 600 + 300) bytes x 1 M
+        assertEquals(1.5e9 / GB * 0.53, unknown.of(Service.CLOUDWATCH_LOGS), CENT_FRACTION);
     }
 
     @Test
     void replaysColdStartsSweepsAndWhatIsPaidMonthly() {
         Estimate e = estimate(DEPLOYMENT);
 
-        // replay: $0.20 request + 0.020 s x 1 GB x 1 M x $0.0000166667 + $1 API + 1 WRU + 1 RRU + 1 000 bytes of logs
-        assertEquals(0.20 + 0.333334 + 1.00 + 0.625 + 0.125 + 1e9 / GB * 0.53, e.perMillionReplays().total(),
+        // replay: $0.20 request + 0.020 s x 1 GB x 1 M x $0.0000166667 + $1 API + 1 WRU + 1 RRU + 800 bytes of logs
+        assertEquals(0.20 + 0.333334 + 1.00 + 0.625 + 0.125 + 0.8e9 / GB * 0.53, e.perMillionReplays().total(),
                 CENT_FRACTION);
         // cold start: no request; 0.400 s x 1 GB x 1 M x $0.0000166667; 1 secret read x 1 M / 10 000 x $0.05
         assertEquals(0, e.perMillionColdStarts().of(Service.LAMBDA_REQUESTS), CENT_FRACTION);
@@ -108,5 +108,19 @@ class CostModelTest {
         // total per million charges, as computed above: $10.953
         assertTrue(table.contains("| **total** | **$10.953** |"), table);
         assertTrue(table.contains("Fixed per month (custom metrics, alarms, dashboard, secrets): $14.000."), table);
+    }
+
+    @Test
+    void infraDefaultsWithARunsDurations() {
+        Measured run = Measured.withoutDurations().withDurations(50, 15, 10, 20, 100, 30, 600);
+        Estimate e = new CostModel(Prices.US_EAST_1,
+                CostModel.inputs(run, Deployment.defaults(), Units.measured())).compute();
+
+        // charge 0.050 s x 1 GB + webhook 0.020 s x 0.75 GB (768 MB) = 0.065 GB-s, x 1 M x $0.0000166667
+        assertEquals(1.0833355, e.perMillionCharges().of(Service.LAMBDA_DURATION), CENT_FRACTION);
+        // the breaker read on every charge (its bound) + the webhook's payment read: 2 M RRU x $0.125 per M
+        assertEquals(0.25, e.perMillionCharges().of(Service.DYNAMODB_READS), CENT_FRACTION);
+        // 649 + 100 bytes x 1 M kept a month
+        assertEquals(749e6 / GB * 0.45, e.storagePerMonthPerMillionCharges(), CENT_FRACTION);
     }
 }
