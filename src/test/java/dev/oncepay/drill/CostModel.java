@@ -2,6 +2,7 @@ package dev.oncepay.drill;
 
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -150,17 +151,16 @@ public record CostModel(Prices prices, Inputs inputs) {
 
     /** How it is deployed: infra's defaults are {@link #defaults()}. */
     public record Deployment(Architecture architecture, int chargeMemoryMb, int webhookMemoryMb, int reconcileMemoryMb,
-            double sweepsPerMonth, int providerAccounts, boolean snapStart, Fixed fixed) {
+            double sweepsPerMonth, int providerAccounts, Fixed fixed) {
         /**
          * JVM variant as infra sets it: x86_64, charge 1024 MB, webhook 768, reconcile 1024, a sweep
-         * every minute, one provider account (two secrets), SnapStart on; 10 alarms of which two are
+         * every minute, one provider account (two secrets); 10 alarms of which two are
          * metric math over two metrics (12 alarm metrics), one dashboard; about 30 custom metrics in
          * a month with traffic (the dimensioned Answers, ProviderLatency and the five gauges; the
          * rare counters exist only in hours they are emitted).
          */
         public static Deployment defaults() {
-            return new Deployment(Architecture.X86_64, 1024, 768, 1024, MINUTES_PER_MONTH, 1, true,
-                    new Fixed(30, 12, 1, 2));
+            return new Deployment(Architecture.X86_64, 1024, 768, 1024, MINUTES_PER_MONTH, 1, new Fixed(30, 12, 1, 2));
         }
     }
 
@@ -306,6 +306,13 @@ public record CostModel(Prices prices, Inputs inputs) {
                 + "** | **" + dollars(e.perMillionColdStarts().total()) + "** | **"
                 + dollars(e.sweepsPerMonth().total()) + "** |");
         lines.add("");
+        Map<String, Double> byFunction = new LinkedHashMap<>();
+        for (Compute c : inputs.charge().compute()) {
+            byFunction.merge(c.function(), MILLION * c.gbSeconds() * prices.gbSecond(inputs.architecture()), Double::sum);
+        }
+        List<String> shares = new ArrayList<>();
+        byFunction.forEach((function, amount) -> shares.add(function + " " + dollars(amount)));
+        lines.add("Lambda duration per million charges by function: " + String.join(", ", shares) + ".");
         lines.add("Fixed per month (custom metrics, alarms, dashboard, secrets): " + dollars(e.fixedPerMonth())
                 + ". DynamoDB storage with point-in-time recovery: " + dollars(e.storagePerMonthPerMillionCharges())
                 + " per month for every million charges kept.");

@@ -22,7 +22,7 @@ class CostModelTest {
     private static final Measured RUN = new Measured(100, 20, 10, 40, 50, 200, 400, 0.5, 1000, 800, 600, 500, 2000,
             300, 4000, 2, 1, 5000, 1000);
     private static final Deployment DEPLOYMENT = new Deployment(Architecture.X86_64, 1024, 512, 1024,
-            CostModel.MINUTES_PER_MONTH, 1, true, new Fixed(30, 12, 1, 2));
+            CostModel.MINUTES_PER_MONTH, 1, new Fixed(30, 12, 1, 2));
 
     private static Estimate estimate(Deployment deployment) {
         return new CostModel(Prices.US_EAST_1, CostModel.inputs(RUN, deployment, Units.measured())).compute();
@@ -51,7 +51,7 @@ class CostModelTest {
     @Test
     void armPricesOnlyTheDuration() {
         var charges = estimate(new Deployment(Architecture.ARM64, 1024, 512, 1024, CostModel.MINUTES_PER_MONTH, 1,
-                false, new Fixed(30, 12, 1, 2))).perMillionCharges();
+                new Fixed(30, 12, 1, 2))).perMillionCharges();
 
         // 120 000 GB-s x $0.0000133334
         assertEquals(1.600008, charges.of(Service.LAMBDA_DURATION), CENT_FRACTION);
@@ -107,6 +107,8 @@ class CostModelTest {
         }
         // total per million charges, as computed above: $10.953
         assertTrue(table.contains("| **total** | **$10.953** |"), table);
+        // 100 000 GB-s of charge, 20 000 of webhook, x $0.0000166667
+        assertTrue(table.contains("by function: charge $1.667, webhook $0.333."), table);
         assertTrue(table.contains("Fixed per month (custom metrics, alarms, dashboard, secrets): $14.000."), table);
     }
 

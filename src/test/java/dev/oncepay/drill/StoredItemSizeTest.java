@@ -7,6 +7,7 @@ import dev.oncepay.charge.ChargePhase;
 import dev.oncepay.provider.ProviderEvent;
 import dev.oncepay.provider.sim.SimWebhookFormat;
 import dev.oncepay.sim.WebhookSignature;
+import dev.oncepay.store.DynamoRequestCounter;
 import dev.oncepay.store.Table;
 import dev.oncepay.testing.HttpApiEvents;
 import dev.oncepay.testing.LambdaClient;
@@ -51,6 +52,8 @@ class StoredItemSizeTest {
     EventJournal journal;
     @Inject
     SimWebhookFormat simEvents;
+    @Inject
+    DynamoRequestCounter dynamoRequests;
 
     @AfterEach
     void release() {
@@ -65,6 +68,7 @@ class StoredItemSizeTest {
         String body = "{\"amount\":4200,\"currency\":\"EUR\",\"reference\":\"order_9182\","
                 + "\"description\":\"Order 9182, 2 items\"}";
         hooks.parkOnceAfter(ChargePhase.PAYMENT_RECORDED);
+        dynamoRequests.reset();
         CompletableFuture<ApiResponse> run = CompletableFuture
                 .supplyAsync(() -> LambdaClient.call(HttpApiEvents.postPayment(tenant, key, body)));
         assertTrue(hooks.awaitParked(), "the run recorded its PENDING payment");
@@ -74,6 +78,7 @@ class StoredItemSizeTest {
         hooks.release();
         assertEquals(201, run.get(30, TimeUnit.SECONDS).status());
         Map<String, AttributeValue> settled = StoredItems.paymentItem(paymentId).orElseThrow();
+        Map<String, Long> requests = dynamoRequests.snapshot();
 
         List<String> attentionEntry = new ArrayList<>(List.of(Table.PK, Table.ATTENTION_KEY, Table.CREATED_AT_MS));
         attentionEntry.addAll(Table.ATTENTION_PROJECTION);
@@ -86,7 +91,7 @@ class StoredItemSizeTest {
                 + " sweep index entry %d, attention index entry %d%n", keyBytes, pendingBytes, settledBytes,
                 sweepEntry, attention);
 
-        // What CostModel.Units.measured() assumes: every write of these is one unit, every read one.
+        // Every write of these is one unit, every read one.
         assertEquals(1, ItemSize.writeUnits(keyBytes), "key item");
         assertEquals(1, ItemSize.writeUnits(pendingBytes), "PENDING payment");
         assertEquals(1, ItemSize.writeUnits(settledBytes), "settled payment (its update is sized by the larger image)");
@@ -95,6 +100,13 @@ class StoredItemSizeTest {
         assertEquals(1, ItemSize.consistentReadUnits(settledBytes), "a payment read");
         // A settled payment has left both sparse indexes: the settle deleted one entry from each.
         assertTrue(!settled.containsKey(Table.SWEEP_SHARD) && !settled.containsKey(Table.ATTENTION_KEY));
+        // The claim, the payment with its two index entries, the settle (its larger image) removing both.
+        assertEquals(2L, requests.get("PutItem"));
+        assertEquals(1L, requests.get("UpdateItem"));
+        int units = ItemSize.writeUnits(keyBytes) + ItemSize.writeUnits(pendingBytes) + ItemSize.writeUnits(sweepEntry)
+                + ItemSize.writeUnits(attention) + ItemSize.writeUnits(Math.max(pendingBytes, settledBytes))
+                + ItemSize.writeUnits(sweepEntry) + ItemSize.writeUnits(attention);
+        assertEquals(CostModel.Units.measured().chargeWrites(), units);
     }
 
     @Test
@@ -119,5 +131,7 @@ class StoredItemSizeTest {
 
         assertEquals(1, ItemSize.writeUnits(received), "journal receipt");
         assertEquals(1, ItemSize.writeUnits(processed), "journal completion");
+        assertEquals(CostModel.Units.measured().webhookWrites(),
+                ItemSize.writeUnits(received) + ItemSize.writeUnits(Math.max(received, processed)));
     }
 }
