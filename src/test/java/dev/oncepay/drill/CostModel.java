@@ -57,24 +57,23 @@ public record CostModel(Prices prices, Inputs inputs) {
             double secretsPerTenThousandCalls) {
 
         /**
-         * US East (N. Virginia), read 2026-11-30 from the stored copies of these pages:
-         * Lambda — aws.amazon.com/lambda/pricing (archived 2026-06-18): x86 $0.0000166667 and Arm
-         * $0.0000133334 per GB-s (first 6 bn GB-s/month), $0.20 per million requests; INIT billed
-         * for on-demand managed-runtime zips since 2025-08-01 (AWS Compute Blog, "AWS Lambda
-         * standardizes billing for INIT Phase"); SnapStart for Java: no extra charge, the billed
-         * restore duration is duration (Lambda developer guide, snapstart.html, snapstart-monitoring.html).
-         * HTTP API — $1.00 per million (first 300 M), metered per 512 KB (AWS whitepaper "Best
-         * practices for API Gateway private APIs", cost-optimization.html, Table 4, us-east-1).
-         * DynamoDB on-demand — $0.625 per million WRU, $0.125 per million RRU after the 2024-11-01
-         * cut of 50 % (was $1.25 / $0.25), storage $0.25 per GB-month (first 25 GB free), PITR $0.20
-         * per GB-month: aws.amazon.com/dynamodb/pricing (WRU/RRU figures from airbyte.com,
-         * 2025-07-21, and the LinkedIn breakdown quoting the page; PITR: last published figure, not
-         * in the stored copy). CloudWatch — logs $0.50 per GB ingested (Lambda logs tiered since
-         * 2025-05-01, first tier the same $0.50), $0.03 per GB-month stored, $0.30 per custom metric
-         * (first 10 000), $0.10 per standard alarm metric, $3 per dashboard beyond three (secondary
-         * pages, 2026-02 and 2026-06, quoting aws.amazon.com/cloudwatch/pricing). Secrets Manager —
-         * $0.40 per secret-month, $0.05 per 10 000 calls (secondary pages quoting
-         * aws.amazon.com/secrets-manager/pricing).
+         * US East (N. Virginia), read 2026-11-30 from stored copies of these pages ("secondary": a
+         * page quoting AWS's, whose stored copy shows its table without figures; "flagged": no
+         * stored page gives it, the last published figure is used). Lambda: aws.amazon.com/lambda/pricing
+         * (archived 2026-06-18; figures secondary, cloudchipr.com 2024): x86 $0.0000166667, Arm
+         * $0.0000133334 per GB-s (first 6 bn GB-s a month), $0.20 per million requests; INIT billed
+         * for on-demand zips on managed runtimes since 2025-08-01 (AWS Compute Blog, 2025-04-29);
+         * SnapStart for Java: no charge of its own, the billed restore duration is duration (Lambda
+         * developer guide, snapstart.html, snapstart-monitoring.html). HTTP API: $1.00 per million
+         * (first 300 M), metered per 512 KB (AWS whitepaper on API Gateway private APIs,
+         * cost-optimization.html, table 4). DynamoDB on-demand: $0.625 per million WRU, $0.125 per
+         * million RRU since the 50 % cut of 2024-11-01 (secondary: airbyte.com, 2025-07-21), storage
+         * $0.25 per GB-month (aws.amazon.com/dynamodb/pricing), point-in-time recovery $0.20 per
+         * GB-month (flagged). CloudWatch: logs $0.50 per GB ingested (Lambda's logs tiered since
+         * 2025-05-01, first tier unchanged; duckbillgroup.com), $0.03 per GB-month stored, $0.30 per
+         * custom metric (signoz.io, 2026-02-15), $3 per dashboard beyond three (factualminds.com,
+         * 2026-06-13), $0.10 per standard alarm metric (flagged). Secrets Manager: $0.40 per
+         * secret-month, $0.05 per 10 000 calls (secondary: hivebook.wiki).
          */
         public static final Prices US_EAST_1 = new Prices("us-east-1", 0.0000166667, 0.0000133334, 0.20,
                 1.00, 0.625, 0.125, 0.25, 0.20, 0.50, 0.03, 0.30, 0.10, 3.00, 0.40, 0.05);
