@@ -187,14 +187,15 @@ public record CostModel(Prices prices, Inputs inputs) {
          * operation's own log lines in Lambda's JSON format (the functions' tests run with
          * {@code -D%test.quarkus.log.console.json.enabled=true}): a first charge 1 663 bytes (two EMF
          * lines, the provider call's line, the request line), a replay 1 092, a GET 880, a webhook
-         * event 1 429. Estimated: ~290 bytes of runtime START/END/REPORT lines per invocation, a
-         * sweep's and a check's lines, a cold start's. Assumed: the breaker read on every charge
-         * (its upper bound), a client polling an unknown payment three times (Retry-After 10 s, the
-         * sweep's first look after 30 s), the sweep settling it at its first look, and a charge
-         * ending unknown waiting out the provider's 5 s read timeout.
+         * event 1 429, an idle sweep 1 784 (five gauges, its request line), a sweep's check 807 (the
+         * lookup's EMF line and its decision), Quarkus's start 1 644. Estimated: ~290 bytes of runtime
+         * START/END/REPORT lines per invocation (~150 at a cold start). Assumed: the breaker read on
+         * every charge (its upper bound), a client polling an unknown payment three times
+         * (Retry-After 10 s, the sweep's first look after 30 s), the sweep settling it at its first
+         * look, and a charge ending unknown waiting out the provider's 5 s read timeout.
          */
         public static Measured withoutDurations() {
-            return new Measured(0, 0, 0, 0, 0, 0, 0, 1.0, 1950, 1380, 1170, 1720, 2500, 700, 2000, 3, 1, 5000, 749);
+            return new Measured(0, 0, 0, 0, 0, 0, 0, 1.0, 1950, 1380, 1170, 1720, 2070, 807, 1800, 3, 1, 5000, 749);
         }
 
         /** These figures with a run's billed milliseconds per invocation. */
