@@ -110,6 +110,38 @@ class StoredItemSizeTest {
     }
 
     @Test
+    void aStripePaymentFitsOneWriteUnitUntilItHoldsTheCustomersNextAction() {
+        // The test profile charges this tenant through the simulator's Stripe API.
+        String tenant = "merchant-stripe";
+        String customer = "cus_" + UUID.randomUUID().toString().replace("-", "").substring(0, 14);
+        ApiResponse paid = LambdaClient.call(HttpApiEvents.postPayment(tenant, UUID.randomUUID().toString(),
+                stripeBody("pm_card_visa", customer)));
+        ApiResponse waiting = LambdaClient.call(HttpApiEvents.postPayment(tenant, UUID.randomUUID().toString(),
+                stripeBody("pm_card_authenticationRequired", customer)));
+        assertEquals(201, paid.status(), paid.body());
+        assertEquals(202, waiting.status(), waiting.body());
+        int paidBytes = ItemSize.bytes(StoredItems.paymentItem(paid.json().get("id").asText()).orElseThrow());
+        Map<String, AttributeValue> waitingItem = StoredItems.paymentItem(waiting.json().get("id").asText())
+                .orElseThrow();
+        assertTrue(waitingItem.containsKey(Table.CLIENT_SECRET) && waitingItem.containsKey(Table.NEXT_ACTION));
+        int waitingBytes = ItemSize.bytes(waitingItem);
+        System.out.printf("Stripe payment items (bytes, DynamoDB rules): succeeded %d, waiting for the customer %d%n",
+                paidBytes, waitingBytes);
+
+        assertEquals(1, ItemSize.writeUnits(paidBytes), "a Stripe payment with its payment method and customer");
+        // The client secret and the provider's next action stay on the item once learnt: from the
+        // write that records them on, each write of this payment is two units (reads stay one).
+        assertEquals(2, ItemSize.writeUnits(waitingBytes), "a payment holding the client secret and next action");
+        assertEquals(1, ItemSize.consistentReadUnits(waitingBytes));
+    }
+
+    private static String stripeBody(String paymentMethod, String customer) {
+        return "{\"amount\":4200,\"currency\":\"EUR\",\"reference\":\"order_9183\","
+                + "\"description\":\"Order 9183, 2 items\",\"paymentMethod\":\"" + paymentMethod
+                + "\",\"customer\":\"" + customer + "\"}";
+    }
+
+    @Test
     void aWebhookEventsJournalEntryFitsOneWriteUnit() {
         String eventId = WebhookRequests.newEventId();
         String body = WebhookRequests.chargeEvent(eventId, SimWebhookFormat.CHARGE_SUCCEEDED,
