@@ -1,5 +1,6 @@
 package dev.oncepay.drill;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
@@ -134,7 +135,8 @@ public record CostModel(Prices prices, Inputs inputs) {
      * @param webhookWrites    journal receipt + completion, when the charge already settled the payment
      * @param webhookReads     the payment, read consistently
      * @param replayWrites     the failed claim: conditional put of an existing key
-     * @param replayReads      the payment (on DynamoDB the failed put returns the key; dynalite needs one more read)
+     * @param replayReads      the payment (on DynamoDB the failed put returns the key; dynalite needs one more
+     *                         read); a replay passes the fleet breaker too, priced like a charge's read
      * @param unknownExtraWrites the settle to UNKNOWN changes both index keys: 2 more than removing the entries
      * @param checkWrites      the sweep's settle: payment (1) + both entries removed (2)
      * @param checkReads       the sweep's consistent read of the payment
@@ -167,7 +169,8 @@ public record CostModel(Prices prices, Inputs inputs) {
      * What only a run measures. Billed ms are per invocation (Lambda rounds each up to the next
      * millisecond); log bytes per invocation include the runtime's START/END/REPORT lines.
      *
-     * @param breakerReadsPerCharge fleet-breaker reads per charge: 1 at most, 1/(charges per second) on a busy sandbox
+     * @param breakerReadsPerCharge fleet-breaker reads per charge or replay: 1 at most, 1/(requests per
+     *                              second) on a busy sandbox
      * @param pollsPerUnknown       GET /payments/{id} a client sends while its payment is unknown
      * @param checksPerUnknown      sweep checks until it settles (1: found at the first look)
      * @param unknownChargeExtraMs  how much longer a charge that ends unknown is billed than one that
@@ -198,6 +201,20 @@ public record CostModel(Prices prices, Inputs inputs) {
             return new Measured(0, 0, 0, 0, 0, 0, 0, 1.0, 1950, 1380, 1170, 1720, 2070, 807, 1800, 3, 1, 5000, 749);
         }
 
+        /**
+         * These figures with the durations {@code ./drill.sh --bench} writes to
+         * {@code target/bench/bench.json}: the charge function's mean warm run
+         * ({@code addedLatency.chargeFunctionMeanMs}, provider latency 0) and the charge sandbox's
+         * median init ({@code coldStart.charge.initMs.median}), each rounded up to the millisecond
+         * as Lambda bills. Local figures on the bench's machine, not AWS's; durations the bench does
+         * not measure (webhook, replay, GET, sweep, check) stay 0.
+         */
+        public static Measured fromBench(JsonNode figures) {
+            return withoutDurations().withDurations(
+                    Math.ceil(figures.path("addedLatency").path("chargeFunctionMeanMs").asDouble(0)), 0, 0, 0, 0, 0,
+                    Math.ceil(figures.path("coldStart").path("charge").path("initMs").path("median").asDouble(0)));
+        }
+
         /** These figures with a run's billed milliseconds per invocation. */
         public Measured withDurations(double chargeMs, double replayMs, double getMs, double webhookMs, double sweepMs,
                 double checkMs, double coldStartMs) {
@@ -216,7 +233,7 @@ public record CostModel(Prices prices, Inputs inputs) {
                 2, u.chargeWrites() + u.webhookWrites(), m.breakerReadsPerCharge() + u.webhookReads(),
                 m.chargeLogBytes() + m.webhookLogBytes());
         Usage replay = Usage.invoked(List.of(new Compute("charge", 1, m.replayBilledMs(), d.chargeMemoryMb())),
-                1, u.replayWrites(), u.replayReads(), m.replayLogBytes());
+                1, u.replayWrites(), u.replayReads() + m.breakerReadsPerCharge(), m.replayLogBytes());
         // The charge waited for an answer that never came, its settle writes both index keys anew,
         // the client polls, and the sweep's checks (duration inside its own invocations, no
         // requests of their own) settle it.

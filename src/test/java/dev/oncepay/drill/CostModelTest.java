@@ -3,6 +3,8 @@ package dev.oncepay.drill;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.drill.CostModel.Architecture;
 import dev.oncepay.drill.CostModel.Deployment;
 import dev.oncepay.drill.CostModel.Estimate;
@@ -79,8 +81,9 @@ class CostModelTest {
     void replaysColdStartsSweepsAndWhatIsPaidMonthly() {
         Estimate e = estimate(DEPLOYMENT);
 
-        // replay: $0.20 request + 0.020 s x 1 GB x 1 M x $0.0000166667 + $1 API + 1 WRU + 1 RRU + 800 bytes of logs
-        assertEquals(0.20 + 0.333334 + 1.00 + 0.625 + 0.125 + 0.8e9 / GB * 0.53, e.perMillionReplays().total(),
+        // replay: $0.20 request + 0.020 s x 1 GB x 1 M x $0.0000166667 + $1 API + 1 WRU
+        // + (1 payment read + 0.5 breaker read) RRU + 800 bytes of logs
+        assertEquals(0.20 + 0.333334 + 1.00 + 0.625 + 1.5 * 0.125 + 0.8e9 / GB * 0.53, e.perMillionReplays().total(),
                 CENT_FRACTION);
         // cold start: no request; 0.400 s x 1 GB x 1 M x $0.0000166667; 1 secret read x 1 M / 10 000 x $0.05
         assertEquals(0, e.perMillionColdStarts().of(Service.LAMBDA_REQUESTS), CENT_FRACTION);
@@ -124,5 +127,17 @@ class CostModelTest {
         assertEquals(0.25, e.perMillionCharges().of(Service.DYNAMODB_READS), CENT_FRACTION);
         // 649 + 100 bytes x 1 M kept a month
         assertEquals(749e6 / GB * 0.45, e.storagePerMonthPerMillionCharges(), CENT_FRACTION);
+    }
+
+    @Test
+    void theBenchsFiguresFillTheChargeAndColdStartDurations() throws Exception {
+        JsonNode bench = new ObjectMapper().readTree("{\"addedLatency\":{\"chargeFunctionMeanMs\":41.2},"
+                + "\"coldStart\":{\"charge\":{\"initMs\":{\"median\":1210.4,\"min\":1100,\"max\":1300}}}}");
+        Measured run = Measured.fromBench(bench);
+
+        assertEquals(42, run.chargeBilledMs(), 0);
+        assertEquals(1211, run.coldStartBilledMs(), 0);
+        assertEquals(0, run.webhookBilledMs(), 0);
+        assertEquals(Measured.withoutDurations().chargeLogBytes(), run.chargeLogBytes(), 0);
     }
 }
