@@ -1,7 +1,6 @@
 package dev.oncepay.provider;
 
 import java.time.Duration;
-import dev.oncepay.startup.Jitter;
 
 /**
  * Exponential backoff with full jitter: {@code random(0, min(cap, base·2^n))} before retry

@@ -16,7 +16,7 @@ import dev.oncepay.provider.ChargeResult;
 import dev.oncepay.provider.ProviderGateway;
 import dev.oncepay.provider.FoundCharge;
 import dev.oncepay.provider.ProviderRefusal;
-import dev.oncepay.startup.Jitter;
+import dev.oncepay.provider.Jitter;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
 import java.time.Clock;

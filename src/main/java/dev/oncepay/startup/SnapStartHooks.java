@@ -1,5 +1,6 @@
 package dev.oncepay.startup;
 
+import dev.oncepay.provider.Jitter;
 import dev.oncepay.config.Secrets;
 import dev.oncepay.provider.FleetBreaker;
 import io.quarkus.runtime.StartupEvent;

@@ -1,5 +1,6 @@
 package dev.oncepay.startup;
 
+import dev.oncepay.provider.Jitter;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;

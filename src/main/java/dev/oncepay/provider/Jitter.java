@@ -1,4 +1,4 @@
-package dev.oncepay.startup;
+package dev.oncepay.provider;
 
 import java.security.SecureRandom;
 import java.util.Random;
@@ -8,7 +8,7 @@ import java.util.Random;
  * from one snapshot starts with the same memory: a generator seeded at init would draw the same
  * "random" waits in all of them, and a fleet that retries in step is what jitter exists to prevent.
  * {@code ThreadLocalRandom} has that flaw (its per-thread seeds and the seeder of new threads are in
- * the snapshot), so the waits come from here, and {@link SnapStartHooks} calls {@link #reseed()}
+ * the snapshot), so the waits come from here, and {@code startup.SnapStartHooks} calls {@link #reseed()}
  * after a restore. The seed comes from {@link SecureRandom}, whose default on Linux (NativePRNG)
  * mixes in {@code /dev/urandom} at each draw, which the restored VM's kernel has reseeded.
  *
@@ -33,7 +33,7 @@ public final class Jitter {
     }
 
     /** The generator in use, for a test to copy (it is {@link java.io.Serializable}) as a snapshot would. */
-    static Random current() {
+    public static Random current() {
         return random;
     }
 }
