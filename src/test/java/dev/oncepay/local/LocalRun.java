@@ -118,7 +118,7 @@ public final class LocalRun implements AutoCloseable {
         functions().forEach(f -> f.sandboxes().forEach(Sandbox::start));
 
         ApiGateway g = new ApiGateway(options.apiPort(), HttpApiV2.oncepayRoutes(), this::submit,
-                options::integrationTimeout);
+                options::integrationTimeout, this::functions);
         register(() -> gateway = g, g);
         String reconcile = DeploymentSettings.FUNCTION_RECONCILE;
         if (!options.reconcileEvery().isZero() && options.sandboxCount(reconcile) > 0) {
@@ -210,6 +210,9 @@ public final class LocalRun implements AutoCloseable {
                 Integer.toString(DeploymentSettings.chargeMaxInFlight(options.sandboxCount(DeploymentSettings.FUNCTION_CHARGE),
                         1 + LocalProviders.otherAccounts(options).size())));
         env.put("QUARKUS_DYNAMODB_ENDPOINT_OVERRIDE", store.endpoint());
+        // Each function signs as itself (as each has its own role on AWS): the store proxy's
+        // /_store/stats counts every function's requests apart.
+        env.put("AWS_ACCESS_KEY_ID", function);
         // Lets a direct invocation carry the tenant in this header (the gateway sets the claim itself).
         env.put("ONCEPAY_TENANT_TRUSTED_HEADER", ApiGateway.TENANT_HEADER);
         // Readable lines on the terminal (and for the drill's log readers); QUARKUS_LOG_CONSOLE_JSON_ENABLED=true
