@@ -50,7 +50,7 @@ public record BenchOptions(
 
     /** Every figure once, with small counts: for CI and a first look. */
     public static BenchOptions quick() {
-        return new BenchOptions(1, 1, 30, 5, Duration.ofSeconds(4), 8, 2, Duration.ofMillis(200),
+        return new BenchOptions(1, 1, 30, 5, Duration.ofSeconds(4), 2, 2, Duration.ofMillis(200),
                 Path.of("target/bench"), Path.of("target/function.zip"));
     }
 
