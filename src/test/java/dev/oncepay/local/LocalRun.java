@@ -282,6 +282,7 @@ public final class LocalRun implements AutoCloseable {
         lines.add("  curl -X POST " + store.endpoint() + "/_store/faults -d '{\"throttleRate\":0.2}'"
                 + "   (the store throttles; '{\"outage\":true}' stops it, /_store/reset heals it)");
         lines.add("  kill <a sandbox pid>   (what it was running fails with 502; a new sandbox replaces it, as on Lambda)");
+        lines.add("  curl " + api + "/_local/sandboxes   (each sandbox: pid, state, init and first invocation ms)");
         lines.add("");
         Log.plain(String.join("\n", lines));
     }
