@@ -123,8 +123,8 @@ public final class Bench {
             coldStarts(run);
             addedLatency(run);
             requestsPerCharge(run);
+            rss(run, "single"); // before the kills: the charge sandbox that carried the load is still there
             killedReplacement(run);
-            rss(run, "single");
         }
         Path loadLog = options.reportDir().resolve("local-run-throughput.log");
         out.printf("bench: local run with %d charge sandboxes (output: %s)%n", options.throughputSandboxes(), loadLog);
