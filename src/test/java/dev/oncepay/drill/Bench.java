@@ -341,12 +341,18 @@ public final class Bench {
     private void requestsPerCharge(BenchRun run) throws Exception {
         ObjectNode costs = figures.putObject("requestsPerCharge");
         run.awaitQuiet(Duration.ofSeconds(60));
-        Thread.sleep(BREAKER_CACHE_EXPIRED.toMillis());
         String key = key();
-        costs.set("firstCharge", measure(run, () -> run.charge(key, "bench_cost_first"), 201));
-        // Within the breaker's read cache of the charge before: the steady state of a busy sandbox.
+        Request sameKey = () -> run.charge(key, "bench_cost_first"); // the first charge, then its replays
+        // A sandbox trusts its read of the fleet breaker for 1 s, and every charge request, replays
+        // included, passes the breaker first: each figure once with that read due, once within it.
+        Thread.sleep(BREAKER_CACHE_EXPIRED.toMillis());
+        costs.set("firstCharge", measure(run, sameKey, 201));
+        sameKey.send(); // the breaker read is fresh now (a replay sends nothing to the provider: no webhook)
         costs.set("firstChargeBreakerCached", measure(run, () -> run.charge(key(), "bench_cost_cached"), 201));
-        costs.set("replay", measure(run, () -> run.charge(key, "bench_cost_first"), 201));
+        sameKey.send();
+        costs.set("replayBreakerCached", measure(run, sameKey, 201));
+        Thread.sleep(BREAKER_CACHE_EXPIRED.toMillis());
+        costs.set("replay", measure(run, sameKey, 201));
         out.printf("bench: DynamoDB requests: first charge %s, replay %s%n",
                 costs.path("firstCharge").path("dynamo"), costs.path("replay").path("dynamo"));
     }

@@ -64,15 +64,18 @@ class BenchSmokeTest {
         assertTrue(throughput.path("ratio").asDouble() > 0, throughput.toString());
 
         JsonNode costs = f.path("requestsPerCharge");
-        for (String measured : List.of("firstCharge", "firstChargeBreakerCached", "replay")) {
+        for (String measured : List.of("firstCharge", "firstChargeBreakerCached", "replay", "replayBreakerCached")) {
             JsonNode charge = costs.path(measured).path("dynamo").path("charge");
             assertTrue(charge.path("PutItem").asInt() >= 1, measured + " claims its key first: " + costs);
             assertEquals(0, costs.path(measured).path("dynamo").path("reconcile").path("total").asInt(), measured);
         }
         assertEquals(1, costs.path("firstCharge").path("providerCharges").asInt(), costs.toString());
         assertEquals(1, costs.path("firstChargeBreakerCached").path("providerCharges").asInt(), costs.toString());
-        assertEquals(0, costs.path("replay").path("providerCharges").asInt(), costs.toString());
-        assertTrue(costs.path("replay").path("replayed").asBoolean(), costs.toString());
+        for (String replay : List.of("replay", "replayBreakerCached")) {
+            assertEquals(0, costs.path(replay).path("providerCharges").asInt(), costs.toString());
+            assertTrue(costs.path(replay).path("replayed").asBoolean(), costs.toString());
+            assertEquals(0, costs.path(replay).path("dynamo").path("webhook").path("total").asInt(), costs.toString());
+        }
 
         Set<String> sandboxes = new TreeSet<>();
         for (JsonNode r : f.path("rss")) {

@@ -165,8 +165,8 @@ final class Sandbox {
                 continue;
             }
             synchronized (this) {
-                if (g.dead || stopped || exiting(g.process)) {
-                    // Its exit may not be noticed yet: the invocation waits for another process.
+                if (g.dead || stopped || g.killedBecause != null || exiting(g.process)) {
+                    // Being ended, or its exit not noticed yet: the invocation waits for another process.
                     function.requeue(invocation);
                     return null;
                 }
