@@ -41,6 +41,11 @@ final class BenchReport {
         lines.add(String.format("  oncepay p50 %s / p99 %s ms; direct to the provider p50 %s / p99 %s ms",
                 latency.path("oncepay").path("p50Ms").asText(), latency.path("oncepay").path("p99Ms").asText(),
                 latency.path("direct").path("p50Ms").asText(), latency.path("direct").path("p99Ms").asText()));
+        if (latency.has("chargeFunctionMeanMs")) {
+            lines.add(String.format("  of oncepay's mean %s ms the charge function ran %s ms (hand-out to answer); the local"
+                    + " run's gateway, Runtime API and loopback HTTP took %s ms", latency.path("oncepayMeanMs").asText(),
+                    latency.path("chargeFunctionMeanMs").asText(), latency.path("localRunMeanMs").asText()));
+        }
         JsonNode t = f.path("throughput");
         lines.add(String.format(Locale.ROOT,
                 "Throughput, %d clients, provider latency %d ms, %d charge sandboxes, %s s each: ratio %s, added p50 %s ms",

@@ -37,13 +37,13 @@ final class BenchRun implements AutoCloseable {
 
     /** A sandbox as {@code GET /_local/sandboxes} shows it. */
     record SandboxStatus(String function, int slot, int generation, long pid, String state, double ageSeconds,
-            Double initMs, Double firstInvocationMs, int invocations) {
+            Double initMs, Double firstInvocationMs, int invocations, double busyMs) {
         static SandboxStatus of(JsonNode n) {
             return new SandboxStatus(n.path("function").asText(), n.path("slot").asInt(), n.path("generation").asInt(),
                     n.path("pid").asLong(), n.path("state").asText(), n.path("ageSeconds").asDouble(),
                     n.path("initMs").isNumber() ? n.path("initMs").asDouble() : null,
                     n.path("firstInvocationMs").isNumber() ? n.path("firstInvocationMs").asDouble() : null,
-                    n.path("invocations").asInt());
+                    n.path("invocations").asInt(), n.path("busyMs").asDouble());
         }
     }
 

@@ -55,6 +55,9 @@ class BenchSmokeTest {
         assertTrue(latency.path("oncepay").path("p99Ms").asDouble() >= latency.path("oncepay").path("p50Ms").asDouble());
         assertTrue(latency.path("direct").path("p50Ms").asDouble() > 0, latency.toString());
         assertTrue(latency.has("addedP50Ms") && latency.has("addedP99Ms"), latency.toString());
+        assertTrue(latency.path("chargeFunctionMeanMs").asDouble() > 0, latency.toString());
+        assertTrue(latency.path("oncepayMeanMs").asDouble() > latency.path("chargeFunctionMeanMs").asDouble(),
+                "the client's time includes the function's: " + latency);
 
         JsonNode throughput = f.path("throughput");
         for (String side : List.of("oncepay", "direct")) {

@@ -42,7 +42,8 @@ import java.util.function.Supplier;
  * about itself, for the benchmark and the curious: {@code GET /_local/sandboxes} lists every
  * sandbox (function, slot, generation, pid, state, its process's {@code initMs} — start to first
  * {@code GET /invocation/next} — and {@code firstInvocationMs} — its first invocation from hand-out
- * to posted answer, Lambda's REPORT {@code Init Duration} and {@code Duration}); {@code POST
+ * to posted answer, Lambda's REPORT {@code Init Duration} and {@code Duration} — and its
+ * invocations and {@code busyMs}, their summed durations); {@code POST
  * /_local/sandboxes/{function}/{slot}/recycle} ends an idle sandbox's process (SIGKILL) and leaves
  * it cold, so the next invocation pays a cold start; {@code POST /_local/schedule/{function}} sends
  * the function the EventBridge schedule's event now and answers once it has run.

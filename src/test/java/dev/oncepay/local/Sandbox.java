@@ -67,6 +67,9 @@ final class Sandbox {
         volatile long firstHandedOutNanos;
         volatile long firstAnsweredNanos;
         volatile int invocations;
+        /** Time spent running invocations, hand-out to answer, summed. */
+        volatile long busyNanos;
+        long handedOutNanos;
 
         Generation(int number) {
             this.number = number;
@@ -172,8 +175,9 @@ final class Sandbox {
                 }
                 g.running = invocation;
                 g.invocations++;
+                g.handedOutNanos = System.nanoTime();
                 if (g.firstHandedOutNanos == 0) {
-                    g.firstHandedOutNanos = System.nanoTime();
+                    g.firstHandedOutNanos = g.handedOutNanos;
                 }
                 g.timeoutTimer = function.timers().schedule(() -> timedOut(g, invocation),
                         function.timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -220,8 +224,10 @@ final class Sandbox {
     private void endRunning(Generation g, InvocationResult result) {
         Invocation invocation = g.running;
         g.running = null;
+        long now = System.nanoTime();
+        g.busyNanos += now - g.handedOutNanos;
         if (g.firstAnsweredNanos == 0) {
-            g.firstAnsweredNanos = System.nanoTime();
+            g.firstAnsweredNanos = now;
         }
         if (g.timeoutTimer != null) {
             g.timeoutTimer.cancel(false);
@@ -320,13 +326,13 @@ final class Sandbox {
 
     /** What {@code GET /_local/sandboxes} shows of this sandbox: its current process, or the last one. */
     record Status(String function, int slot, int generation, long pid, String state, double ageSeconds,
-            Double initMs, Double firstInvocationMs, int invocations) {
+            Double initMs, Double firstInvocationMs, int invocations, double busyMs) {
     }
 
     Status status() {
         Generation g = current;
         if (g == null) {
-            return new Status(function.name, slot, 0, -1, stopped ? "stopped" : "cold", 0, null, null, 0);
+            return new Status(function.name, slot, 0, -1, stopped ? "stopped" : "cold", 0, null, null, 0, 0);
         }
         String state;
         synchronized (this) {
@@ -337,7 +343,7 @@ final class Sandbox {
         }
         return new Status(function.name, slot, g.number, g.process.pid(), state,
                 (System.nanoTime() - g.startedNanos) / 1e9, millis(g.startedNanos, g.readyNanos),
-                millis(g.firstHandedOutNanos, g.firstAnsweredNanos), g.invocations);
+                millis(g.firstHandedOutNanos, g.firstAnsweredNanos), g.invocations, g.busyNanos / 1e6);
     }
 
     private static Double millis(long fromNanos, long toNanos) {
