@@ -16,7 +16,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -311,7 +313,7 @@ public final class Bench {
     private ObjectNode load(BenchRun run, Duration duration, boolean direct) throws Exception {
         long end = System.nanoTime() + duration.toNanos();
         List<Double> latencies = Collections.synchronizedList(new ArrayList<>());
-        AtomicInteger failures = new AtomicInteger();
+        Map<Integer, Integer> failures = new ConcurrentSkipListMap<>();
         ExecutorService clients = Executors.newFixedThreadPool(options.throughputClients());
         long started = System.nanoTime();
         try {
@@ -328,7 +330,7 @@ public final class Bench {
                         if (a.status() == (direct ? 200 : 201)) {
                             latencies.add(a.ms());
                         } else {
-                            failures.incrementAndGet();
+                            failures.merge(a.status(), 1, Integer::sum);
                         }
                     }
                     return null;
@@ -343,7 +345,9 @@ public final class Bench {
         double seconds = Math.min((System.nanoTime() - started) / 1e9, duration.toMillis() / 1000.0);
         ObjectNode result = percentiles(latencies);
         result.put("charges", latencies.size());
-        result.put("failures", failures.get());
+        result.put("failures", failures.values().stream().mapToInt(Integer::intValue).sum());
+        ObjectNode byStatus = result.putObject("failuresByStatus");
+        failures.forEach((status, n) -> byStatus.put(Integer.toString(status), n));
         result.put("perSecond", Math.round(latencies.size() / seconds * 10) / 10.0);
         return result;
     }

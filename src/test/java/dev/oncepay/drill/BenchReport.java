@@ -53,8 +53,9 @@ final class BenchReport {
                 t.path("seconds").asText(), t.path("ratio").asText(), t.path("addedP50Ms").asText()));
         for (String side : List.of("oncepay", "direct")) {
             JsonNode s = t.path(side);
-            lines.add(String.format("  %-8s %s charges/s (%d charges, %d failed), p50 %s ms, p99 %s ms", side,
-                    s.path("perSecond").asText(), s.path("charges").asInt(), s.path("failures").asInt(),
+            lines.add(String.format("  %-8s %s charges/s (%d charges; other answers %s), p50 %s ms, p99 %s ms", side,
+                    s.path("perSecond").asText(), s.path("charges").asInt(),
+                    s.path("failures").asInt() == 0 ? "none" : s.path("failuresByStatus").toString(),
                     s.path("p50Ms").asText(), s.path("p99Ms").asText()));
         }
         lines.add("");
