@@ -21,6 +21,12 @@
 # breaker transitions and BreakerOpen metric from the functions' own output, and the charge requests
 # and lookups the simulator itself counted (/_sim/stats) during the provider outage.
 #
+# With --bench (or --bench-quick: every figure once, small counts) it runs the benchmark instead
+# (issue 12): cold start to first answer per function, a killed sandbox's replacement, the latency
+# and throughput oncepay adds over direct provider calls, DynamoDB requests and provider calls per
+# charge, RSS per sandbox; a table on the screen and every figure in target/bench/bench.json.
+#
+#   ./drill.sh --bench [--cold-repeats N] [--latency-requests N] [--throughput-duration D] ...
 #   ./drill.sh [--skip-build] [--provider sim|stripe] [--payments N] [--clients M] [--seed S]
 #              [--profile hostile|hostile-provider|store-faults|all|mild|none] [--slow-account D] ...
 #   ./drill.sh --help

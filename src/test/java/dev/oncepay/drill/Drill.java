@@ -65,6 +65,10 @@ public final class Drill {
     }
 
     public static void main(String[] args) {
+        if (BenchOptions.wanted(List.of(args))) {
+            Bench.main(args);
+            return;
+        }
         DrillOptions options;
         try {
             options = DrillOptions.parse(List.of(args));

@@ -132,6 +132,7 @@ public record DrillOptions(
                 "  --slow-account D      tenant " + SECOND_ACCOUNT_TENANT + " pays through a second account (the simulator's",
                 "                        Stripe API) that answers D later during the workload (0: not slow); the",
                 "                        summary shows latency per account (needs --provider sim)",
+                "  --bench | --bench-quick  the benchmark instead of the drill (./drill.sh --bench --help for its options)",
                 "Durations: 500ms, 10s, 2m (a bare number is seconds). Exit status: 0 all invariants hold,",
                 "1 an invariant was violated, 2 usage error, 3 the drill could not run.");
     }

@@ -1,5 +1,7 @@
 package dev.oncepay.local;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
@@ -24,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The local stand-in for API Gateway (HTTP API, Lambda proxy integrations, payload format 2.0) on
@@ -34,6 +37,16 @@ import java.util.function.Function;
  * <p>Locally only, the {@code X-Tenant-Id} header stands in for the JWT authorizer of the
  * {@code /payments} routes: its value becomes the {@code tenant_id} claim. No token is verified;
  * production never takes a tenant from a client header.
+ *
+ * <p>Local only, under {@code /_local/} (no API Gateway route can start with it), the run answers
+ * about itself, for the benchmark and the curious: {@code GET /_local/sandboxes} lists every
+ * sandbox (function, slot, generation, pid, state, its process's {@code initMs} — start to first
+ * {@code GET /invocation/next} — and {@code firstInvocationMs} — its first invocation from hand-out
+ * to posted answer, Lambda's REPORT {@code Init Duration} and {@code Duration} — and its
+ * invocations and {@code busyMs}, their summed durations); {@code POST
+ * /_local/sandboxes/{function}/{slot}/recycle} ends an idle sandbox's process (SIGKILL) and leaves
+ * it cold, so the next invocation pays a cold start; {@code POST /_local/schedule/{function}} sends
+ * the function the EventBridge schedule's event now and answers once it has run.
  */
 final class ApiGateway implements AutoCloseable {
     static final String TENANT_HEADER = "X-Tenant-Id";
@@ -47,6 +60,7 @@ final class ApiGateway implements AutoCloseable {
     private final List<HttpApiV2.Route> routes;
     private final BiFunction<String, byte[], Invocation> invoker;
     private final Function<String, Duration> integrationTimeout;
+    private final Supplier<List<LambdaFunction>> functions;
     private final HttpServer server;
     private final ExecutorService threads;
 
@@ -58,9 +72,19 @@ final class ApiGateway implements AutoCloseable {
             BiFunction<String, byte[], Invocation> invoker,
             Function<String, Duration> integrationTimeout)
             throws IOException {
+        this(port, routes, invoker, integrationTimeout, List::of);
+    }
+
+    /** @param functions the run's functions, for the {@code /_local/} routes */
+    ApiGateway(int port, List<HttpApiV2.Route> routes,
+            BiFunction<String, byte[], Invocation> invoker,
+            Function<String, Duration> integrationTimeout,
+            Supplier<List<LambdaFunction>> functions)
+            throws IOException {
         this.routes = routes;
         this.invoker = invoker;
         this.integrationTimeout = integrationTimeout;
+        this.functions = functions;
         this.threads = Executors.newFixedThreadPool(32, r -> {
             Thread t = new Thread(r, "api-gateway");
             t.setDaemon(true);
@@ -69,6 +93,7 @@ final class ApiGateway implements AutoCloseable {
         this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 64);
         server.setExecutor(threads);
         server.createContext("/", this::handle);
+        server.createContext(LOCAL_PREFIX, this::local);
         server.start();
     }
 
@@ -80,6 +105,70 @@ final class ApiGateway implements AutoCloseable {
     public void close() {
         server.stop(0);
         threads.shutdownNow();
+    }
+
+    // --- the local run's own routes ----------------------------------------------------------
+
+    static final String LOCAL_PREFIX = "/_local/";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private void local(HttpExchange exchange) {
+        try (exchange) {
+            String method = exchange.getRequestMethod();
+            String[] path = exchange.getRequestURI().getPath().substring(LOCAL_PREFIX.length()).split("/");
+            ObjectNode answer;
+            int status = 200;
+            if (method.equals("GET") && path.length == 1 && path[0].equals("sandboxes")) {
+                answer = JSON.createObjectNode();
+                ArrayNode list = answer.putArray("sandboxes");
+                functions.get().forEach(f -> f.sandboxes().forEach(s -> list.add(JSON.valueToTree(s.status()))));
+            } else if (method.equals("POST") && path.length == 4 && path[0].equals("sandboxes")
+                    && path[3].equals("recycle")) {
+                Sandbox sandbox = sandbox(path[1], path[2]);
+                if (sandbox == null) {
+                    status = 404;
+                    answer = JSON.createObjectNode().put("error", "no sandbox " + path[1] + "#" + path[2]);
+                } else {
+                    boolean recycled = sandbox.recycle();
+                    status = recycled ? 200 : 409;
+                    answer = JSON.valueToTree(sandbox.status());
+                    answer.put("recycled", recycled);
+                }
+            } else if (method.equals("POST") && path.length == 2 && path[0].equals("schedule")) {
+                byte[] event = EventBridgeSchedule.scheduledEvent(UUID.randomUUID().toString(), Instant.now())
+                        .toString().getBytes(StandardCharsets.UTF_8);
+                long started = System.nanoTime();
+                InvocationResult result = invoker.apply(path[1], event).result().get(5, TimeUnit.MINUTES);
+                answer = JSON.createObjectNode()
+                        .put("ok", result instanceof InvocationResult.Success)
+                        .put("sandbox", result.sandbox())
+                        .put("ms", (System.nanoTime() - started) / 1e6)
+                        .put("result", result.describe());
+            } else {
+                status = 404;
+                answer = JSON.createObjectNode().put("error", method + " " + exchange.getRequestURI().getPath()
+                        + ": the local run has GET /_local/sandboxes, POST /_local/sandboxes/{function}/{slot}/recycle,"
+                        + " POST /_local/schedule/{function}");
+            }
+            byte[] body = JSON.writeValueAsBytes(answer);
+            exchange.getResponseHeaders().set("Content-Type", "application/json");
+            exchange.sendResponseHeaders(status, body.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(body);
+            }
+        } catch (IOException clientGone) {
+            // nothing to answer
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException | RuntimeException e) {
+            Log.warn("gateway", "cannot serve " + exchange.getRequestURI() + ": " + e);
+        }
+    }
+
+    private Sandbox sandbox(String function, String slot) {
+        return functions.get().stream().filter(f -> f.name.equals(function))
+                .flatMap(f -> f.sandboxes().stream()).filter(s -> Integer.toString(s.slot).equals(slot))
+                .findFirst().orElse(null);
     }
 
     private void handle(HttpExchange exchange) {

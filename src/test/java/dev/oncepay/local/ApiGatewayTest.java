@@ -214,4 +214,25 @@ class ApiGatewayTest {
         assertTrue(abandoned.isDone(), "given up");
         assertFalse(abandoned.start(), "no sandbox may start it any more");
     }
+
+    /** The local run's own routes: the schedule's event on demand; nothing else under /_local/ reaches a function. */
+    @Test
+    void theScheduleRouteSendsTheEventBridgeEventAndAnswersWithItsResult() throws Exception {
+        start(event -> CompletableFuture.completedFuture(new InvocationResult.Success("{\"swept\":0}".getBytes())),
+                Duration.ofSeconds(5));
+
+        HttpResponse<String> fired = send(HttpRequest.newBuilder(uri("/_local/schedule/reconcile"))
+                .POST(HttpRequest.BodyPublishers.noBody()));
+
+        assertEquals(200, fired.statusCode());
+        assertTrue(JSON.readTree(fired.body()).path("ok").asBoolean(), fired.body());
+        assertEquals("reconcile", invokedFunction.get());
+        assertEquals("Scheduled Event", invokedWith.get().path("detail-type").asText());
+        assertEquals("aws.events", invokedWith.get().path("source").asText());
+
+        invokedFunction.set(null);
+        assertEquals(404, send(HttpRequest.newBuilder(uri("/_local/payments")).GET()).statusCode());
+        assertEquals(200, send(HttpRequest.newBuilder(uri("/_local/sandboxes")).GET()).statusCode());
+        assertEquals(null, invokedFunction.get(), "no function invoked");
+    }
 }

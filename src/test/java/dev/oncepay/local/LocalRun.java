@@ -122,7 +122,7 @@ public final class LocalRun implements AutoCloseable {
         functions().forEach(f -> f.sandboxes().forEach(Sandbox::start));
 
         ApiGateway g = new ApiGateway(options.apiPort(), HttpApiV2.oncepayRoutes(), this::submit,
-                options::integrationTimeout);
+                options::integrationTimeout, this::functions);
         register(() -> gateway = g, g);
         String reconcile = DeploymentSettings.FUNCTION_RECONCILE;
         if (!options.reconcileEvery().isZero() && options.sandboxCount(reconcile) > 0) {
@@ -214,6 +214,9 @@ public final class LocalRun implements AutoCloseable {
                 Integer.toString(DeploymentSettings.chargeMaxInFlight(options.sandboxCount(DeploymentSettings.FUNCTION_CHARGE),
                         1 + LocalProviders.otherAccounts(options).size())));
         env.put("QUARKUS_DYNAMODB_ENDPOINT_OVERRIDE", store.endpoint());
+        // Each function signs as itself (as each has its own role on AWS): the store proxy's
+        // /_store/stats counts every function's requests apart.
+        env.put("AWS_ACCESS_KEY_ID", function);
         // Lets a direct invocation carry the tenant in this header (the gateway sets the claim itself).
         env.put("ONCEPAY_TENANT_TRUSTED_HEADER", ApiGateway.TENANT_HEADER);
         // Readable lines on the terminal (and for the drill's log readers); QUARKUS_LOG_CONSOLE_JSON_ENABLED=true
@@ -283,6 +286,7 @@ public final class LocalRun implements AutoCloseable {
         lines.add("  curl -X POST " + store.endpoint() + "/_store/faults -d '{\"throttleRate\":0.2}'"
                 + "   (the store throttles; '{\"outage\":true}' stops it, /_store/reset heals it)");
         lines.add("  kill <a sandbox pid>   (what it was running fails with 502; a new sandbox replaces it, as on Lambda)");
+        lines.add("  curl " + api + "/_local/sandboxes   (each sandbox: pid, state, init and first invocation ms)");
         lines.add("");
         Log.plain(String.join("\n", lines));
     }

@@ -116,9 +116,14 @@ final class RuntimeApiServer {
                 Long.toString(System.currentTimeMillis() + sandbox.function.timeout.toMillis()));
         headers.set("Lambda-Runtime-Invoked-Function-Arn", sandbox.function.arn);
         headers.set("Lambda-Runtime-Trace-Id", invocation.traceId + ";Sampled=0");
-        exchange.sendResponseHeaders(200, invocation.payload.length);
-        try (OutputStream out = exchange.getResponseBody()) {
-            out.write(invocation.payload);
+        try {
+            exchange.sendResponseHeaders(200, invocation.payload.length);
+            try (OutputStream out = exchange.getResponseBody()) {
+                out.write(invocation.payload);
+            }
+        } catch (IOException notDelivered) {
+            sandbox.undelivered(generation, invocation);
+            throw notDelivered;
         }
     }
 

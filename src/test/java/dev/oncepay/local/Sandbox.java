@@ -1,6 +1,9 @@
 package dev.oncepay.local;
 
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
@@ -14,13 +17,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  * it dies (the invocation it was running fails with {@code Runtime.ExitError}) or when an
  * invocation outlives the function's timeout (that one fails with {@code Sandbox.Timedout}).
  * A sandbox whose init failed is not retried in a loop: like Lambda, the next invocation that
- * needs it tries a new cold start.
+ * needs it tries a new cold start. A process that is dying (a SIGKILL pending) takes no invocation:
+ * on Lambda it would go to another execution environment, so it waits for the replacement.
  */
 final class Sandbox {
     private static final Duration STOP_GRACE = Duration.ofSeconds(3);
     private static final Duration MAX_RESTART_DELAY = Duration.ofSeconds(30);
     /** A process that lived at least this long was healthy: replace it at once when it dies. */
     private static final Duration HEALTHY_LIFETIME = Duration.ofSeconds(20);
+    /** Why the local run itself ended a process to leave its sandbox cold ({@link #recycle()}). */
+    private static final String RECYCLED = "recycle";
 
     final LambdaFunction function;
     final int slot;
@@ -55,6 +61,15 @@ final class Sandbox {
         volatile String killedBecause;
         Invocation running;
         ScheduledFuture<?> timeoutTimer;
+        /** When the process first asked for an invocation (init done); 0 before. */
+        volatile long readyNanos;
+        /** The first invocation's hand-out and answer (response or error posted); 0 before. */
+        volatile long firstHandedOutNanos;
+        volatile long firstAnsweredNanos;
+        volatile int invocations;
+        /** Time spent running invocations, hand-out to answer, summed. */
+        volatile long busyNanos;
+        long handedOutNanos;
 
         Generation(int number) {
             this.number = number;
@@ -135,6 +150,7 @@ final class Sandbox {
     Invocation next(Generation g) throws InterruptedException {
         synchronized (this) {
             if (!g.ready) {
+                g.readyNanos = System.nanoTime();
                 g.ready = true;
                 initFailure = null;
                 Log.info(g.label(), String.format(Locale.ROOT, "ready after %.1f s (cold start)",
@@ -152,17 +168,39 @@ final class Sandbox {
                 continue;
             }
             synchronized (this) {
-                if (g.dead || stopped) {
+                if (g.dead || stopped || g.killedBecause != null || exiting(g.process)) {
+                    // Being ended, or its exit not noticed yet: the invocation waits for another process.
                     function.requeue(invocation);
                     return null;
                 }
                 g.running = invocation;
+                g.invocations++;
+                g.handedOutNanos = System.nanoTime();
+                if (g.firstHandedOutNanos == 0) {
+                    g.firstHandedOutNanos = g.handedOutNanos;
+                }
                 g.timeoutTimer = function.timers().schedule(() -> timedOut(g, invocation),
                         function.timeout.toMillis(), TimeUnit.MILLISECONDS);
             }
             return invocation;
         }
         return null;
+    }
+
+    /** The answer to {@code GET /invocation/next} could not be written: the process never got it. */
+    void undelivered(Generation g, Invocation invocation) {
+        synchronized (this) {
+            if (g.running != invocation || invocation.isDone()) {
+                return;
+            }
+            g.running = null;
+            if (g.timeoutTimer != null) {
+                g.timeoutTimer.cancel(false);
+            }
+            function.requeue(invocation);
+        }
+        Log.warn(g.label(), "invocation " + invocation.requestId + " could not be handed to the runtime; it waits"
+                + " for another sandbox");
     }
 
     /** {@code POST /invocation/{id}/response} or {@code /error}; false if that invocation is not running here. */
@@ -186,6 +224,11 @@ final class Sandbox {
     private void endRunning(Generation g, InvocationResult result) {
         Invocation invocation = g.running;
         g.running = null;
+        long now = System.nanoTime();
+        g.busyNanos += now - g.handedOutNanos;
+        if (g.firstAnsweredNanos == 0) {
+            g.firstAnsweredNanos = now;
+        }
         if (g.timeoutTimer != null) {
             g.timeoutTimer.cancel(false);
         }
@@ -231,6 +274,10 @@ final class Sandbox {
             function.initFailed("Runtime.ExitError", "init failed: " + cause);
             return;
         }
+        if (RECYCLED.equals(g.killedBecause)) {
+            Log.info(g.label(), "sandbox recycled; cold until an invocation needs it");
+            return;
+        }
         String why = g.killedBecause != null ? "ended after a " + g.killedBecause : "exited with status " + status;
         Log.warn(g.label(), "sandbox " + why + (lost != null ? "; invocation " + lost.requestId + " failed" : "")
                 + "; replacing it");
@@ -253,6 +300,87 @@ final class Sandbox {
                 : restartDelay.isZero() ? Duration.ofSeconds(1) : min(restartDelay.multipliedBy(2), MAX_RESTART_DELAY);
         restartPending = true;
         function.timers().schedule(this::start, restartDelay.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /**
+     * Ends the current process (SIGKILL) and leaves the sandbox cold, as Lambda retires an idle
+     * execution environment: the next invocation that needs it pays a cold start. Returns once the
+     * process is gone; false if there was none, or it was busy.
+     */
+    boolean recycle() throws InterruptedException {
+        Generation g;
+        synchronized (this) {
+            g = current;
+            if (stopped || g == null || g.dead || g.running != null || g.killedBecause != null) {
+                return false;
+            }
+            g.killedBecause = RECYCLED;
+        }
+        ChildProcesses.kill(g.process);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!g.dead && System.nanoTime() < deadline) { // exited() marks it once the exit is noticed
+            Thread.sleep(5);
+        }
+        return g.dead;
+    }
+
+    /** What {@code GET /_local/sandboxes} shows of this sandbox: its current process, or the last one. */
+    record Status(String function, int slot, int generation, long pid, String state, double ageSeconds,
+            Double initMs, Double firstInvocationMs, int invocations, double busyMs) {
+    }
+
+    Status status() {
+        Generation g = current;
+        if (g == null) {
+            return new Status(function.name, slot, 0, -1, stopped ? "stopped" : "cold", 0, null, null, 0, 0);
+        }
+        String state;
+        synchronized (this) {
+            state = g.dead ? (restartPending ? "restarting" : initFailure != null ? "init-failed" : "cold")
+                    : g.killedBecause != null ? "ending"
+                    : !g.ready ? "initialising"
+                    : g.running != null ? "busy" : "idle";
+        }
+        return new Status(function.name, slot, g.number, g.process.pid(), state,
+                (System.nanoTime() - g.startedNanos) / 1e9, millis(g.startedNanos, g.readyNanos),
+                millis(g.firstHandedOutNanos, g.firstAnsweredNanos), g.invocations, g.busyNanos / 1e6);
+    }
+
+    private static Double millis(long fromNanos, long toNanos) {
+        return fromNanos == 0 || toNanos == 0 ? null : (toNanos - fromNanos) / 1e6;
+    }
+
+    private static final long PF_EXITING = 0x4;
+    private static final long SIGKILL_BIT = 1L << 8;
+
+    /**
+     * Is the process gone or on its way out? A SIGKILLed JVM takes some milliseconds to exit (and
+     * for its exit to be noticed) while its long-poll of {@code /next} is still open; Linux shows
+     * the pending SIGKILL and the exiting flag in {@code /proc} at once. Elsewhere: only whether it has exited.
+     */
+    static boolean exiting(Process process) {
+        if (!process.isAlive()) {
+            return true;
+        }
+        Path proc = Path.of("/proc", Long.toString(process.pid()));
+        try {
+            String stat = Files.readString(proc.resolve("stat"));
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            if ("ZX".indexOf(fields[0].charAt(0)) >= 0 || (Long.parseLong(fields[6]) & PF_EXITING) != 0) {
+                return true;
+            }
+            for (String line : Files.readAllLines(proc.resolve("status"))) {
+                if ((line.startsWith("SigPnd:") || line.startsWith("ShdPnd:"))
+                        && (Long.parseUnsignedLong(line.substring(7).trim(), 16) & SIGKILL_BIT) != 0) {
+                    return true;
+                }
+            }
+            return false;
+        } catch (NoSuchFileException gone) {
+            return Files.isDirectory(Path.of("/proc/self"));
+        } catch (IOException | RuntimeException notLinux) {
+            return false;
+        }
     }
 
     void stop() {

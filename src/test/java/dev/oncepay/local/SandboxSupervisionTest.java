@@ -36,10 +36,7 @@ class SandboxSupervisionTest {
     @BeforeAll
     static void start() throws Exception {
         timers = Executors.newScheduledThreadPool(2);
-        Path root = LocalRun.projectRoot();
-        // The task root is the test classes directory: the client's customer class loader finds the handler there.
-        SandboxCommand command = new SandboxCommand(root.resolve("target/test-classes"),
-                root.resolve("target/local-run-test/supervision"), "64m", ScriptedHandler.class.getName() + "::handleRequest");
+        SandboxCommand command = command("supervision");
         function = new LambdaFunction("scripted", Duration.ofSeconds(3), 128, timers);
         function.add(new Sandbox(function, 1, command, Map.of()));
         function.add(new Sandbox(function, 2, command, Map.of()));
@@ -49,6 +46,13 @@ class SandboxSupervisionTest {
             Thread.sleep(50);
         }
         assertTrue(function.sandboxes().stream().allMatch(Sandbox::ready), "both sandboxes initialise");
+    }
+
+    /** The task root is the test classes directory: the client's customer class loader finds the handler there. */
+    private static SandboxCommand command(String workDir) throws java.io.IOException {
+        Path root = LocalRun.projectRoot();
+        return new SandboxCommand(root.resolve("target/test-classes"), root.resolve("target/local-run-test/" + workDir),
+                "64m", ScriptedHandler.class.getName() + "::handleRequest");
     }
 
     @AfterAll
@@ -112,6 +116,31 @@ class SandboxSupervisionTest {
         JsonNode b = success(second.get(30, TimeUnit.SECONDS));
         success(third.get(30, TimeUnit.SECONDS));
         assertNotEquals(a.get("requestId").asText(), b.get("requestId").asText());
+    }
+
+    @Test
+    void anInvocationSentRightAfterAKillIsAnsweredByTheReplacementNotFailed() throws Exception {
+        // One sandbox, so the killed process's own long-poll of /next is the only one waiting.
+        LambdaFunction single = new LambdaFunction("scripted-single", Duration.ofSeconds(3), 128, timers);
+        single.add(new Sandbox(single, 1, command("single"), Map.of()));
+        try {
+            single.sandboxes().forEach(Sandbox::start);
+            Sandbox sandbox = single.sandboxes().get(0);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!sandbox.idle() && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertTrue(sandbox.idle(), "the sandbox initialises");
+            ProcessHandle killed = sandbox.process();
+
+            killed.destroyForcibly(); // SIGKILL; the request follows before the exit is noticed
+            var answer = single.invoke("echo".getBytes(StandardCharsets.UTF_8), "Root=1-test");
+
+            JsonNode echo = success(answer.get(60, TimeUnit.SECONDS));
+            assertNotEquals(killed.pid(), echo.get("pid").asLong(), "the replacement ran it");
+        } finally {
+            single.close();
+        }
     }
 
     private static InvocationResult invoke(String event) throws Exception {

@@ -45,7 +45,9 @@ import java.util.zip.CRC32;
  * <p>Steered from Java ({@link #set}, {@link #failNext}) or, like the PSP simulator, over HTTP on
  * its own port: {@code GET /_store/faults}, {@code POST /_store/faults} (any subset of the
  * {@link StoreFaults} fields; {@code 400} on bad input) → the full current settings,
- * {@code POST /_store/reset}, {@code GET /_store/injected} (faults injected so far, by kind).
+ * {@code POST /_store/reset}, {@code GET /_store/injected} (faults injected so far, by kind),
+ * {@code GET /_store/stats} (requests received so far by operation, in all and by the caller's
+ * access key id — the local run gives each function its own — whatever became of them).
  * Random faults are drawn from a seeded generator, so a run with the same seed and the same
  * request order meets the same faults.
  */
@@ -80,6 +82,8 @@ public final class StoreFaultProxy implements AutoCloseable {
     private final CountDownLatch closed = new CountDownLatch(1);
     private final Map<StoreFault, AtomicLong> injected = new EnumMap<>(StoreFault.class);
     private final AtomicLong outageDrops = new AtomicLong();
+    /** Requests received by caller (SigV4 access key id) and operation; guarded by itself. */
+    private final Map<String, Map<String, Long>> requestsByCaller = new java.util.TreeMap<>();
     /** Deterministic faults per operation, consumed before any random draw; guarded by {@code this}. */
     private final Map<String, Deque<Scripted>> scripted = new HashMap<>();
     private volatile StoreFaults faults = StoreFaults.none();
@@ -194,6 +198,37 @@ public final class StoreFaultProxy implements AutoCloseable {
         random = new Random(seed);
         injected.values().forEach(count -> count.set(0));
         outageDrops.set(0);
+        synchronized (requestsByCaller) {
+            requestsByCaller.clear();
+        }
+    }
+
+    private void count(String caller, String operation) {
+        synchronized (requestsByCaller) {
+            requestsByCaller.computeIfAbsent(caller, c -> new java.util.TreeMap<>()).merge(operation, 1L, Long::sum);
+        }
+    }
+
+    /**
+     * Requests received since start or the last reset, by operation: {@code {"requests": {op: n},
+     * "byCaller": {accessKeyId: {op: n}}}}.
+     */
+    public ObjectNode stats() {
+        ObjectNode root = json.createObjectNode();
+        ObjectNode all = root.putObject("requests");
+        ObjectNode byCaller = root.putObject("byCaller");
+        Map<String, Long> totals = new java.util.TreeMap<>();
+        synchronized (requestsByCaller) {
+            requestsByCaller.forEach((caller, counts) -> {
+                ObjectNode node = byCaller.putObject(caller);
+                counts.forEach((operation, n) -> {
+                    node.put(operation, n);
+                    totals.merge(operation, n, Long::sum);
+                });
+            });
+        }
+        totals.forEach(all::put);
+        return root;
     }
 
     /** How many requests got {@code fault} since start or the last reset. */
@@ -219,6 +254,7 @@ public final class StoreFaultProxy implements AutoCloseable {
         try {
             byte[] body = exchange.getRequestBody().readAllBytes();
             String operation = operation(exchange.getRequestHeaders().getFirst("X-Amz-Target"));
+            count(caller(exchange.getRequestHeaders().getFirst("Authorization")), operation);
             boolean data = DATA_OPERATIONS.contains(operation);
             StoreFaults now = faults;
             if (data && !pause(now.latencyMs())) {
@@ -368,6 +404,20 @@ public final class StoreFaultProxy implements AutoCloseable {
         }
     }
 
+    /** The access key id of a SigV4 {@code Authorization} header ({@code ... Credential=<id>/<date>/...}), or {@code "-"}. */
+    static String caller(String authorization) {
+        if (authorization == null) {
+            return "-";
+        }
+        int start = authorization.indexOf("Credential=");
+        if (start < 0) {
+            return "-";
+        }
+        start += "Credential=".length();
+        int end = authorization.indexOf('/', start);
+        return end > start ? authorization.substring(start, end) : "-";
+    }
+
     /** {@code DynamoDB_20120810.UpdateItem} → {@code UpdateItem}. */
     private static String operation(String target) {
         if (target == null) {
@@ -425,6 +475,13 @@ public final class StoreFaultProxy implements AutoCloseable {
                     injected.forEach((fault, count) -> counts.put(fault.name(), count.get()));
                     counts.put("OUTAGE_DROP", outageDrops.get());
                     sendJson(exchange, 200, counts);
+                }
+                case "/_store/stats" -> {
+                    if (!"GET".equals(method)) {
+                        methodNotAllowed(exchange, "GET");
+                        return;
+                    }
+                    sendJson(exchange, 200, stats());
                 }
                 default -> sendJson(exchange, 404, problem("no such endpoint: " + exchange.getRequestURI().getPath()));
             }

@@ -295,6 +295,34 @@ class StoreFaultProxyTest {
         assertEquals(StoreFaults.none(), proxy.faults());
     }
 
+    @Test
+    void statsCountEveryRequestByCallerAndOperationFaultedOnesIncludedUntilReset() throws Exception {
+        String key = newKey();
+        viaProxy.putItem(b -> b.tableName(TABLE).item(item(key, "counted")));
+        viaProxy.getItem(b -> b.tableName(TABLE).key(keyOf(key)));
+        proxy.failNext("GetItem", StoreFault.THROTTLE, 1);
+        assertThrows(ProvisionedThroughputExceededException.class,
+                () -> viaProxy.getItem(b -> b.tableName(TABLE).key(keyOf(key))));
+        try (DynamoDbClient other = DynamoDbClient.builder().endpointOverride(URI.create(proxy.endpoint()))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("charge", "x")))
+                .httpClientBuilder(UrlConnectionHttpClient.builder()).build()) {
+            other.getItem(b -> b.tableName(TABLE).key(keyOf(key)));
+        }
+
+        HttpResponse<String> stats = http.send(HttpRequest.newBuilder(URI.create(proxy.endpoint() + "/_store/stats"))
+                .GET().build(), HttpResponse.BodyHandlers.ofString());
+        assertEquals(200, stats.statusCode());
+        assertEquals(JSON.readTree("""
+                {"requests": {"GetItem": 3, "PutItem": 1},
+                 "byCaller": {"charge": {"GetItem": 1}, "test": {"GetItem": 2, "PutItem": 1}}}"""),
+                JSON.readTree(stats.body()));
+        assertEquals(405, post("/_store/stats", "").statusCode());
+
+        assertEquals(200, post("/_store/reset", "").statusCode());
+        assertEquals(JSON.readTree("{\"requests\": {}, \"byCaller\": {}}"), proxy.stats());
+    }
+
     private List<Boolean> throttledOutcomes(double rate, int requests) {
         proxy.set(StoreFaults.none().withThrottleRate(rate));
         List<Boolean> outcomes = new ArrayList<>();

@@ -1,0 +1,100 @@
+package dev.oncepay.drill;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+
+/** The benchmark's figures as a table for the terminal (bench.json has the same and more). */
+final class BenchReport {
+    private BenchReport() {
+    }
+
+    static String table(JsonNode f) {
+        List<String> lines = new ArrayList<>();
+        lines.add("");
+        lines.add(String.format(Locale.ROOT, "oncepay benchmark, %s, %d cores, load average %.2f at start (%s s)",
+                f.path("date").asText(), f.path("cores").asInt(), f.path("loadAverageAtStart").asDouble(),
+                f.path("seconds").asText()));
+        lines.add("Times are this machine's this time (shared, noisy); the counts are exact.");
+        lines.add("");
+        JsonNode cold = f.path("coldStart");
+        lines.add(String.format("Cold start to first answer, %d run(s) per function, median (min-max), ms:",
+                cold.path("charge").path("runs").size()));
+        lines.add(String.format("  %-10s %-20s %-20s %-20s %-20s", "function", "init", "first invocation",
+                "init + first", "client saw"));
+        for (String function : Bench.FUNCTIONS) {
+            JsonNode c = cold.path(function);
+            lines.add(String.format("  %-10s %-20s %-20s %-20s %-20s", function, range(c.path("initMs")),
+                    range(c.path("firstInvocationMs")), range(c.path("totalMs")), range(c.path("clientMs"))));
+        }
+        JsonNode killed = f.path("killedReplacement");
+        lines.add(String.format("Killed charge sandbox (SIGKILL) to the next POST's 201: %s ms (%d of %d answered 201)",
+                range(killed.path("killToAnswerMs")), killed.path("answered201").asInt(), killed.path("runs").size()));
+        lines.add("");
+        JsonNode latency = f.path("addedLatency");
+        lines.add(String.format(Locale.ROOT,
+                "Added latency, 1 client, no provider latency, %d charges each way: p50 %s ms, p99 %s ms",
+                latency.path("requests").asInt(), latency.path("addedP50Ms").asText(), latency.path("addedP99Ms").asText()));
+        lines.add(String.format("  oncepay p50 %s / p99 %s ms; direct to the provider p50 %s / p99 %s ms",
+                latency.path("oncepay").path("p50Ms").asText(), latency.path("oncepay").path("p99Ms").asText(),
+                latency.path("direct").path("p50Ms").asText(), latency.path("direct").path("p99Ms").asText()));
+        if (latency.has("chargeFunctionMeanMs")) {
+            lines.add(String.format("  of oncepay's mean %s ms the charge function ran %s ms (hand-out to answer); the local"
+                    + " run's gateway, Runtime API and loopback HTTP took %s ms", latency.path("oncepayMeanMs").asText(),
+                    latency.path("chargeFunctionMeanMs").asText(), latency.path("localRunMeanMs").asText()));
+        }
+        JsonNode t = f.path("throughput");
+        lines.add(String.format(Locale.ROOT,
+                "Throughput, %d clients, provider latency %d ms, %d charge sandboxes, %s s each: ratio %s, added p50 %s ms",
+                t.path("clients").asInt(), t.path("providerLatencyMs").asInt(), t.path("chargeSandboxes").asInt(),
+                t.path("seconds").asText(), t.path("ratio").asText(), t.path("addedP50Ms").asText()));
+        for (String side : List.of("oncepay", "direct")) {
+            JsonNode s = t.path(side);
+            lines.add(String.format("  %-8s %s charges/s (%d charges; other answers %s), p50 %s ms, p99 %s ms", side,
+                    s.path("perSecond").asText(), s.path("charges").asInt(),
+                    s.path("failures").asInt() == 0 ? "none" : s.path("failuresByStatus").toString(),
+                    s.path("p50Ms").asText(), s.path("p99Ms").asText()));
+        }
+        lines.add("");
+        lines.add("Requests per charge (DynamoDB requests by function at the store proxy; provider calls at the simulator):");
+        JsonNode costs = f.path("requestsPerCharge");
+        for (Map.Entry<String, String> c : List.of(
+                Map.entry("firstCharge", "first charge (breaker read due)"),
+                Map.entry("firstChargeBreakerCached", "first charge (breaker read cached)"),
+                Map.entry("replay", "replay (breaker read due)"),
+                Map.entry("replayBreakerCached", "replay (breaker read cached)"))) {
+            JsonNode m = costs.path(c.getKey());
+            lines.add(String.format("  %-38s charge %s; webhook %s; provider charges %d, lookups %d", c.getValue(),
+                    counts(m.path("dynamo").path("charge")), counts(m.path("dynamo").path("webhook")),
+                    m.path("providerCharges").asInt(), m.path("providerLookups").asInt()));
+        }
+        lines.add("");
+        lines.add("RSS per sandbox after the load, MB:");
+        Map<String, List<String>> rss = new TreeMap<>();
+        for (JsonNode r : f.path("rss")) {
+            rss.computeIfAbsent(r.path("run").asText() + " run, " + r.path("function").asText(), k -> new ArrayList<>())
+                    .add(r.path("rssMb").asText());
+        }
+        rss.forEach((k, v) -> lines.add(String.format("  %-28s %s", k, String.join(", ", v))));
+        return String.join("\n", lines);
+    }
+
+    private static String range(JsonNode r) {
+        return String.format(Locale.ROOT, "%.0f (%.0f-%.0f)", r.path("median").asDouble(), r.path("min").asDouble(),
+                r.path("max").asDouble());
+    }
+
+    /** {@code 3 (PutItem 2, UpdateItem 1)}. */
+    private static String counts(JsonNode byOperation) {
+        List<String> parts = new ArrayList<>();
+        byOperation.fields().forEachRemaining(e -> {
+            if (!e.getKey().equals("total")) {
+                parts.add(e.getKey() + " " + e.getValue().asText());
+            }
+        });
+        return byOperation.path("total").asInt() + (parts.isEmpty() ? "" : " (" + String.join(", ", parts) + ")");
+    }
+}

@@ -1,0 +1,92 @@
+package dev.oncepay.drill;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.oncepay.local.LambdaPackage;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The quick benchmark ({@code ./drill.sh --bench-quick}) end to end through the real local run:
+ * bench.json carries every figure, each from a run that really happened — never a timing asserted,
+ * only presence, sane signs and the exact counts (a killed sandbox's next request answered 201, a
+ * first charge one provider call, its replay none).
+ */
+@Tag("local-run")
+class BenchSmokeTest {
+    @Test
+    @Timeout(300)
+    void theQuickBenchWritesEveryFigure() throws Exception {
+        Path root = Path.of("").toAbsolutePath();
+        while (!Files.exists(root.resolve("package.json"))) {
+            root = root.getParent();
+        }
+        Path app = LambdaPackage.current(root, root.resolve("target/bench-test/app"));
+        BenchOptions quick = BenchOptions.quick();
+        BenchOptions options = new BenchOptions(quick.coldRepeats(), quick.killRepeats(), quick.latencyRequests(),
+                quick.warmup(), quick.throughputDuration(), quick.throughputClients(), quick.throughputSandboxes(),
+                quick.providerLatency(), root.resolve("target/bench-test"), app);
+
+        Bench.Outcome outcome = Bench.run(options, System.out);
+
+        JsonNode f = new ObjectMapper().readTree(Files.readString(outcome.json()));
+        for (String function : Bench.FUNCTIONS) {
+            JsonNode cold = f.path("coldStart").path(function);
+            assertEquals(options.coldRepeats(), cold.path("runs").size(), function);
+            for (String figure : List.of("initMs", "firstInvocationMs", "totalMs", "clientMs")) {
+                assertTrue(cold.path(figure).path("median").asDouble() > 0, function + " " + figure + ": " + cold);
+            }
+        }
+        JsonNode killed = f.path("killedReplacement");
+        assertEquals(options.killRepeats(), killed.path("answered201").asInt(), "no 502 after a kill: " + killed);
+        assertTrue(killed.path("killToAnswerMs").path("median").asDouble() > 0, killed.toString());
+
+        JsonNode latency = f.path("addedLatency");
+        assertEquals(options.latencyRequests(), latency.path("requests").asInt(), latency.toString());
+        assertTrue(latency.path("oncepay").path("p99Ms").asDouble() >= latency.path("oncepay").path("p50Ms").asDouble());
+        assertTrue(latency.path("direct").path("p50Ms").asDouble() > 0, latency.toString());
+        assertTrue(latency.has("addedP50Ms") && latency.has("addedP99Ms"), latency.toString());
+        assertTrue(latency.path("chargeFunctionMeanMs").asDouble() > 0, latency.toString());
+        assertTrue(latency.path("oncepayMeanMs").asDouble() > latency.path("chargeFunctionMeanMs").asDouble(),
+                "the client's time includes the function's: " + latency);
+
+        JsonNode throughput = f.path("throughput");
+        for (String side : List.of("oncepay", "direct")) {
+            assertTrue(throughput.path(side).path("charges").asInt() > 0, side + ": " + throughput);
+            assertTrue(throughput.path(side).path("perSecond").asDouble() > 0, side + ": " + throughput);
+        }
+        assertTrue(throughput.path("ratio").asDouble() > 0, throughput.toString());
+
+        JsonNode costs = f.path("requestsPerCharge");
+        for (String measured : List.of("firstCharge", "firstChargeBreakerCached", "replay", "replayBreakerCached")) {
+            JsonNode charge = costs.path(measured).path("dynamo").path("charge");
+            assertTrue(charge.path("PutItem").asInt() >= 1, measured + " claims its key first: " + costs);
+            assertEquals(0, costs.path(measured).path("dynamo").path("reconcile").path("total").asInt(), measured);
+        }
+        assertEquals(1, costs.path("firstCharge").path("providerCharges").asInt(), costs.toString());
+        assertEquals(1, costs.path("firstChargeBreakerCached").path("providerCharges").asInt(), costs.toString());
+        for (String replay : List.of("replay", "replayBreakerCached")) {
+            assertEquals(0, costs.path(replay).path("providerCharges").asInt(), costs.toString());
+            assertTrue(costs.path(replay).path("replayed").asBoolean(), costs.toString());
+            assertEquals(0, costs.path(replay).path("dynamo").path("webhook").path("total").asInt(), costs.toString());
+        }
+
+        Set<String> sandboxes = new TreeSet<>();
+        for (JsonNode r : f.path("rss")) {
+            assertTrue(r.path("rssMb").asDouble() > 0, r.toString());
+            sandboxes.add(r.path("run").asText() + " " + r.path("function").asText() + "#" + r.path("slot").asInt());
+        }
+        assertEquals(Set.of("single charge#1", "single webhook#1", "single reconcile#1", "throughput charge#1",
+                "throughput charge#2", "throughput webhook#1", "throughput reconcile#1"), sandboxes);
+        assertTrue(outcome.table().contains("Cold start to first answer"), outcome.table());
+    }
+}
