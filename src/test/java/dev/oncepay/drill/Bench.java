@@ -135,13 +135,15 @@ public final class Bench {
             rss(run, "throughput");
         }
         figures.put("seconds", Math.round((System.nanoTime() - started) / 1e8) / 10.0);
-        // COST MODEL (lead): CostModel (src/test/java/dev/oncepay/drill/CostModel.java) plugs in here —
-        // it reads these figures (requestsPerCharge, coldStart, addedLatency) and its result goes into
-        // figures.set("cost", ...) and below the table.
+        // Dollars at published prices from this run's durations and the counted units (README "What it costs").
+        CostModel cost = new CostModel(CostModel.Prices.US_EAST_1, CostModel.inputs(CostModel.Measured.fromBench(figures),
+                CostModel.Deployment.defaults(), CostModel.Units.measured()));
+        figures.set("cost", JSON.valueToTree(cost.compute()));
         String table = BenchReport.table(figures);
         Path json = options.reportDir().resolve("bench.json");
         Files.writeString(json, JSON.writeValueAsString(figures));
         out.println(table);
+        out.println(cost.markdown());
         out.println("figures: " + json.toAbsolutePath());
         return new Outcome(figures, table, json);
     }

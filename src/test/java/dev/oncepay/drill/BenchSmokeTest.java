@@ -88,5 +88,9 @@ class BenchSmokeTest {
         assertEquals(Set.of("single charge#1", "single webhook#1", "single reconcile#1", "throughput charge#1",
                 "throughput charge#2", "throughput webhook#1", "throughput reconcile#1"), sandboxes);
         assertTrue(outcome.table().contains("Cold start to first answer"), outcome.table());
+        // The cost model priced this run: a million charges cost something in every request-metered service.
+        JsonNode perMillion = f.path("cost").path("perMillionCharges");
+        assertTrue(perMillion.toString().contains("DYNAMODB_WRITES") && perMillion.toString().contains("LAMBDA_DURATION"),
+                f.path("cost").toString());
     }
 }
