@@ -1,5 +1,6 @@
 package dev.oncepay.build;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,6 +12,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.HashSet;
@@ -22,8 +24,8 @@ import java.util.Set;
 import java.util.jar.Attributes;
 import java.util.jar.JarFile;
 import java.util.jar.Manifest;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.zip.CRC32;
 import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 import java.util.zip.ZipInputStream;
@@ -197,14 +199,9 @@ public final class SingleJarLayout {
                 zip.putNextEntry(entry(LIB));
                 zip.closeEntry();
             }
-            // Stored: a jar is compressed already.
+            // Deflated again, as Quarkus' zip does with each jar: the jar's own headers and names
+            // compress (24.6 MB instead of 27.9 MB stored).
             ZipEntry jarEntry = entry(LIB + MERGED_JAR);
-            jarEntry.setMethod(ZipEntry.STORED);
-            jarEntry.setSize(merged.length);
-            jarEntry.setCompressedSize(merged.length);
-            CRC32 crc = new CRC32();
-            crc.update(merged);
-            jarEntry.setCrc(crc.getValue());
             zip.putNextEntry(jarEntry);
             zip.write(merged);
             zip.closeEntry();
@@ -257,7 +254,7 @@ public final class SingleJarLayout {
         void add(String jar, byte[] bytes) throws IOException {
             Map<String, byte[]> files = new LinkedHashMap<>();
             List<String> directories = new ArrayList<>();
-            try (ZipInputStream zip = new ZipInputStream(new java.io.ByteArrayInputStream(bytes))) {
+            try (ZipInputStream zip = new ZipInputStream(new ByteArrayInputStream(bytes))) {
                 for (ZipEntry e = zip.getNextEntry(); e != null; e = zip.getNextEntry()) {
                     if (e.isDirectory()) {
                         directories.add(e.getName());
@@ -288,9 +285,9 @@ public final class SingleJarLayout {
                     put(LICENSES + jar + "/" + name, jar, data);
                     licences++;
                 } else if (name.startsWith(VERSIONS)) {
-                    var m = VERSIONED.matcher(name);
-                    if (jarIsMultiRelease && m.matches()) {
-                        versioned.add(new Versioned(jar, name, m.group(2), data));
+                    Matcher versionedEntry = VERSIONED.matcher(name);
+                    if (jarIsMultiRelease && versionedEntry.matches()) {
+                        versioned.add(new Versioned(jar, name, versionedEntry.group(2), data));
                     }
                 } else {
                     put(name, jar, data);
@@ -302,7 +299,7 @@ public final class SingleJarLayout {
             if (manifest == null) {
                 return false;
             }
-            String value = new Manifest(new java.io.ByteArrayInputStream(manifest)).getMainAttributes()
+            String value = new Manifest(new ByteArrayInputStream(manifest)).getMainAttributes()
                     .getValue(Attributes.Name.MULTI_RELEASE);
             return "true".equalsIgnoreCase(value == null ? null : value.trim());
         }
@@ -320,7 +317,7 @@ public final class SingleJarLayout {
                 entries.put(name, data);
                 return;
             }
-            boolean same = java.util.Arrays.equals(entries.get(name), data);
+            boolean same = Arrays.equals(entries.get(name), data);
             Duplicate d = duplicates.get(name);
             List<String> shadowed = new ArrayList<>(d == null ? List.of() : d.shadowed());
             shadowed.add(jar);
