@@ -1,5 +1,6 @@
 package dev.oncepay.local;
 
+import dev.oncepay.build.SingleJarLayout;
 import io.quarkus.bootstrap.app.AugmentResult;
 import io.quarkus.bootstrap.app.CuratedApplication;
 import io.quarkus.bootstrap.app.QuarkusBootstrap;
@@ -16,7 +17,8 @@ import java.util.stream.Stream;
  * before {@code package}, so {@code target/function.zip} may be missing or older than the code
  * under test: it is used only when it is newer than everything in {@code target/classes} and the
  * pom; otherwise this builds a fresh one from {@code target/classes} with Quarkus' own production
- * build (the augmentation {@code mvn package} runs), into a directory of the caller's choice.
+ * build (the augmentation {@code mvn package} runs) and the same single-jar re-layout, into a
+ * directory of the caller's choice.
  */
 public final class LambdaPackage {
     private LambdaPackage() {
@@ -61,6 +63,8 @@ public final class LambdaPackage {
             if (!Files.isRegularFile(zip)) {
                 throw new IllegalStateException("the build made " + result.getJar().getPath() + " but no " + zip);
             }
+            // What `mvn package` does next (the pom's exec-maven-plugin step): one jar in lib/.
+            SingleJarLayout.relayout(zip);
             return zip;
         }
     }

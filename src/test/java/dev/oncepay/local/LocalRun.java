@@ -111,9 +111,16 @@ public final class LocalRun implements AutoCloseable {
         sim.setWebhookTarget(URI.create(webhooks + WebhookTarget.DEFAULT_PROVIDER_ID), options.webhookSecret());
         sim.stripe().setWebhookTarget(URI.create(webhooks + StripeMode.PROVIDER_ID), options.stripeWebhookSecret());
 
+        Map<String, Map<String, String>> environments = new LinkedHashMap<>();
+        LocalRunOptions.FUNCTIONS.forEach(name -> environments.put(name, functionEnvironment(name)));
+        if (options.cds() == LocalRunOptions.Cds.AUTO) {
+            Map<String, Map<String, String>> running = new LinkedHashMap<>(environments);
+            running.keySet().removeIf(name -> options.sandboxCount(name) == 0);
+            command = command.withArchives(ClassDataArchive.prepare(command, taskRoot, workDir, running, MEMORY_MB));
+        }
         for (String name : LocalRunOptions.FUNCTIONS) {
             LambdaFunction function = new LambdaFunction(name, options.timeout(name), MEMORY_MB, timers);
-            Map<String, String> env = functionEnvironment(name);
+            Map<String, String> env = environments.get(name);
             for (int slot = 1; slot <= options.sandboxCount(name); slot++) {
                 function.add(new Sandbox(function, slot, command, env));
             }

@@ -39,6 +39,7 @@ import java.util.Map;
  *        key ({@code sk_test_…}, {@code rk_test_…}): the simulator takes any, a live key is refused
  * @param dynamoPath dynalite's LevelDB directory, or null for an in-memory store
  * @param env extra environment for every sandbox (like a Lambda function's environment)
+ * @param cds whether sandboxes start from a per-function AppCDS archive ({@link ClassDataArchive})
  * @param parentPid stop when this process ends (run-local.sh, a test), or 0
  */
 public record LocalRunOptions(
@@ -64,6 +65,7 @@ public record LocalRunOptions(
         long storeSeed,
         Path dynamoPath,
         Map<String, String> env,
+        Cds cds,
         long parentPid) {
 
     public static final List<String> FUNCTIONS = List.of(DeploymentSettings.FUNCTION_CHARGE,
@@ -81,6 +83,11 @@ public record LocalRunOptions(
             DeploymentSettings.FUNCTION_CHARGE, Duration.ofSeconds(28),
             DeploymentSettings.FUNCTION_WEBHOOK, Duration.ofSeconds(20),
             DeploymentSettings.FUNCTION_RECONCILE, Duration.ofSeconds(90));
+
+    /** {@code --cds}: AppCDS archives for the sandboxes (trained and cached) or none. */
+    public enum Cds {
+        AUTO, OFF
+    }
 
     public LocalRunOptions {
         sandboxes = Map.copyOf(sandboxes);
@@ -120,6 +127,7 @@ public record LocalRunOptions(
                 StoreFaultProxy.DEFAULT_SEED,
                 null,
                 Map.of(),
+                Cds.AUTO,
                 0);
     }
 
@@ -185,6 +193,9 @@ public record LocalRunOptions(
                 "  --store-seed N           seed of the store fault proxy's dice (default " + StoreFaultProxy.DEFAULT_SEED + ")",
                 "  --dynamo-path DIR        keep the store on disk (LevelDB) instead of in memory",
                 "  --env KEY=VALUE          extra environment for every function (repeatable)",
+                "  --cds auto|off           auto (default): each function's sandboxes start from an AppCDS archive of",
+                "                           its classes, trained once per package and JVM, cached in <work-dir>/cds/;",
+                "                           off: plain JVM start",
                 "  --app PATH               function.zip or an unpacked task root (default target/function.zip)",
                 "  --work-dir DIR           local run's files (default target/local-run)",
                 "  --parent-pid PID         stop when that process ends (run-local.sh passes its own pid)",
@@ -267,6 +278,7 @@ public record LocalRunOptions(
         long storeSeed;
         Path dynamoPath;
         final Map<String, String> env;
+        Cds cds;
         long parentPid;
 
         Builder(LocalRunOptions o) {
@@ -292,6 +304,7 @@ public record LocalRunOptions(
             storeSeed = o.storeSeed;
             dynamoPath = o.dynamoPath;
             env = new LinkedHashMap<>(o.env);
+            cds = o.cds;
             parentPid = o.parentPid;
         }
 
@@ -324,6 +337,7 @@ public record LocalRunOptions(
                     }
                     env.put(value.substring(0, eq), value.substring(eq + 1));
                 }
+                case "--cds" -> cds = cds(value, source);
                 case "--app" -> app = Path.of(value);
                 case "--work-dir" -> workDir = Path.of(value);
                 case "--parent-pid" -> parentPid = Long.parseLong(value.trim());
@@ -338,7 +352,7 @@ public record LocalRunOptions(
             }
             return new LocalRunOptions(app, workDir, apiPort, simPort, dynamoPort, dynalitePort, sandboxes, timeouts,
                     integrationTimeout, reconcileEvery, table, heap, webhookSecret, provider, tenantProviders,
-                    providerUrl, stripeWebhookSecret, stripeApiKey, simSeed, storeSeed, dynamoPath, env, parentPid);
+                    providerUrl, stripeWebhookSecret, stripeApiKey, simSeed, storeSeed, dynamoPath, env, cds, parentPid);
         }
 
         private static Map<String, String> perFunction(String value, String source) {
@@ -363,6 +377,14 @@ public record LocalRunOptions(
                 throw new UsageException(source + ": unknown function(s) " + unknown + " (known: " + FUNCTIONS + ")");
             }
             return result;
+        }
+
+        private static Cds cds(String value, String source) {
+            return switch (value.trim().toLowerCase(Locale.ROOT)) {
+                case "auto" -> Cds.AUTO;
+                case "off" -> Cds.OFF;
+                default -> throw new UsageException(source + " takes auto or off, got " + value);
+            };
         }
 
         private static String providerId(String value, String source) {

@@ -40,6 +40,17 @@ class LocalRunOptionsTest {
         assertEquals("sk_test_oncepay_local", o.stripeApiKey());
         assertEquals("rk_test_abc", LocalRunOptions.parse(List.of(), Map.of("ONCEPAY_LOCAL_STRIPE_API_KEY", "rk_test_abc"))
                 .stripeApiKey());
+        assertEquals(LocalRunOptions.Cds.AUTO, o.cds());
+    }
+
+    @Test
+    void classDataSharingIsAutoOrOffFromTheFlagOrTheEnvironment() {
+        assertEquals(LocalRunOptions.Cds.OFF, LocalRunOptions.parse(List.of("--cds", "off"), Map.of()).cds());
+        assertEquals(LocalRunOptions.Cds.OFF, LocalRunOptions.parse(List.of(), Map.of("ONCEPAY_LOCAL_CDS", "OFF")).cds());
+        assertEquals(LocalRunOptions.Cds.AUTO,
+                LocalRunOptions.parse(List.of("--cds=auto"), Map.of("ONCEPAY_LOCAL_CDS", "off")).cds(), "the flag wins");
+        assertThrows(LocalRunOptions.UsageException.class, () -> LocalRunOptions.parse(List.of("--cds", "on"), Map.of()));
+        assertTrue(LocalRunOptions.usage().contains("--cds auto|off"));
     }
 
     @Test

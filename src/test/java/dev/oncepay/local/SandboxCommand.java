@@ -1,6 +1,7 @@
 package dev.oncepay.local;
 
 import dev.oncepay.config.DeploymentSettings;
+import java.io.ByteArrayOutputStream;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
@@ -8,7 +9,9 @@ import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.LocalDateTime;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -30,12 +33,17 @@ final class SandboxCommand {
     /** The runtime interface client reads its native library from here when set (the managed runtime sets it too). */
     static final String JNI_PROPERTY = "com.amazonaws.services.lambda.runtime.api.client.runtimeapi.NativeClient.JNI";
 
+    /** Fixed, so the bootstrap jar's bytes depend on {@link SandboxMain} alone. */
+    private static final LocalDateTime BOOTSTRAP_ENTRY_TIME = LocalDateTime.of(1980, 2, 1, 0, 0);
+
     private final Path java;
     private final String classpath;
     private final Path jniLibrary;
     private final Path taskRoot;
     private final String heap;
     private final String handler;
+    /** Each function's AppCDS archive, for the functions that have one. */
+    private final Map<String, Path> archives;
 
     SandboxCommand(Path taskRoot, Path workDir, String heap, String handler) throws IOException {
         this.java = Path.of(System.getProperty("java.home"), "bin", "java");
@@ -44,6 +52,22 @@ final class SandboxCommand {
         this.taskRoot = taskRoot;
         this.heap = heap;
         this.handler = handler;
+        this.archives = Map.of();
+    }
+
+    private SandboxCommand(SandboxCommand base, Map<String, Path> archives) {
+        this.java = base.java;
+        this.classpath = base.classpath;
+        this.jniLibrary = base.jniLibrary;
+        this.taskRoot = base.taskRoot;
+        this.heap = base.heap;
+        this.handler = base.handler;
+        this.archives = Map.copyOf(archives);
+    }
+
+    /** The same command, whose sandboxes of each function in {@code archives} start from that AppCDS archive. */
+    SandboxCommand withArchives(Map<String, Path> archives) {
+        return new SandboxCommand(this, archives);
     }
 
     /**
@@ -51,12 +75,48 @@ final class SandboxCommand {
      * @param functionEnv the function's configured environment
      */
     ProcessBuilder builder(String function, int runtimeApiPort, long memoryMb, Map<String, String> functionEnv) {
+        Path archive = archives.get(function);
+        // -Xshare:auto (among the runtime's flags) makes an archive this JVM cannot use cost speed, not the start.
+        return builder(function, runtimeApiPort, memoryMb, functionEnv,
+                archive == null ? List.of() : List.of("-XX:SharedArchiveFile=" + archive));
+    }
+
+    /**
+     * A sandbox of {@code function} that writes the classes it loaded to an AppCDS archive when it
+     * exits. The JVM's CDS messages (hundreds of "Skipping ...: Not linked" while it dumps) go to
+     * {@code log}, not to the console.
+     */
+    ProcessBuilder trainingBuilder(String function, int runtimeApiPort, long memoryMb, Map<String, String> functionEnv,
+            Path archive, Path log) {
+        return builder(function, runtimeApiPort, memoryMb, functionEnv, List.of("-XX:ArchiveClassesAtExit=" + archive,
+                "-Xlog:cds*=off", "-Xlog:cds*=warning:file=" + log));
+    }
+
+    /**
+     * A JVM with the sandboxes' flags and class path that maps {@code archive} and exits:
+     * {@code -Xshare:on} makes it fail, saying why, where a sandbox would silently start without it.
+     */
+    ProcessBuilder archiveCheck(Path archive) {
         List<String> command = new ArrayList<>();
         command.add(java.toString());
+        command.addAll(jvmFlags());
+        command.addAll(List.of("-Xshare:on", "-XX:SharedArchiveFile=" + archive, "-cp", classpath, "-version"));
+        return new ProcessBuilder(command).directory(taskRoot.toFile()).redirectErrorStream(true);
+    }
+
+    private List<String> jvmFlags() {
         // The flags the Lambda Java runtime starts its JVM with, and a modest heap.
-        command.addAll(List.of("-Xmx" + heap, "-XX:+UseSerialGC", "-XX:+TieredCompilation", "-XX:TieredStopAtLevel=1",
+        return List.of("-Xmx" + heap, "-XX:+UseSerialGC", "-XX:+TieredCompilation", "-XX:TieredStopAtLevel=1",
                 "-Xshare:auto", "-XX:-UsePerfData", "-XX:+ErrorFileToStderr", "-Djava.net.preferIPv4Stack=true",
-                "--add-opens=java.base/java.io=ALL-UNNAMED", "-D" + JNI_PROPERTY + "=" + jniLibrary));
+                "--add-opens=java.base/java.io=ALL-UNNAMED", "-D" + JNI_PROPERTY + "=" + jniLibrary);
+    }
+
+    private ProcessBuilder builder(String function, int runtimeApiPort, long memoryMb, Map<String, String> functionEnv,
+            List<String> cdsFlags) {
+        List<String> command = new ArrayList<>();
+        command.add(java.toString());
+        command.addAll(jvmFlags());
+        command.addAll(cdsFlags);
         command.add("-cp");
         command.add(classpath);
         command.add(SandboxMain.class.getName());
@@ -102,20 +162,31 @@ final class SandboxCommand {
 
     /**
      * The runtime's side of the classpath: a tiny jar with {@link SandboxMain}, the runtime
-     * interface client and its dependencies, taken from this JVM's own classpath.
+     * interface client and its dependencies, taken from this JVM's own classpath. The jar is
+     * rewritten only when its content changes: an AppCDS archive records each class path jar's
+     * modification time and size, and is refused by a JVM that finds them changed.
      */
     private static String runtimeClasspath(Path workDir) throws IOException {
         Files.createDirectories(workDir);
         Path bootstrap = workDir.resolve("sandbox-bootstrap.jar");
         String entry = SandboxMain.class.getName().replace('.', '/') + ".class";
+        ByteArrayOutputStream jar = new ByteArrayOutputStream();
         try (InputStream in = SandboxMain.class.getClassLoader().getResourceAsStream(entry);
-                JarOutputStream out = new JarOutputStream(Files.newOutputStream(bootstrap))) {
+                JarOutputStream out = new JarOutputStream(jar)) {
             if (in == null) {
                 throw new IOException("cannot find " + entry + " on the classpath");
             }
-            out.putNextEntry(new JarEntry(entry));
+            JarEntry jarEntry = new JarEntry(entry);
+            jarEntry.setTimeLocal(BOOTSTRAP_ENTRY_TIME);
+            out.putNextEntry(jarEntry);
             in.transferTo(out);
             out.closeEntry();
+        }
+        byte[] content = jar.toByteArray();
+        if (!Files.isRegularFile(bootstrap) || !Arrays.equals(Files.readAllBytes(bootstrap), content)) {
+            Path temp = Files.createTempFile(workDir, "sandbox-bootstrap", ".tmp");
+            Files.write(temp, content);
+            Files.move(temp, bootstrap, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         }
         List<String> parts = new ArrayList<>();
         parts.add(bootstrap.toAbsolutePath().toString());

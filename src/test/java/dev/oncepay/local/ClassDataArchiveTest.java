@@ -1,0 +1,100 @@
+package dev.oncepay.local;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * AppCDS archives of the local run, with real JVMs: a training sandbox under the runtime
+ * interface client (the scripted test handler as the function, a JVM that starts in a second)
+ * writes an archive this JVM accepts, the next run reuses it, a damaged one is replaced, and the
+ * sandboxes' class path stays byte- and timestamp-stable (a JVM refuses an archive whose class
+ * path jars changed).
+ */
+@Timeout(180)
+class ClassDataArchiveTest {
+    private static final String FUNCTION = "scripted";
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void trainsAnArchiveOnceReusesItAndReplacesOneTheJvmRefuses() throws Exception {
+        Path taskRoot = taskRoot();
+        Path workDir = dir.resolve("work");
+        SandboxCommand command = command(taskRoot, workDir);
+
+        Map<String, Path> trained = ClassDataArchive.prepare(command, taskRoot, workDir, Map.of(FUNCTION, Map.of()), 128);
+
+        Path archive = trained.get(FUNCTION);
+        String key = ClassDataArchive.key(taskRoot, command.classpath());
+        assertEquals(workDir.resolve("cds/" + FUNCTION + "-" + key + ".jsa"), archive);
+        assertTrue(Files.size(archive) > 0);
+        assertEquals(List.of(archive), archives(workDir), "no temporary file left");
+        List<String> flags = command.withArchives(trained).builder(FUNCTION, 1, 128, Map.of()).command();
+        assertTrue(flags.contains("-XX:SharedArchiveFile=" + archive), flags.toString());
+        assertTrue(flags.indexOf("-XX:SharedArchiveFile=" + archive) < flags.indexOf("-cp"), "a JVM flag");
+        assertFalse(command.builder(FUNCTION, 1, 128, Map.of()).command().stream().anyMatch(f -> f.contains("SharedArchive")));
+
+        FileTime written = Files.getLastModifiedTime(archive);
+        SandboxCommand again = command(taskRoot, workDir);
+        assertEquals(Map.of(FUNCTION, archive), ClassDataArchive.prepare(again, taskRoot, workDir, Map.of(FUNCTION, Map.of()), 128));
+        assertEquals(written, Files.getLastModifiedTime(archive), "the cached archive, not a new one");
+
+        archive.toFile().setWritable(true);
+        Files.write(archive, new byte[] {1, 2, 3});
+        assertEquals(Map.of(FUNCTION, archive), ClassDataArchive.prepare(again, taskRoot, workDir, Map.of(FUNCTION, Map.of()), 128));
+        assertTrue(Files.size(archive) > 3, "a damaged archive is trained again");
+
+        Files.writeString(taskRoot.resolve("changed.txt"), "another package");
+        assertNotEquals(key, ClassDataArchive.key(taskRoot, command.classpath()), "another package, another archive");
+    }
+
+    @Test
+    void theSandboxBootstrapJarIsRewrittenOnlyWhenItsContentChanges() throws Exception {
+        Path taskRoot = taskRoot();
+        Path workDir = dir.resolve("work");
+        command(taskRoot, workDir);
+        Path bootstrap = workDir.resolve("sandbox-bootstrap.jar");
+        byte[] content = Files.readAllBytes(bootstrap);
+        FileTime old = FileTime.fromMillis(1_000_000_000_000L);
+        Files.setLastModifiedTime(bootstrap, old);
+
+        command(taskRoot, workDir);
+        assertEquals(old, Files.getLastModifiedTime(bootstrap));
+
+        Files.write(bootstrap, new byte[] {0});
+        command(taskRoot, workDir);
+        assertTrue(java.util.Arrays.equals(content, Files.readAllBytes(bootstrap)), "the same bytes as before, restored");
+    }
+
+    private Path taskRoot() throws Exception {
+        Path taskRoot = dir.resolve("task");
+        String handler = ScriptedHandler.class.getName().replace('.', '/') + ".class";
+        Path target = taskRoot.resolve(handler);
+        Files.createDirectories(target.getParent());
+        Files.copy(LocalRun.projectRoot().resolve("target/test-classes").resolve(handler), target);
+        return taskRoot;
+    }
+
+    private static SandboxCommand command(Path taskRoot, Path workDir) throws Exception {
+        return new SandboxCommand(taskRoot, workDir, "64m", ScriptedHandler.class.getName() + "::handleRequest");
+    }
+
+    private static List<Path> archives(Path workDir) throws Exception {
+        try (Stream<Path> files = Files.list(workDir.resolve("cds"))) {
+            return files.filter(p -> !p.getFileName().toString().endsWith(".log")).toList();
+        }
+    }
+}
