@@ -250,6 +250,7 @@ public final class Bench {
         List<Double> direct = new ArrayList<>();
         int failures = 0;
         BenchRun.SandboxStatus before = run.sandbox(DeploymentSettings.FUNCTION_CHARGE, 1);
+        run.resetStoreStats(); // faults are off: only the counts and the store's timing start over
         // Alternating, so drift on a shared machine touches both sides alike.
         for (int i = 0; i < options.latencyRequests(); i++) {
             BenchRun.Answer a = run.charge(key(), "bench_latency_" + i);
@@ -280,6 +281,18 @@ public final class Bench {
             latency.put("oncepayMeanMs", round(clientMean));
             latency.put("chargeFunctionMeanMs", round(functionMean));
             latency.put("localRunMeanMs", round(clientMean - functionMean));
+            // Of the function's run, the time its requests spent at the local store: in the fault
+            // proxy and in dynalite behind it (per charge, the webhook's requests not included).
+            JsonNode store = run.storeStats().path("timingByCaller").path(DeploymentSettings.FUNCTION_CHARGE);
+            int charges = oncepay.size() + failures;
+            if (charges > 0 && store.path("requests").asLong() > 0) {
+                double storeMs = store.path("handledMs").asDouble() / charges;
+                double dynaliteMs = store.path("upstreamMs").asDouble() / charges;
+                latency.put("storeMeanMs", round(storeMs));
+                latency.put("dynaliteMeanMs", round(dynaliteMs));
+                latency.put("storeRequestsPerCharge", round((double) store.path("requests").asLong() / charges));
+                latency.put("chargeFunctionOwnMeanMs", round(functionMean - storeMs));
+            }
         }
         out.printf("bench: added latency, 1 client: oncepay p50 %.1f ms, direct p50 %.1f ms%n",
                 percentile(oncepay, 50), percentile(direct, 50));

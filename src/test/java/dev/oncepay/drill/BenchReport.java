@@ -46,6 +46,12 @@ final class BenchReport {
                     + " run's gateway, Runtime API and loopback HTTP took %s ms", latency.path("oncepayMeanMs").asText(),
                     latency.path("chargeFunctionMeanMs").asText(), latency.path("localRunMeanMs").asText()));
         }
+        if (latency.has("storeMeanMs")) {
+            lines.add(String.format("  of the function's run, %s store requests per charge took %s ms at the local store (%s ms in"
+                    + " dynalite, the rest in the fault proxy); the function's own part: %s ms",
+                    latency.path("storeRequestsPerCharge").asText(), latency.path("storeMeanMs").asText(),
+                    latency.path("dynaliteMeanMs").asText(), latency.path("chargeFunctionOwnMeanMs").asText()));
+        }
         JsonNode t = f.path("throughput");
         lines.add(String.format(Locale.ROOT,
                 "Throughput, %d clients, provider latency %d ms, %d charge sandboxes, %s s each: ratio %s, added p50 %s ms",

@@ -84,6 +84,8 @@ public final class StoreFaultProxy implements AutoCloseable {
     private final AtomicLong outageDrops = new AtomicLong();
     /** Requests received by caller (SigV4 access key id) and operation; guarded by itself. */
     private final Map<String, Map<String, Long>> requestsByCaller = new java.util.TreeMap<>();
+    /** Guarded by {@code requestsByCaller}, like the counts. */
+    private final Map<String, Timing> timingByCaller = new java.util.TreeMap<>();
     /** Deterministic faults per operation, consumed before any random draw; guarded by {@code this}. */
     private final Map<String, Deque<Scripted>> scripted = new HashMap<>();
     private volatile StoreFaults faults = StoreFaults.none();
@@ -200,6 +202,23 @@ public final class StoreFaultProxy implements AutoCloseable {
         outageDrops.set(0);
         synchronized (requestsByCaller) {
             requestsByCaller.clear();
+            timingByCaller.clear();
+        }
+    }
+
+    /** Time spent on one caller's healthy requests: in this proxy in all, and waiting on the store behind it. */
+    private static final class Timing {
+        long requests;
+        long handledNanos;
+        long upstreamNanos;
+    }
+
+    private void timed(String caller, long handledNanos, long upstreamNanos) {
+        synchronized (requestsByCaller) {
+            Timing t = timingByCaller.computeIfAbsent(caller, c -> new Timing());
+            t.requests++;
+            t.handledNanos += handledNanos;
+            t.upstreamNanos += upstreamNanos;
         }
     }
 
@@ -228,6 +247,13 @@ public final class StoreFaultProxy implements AutoCloseable {
             });
         }
         totals.forEach(all::put);
+        ObjectNode timing = root.putObject("timingByCaller");
+        synchronized (requestsByCaller) {
+            timingByCaller.forEach((caller, t) -> timing.putObject(caller)
+                    .put("requests", t.requests)
+                    .put("handledMs", t.handledNanos / 1e6)
+                    .put("upstreamMs", t.upstreamNanos / 1e6));
+        }
         return root;
     }
 
@@ -251,10 +277,12 @@ public final class StoreFaultProxy implements AutoCloseable {
     // --- the proxy ------------------------------------------------------------------------------
 
     private void proxy(HttpExchange exchange) {
+        long received = System.nanoTime();
         try {
             byte[] body = exchange.getRequestBody().readAllBytes();
             String operation = operation(exchange.getRequestHeaders().getFirst("X-Amz-Target"));
-            count(caller(exchange.getRequestHeaders().getFirst("Authorization")), operation);
+            String caller = caller(exchange.getRequestHeaders().getFirst("Authorization"));
+            count(caller, operation);
             boolean data = DATA_OPERATIONS.contains(operation);
             StoreFaults now = faults;
             if (data && !pause(now.latencyMs())) {
@@ -272,7 +300,11 @@ public final class StoreFaultProxy implements AutoCloseable {
                 injected.get(fault).incrementAndGet();
             }
             if (fault == null) {
-                relay(exchange, forward(exchange, body));
+                long sent = System.nanoTime();
+                HttpResponse<byte[]> answer = forward(exchange, body);
+                long answered = System.nanoTime();
+                relay(exchange, answer);
+                timed(caller, System.nanoTime() - received, answered - sent);
                 return;
             }
             switch (fault) {

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -313,14 +314,20 @@ class StoreFaultProxyTest {
         HttpResponse<String> stats = http.send(HttpRequest.newBuilder(URI.create(proxy.endpoint() + "/_store/stats"))
                 .GET().build(), HttpResponse.BodyHandlers.ofString());
         assertEquals(200, stats.statusCode());
+        ObjectNode counted = (ObjectNode) JSON.readTree(stats.body());
+        JsonNode timing = counted.remove("timingByCaller");
         assertEquals(JSON.readTree("""
                 {"requests": {"GetItem": 3, "PutItem": 1},
-                 "byCaller": {"charge": {"GetItem": 1}, "test": {"GetItem": 2, "PutItem": 1}}}"""),
-                JSON.readTree(stats.body()));
+                 "byCaller": {"charge": {"GetItem": 1}, "test": {"GetItem": 2, "PutItem": 1}}}"""), counted);
+        // Timed: the healthy requests only (the throttled one never reached the store).
+        assertEquals(1, timing.path("charge").path("requests").asInt(), timing.toString());
+        assertEquals(2, timing.path("test").path("requests").asInt(), timing.toString());
+        assertTrue(timing.path("test").path("handledMs").asDouble() >= timing.path("test").path("upstreamMs").asDouble()
+                && timing.path("test").path("upstreamMs").asDouble() > 0, timing.toString());
         assertEquals(405, post("/_store/stats", "").statusCode());
 
         assertEquals(200, post("/_store/reset", "").statusCode());
-        assertEquals(JSON.readTree("{\"requests\": {}, \"byCaller\": {}}"), proxy.stats());
+        assertEquals(JSON.readTree("{\"requests\": {}, \"byCaller\": {}, \"timingByCaller\": {}}"), proxy.stats());
     }
 
     private List<Boolean> throttledOutcomes(double rate, int requests) {
