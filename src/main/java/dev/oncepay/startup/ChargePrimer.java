@@ -1,20 +1,15 @@
 package dev.oncepay.startup;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.admin.AdminHttp;
 import dev.oncepay.charge.PaymentsHttp;
 import dev.oncepay.config.DeploymentSettings;
 import dev.oncepay.config.OncepayConfig;
-import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.provider.FleetBreaker;
 import dev.oncepay.provider.ProviderAccounts;
 import dev.oncepay.provider.ProviderClients;
 import dev.oncepay.provider.ProviderOperation;
-import dev.oncepay.provider.sim.PspAdapter;
-import dev.oncepay.provider.sim.PspChargeRequest;
+import dev.oncepay.provider.ProviderPriming;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -23,29 +18,30 @@ import java.util.Map;
  * The charge function's path: a {@code GET /payments/{id}} of a payment that cannot exist (one
  * consistent GetItem), a {@code POST /payments} that validation refuses (before any store access),
  * the operator API refusing a caller without identity, the REST clients of the configured provider
- * accounts built and a charge body serialised (nothing sent), and one read of the default
- * account's fleet breaker. No Answers metric and no request log line: it calls the handlers below
+ * accounts built, one read of the default account's fleet breaker, and a charge through each
+ * adapter at a provider that answers on loopback ({@link ProviderPriming}: nothing leaves the
+ * sandbox). No Answers metric and no request log line: it calls the handlers below
  * {@code RequestLog}.
  */
 @ApplicationScoped
 class ChargePrimer implements Primer {
     /** Well formed but never issued: a payment id is a version-4 UUID, whose 13th hex digit is 4. */
-    static final String NEVER_ISSUED_ID = "pay_" + "0".repeat(32);
+    static final String NEVER_ISSUED_ID = ProviderPriming.PAYMENT_ID;
 
     private final PaymentsHttp payments;
     private final AdminHttp admin;
     private final ProviderAccounts accounts;
     private final FleetBreaker breaker;
-    private final ObjectMapper json;
+    private final ProviderPriming providerPriming;
     private final String tenantClaim;
 
     ChargePrimer(PaymentsHttp payments, AdminHttp admin, ProviderAccounts accounts, FleetBreaker breaker,
-            ObjectMapper json, OncepayConfig config) {
+            ProviderPriming providerPriming, OncepayConfig config) {
         this.payments = payments;
         this.admin = admin;
         this.accounts = accounts;
         this.breaker = breaker;
-        this.json = json;
+        this.providerPriming = providerPriming;
         this.tenantClaim = config.tenant().claim();
     }
 
@@ -68,31 +64,16 @@ class ChargePrimer implements Primer {
                 Map.of(), null)));
         done.add("GET /admin/payments " + operator);
 
-        Map<ProviderAccount, URI> urls = accounts.urls();
-        done.add("provider clients " + ProviderClients.buildAll(urls.values()));
-        for (ProviderAccount account : urls.keySet()) {
-            if (account.provider().equals(PspAdapter.ID)) {
-                done.add("charge body " + serialised(new PspChargeRequest(1, "EUR", NEVER_ISSUED_ID, "oncepay-priming",
-                        null, null)) + " bytes");
-                break;
-            }
-        }
+        done.add("provider clients " + ProviderClients.buildAll(accounts.urls().values()));
         if (found >= 500) {
-            // The store did not answer (the handler said so, once): no breaker read, which would fail open and count it.
-            done.add("breaker not read (store unavailable)");
-        } else {
-            breaker.refusal(accounts.forTenant(SyntheticEvents.TENANT), ProviderOperation.CHARGE);
-            done.add("breaker read");
+            // The store did not answer (the handler said so, once): no breaker read and no provider
+            // call, whose breaker reads would fail open and count it.
+            done.add("breaker not read, provider path not primed (store unavailable)");
+            return done;
         }
+        done.add("provider calls " + providerPriming.chargeEachAdapter());
+        breaker.refusal(accounts.forTenant(SyntheticEvents.TENANT), ProviderOperation.CHARGE);
+        done.add("breaker read");
         return done;
-    }
-
-    /** The body as the REST client's Jackson provider writes it (the application's mapper), not sent. */
-    private int serialised(Object body) {
-        try {
-            return json.writeValueAsBytes(body).length;
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }

@@ -58,7 +58,7 @@ class StoreDownAtInitTest {
 
         List<String> done = priming.run("test");
         assertEquals("GET /payments/{id} 503", done.get(0));
-        assertEquals("breaker not read (store unavailable)", done.get(done.size() - 1));
+        assertEquals("breaker not read, provider path not primed (store unavailable)", done.get(done.size() - 1));
 
         LambdaClient.ApiResponse answer = LambdaClient.call(HttpApiEvents.getPayment("merchant-a",
                 ChargePrimer.NEVER_ISSUED_ID));
