@@ -301,8 +301,13 @@ public final class Bench {
     // --- 4. throughput --------------------------------------------------------------------------
 
     private void throughput(BenchRun run) throws Exception {
+        // Steady state: each charge sandbox serves its warm-up share first, without provider latency so
+        // that it takes seconds (a Lambda sandbox serves thousands in its life; the JIT compiles a
+        // method after about 200 calls, so a cold fleet would measure the interpreter).
+        run.simFaults("{\"latencyMs\":0}");
+        warmUp(run, options.warmup() * options.throughputSandboxes());
         run.simFaults("{\"latencyMs\":" + options.providerLatency().toMillis() + "}");
-        // Every charge sandbox has answered before the clock starts.
+        // Every charge sandbox has answered at the provider's latency before the clock starts.
         load(run, Duration.ofSeconds(Math.max(3, options.throughputDuration().toSeconds() / 4)), false);
         load(run, Duration.ofSeconds(Math.max(3, options.throughputDuration().toSeconds() / 4)), true);
         run.awaitQuiet(Duration.ofSeconds(60));
@@ -325,6 +330,30 @@ public final class Bench {
     }
 
     /** The configured clients send charges back to back for {@code duration}; what completed in it counts. */
+    /** {@code charges} charges through oncepay from the load's clients, spread over the charge sandboxes. */
+    private void warmUp(BenchRun run, int charges) throws Exception {
+        AtomicInteger left = new AtomicInteger(charges);
+        ExecutorService clients = Executors.newFixedThreadPool(options.throughputClients());
+        try {
+            List<Future<?>> running = new ArrayList<>();
+            for (int c = 0; c < options.throughputClients(); c++) {
+                running.add(clients.submit(() -> {
+                    while (left.getAndDecrement() > 0) {
+                        String key = key();
+                        run.charge(key, "bench_warm_" + key);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : running) {
+                f.get();
+            }
+        } finally {
+            clients.shutdownNow();
+        }
+        out.printf("bench: %d warm-up charges over %d charge sandboxes%n", charges, options.throughputSandboxes());
+    }
+
     private ObjectNode load(BenchRun run, Duration duration, boolean direct) throws Exception {
         long end = System.nanoTime() + duration.toNanos();
         List<Double> latencies = Collections.synchronizedList(new ArrayList<>());

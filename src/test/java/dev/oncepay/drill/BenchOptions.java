@@ -13,7 +13,7 @@ import java.util.List;
  * @param coldRepeats cold starts per function (median and range of these)
  * @param killRepeats killed charge sandboxes (median and range)
  * @param latencyRequests sequential charges through oncepay, and as many direct, for the added latency
- * @param warmup charges each way before a measured phase
+ * @param warmup charges per charge sandbox before a measured phase (and as many direct calls before the latency phase)
  * @param throughputDuration how long each side (oncepay, direct) runs in the throughput phase
  * @param throughputClients concurrent clients in the throughput phase
  * @param throughputSandboxes charge sandboxes of the throughput phase's local run
@@ -44,7 +44,7 @@ public record BenchOptions(
     }
 
     public static BenchOptions defaults() {
-        return new BenchOptions(3, 3, 200, 30, Duration.ofSeconds(20), 8, 8, Duration.ofMillis(200),
+        return new BenchOptions(3, 3, 200, 300, Duration.ofSeconds(20), 8, 8, Duration.ofMillis(200),
                 Path.of("target/bench"), Path.of("target/function.zip"));
     }
 
@@ -65,7 +65,7 @@ public record BenchOptions(
                 "  --cold-repeats N          cold starts per function (default 3)",
                 "  --kill-repeats N          SIGKILLed charge sandboxes (default 3)",
                 "  --latency-requests N      sequential charges each way, 1 client, no provider latency (default 200)",
-                "  --warmup N                charges each way before a measured phase (default 30)",
+                "  --warmup N                charges per charge sandbox before a measured phase (default 300: steady state)",
                 "  --throughput-duration D   each side of the throughput phase (default 20s)",
                 "  --throughput-clients N    concurrent clients (default 8)",
                 "  --throughput-sandboxes N  charge sandboxes of the throughput phase (default 8)",
