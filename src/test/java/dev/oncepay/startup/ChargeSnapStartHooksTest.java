@@ -25,6 +25,10 @@ import java.util.Random;
 import java.util.stream.LongStream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import dev.oncepay.store.Table;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
  * The charge function's SnapStart hooks, called as the Lambda runtime calls them (a JVM without
@@ -44,6 +48,10 @@ class ChargeSnapStartHooksTest {
     FleetBreakers breakers;
     @Inject
     Priming priming;
+    @Inject
+    DynamoDbClient dynamo;
+    @ConfigProperty(name = "oncepay.table")
+    String table;
 
     @BeforeEach
     void cleanSlate() {
@@ -66,8 +74,13 @@ class ChargeSnapStartHooksTest {
         hooks.beforeCheckpoint(null);
 
         // One consistent GetItem for the payment that cannot exist, one for the default account's breaker,
-        // and one for the breaker of each adapter's priming account (sim, stripe): the loopback charges.
-        assertEquals(Map.of("GetItem", 4L), dynamoRequests.snapshot());
+        // and one for the breaker of each adapter's priming account (sim, stripe): the loopback charges;
+        // the write path once each, refused by its own conditions.
+        assertEquals(Map.of("GetItem", 4L, "UpdateItem", 1L, "PutItem", 1L), dynamoRequests.snapshot());
+        for (String key : List.of(ChargePrimer.NEVER_ISSUED_ID, ChargePrimer.NEVER_ISSUED_ID + "#priming")) {
+            assertFalse(dynamo.getItem(b -> b.tableName(table).key(Map.of(Table.PK, AttributeValue.fromS(key)))
+                    .consistentRead(true)).hasItem(), key + " was written");
+        }
         assertEquals(before, SimStats.read(), "no provider request");
         assertEquals(answersBefore, metrics.counted(Metrics.ANSWERS), "no Answers point");
         assertEquals(samplesBefore, metrics.samples(Metrics.PROVIDER_LATENCY).size(), "no ProviderLatency point");
@@ -83,9 +96,8 @@ class ChargeSnapStartHooksTest {
         assertTrue(done.stream().anyMatch(s -> s.startsWith("provider clients ")), done.toString());
         // Each adapter charged the loopback provider and read its answer: the whole provider path ran.
         assertTrue(done.contains("provider calls [sim SUCCEEDED, stripe SUCCEEDED]"), done.toString());
+        assertTrue(done.contains("writes refused UpdateItem, PutItem"), done.toString());
         assertEquals("breaker read", done.get(done.size() - 1));
-        assertTrue(dynamoRequests.snapshot().keySet().stream().allMatch(op -> op.equals("GetItem")),
-                dynamoRequests.snapshot().toString());
     }
 
     @Test
@@ -93,14 +105,14 @@ class ChargeSnapStartHooksTest {
         hooks.beforeCheckpoint(null);
         dynamoRequests.reset();
         hooks.beforeCheckpoint(null); // the breakers' copies are fresh: only the payment is read
-        assertEquals(Map.of("GetItem", 1L), dynamoRequests.snapshot());
+        assertEquals(1L, dynamoRequests.snapshot().get("GetItem"));
 
         hooks.afterRestore(null);
         dynamoRequests.reset();
         hooks.beforeCheckpoint(null);
 
         // The payment, and the three breaker items again (the default account's, each priming account's).
-        assertEquals(Map.of("GetItem", 4L), dynamoRequests.snapshot(), "the breaker items are read again");
+        assertEquals(4L, dynamoRequests.snapshot().get("GetItem"), "the breaker items are read again");
     }
 
     @Test
