@@ -4,6 +4,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import java.net.http.HttpResponse;
+import java.net.http.HttpRequest;
+import java.net.http.HttpClient;
+import java.io.UncheckedIOException;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -119,4 +123,39 @@ public final class SecretsManagerStub implements AutoCloseable {
     public void close() {
         server.stop(0);
     }
+
+    /**
+     * A function's configuration as on Lambda, with its one secret at a new stand-in that stays up for
+     * the JVM (the application reads it again at each restore): the secret's ARN listed, the
+     * endpoint pointed at the stand-in, and credentials the reader's default chain finds (any do).
+     */
+    public static Map<String, String> lambdaWithSecret(String function, String secretId, String secretString) {
+        SecretsManagerStub stub;
+        try {
+            System.setProperty("aws.accessKeyId", "AKIDEXAMPLE");
+            System.setProperty("aws.secretAccessKey", "secret");
+            stub = new SecretsManagerStub().secret(secretId, secretString);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return Map.of(
+                "quarkus.funqy.export", function,
+                DeploymentSettings.ENV_SECRET_ARNS, secretId,
+                // Only the secrets factory reads it from the configuration; the poll loop reads the real environment.
+                DeploymentSettings.ENV_LAMBDA_RUNTIME_API, "127.0.0.1:9",
+                "AWS_REGION", "us-east-1",
+                "AWS_ENDPOINT_URL_SECRETS_MANAGER", stub.endpoint().toString());
+    }
+
+    /** Puts a new value of {@code secretId} at the stand-in listening at {@code endpoint}, as PutSecretValue. */
+    public static void put(URI endpoint, String secretId, String secretString) throws IOException, InterruptedException {
+        String body = JSON.writeValueAsString(Map.of("SecretId", secretId, "SecretString", secretString));
+        HttpResponse<String> answer = HttpClient.newHttpClient().send(HttpRequest.newBuilder(endpoint)
+                .header("X-Amz-Target", PUT_TARGET).header("Content-Type", CONTENT_TYPE)
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+        if (answer.statusCode() != 200) {
+            throw new IllegalStateException("PutSecretValue answered " + answer.statusCode() + ": " + answer.body());
+        }
+    }
+
 }

@@ -3,8 +3,6 @@ package dev.oncepay.startup;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.oncepay.config.DeploymentSettings;
 import dev.oncepay.config.SecretsManagerStub;
 import dev.oncepay.testing.HttpApiEvents;
 import dev.oncepay.testing.LambdaClient;
@@ -15,12 +13,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.util.Map;
 import java.util.UUID;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
@@ -37,26 +30,12 @@ import org.junit.jupiter.api.Test;
 class ChargeApiKeyAfterRestoreTest {
     static final String SECRET_ID = "oncepay/stripe-test-key";
     static final String KEY_PROPERTY = "oncepay.provider.accounts.stripe-test.api-key";
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     /** The charge function's environment on Lambda: its API-key secret listed, Secrets Manager at the stand-in. */
     public static class ApiKeyFromSecretsManager implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            SecretsManagerStub secretsManager;
-            try {
-                System.setProperty("aws.accessKeyId", "AKIDEXAMPLE");
-                System.setProperty("aws.secretAccessKey", "secret");
-                secretsManager = new SecretsManagerStub().secret(SECRET_ID, apiKeySecret("sk_test_of_the_snapshot"));
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            return Map.of(
-                    "quarkus.funqy.export", "charge",
-                    DeploymentSettings.ENV_SECRET_ARNS, SECRET_ID,
-                    DeploymentSettings.ENV_LAMBDA_RUNTIME_API, "127.0.0.1:9",
-                    "AWS_REGION", "us-east-1",
-                    "AWS_ENDPOINT_URL_SECRETS_MANAGER", secretsManager.endpoint().toString());
+            return SecretsManagerStub.lambdaWithSecret("charge", SECRET_ID, apiKeySecret("sk_test_of_the_snapshot"));
         }
     }
 
@@ -87,11 +66,7 @@ class ChargeApiKeyAfterRestoreTest {
     }
 
     private void rotate(String secretString) throws Exception {
-        String body = "{\"SecretId\":\"" + SECRET_ID + "\",\"SecretString\":" + JSON.writeValueAsString(secretString) + "}";
-        HttpResponse<String> answer = HttpClient.newHttpClient().send(HttpRequest.newBuilder(secretsManager)
-                .header("X-Amz-Target", SecretsManagerStub.PUT_TARGET).header("Content-Type", "application/x-amz-json-1.1")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
-        assertEquals(200, answer.statusCode());
+        SecretsManagerStub.put(secretsManager, SECRET_ID, secretString);
     }
 
     private static String apiKeySecret(String key) {
