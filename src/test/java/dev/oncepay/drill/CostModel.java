@@ -132,7 +132,10 @@ public record CostModel(Prices prices, Inputs inputs) {
      *
      * @param chargeWrites     claim (1) + PENDING payment (1) + its sweep and attention entries (2) +
      *                         settle (1) + both entries removed (2)
-     * @param webhookWrites    journal receipt + completion, when the charge already settled the payment
+     * @param webhookWrites    none when the charge already settled the payment (the usual case): a fact the
+     *                         payment already records is answered from one read, without a journal entry.
+     *                         An event that arrives first costs journal receipt + completion (2) and the
+     *                         payment's settle (3), and then the charge's own settle fails its condition
      * @param webhookReads     the payment, read consistently
      * @param replayWrites     the failed claim: conditional put of an existing key
      * @param replayReads      the payment (on DynamoDB the failed put returns the key; dynalite needs one more
@@ -146,7 +149,7 @@ public record CostModel(Prices prices, Inputs inputs) {
     public record Units(double chargeWrites, double webhookWrites, double webhookReads, double replayWrites,
             double replayReads, double unknownExtraWrites, double checkWrites, double checkReads, double sweepReads) {
         public static Units measured() {
-            return new Units(7, 2, 1, 1, 1, 2, 3, 1, 16 * 0.5);
+            return new Units(7, 0, 1, 1, 1, 2, 3, 1, 16 * 0.5);
         }
     }
 
