@@ -45,7 +45,10 @@ public final class Drill {
             "--env", "ONCEPAY_RECONCILE_BACKOFF_CAP=10S",
             "--env", "ONCEPAY_CHARGE_UNKNOWN_RETRY_AFTER=2S",
             // Above the hostile provider's lookup lag (2.5 s): "no charge" is believed only after it.
-            "--env", "ONCEPAY_RECONCILE_PROVIDER_VISIBILITY_LAG=10S");
+            "--env", "ONCEPAY_RECONCILE_PROVIDER_VISIBILITY_LAG=10S",
+            // Stripe's search lag, 1 h in production, is the longer of the two for a Stripe payment: a
+            // PENDING one whose run died before sending would wait it out, past the drill's end.
+            "--env", "ONCEPAY_PROVIDER_STRIPE_SEARCH_LAG=10S");
     /** How long a client polls a 202 itself during the workload before leaving it to the settle phase. */
     static final Duration CLIENT_POLL_WINDOW = Duration.ofSeconds(20);
 
