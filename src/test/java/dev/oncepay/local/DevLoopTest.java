@@ -64,7 +64,8 @@ class DevLoopTest {
     void aSavedChangeIsServedByTheNextRequestWithoutARestart() throws Exception {
         Path root = LocalRun.projectRoot();
         Path work = root.resolve("target/dev-loop-test");
-        Path app = LambdaPackage.current(root, work.resolve("app"));
+        // The package LocalRunTest builds when target/function.zip is older than the code: built once for both.
+        Path app = LambdaPackage.current(root, root.resolve("target/local-run-test/app"));
         Path project = copyOfProject(root, work.resolve("project"), app);
 
         int apiPort = LocalRunChild.freePort();
