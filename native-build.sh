@@ -45,10 +45,11 @@ done
 
 cd "$(dirname "${BASH_SOURCE[0]}")"
 
-command -v mvn >/dev/null 2>&1 || fail "Maven (mvn) is not on PATH: install Maven 3.8+ and a JDK 17+"
+# The Maven Wrapper (./mvnw) brings the Maven release the build needs; it downloads it on first use.
+[[ -x ./mvnw ]] || fail "the Maven Wrapper ./mvnw is missing: run this from an oncepay checkout"
 command -v java >/dev/null 2>&1 || fail "java is not on PATH: install a JDK 17+"
 
-cmd=(mvn -B package)
+cmd=(./mvnw -B package)
 [[ "$tests" == true ]] || cmd+=(-DskipTests)
 
 if [[ "$mode" == native ]]; then

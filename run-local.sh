@@ -10,13 +10,17 @@
 #     sandbox JVMs running the Lambda handler under AWS's runtime interface client,
 #   - a local API Gateway (HTTP API, payload 2.0) on http://127.0.0.1:8080,
 #   - an EventBridge-like schedule that invokes reconcile every 60 s.
-# Needs Java 17+, Maven 3.8+ and Node.js 20+. Ctrl-C (or SIGTERM) stops everything it started.
+# Needs Java 17+ and Node.js 20+ (./mvnw brings Maven). Ctrl-C (or SIGTERM) stops everything it started.
 #
 #   ./run-local.sh                       build, then run (every tenant charged through provider sim)
 #   ./run-local.sh --provider stripe     the default account is Stripe (the simulator's Stripe mode);
 #                                        charges then need "paymentMethod", e.g. pm_card_visa
 #   ./run-local.sh --tenant-provider merchant-b=stripe   that tenant on Stripe, the others on sim
 #   ./run-local.sh --skip-build [opts]   run what was built last
+#   ./run-local.sh --dev [--debug-port N]   live coding: charge runs in `./mvnw quarkus:dev` (in the
+#                                        foreground: its console keys work, e.g. [r] runs the tests),
+#                                        webhook and reconcile in sandboxes of the built package; a
+#                                        saved change is served by the next request; Ctrl-C stops all
 #   ./run-local.sh --help                all options (ports, sandboxes, timeouts, schedule, ...)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -26,13 +30,24 @@ cd "$(dirname "$0")"
 
 build=1
 help=0
+dev=0
+dev_port=8081
+debug_port=5005
 args=()
-for arg in "$@"; do
-  case "$arg" in
+while [ $# -gt 0 ]; do
+  case "$1" in
     --skip-build) build=0 ;;
-    -h|--help) help=1; args+=("$arg") ;;
-    *) args+=("$arg") ;;
+    --dev) dev=1 ;;
+    --dev-port|--debug-port)
+      [ $# -ge 2 ] || { echo "run-local.sh: $1 needs a value" >&2; exit 2; }
+      if [ "$1" = --dev-port ]; then dev_port=$2; else debug_port=$2; fi
+      shift ;;
+    --dev-port=*) dev_port=${1#*=} ;;
+    --debug-port=*) debug_port=${1#*=} ;;
+    -h|--help) help=1; args+=("$1") ;;
+    *) args+=("$1") ;;
   esac
+  shift
 done
 
 if [ "$help" = 1 ] && [ -f "$tooling_classpath_file" ]; then
@@ -41,6 +56,16 @@ fi
 tooling_prepare run-local.sh "$build"
 classpath=$(tooling_classpath)
 main=dev.oncepay.local.LocalRun
+dev_env=target/dev-mode/charge.env
+if [ "$dev" = 1 ]; then
+  # quarkus:dev recompiles into target/classes and target/test-classes: the local run's own JVM
+  # runs from a copy, so a save changes the function, never the gateway under it.
+  rm -rf target/dev-mode
+  mkdir -p target/dev-mode/tooling
+  cp -r target/classes target/test-classes target/dev-mode/tooling/
+  classpath="target/dev-mode/tooling/test-classes:target/dev-mode/tooling/classes:$(cat "$tooling_classpath_file")"
+  args+=(--dev-port "$dev_port" --dev-env "$dev_env")
+fi
 java_opts=(-Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.util.logging.manager=org.jboss.logmanager.LogManager)
 
 # The local run gets a process group of its own (setsid) so that stopping it can end every
@@ -57,6 +82,11 @@ pid=$!
 
 stop() {
   trap - INT TERM HUP
+  if [ -n "${dev_pid:-}" ]; then
+    # Maven's quarkus:dev stops its dev-mode JVM on SIGTERM.
+    kill -TERM "$dev_pid" 2>/dev/null || true
+    wait "$dev_pid" 2>/dev/null || true
+  fi
   kill -TERM "$pid" 2>/dev/null || true
   # The JVM's shutdown hook stops sandboxes, simulator and dynalite (a few seconds at most).
   for _ in $(seq 1 200); do
@@ -77,6 +107,31 @@ finish() {
 trap 'stop; exit 130' INT
 trap 'stop; exit 143' TERM
 trap 'stop; exit 129' HUP
+
+if [ "$dev" = 1 ]; then
+  # The local run writes charge's environment (store, simulator, accounts) once its store is up.
+  while [ ! -f "$dev_env" ]; do
+    if ! kill -0 "$pid" 2>/dev/null; then
+      status=0
+      wait "$pid" || status=$?
+      exit "$status"
+    fi
+    sleep 0.2
+  done
+  while IFS= read -r line; do
+    export "$line"
+  done < "$dev_env"
+  # On this terminal (its console keys work: [r] tests, [s] restart, [q] quit), but as a job of this
+  # script, so that Ctrl-C or SIGTERM reaches the traps above at once, which stop Quarkus and then
+  # the local run; [q] ends Quarkus, and then the local run is stopped here.
+  ./mvnw quarkus:dev "-Dquarkus.lambda.mock-event-server.dev-port=$dev_port" "-Ddebug=$debug_port" 0<&0 &
+  dev_pid=$!
+  status=0
+  wait "$dev_pid" || status=$?
+  dev_pid=
+  stop
+  exit "$status"
+fi
 
 status=0
 wait "$pid" || status=$?

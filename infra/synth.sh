@@ -4,7 +4,7 @@
 #   infra/synth.sh -c oncepay:runtime=jvm
 #   infra/synth.sh -c oncepay:functionZip=/path/to/function.zip
 # Without target/function.zip (no build yet) it synthesizes with placeholder code, and with a JVM
-# function.zip (what `mvn package` leaves) the JVM variant, and says so. To deploy, run
+# function.zip (what `./mvnw package` leaves) the JVM variant, and says so. To deploy, run
 # `npx cdk deploy` from infra/ after ./native-build.sh (see infra/README.md).
 set -euo pipefail
 
@@ -19,7 +19,7 @@ if [[ ! -x "$cdk" ]]; then
   echo "synth.sh: the CDK CLI is not installed: run 'npm ci' in $root (package.json pins aws-cdk)" >&2
   exit 1
 fi
-command -v mvn >/dev/null || { echo "synth.sh: mvn is not on PATH (the CDK app is a Maven build)" >&2; exit 1; }
+[[ -x "$root/mvnw" ]] || { echo "synth.sh: $root/mvnw (the Maven Wrapper) is missing; the CDK app is a Maven build" >&2; exit 1; }
 
 args=()
 zip="$root/target/function.zip"
@@ -28,7 +28,7 @@ if [[ " $* " != *"oncepay:functionZip="* ]]; then
     echo "synth.sh: no target/function.zip: synthesizing with placeholder code (build it with ./native-build.sh)" >&2
     args+=(-c oncepay:placeholderCode=true)
   elif [[ " $* " != *"oncepay:runtime="* ]] && ! (unzip -Z1 "$zip" 2>/dev/null || jar tf "$zip") | grep -qx bootstrap; then
-    # `mvn package` leaves a JVM function.zip: synthesize what is built.
+    # `./mvnw package` leaves a JVM function.zip: synthesize what is built.
     echo "synth.sh: target/function.zip is a JVM build: synthesizing the JVM variant (-c oncepay:runtime=jvm)" >&2
     args+=(-c oncepay:runtime=jvm)
   fi

@@ -6,7 +6,7 @@ tooling_classpath_file=target/local-run.classpath
 
 tooling_prepare() {
   local name=$1 build=$2 tool
-  for tool in "java:install Java 17 or newer" "mvn:install Maven 3.8 or newer" \
+  for tool in "java:install Java 17 or newer" \
       "node:install Node.js 20 or newer (dynalite, the local DynamoDB, runs on it)"; do
     command -v "${tool%%:*}" >/dev/null 2>&1 || { echo "$name: '${tool%%:*}' not found: ${tool#*:}" >&2; exit 3; }
   done
@@ -15,8 +15,8 @@ tooling_prepare() {
     npm ci --no-audit --no-fund --loglevel=error
   fi
   if [ "$build" = 1 ]; then
-    echo "$name: building target/function.zip and the test tooling (mvn package -DskipTests)"
-    mvn -q -B package dependency:build-classpath -DskipTests \
+    echo "$name: building target/function.zip and the test tooling (./mvnw package -DskipTests)"
+    ./mvnw -q -B package dependency:build-classpath -DskipTests \
       -Dmdep.includeScope=test -Dmdep.outputFile="$tooling_classpath_file"
   fi
   if [ ! -f target/function.zip ] || [ ! -f "$tooling_classpath_file" ]; then

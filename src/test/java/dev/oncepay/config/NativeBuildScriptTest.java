@@ -24,7 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@code native-build.sh}'s choices, with stand-in tools on a bare PATH: which build it picks
  * (local native-image, Docker, Podman, JVM), what it says when nothing can build natively, and
- * that it checks the zip it built. Maven itself is a stub here; the real builds are not run.
+ * that it checks the zip it built. The Maven Wrapper is a stub here; the real builds are not run.
  */
 class NativeBuildScriptTest {
     private static final Path SCRIPT = Path.of("native-build.sh").toAbsolutePath();
@@ -51,7 +51,7 @@ class NativeBuildScriptTest {
         project = Files.createDirectories(dir.resolve("project"));
         Files.copy(SCRIPT, project.resolve("native-build.sh"), StandardCopyOption.COPY_ATTRIBUTES);
         tool("java", "exit 0");
-        tool("mvn", "echo \"mvn $*\" >> mvn.log; mkdir -p target; cp \"$ZIP\" target/function.zip");
+        maven("echo \"mvnw $*\" >> mvn.log; mkdir -p target; cp \"$ZIP\" target/function.zip");
     }
 
     @Test
@@ -82,11 +82,11 @@ class NativeBuildScriptTest {
     }
 
     @Test
-    void withoutMavenItSaysSo() throws Exception {
-        Files.delete(bin.resolve("mvn"));
+    void withoutTheMavenWrapperItSaysSo() throws Exception {
+        Files.delete(project.resolve("mvnw"));
         Run run = run(Map.of(), "--dry-run");
         assertEquals(2, run.exit);
-        assertTrue(run.err.contains("Maven (mvn) is not on PATH"), run.err);
+        assertTrue(run.err.contains("the Maven Wrapper ./mvnw is missing"), run.err);
     }
 
     @Test
@@ -95,7 +95,7 @@ class NativeBuildScriptTest {
         tool("docker", "exit 0");
         Run run = run(Map.of(), "--dry-run");
         assertEquals(0, run.exit, run.err);
-        assertEquals("mvn -B package -DskipTests -Pnative", run.out.strip());
+        assertEquals("./mvnw -B package -DskipTests -Pnative", run.out.strip());
     }
 
     @Test
@@ -104,7 +104,7 @@ class NativeBuildScriptTest {
         executable(graal.resolve("native-image"), "exit 0");
         Run run = run(Map.of("GRAALVM_HOME", graal.getParent().toString()), "--dry-run");
         assertEquals(0, run.exit, run.err);
-        assertEquals("mvn -B package -DskipTests -Pnative", run.out.strip());
+        assertEquals("./mvnw -B package -DskipTests -Pnative", run.out.strip());
         assertTrue(run.err.contains("local GraalVM/Mandrel at " + graal.getParent()), run.err);
     }
 
@@ -113,7 +113,7 @@ class NativeBuildScriptTest {
         tool("docker", "[ \"$1\" = info ]");
         Run run = run(Map.of(), "--dry-run");
         assertEquals(0, run.exit, run.err);
-        assertEquals("mvn -B package -DskipTests -Pnative -Dquarkus.native.container-build=true"
+        assertEquals("./mvnw -B package -DskipTests -Pnative -Dquarkus.native.container-build=true"
                 + " -Dquarkus.native.container-runtime=docker", run.out.strip());
     }
 
@@ -130,7 +130,7 @@ class NativeBuildScriptTest {
     void jvmNeedsNoNativeToolchainAndPassesMavenArguments() throws Exception {
         Run run = run(Map.of(), "--jvm", "--tests", "--dry-run", "--", "-Dquarkus.log.level=WARN");
         assertEquals(0, run.exit, run.err);
-        assertEquals("mvn -B package -Dquarkus.log.level=WARN", run.out.strip());
+        assertEquals("./mvnw -B package -Dquarkus.log.level=WARN", run.out.strip());
     }
 
     @Test
@@ -165,7 +165,7 @@ class NativeBuildScriptTest {
     void aFailedBuildLeavesNoOldZipBehind() throws Exception {
         Files.createDirectories(project.resolve("target"));
         Files.writeString(project.resolve("target/function.zip"), "from an earlier build");
-        tool("mvn", "exit 1");
+        maven("exit 1");
         Run run = run(Map.of(), "--jvm");
         assertEquals(1, run.exit, run.err);
         assertFalse(Files.exists(project.resolve("target/function.zip")));
@@ -183,6 +183,11 @@ class NativeBuildScriptTest {
 
     private void tool(String name, String body) throws IOException {
         executable(bin.resolve(name), body);
+    }
+
+    /** The project's Maven Wrapper, which the script runs (not a Maven on the PATH). */
+    private void maven(String body) throws IOException {
+        executable(project.resolve("mvnw"), body);
     }
 
     private static void executable(Path file, String body) throws IOException {

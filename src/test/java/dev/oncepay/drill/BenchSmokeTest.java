@@ -22,6 +22,7 @@ import org.junit.jupiter.api.Timeout;
  * first charge one provider call, its replay none).
  */
 @Tag("local-run")
+@Tag("slow")
 class BenchSmokeTest {
     @Test
     @Timeout(300)

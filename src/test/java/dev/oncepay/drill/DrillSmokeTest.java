@@ -23,6 +23,7 @@ import org.junit.jupiter.params.provider.CsvSource;
  * reported apart: no key links the two payments, so no per-key promise covers it.)
  */
 @Tag("local-run")
+@Tag("slow")
 class DrillSmokeTest {
     @ParameterizedTest(name = "{0} {1}")
     @CsvSource({"sim, hostile-provider, 80", "sim, store-faults, 80", "stripe, hostile-provider, 60"})

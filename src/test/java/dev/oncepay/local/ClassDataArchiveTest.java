@@ -11,6 +11,7 @@ import java.nio.file.attribute.FileTime;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * path jars changed).
  */
 @Timeout(180)
+@Tag("slow")
 class ClassDataArchiveTest {
     private static final String FUNCTION = "scripted";
 

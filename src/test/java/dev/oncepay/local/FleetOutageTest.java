@@ -60,6 +60,7 @@ import org.junit.jupiter.api.Timeout;
  */
 @Tag("local-run")
 @Tag("fleet-outage")
+@Tag("slow")
 class FleetOutageTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final int SANDBOXES = 6;

@@ -1,7 +1,9 @@
 package dev.oncepay.local;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 /** How an invocation ended, as Lambda reports it to its caller: the function's output, or an error. */
@@ -44,6 +46,25 @@ sealed interface InvocationResult {
     static Failure failure(String errorType, String message) {
         ObjectNode body = new ObjectMapper().createObjectNode().put("errorType", errorType).put("errorMessage", message);
         return new Failure(errorType, message, body.toString().getBytes(StandardCharsets.UTF_8));
+    }
+
+    /**
+     * Lambda's error document as a runtime posts it ({@code errorType}, {@code errorMessage}), the
+     * type falling back to {@code typeHeader} ({@code Lambda-Runtime-Function-Error-Type}).
+     */
+    static Failure fromErrorDocument(String typeHeader, byte[] body) {
+        String type = typeHeader;
+        String message = "";
+        try {
+            JsonNode node = new ObjectMapper().readTree(body);
+            if (node != null && node.isObject()) {
+                type = node.path("errorType").asText(type);
+                message = node.path("errorMessage").asText("");
+            }
+        } catch (IOException notJson) {
+            message = new String(body, StandardCharsets.UTF_8);
+        }
+        return new Failure(type == null ? "Unhandled" : type, message, body);
     }
 
     default String describe() {

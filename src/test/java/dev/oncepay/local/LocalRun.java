@@ -54,6 +54,8 @@ public final class LocalRun implements AutoCloseable {
     private PspSimulator simulator;
     private ApiGateway gateway;
     private EventBridgeSchedule schedule;
+    /** The function a dev-mode JVM serves (live coding), or null. */
+    private DevModeFunction devMode;
     private volatile boolean closed;
 
     private LocalRun(LocalRunOptions options) {
@@ -113,12 +115,20 @@ public final class LocalRun implements AutoCloseable {
 
         Map<String, Map<String, String>> environments = new LinkedHashMap<>();
         LocalRunOptions.FUNCTIONS.forEach(name -> environments.put(name, functionEnvironment(name)));
+        if (options.devPort() != 0) {
+            String charge = DeploymentSettings.FUNCTION_CHARGE;
+            devMode = new DevModeFunction(charge, options.devPort(), options.timeout(charge));
+            DevModeFunction.writeEnvironment(options.devEnvironment(), devModeEnvironment(environments.get(charge)));
+        }
         if (options.cds() == LocalRunOptions.Cds.AUTO) {
             Map<String, Map<String, String>> running = new LinkedHashMap<>(environments);
             running.keySet().removeIf(name -> options.sandboxCount(name) == 0);
             command = command.withArchives(ClassDataArchive.prepare(command, taskRoot, workDir, running, MEMORY_MB));
         }
         for (String name : LocalRunOptions.FUNCTIONS) {
+            if (devMode != null && devMode.name.equals(name)) {
+                continue;
+            }
             LambdaFunction function = new LambdaFunction(name, options.timeout(name), MEMORY_MB, timers);
             Map<String, String> env = environments.get(name);
             for (int slot = 1; slot <= options.sandboxCount(name); slot++) {
@@ -188,6 +198,9 @@ public final class LocalRun implements AutoCloseable {
             f = functions.get(function);
         }
         String trace = HttpApiV2.traceHeader(java.time.Instant.now());
+        if (f == null && devMode != null && devMode.name.equals(function)) {
+            return devMode.submit(event, trace);
+        }
         if (f == null) {
             return Invocation.failed(event, trace, "ResourceNotFoundException", "no function " + function);
         }
@@ -241,6 +254,21 @@ public final class LocalRun implements AutoCloseable {
         return env;
     }
 
+    /**
+     * The dev-mode JVM's environment: the function's, plus what Lambda would set and a sandbox gets
+     * from {@link SandboxCommand}, but no {@code AWS_LAMBDA_RUNTIME_API}: in dev mode the function
+     * polls Quarkus' mock event server, whose poll loop does the live reload.
+     */
+    private static Map<String, String> devModeEnvironment(Map<String, String> functionEnv) {
+        Map<String, String> env = new LinkedHashMap<>(functionEnv);
+        String function = functionEnv.get(DeploymentSettings.ENV_FUNQY_EXPORT);
+        env.put("AWS_LAMBDA_FUNCTION_NAME", function);
+        env.put("AWS_REGION", SandboxCommand.REGION);
+        env.put("AWS_DEFAULT_REGION", SandboxCommand.REGION);
+        env.put("AWS_SECRET_ACCESS_KEY", "local");
+        return env;
+    }
+
     private String providerUrl() {
         return options.providerUrl() != null ? options.providerUrl() : "http://127.0.0.1:" + options.simPort();
     }
@@ -270,6 +298,11 @@ public final class LocalRun implements AutoCloseable {
                     : "";
             lines.add(String.format("  %-26s %d sandbox(es), timeout %d s%s%s", "λ " + f.name, f.sandboxes().size(),
                     f.timeout.toSeconds(), extra, pids.isEmpty() ? "" : ", pids " + pids));
+        }
+        if (devMode != null) {
+            lines.add(String.format("  %-26s live coding in the dev-mode JVM (./mvnw quarkus:dev), its Lambda mock event"
+                    + " server on :%d; environment in %s", "λ " + devMode.name, devMode.port,
+                    options.devEnvironment().toAbsolutePath()));
         }
         lines.add("  package: " + taskRoot + " (handler " + SandboxCommand.HANDLER + ")");
         lines.add("");
@@ -305,7 +338,8 @@ public final class LocalRun implements AutoCloseable {
             if (all.stream().allMatch(LambdaFunction::settled)) {
                 Log.info("local-run", String.format(Locale.ROOT, "%s in %.1f s: %s; API on http://127.0.0.1:%d",
                         READY, (System.nanoTime() - startedNanos) / 1e9,
-                        all.stream().map(LambdaFunction::readiness).collect(Collectors.joining(", ")),
+                        all.stream().map(LambdaFunction::readiness).collect(Collectors.joining(", "))
+                                + (devMode == null ? "" : ", " + devMode.label() + " on :" + devMode.port),
                         gateway.port()));
                 return;
             }
@@ -324,6 +358,10 @@ public final class LocalRun implements AutoCloseable {
         ports.put("--dynamo-port", options.dynamoPort());
         if (options.dynalitePort() != 0) {
             ports.put("--dynalite-port", options.dynalitePort());
+        }
+        if (options.devPort() != 0) {
+            // Checked here too: the dev-mode JVM starts after this run and binds it then.
+            ports.put("--dev-port", options.devPort());
         }
         if (ports.values().stream().distinct().count() < ports.size()) {
             throw new IOException("the ports must differ: " + ports);

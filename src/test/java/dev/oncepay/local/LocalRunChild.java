@@ -108,7 +108,7 @@ public final class LocalRunChild implements AutoCloseable {
     }
 
     /** Surefire may hand the test JVM a manifest-only jar; the real test classpath is in its own property. */
-    private static String testClasspath() {
+    static String testClasspath() {
         String surefire = System.getProperty("surefire.test.class.path");
         return surefire != null && !surefire.isBlank() ? surefire : System.getProperty("java.class.path");
     }

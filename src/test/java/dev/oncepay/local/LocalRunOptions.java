@@ -41,6 +41,9 @@ import java.util.Map;
  * @param env extra environment for every sandbox (like a Lambda function's environment)
  * @param cds whether sandboxes start from a per-function AppCDS archive ({@link ClassDataArchive})
  * @param parentPid stop when this process ends (run-local.sh, a test), or 0
+ * @param devPort 0, or the port of a Quarkus dev-mode JVM's Lambda mock event server that serves
+ *        {@code charge} instead of sandboxes ({@code ./run-local.sh --dev}, {@link DevModeFunction})
+ * @param devEnvironment where the dev-mode JVM's environment is written (with {@code devPort})
  */
 public record LocalRunOptions(
         Path app,
@@ -66,7 +69,9 @@ public record LocalRunOptions(
         Path dynamoPath,
         Map<String, String> env,
         Cds cds,
-        long parentPid) {
+        long parentPid,
+        int devPort,
+        Path devEnvironment) {
 
     public static final List<String> FUNCTIONS = List.of(DeploymentSettings.FUNCTION_CHARGE,
             DeploymentSettings.FUNCTION_WEBHOOK, DeploymentSettings.FUNCTION_RECONCILE);
@@ -128,7 +133,9 @@ public record LocalRunOptions(
                 null,
                 Map.of(),
                 Cds.AUTO,
-                0);
+                0,
+                0,
+                Path.of("target/local-run/dev-mode.env"));
     }
 
     /** Parses environment variables first, then flags. */
@@ -199,6 +206,12 @@ public record LocalRunOptions(
                 "  --app PATH               function.zip or an unpacked task root (default target/function.zip)",
                 "  --work-dir DIR           local run's files (default target/local-run)",
                 "  --parent-pid PID         stop when that process ends (run-local.sh passes its own pid)",
+                "  --dev                    live coding (run-local.sh): charge runs in ./mvnw quarkus:dev, not in sandboxes;",
+                "                           a saved change serves the next request ([r] in its console runs the tests)",
+                "  --dev-port N             the dev-mode JVM's Lambda mock event server (default 8081), which the gateway",
+                "                           invokes charge through",
+                "  --debug-port N           the dev-mode JVM's debugger (JDWP) port (run-local.sh; default 5005)",
+                "  --dev-env FILE           where the dev-mode JVM's environment is written (run-local.sh --dev sets it)",
                 "Durations: 500ms, 10s, 2m, 1h (a bare number is seconds).");
     }
 
@@ -280,6 +293,8 @@ public record LocalRunOptions(
         final Map<String, String> env;
         Cds cds;
         long parentPid;
+        int devPort;
+        Path devEnvironment;
 
         Builder(LocalRunOptions o) {
             app = o.app;
@@ -306,6 +321,8 @@ public record LocalRunOptions(
             env = new LinkedHashMap<>(o.env);
             cds = o.cds;
             parentPid = o.parentPid;
+            devPort = o.devPort;
+            devEnvironment = o.devEnvironment;
         }
 
         void apply(String flag, String value, String source) {
@@ -341,6 +358,8 @@ public record LocalRunOptions(
                 case "--app" -> app = Path.of(value);
                 case "--work-dir" -> workDir = Path.of(value);
                 case "--parent-pid" -> parentPid = Long.parseLong(value.trim());
+                case "--dev-port" -> devPort = port(value, source);
+                case "--dev-env" -> devEnvironment = Path.of(value);
                 default -> throw new UsageException("unknown option " + source);
             }
         }
@@ -350,9 +369,14 @@ public record LocalRunOptions(
                 System.out.println("note: API Gateway HTTP API allows at most " + MAX_INTEGRATION_TIMEOUT.toSeconds()
                         + " s of integration timeout; using " + integrationTimeout.toMillis() + " ms anyway (local only)");
             }
+            if (devPort != 0) {
+                // The dev-mode JVM is charge's one execution environment.
+                sandboxes.put(DeploymentSettings.FUNCTION_CHARGE, 0);
+            }
             return new LocalRunOptions(app, workDir, apiPort, simPort, dynamoPort, dynalitePort, sandboxes, timeouts,
                     integrationTimeout, reconcileEvery, table, heap, webhookSecret, provider, tenantProviders,
-                    providerUrl, stripeWebhookSecret, stripeApiKey, simSeed, storeSeed, dynamoPath, env, cds, parentPid);
+                    providerUrl, stripeWebhookSecret, stripeApiKey, simSeed, storeSeed, dynamoPath, env, cds, parentPid,
+                    devPort, devEnvironment);
         }
 
         private static Map<String, String> perFunction(String value, String source) {

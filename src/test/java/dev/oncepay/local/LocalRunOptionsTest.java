@@ -14,6 +14,17 @@ import org.junit.jupiter.api.Test;
 class LocalRunOptionsTest {
 
     @Test
+    void devModeServesChargeFromTheDevJvmInsteadOfSandboxes() {
+        assertEquals(0, LocalRunOptions.parse(List.of(), Map.of()).devPort(), "no dev mode unless asked");
+        LocalRunOptions o = LocalRunOptions.parse(List.of("--sandboxes", "charge=3,webhook=2", "--dev-port", "19301",
+                "--dev-env", "target/x.env"), Map.of());
+        assertEquals(19301, o.devPort());
+        assertEquals(Path.of("target/x.env"), o.devEnvironment());
+        assertEquals(Map.of("charge", 0, "webhook", 2, "reconcile", 1), o.sandboxes(),
+                "the dev-mode JVM is charge's one execution environment");
+    }
+
+    @Test
     void defaultsMatchTheDesign() {
         LocalRunOptions o = LocalRunOptions.parse(List.of(), Map.of());
         assertEquals(8080, o.apiPort());

@@ -43,6 +43,7 @@ import org.junit.jupiter.api.Timeout;
  * {@code target/classes} by Quarkus' production build ({@link LambdaPackage}).
  */
 @Tag("local-run")
+@Tag("slow")
 class LocalRunTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration READY_WITHIN = Duration.ofSeconds(150);

@@ -1,7 +1,5 @@
 package dev.oncepay.local;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
@@ -24,7 +22,6 @@ import java.util.regex.Pattern;
 final class RuntimeApiServer {
     private static final String PREFIX = "/2018-06-01/runtime/";
     private static final Pattern INVOCATION = Pattern.compile(PREFIX + "invocation/([^/]+)/(response|error)");
-    private static final ObjectMapper JSON = new ObjectMapper();
 
     private final Sandbox sandbox;
     private final Sandbox.Generation generation;
@@ -127,20 +124,9 @@ final class RuntimeApiServer {
         }
     }
 
-    /** Lambda's error document: {@code errorType} from the body or the {@code Lambda-Runtime-Function-Error-Type} header. */
     private static InvocationResult.Failure error(HttpExchange exchange, byte[] body) {
-        String type = exchange.getRequestHeaders().getFirst("Lambda-Runtime-Function-Error-Type");
-        String message = "";
-        try {
-            JsonNode node = JSON.readTree(body);
-            if (node != null && node.isObject()) {
-                type = node.path("errorType").asText(type);
-                message = node.path("errorMessage").asText("");
-            }
-        } catch (IOException notJson) {
-            message = new String(body, StandardCharsets.UTF_8);
-        }
-        return new InvocationResult.Failure(type == null ? "Unhandled" : type, message, body);
+        return InvocationResult.fromErrorDocument(
+                exchange.getRequestHeaders().getFirst("Lambda-Runtime-Function-Error-Type"), body);
     }
 
     /** The body, or null when it exceeds Lambda's response limit. */

@@ -17,6 +17,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Timeout;
  * sandboxes of a function run invocations at the same time.
  */
 @Timeout(120)
+@Tag("slow")
 class SandboxSupervisionTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static ScheduledExecutorService timers;
