@@ -53,6 +53,11 @@ public final class Table {
     public static final String TENANT = "tenant";
     public static final String FINGERPRINT = "fingerprint";
     public static final String PAYMENT_ID = "paymentId";
+    /**
+     * The resource a key makes (a payment's or a wallet operation's id): stored under the name it
+     * had when keys only made payments, so keys stored before wallets read the same.
+     */
+    public static final String RESOURCE_ID = PAYMENT_ID;
     public static final String LEASE_OWNER = "leaseOwner";
     public static final String LEASE_EPOCH = "leaseEpoch";
     public static final String LEASE_EXPIRES_AT = "leaseExpiresAt";
