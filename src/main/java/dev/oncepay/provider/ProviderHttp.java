@@ -2,6 +2,7 @@ package dev.oncepay.provider;
 
 import dev.oncepay.config.OncepayConfig;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
@@ -54,9 +55,14 @@ public class ProviderHttp {
     /** Built at first use; dropped by {@link #forgetConnections()}. */
     private volatile HttpClient client;
 
+    @Inject
     public ProviderHttp(OncepayConfig config) {
-        this.connectTimeout = config.provider().connectTimeout();
-        this.readTimeout = config.provider().readTimeout();
+        this(config.provider().connectTimeout(), config.provider().readTimeout());
+    }
+
+    ProviderHttp(Duration connectTimeout, Duration readTimeout) {
+        this.connectTimeout = connectTimeout;
+        this.readTimeout = readTimeout;
     }
 
     /** {@code base} (an account's URL, with or without a trailing slash) followed by {@code path}. */

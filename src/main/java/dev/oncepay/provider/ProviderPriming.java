@@ -113,7 +113,7 @@ public class ProviderPriming {
         }
 
         /** Reads one request (head and a Content-Length body); returns its path. */
-        private static String readRequest(InputStream in) throws IOException {
+        static String readRequest(InputStream in) throws IOException {
             ByteArrayOutputStream head = new ByteArrayOutputStream();
             int matched = 0;
             while (matched < 4) {
