@@ -83,11 +83,6 @@ class ProviderWireFormatTest {
 
     @Test
     void theGenericPspGetsJson() {
-        Payment payment = payment("sim", "pm_card_visa", "cus_A1");
-
-        psp.sendCharge(endpoint("sim"), payment);
-        psp.sendLookup(endpoint("sim"), payment);
-
         assertEquals(List.of("""
                 POST /v1/charges
                 {accept=application/json, authorization=Bearer sk_wire, content-length=177, content-type=application/json, \
@@ -96,16 +91,11 @@ class ProviderWireFormatTest {
                 "paymentMethod":"pm_card_visa","customer":"cus_A1"}""", """
                 GET /v1/charges?reference=pay_0123456789abcdef4123456789abcdef
                 {accept=application/json, authorization=Bearer sk_wire, content-length=0}
-                """), seen);
+                """), sentBy(psp));
     }
 
     @Test
     void stripeGetsItsFormByteForByte() {
-        Payment payment = payment("stripe", "pm_card_visa", "cus_A1");
-
-        stripe.sendCharge(endpoint("stripe"), payment);
-        stripe.sendLookup(endpoint("stripe"), payment);
-
         assertEquals(List.of("""
                 POST /v1/payment_intents
                 {accept=application/json, authorization=Bearer sk_wire, content-length=294, \
@@ -116,7 +106,17 @@ class ProviderWireFormatTest {
                 &description=Tea%2C+2+%C3%97+250+g%3B+100%25+%5Borganic%5D+%7E*%21%27%28%29-._""", """
                 GET /v1/payment_intents/search?query=metadata%5B%27oncepay_payment_id%27%5D%3A%27pay_0123456789abcdef4123456789abcdef%27
                 {accept=application/json, authorization=Bearer sk_wire, content-length=0, stripe-version=2026-07-29.dahlia}
-                """), seen);
+                """), sentBy(stripe));
+    }
+
+    /** What {@code adapter} sent for a charge and then a lookup (by our payment id) of the same payment. */
+    private List<String> sentBy(ProviderAdapter adapter) {
+        Payment payment = payment(adapter.id(), "pm_card_visa", "cus_A1");
+        adapter.sendCharge(endpoint(adapter.id()), payment);
+        adapter.sendLookup(endpoint(adapter.id()), payment);
+        synchronized (seen) {
+            return List.copyOf(seen);
+        }
     }
 
     private URI url() {
