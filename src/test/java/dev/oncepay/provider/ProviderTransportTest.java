@@ -11,6 +11,7 @@ import dev.oncepay.payment.PaymentInstrument;
 import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.provider.sim.PspAdapter;
+import dev.oncepay.testing.FullListener;
 import dev.oncepay.testing.TestEnvironment;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
@@ -20,7 +21,6 @@ import jakarta.inject.Inject;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
@@ -67,15 +67,11 @@ class ProviderTransportTest {
     }
 
     @Test
-    void aConnectTimeoutIsNeverSent() throws Exception {
-        // A listener whose accept queue is full: the kernel drops further SYNs, so a connect hangs
-        // until the client's connect timeout (the JDK's HttpConnectTimeoutException, no ConnectException).
-        ServerSocket full = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+    void aConnectTimeoutIsNeverSent() {
+        FullListener full = FullListener.open();
         started.add(full);
-        fillAcceptQueue(full);
-        Payment payment = payment();
 
-        ProviderFault fault = assertThrows(ProviderFault.class, () -> calls.charge(psp, endpoint(full.getLocalPort()), payment,
+        ProviderFault fault = assertThrows(ProviderFault.class, () -> calls.charge(psp, endpoint(full.port()), payment(),
                 calls.chargeCall(Duration.ofSeconds(5))));
 
         assertFalse(fault.maybeExecuted(), fault::toString);
@@ -186,20 +182,6 @@ class ProviderTransportTest {
 
         assertEquals(2, provider.connections(), "after a restore, no connection of the snapshot is reused");
         assertEquals(3, provider.requests());
-    }
-
-    /** Connects until the listener's accept queue is full (a connect no longer completes). */
-    private void fillAcceptQueue(ServerSocket listener) throws IOException {
-        for (int i = 0; i < 64; i++) {
-            Socket socket = new Socket();
-            started.add(socket);
-            try {
-                socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), listener.getLocalPort()), 300);
-            } catch (SocketTimeoutException full) {
-                return;
-            }
-        }
-        throw new IllegalStateException("the accept queue never filled");
     }
 
     private ScriptedProvider start(Script script) {
