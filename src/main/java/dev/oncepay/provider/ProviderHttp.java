@@ -19,6 +19,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -42,7 +43,8 @@ import java.util.concurrent.TimeoutException;
  * </ul>
  *
  * <p>Timeouts: {@code connect-timeout} bounds the connect; {@code read-timeout} bounds the wait for
- * the status and headers ({@link HttpRequest#timeout}) and then, again, the wait for the body. The
+ * the status and headers ({@link HttpRequest#timeout}; should it run out while still connecting,
+ * JDK 17 reports a connect timeout, rightly: nothing was sent) and then, again, the wait for the body. The
  * exchange runs asynchronously and the calling thread waits for it, so an interrupt (SmallRye's
  * attempt timeout) ends the wait at once and cancels the exchange, which closes its connection:
  * JDK 17's blocking {@code send} would end on an interrupt too, but a response body read through
@@ -145,7 +147,8 @@ public class ProviderHttp {
         });
         exchange.whenComplete((response, failure) -> {
             if (failure != null) {
-                head.completeExceptionally(failure);
+                head.completeExceptionally(failure instanceof CompletionException wrapped && wrapped.getCause() != null
+                        ? wrapped.getCause() : failure);
             }
         });
         try {
