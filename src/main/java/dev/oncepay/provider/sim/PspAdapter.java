@@ -1,7 +1,7 @@
 package dev.oncepay.provider.sim;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.http.FieldError;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentInstrument;
