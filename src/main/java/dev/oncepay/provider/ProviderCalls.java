@@ -5,7 +5,6 @@ import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.ProviderAccount;
 import io.smallrye.faulttolerance.api.TypedGuard;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.net.ConnectException;
 import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
@@ -193,7 +192,7 @@ public class ProviderCalls {
         try {
             return send.call();
         } catch (RuntimeException transport) {
-            if (causedBy(transport, ConnectException.class)) {
+            if (ProviderHttp.neverSent(transport)) {
                 throw retryOrEnd("connection to the provider failed", false, null, log, transport);
             }
             String detail = "no answer from the provider: " + transport.getClass().getSimpleName();
@@ -262,14 +261,5 @@ public class ProviderCalls {
                 return null;
             }
         }
-    }
-
-    private static boolean causedBy(Throwable error, Class<? extends Throwable> type) {
-        for (Throwable t = error; t != null; t = t.getCause()) {
-            if (type.isInstance(t)) {
-                return true;
-            }
-        }
-        return false;
     }
 }

@@ -23,7 +23,7 @@ import java.util.Locale;
 
 /**
  * The provider half of priming: one charge per adapter through {@link ProviderCalls} — its guards,
- * the fleet breaker's read, the REST client's connection, serialisation and the adapter's reading
+ * the fleet breaker's read, the HTTP client ({@link ProviderHttp}) and its connection, serialisation and the adapter's reading
  * of the answer — against a provider that answers on loopback inside this sandbox. Nothing leaves
  * the sandbox and nothing is written: the account is a priming account whose breaker item never
  * exists, and a successful call writes no breaker state. Without it a restored sandbox's first
@@ -113,7 +113,7 @@ public class ProviderPriming {
         }
 
         /** Reads one request (head and a Content-Length body); returns its path. */
-        private static String readRequest(InputStream in) throws IOException {
+        static String readRequest(InputStream in) throws IOException {
             ByteArrayOutputStream head = new ByteArrayOutputStream();
             int matched = 0;
             while (matched < 4) {

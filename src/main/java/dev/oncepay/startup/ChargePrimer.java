@@ -10,7 +10,6 @@ import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.payment.Transition;
 import dev.oncepay.provider.FleetBreaker;
 import dev.oncepay.provider.ProviderAccounts;
-import dev.oncepay.provider.ProviderClients;
 import dev.oncepay.provider.ProviderOperation;
 import dev.oncepay.provider.ProviderPriming;
 import dev.oncepay.store.Table;
@@ -27,8 +26,7 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
 /**
  * The charge function's path: a {@code GET /payments/{id}} of a payment that cannot exist (one
  * consistent GetItem), a {@code POST /payments} that validation refuses (before any store access),
- * the operator API refusing a caller without identity, the REST clients of the configured provider
- * accounts built, one read of the default account's fleet breaker, and a charge through each
+ * the operator API refusing a caller without identity, one read of the default account's fleet breaker, and a charge through each
  * adapter at a provider that answers on loopback ({@link ProviderPriming}: nothing leaves the
  * sandbox). No Answers metric and no request log line: it calls the handlers below
  * {@code RequestLog}.
@@ -103,7 +101,6 @@ class ChargePrimer implements Primer {
                 Map.of(), null)));
         done.add("GET /admin/payments " + operator);
 
-        done.add("provider clients " + ProviderClients.buildAll(accounts.urls().values()));
         if (found >= 500) {
             // The store did not answer (the handler said so, once): no breaker read and no provider
             // call, whose breaker reads would fail open and count it.

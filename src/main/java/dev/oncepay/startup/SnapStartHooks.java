@@ -3,6 +3,7 @@ package dev.oncepay.startup;
 import dev.oncepay.provider.Jitter;
 import dev.oncepay.config.Secrets;
 import dev.oncepay.provider.FleetBreaker;
+import dev.oncepay.provider.ProviderHttp;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -28,9 +29,11 @@ import org.jboss.logging.Logger;
  * Nothing else needs refreshing: the clock is the system's (no cached instant), payment ids, lease
  * owners and probe ids are {@code UUID.randomUUID()} drawn at each use from {@code SecureRandom}
  * (on Linux NativePRNG, which mixes {@code /dev/urandom}, reseeded in a restored VM, into every
- * draw), and deadlines are taken per call. Connections: priming opens none to a provider (its
- * REST clients are built, not used), and its store requests close theirs ({@link PrimingConnections}),
- * so the snapshot holds no idle connection of its own making.
+ * draw), and deadlines are taken per call. Connections: priming's provider calls go to a loopback
+ * provider that closes each connection, and its store requests close theirs ({@link PrimingConnections}),
+ * so the snapshot holds no idle connection of its own making; the provider HTTP client is dropped
+ * after a restore all the same ({@link ProviderHttp#forgetConnections()}), so that no pooled
+ * connection of the snapshot can ever be reused.
  *
  * <p>The CRaC context holds its resources weakly: the bean (application scoped, so the container
  * holds it) registers itself, and a static field keeps it reachable besides.
@@ -44,12 +47,14 @@ public class SnapStartHooks implements Resource {
     private final Priming priming;
     private final FleetBreaker breaker;
     private final Secrets secrets;
+    private final ProviderHttp providerHttp;
     private final boolean primeAtInit;
 
-    SnapStartHooks(Priming priming, FleetBreaker breaker, Secrets secrets, PrimingConfig config) {
+    SnapStartHooks(Priming priming, FleetBreaker breaker, Secrets secrets, ProviderHttp providerHttp, PrimingConfig config) {
         this.priming = priming;
         this.breaker = breaker;
         this.secrets = secrets;
+        this.providerHttp = providerHttp;
         this.primeAtInit = config.atInit();
     }
 
@@ -69,6 +74,7 @@ public class SnapStartHooks implements Resource {
     @Override
     public void afterRestore(Context<? extends Resource> context) {
         Jitter.reseed();
+        providerHttp.forgetConnections();
         Set<String> forgotten = breaker.forgetReads();
         String reloaded;
         try {
@@ -79,7 +85,7 @@ public class SnapStartHooks implements Resource {
             LOG.warnf("after restore: secrets not reloaded, the snapshot's stay in use: %s", e.getMessage());
             reloaded = "secrets not reloaded";
         }
-        LOG.infof("after restore: jitter reseeded, %d breaker copies dropped, %s", forgotten.size(), reloaded);
+        LOG.infof("after restore: jitter reseeded, provider connections dropped, %d breaker copies dropped, %s", forgotten.size(), reloaded);
     }
 
     /** Whether these are the hooks registered with the CRaC context (for tests). */

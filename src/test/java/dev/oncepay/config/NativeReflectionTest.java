@@ -7,7 +7,6 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.AnnotatedElement;
 import java.lang.reflect.Method;
-import java.lang.reflect.Parameter;
 import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
 import java.lang.reflect.RecordComponent;
@@ -15,14 +14,12 @@ import java.util.Arrays;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Stream;
-import org.eclipse.microprofile.rest.client.inject.RegisterRestClient;
 import org.junit.jupiter.api.Test;
 
 /**
  * A native image only finds by reflection what was registered, and the miss shows only in a
  * native run. So the rule is checked here, in every JVM build: each class that Jackson binds
- * (it carries Jackson annotations, is a {@code @Funq} parameter or result, or a REST client
- * body), and each of our records such a class holds, is a target of {@link NativeReflection}.
+ * (it carries Jackson annotations or is a {@code @Funq} parameter or result), and each of our records such a class holds, is a target of {@link NativeReflection}.
  */
 class NativeReflectionTest {
 
@@ -42,13 +39,6 @@ class NativeReflectionTest {
                 if (method.isAnnotationPresent(Funq.class)) {
                     addOurs(needed, method.getGenericReturnType());
                     Arrays.stream(method.getGenericParameterTypes()).forEach(p -> addOurs(needed, p));
-                }
-                if (type.isAnnotationPresent(RegisterRestClient.class)) {
-                    for (Parameter parameter : method.getParameters()) {
-                        if (parameter.getAnnotations().length == 0) {
-                            addOurs(needed, parameter.getParameterizedType());
-                        }
-                    }
                 }
             }
         }

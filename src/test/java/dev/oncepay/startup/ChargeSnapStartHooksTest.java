@@ -93,7 +93,6 @@ class ChargeSnapStartHooksTest {
         assertEquals("GET /payments/{id} 404", done.get(0));
         assertEquals("POST /payments 400", done.get(1));
         assertTrue(done.get(2).matches("GET /admin/payments 40[13]"), done.get(2));
-        assertTrue(done.stream().anyMatch(s -> s.startsWith("provider clients ")), done.toString());
         // Each adapter charged the loopback provider and read its answer: the whole provider path ran.
         assertTrue(done.contains("provider calls [sim SUCCEEDED, stripe SUCCEEDED]"), done.toString());
         assertTrue(done.contains("writes refused UpdateItem, PutItem"), done.toString());

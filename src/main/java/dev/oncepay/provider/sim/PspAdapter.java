@@ -1,7 +1,7 @@
 package dev.oncepay.provider.sim;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.http.FieldError;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentInstrument;
@@ -9,13 +9,14 @@ import dev.oncepay.provider.AccountEndpoint;
 import dev.oncepay.provider.ChargeResult;
 import dev.oncepay.provider.FoundCharge;
 import dev.oncepay.provider.ProviderAdapter;
-import dev.oncepay.provider.ProviderClients;
 import dev.oncepay.provider.ProviderCalls;
+import dev.oncepay.provider.ProviderHttp;
 import dev.oncepay.provider.ProviderReply;
 import dev.oncepay.provider.ReplyClass;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The generic REST PSP (provider id {@code sim}, design §4): JSON {@code POST /v1/charges} and
@@ -26,11 +27,11 @@ public class PspAdapter implements ProviderAdapter {
     public static final String ID = "sim";
 
     private final ObjectMapper json;
-    private final ProviderClients<PspApi> clients;
+    private final ProviderHttp http;
 
-    public PspAdapter(ObjectMapper json, OncepayConfig config) {
+    public PspAdapter(ObjectMapper json, ProviderHttp http) {
         this.json = json;
-        this.clients = new ProviderClients<>(PspApi.class, config);
+        this.http = http;
     }
 
     @Override
@@ -47,14 +48,21 @@ public class PspAdapter implements ProviderAdapter {
     public ProviderReply sendCharge(AccountEndpoint endpoint, Payment payment) {
         PspChargeRequest body = new PspChargeRequest(payment.amount(), payment.currency(), payment.id(),
                 payment.reference(), payment.instrument().paymentMethod(), payment.instrument().customer());
-        return ProviderReply.exchange(() -> clients.at(endpoint.baseUrl()).charge(bearer(endpoint),
-                payment.providerIdempotencyKey(), body));
+        String serialized;
+        try {
+            serialized = json.writeValueAsString(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a charge request that Jackson cannot write", e);
+        }
+        return http.post(ProviderHttp.resolve(endpoint.baseUrl(), "/v1/charges"),
+                Map.of("Authorization", bearer(endpoint), "Idempotency-Key", payment.providerIdempotencyKey()),
+                "application/json", serialized);
     }
 
     @Override
     public ProviderReply sendLookup(AccountEndpoint endpoint, Payment payment) {
-        return ProviderReply.exchange(() -> clients.at(endpoint.baseUrl()).chargesByReference(bearer(endpoint),
-                payment.id()));
+        return http.get(ProviderHttp.resolve(endpoint.baseUrl(), "/v1/charges?reference=" + ProviderHttp.encoded(payment.id())),
+                Map.of("Authorization", bearer(endpoint)));
     }
 
     /**
