@@ -30,7 +30,7 @@ import java.util.stream.Stream;
 
 /**
  * A dynamic AppCDS archive per function, so that its sandboxes map the classes their init loads
- * (Quarkus, the AWS SDK, Vert.x, the app: thousands) instead of loading and verifying each again.
+ * (Quarkus, the AWS SDK, the app: thousands) instead of loading and verifying each again.
  * A training sandbox of the function (the sandboxes' own flags plus
  * {@code -XX:ArchiveClassesAtExit}, and {@value #PRIMING_AT_INIT}{@code =true} so the app runs its
  * request path during init) is stopped with SIGTERM as soon as it polls for its first invocation;
