@@ -88,6 +88,10 @@ public class OncepayStack extends Stack {
             "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem");
     /** Indexes are only queried: reconcile the sweep and attention indexes, charge (the operator's listing) attention. */
     public static final List<String> INDEX_ACTIONS = List.of("dynamodb:Query");
+    /** The merchants' API: behind the JWT authorizer (the tenant is a claim), served by the charge function. */
+    public static final List<String> MERCHANT_ROUTES = List.of(
+            "POST /payments", "GET /payments/{id}",
+            "POST /wallets/{walletId}/credits", "POST /wallets/{walletId}/debits", "GET /wallets/{walletId}");
     /** The operator API: IAM-authorized, served by the charge function (it holds what resolving needs). */
     public static final List<String> ADMIN_ROUTES = List.of(
             "GET /admin/payments", "GET /admin/payments/{id}", "POST /admin/payments/{id}/resolve");
@@ -313,14 +317,14 @@ public class OncepayStack extends Stack {
                         .identitySource(List.of("$request.header.Authorization"))
                         .build());
         HttpLambdaIntegration charge = integration(DeploymentSettings.FUNCTION_CHARGE);
-        route(api, HttpMethod.POST, "/payments", charge, jwt);
-        route(api, HttpMethod.GET, "/payments/{id}", charge, jwt);
-        route(api, HttpMethod.POST, "/webhooks/{provider}", integration(DeploymentSettings.FUNCTION_WEBHOOK),
+        for (String merchantRoute : MERCHANT_ROUTES) {
+            route(api, merchantRoute, charge, jwt);
+        }
+        route(api, "POST /webhooks/{provider}", integration(DeploymentSettings.FUNCTION_WEBHOOK),
                 new HttpNoneAuthorizer());
         HttpIamAuthorizer iam = new HttpIamAuthorizer();
         for (String adminRoute : ADMIN_ROUTES) {
-            String[] methodAndPath = adminRoute.split(" ");
-            route(api, HttpMethod.valueOf(methodAndPath[0]), methodAndPath[1], charge, iam);
+            route(api, adminRoute, charge, iam);
         }
         Role operator = operatorRole(settings, api);
         // IAM lets any principal allowed execute-api:Invoke through (HTTP APIs have no resource
@@ -447,11 +451,13 @@ public class OncepayStack extends Stack {
                         .build());
     }
 
-    private static void route(HttpApi api, HttpMethod method, String path, HttpLambdaIntegration integration,
+    /** @param routeKey method and path, e.g. {@code GET /payments/{id}} */
+    private static void route(HttpApi api, String routeKey, HttpLambdaIntegration integration,
             IHttpRouteAuthorizer authorizer) {
+        String[] methodAndPath = routeKey.split(" ");
         api.addRoutes(AddRoutesOptions.builder()
-                .path(path)
-                .methods(List.of(method))
+                .path(methodAndPath[1])
+                .methods(List.of(HttpMethod.valueOf(methodAndPath[0])))
                 .integration(integration)
                 .authorizer(authorizer)
                 .build());

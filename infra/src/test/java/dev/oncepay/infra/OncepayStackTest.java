@@ -404,22 +404,27 @@ class OncepayStackTest {
     // --- The HTTP API ------------------------------------------------------------------------
 
     /**
-     * Merchants' routes take a JWT, webhooks their signature, and the operator's routes IAM (SigV4)
+     * Merchants' routes (payments and wallets) take a JWT, webhooks their signature, and the operator's routes IAM (SigV4)
      * only: a merchant's token is no credential there, so it never reaches the function.
      */
     @Test
-    void publicRoutesNeedAJwtWebhooksTheirSignatureAndAdminRoutesIam() {
+    void merchantRoutesNeedAJwtWebhooksTheirSignatureAndAdminRoutesIam() {
         String authorizer = synth.id("AWS::ApiGatewayV2::Authorizer", "ApiJwtAuthorizer");
         Map<String, Map<String, Object>> routes = routes(synth);
 
-        Set<String> expected = new TreeSet<>(Set.of("POST /payments", "GET /payments/{id}", "POST /webhooks/{provider}"));
+        Set<String> expected = new TreeSet<>(Set.of("POST /webhooks/{provider}"));
+        expected.addAll(OncepayStack.MERCHANT_ROUTES);
         expected.addAll(OncepayStack.ADMIN_ROUTES);
         assertEquals(expected, routes.keySet());
+        assertEquals(Set.of("POST /payments", "GET /payments/{id}", "POST /wallets/{walletId}/credits",
+                "POST /wallets/{walletId}/debits", "GET /wallets/{walletId}"), Set.copyOf(OncepayStack.MERCHANT_ROUTES));
         assertEquals(Set.of("GET /admin/payments", "GET /admin/payments/{id}", "POST /admin/payments/{id}/resolve"),
                 Set.copyOf(OncepayStack.ADMIN_ROUTES));
-        for (String payments : List.of("POST /payments", "GET /payments/{id}")) {
-            assertEquals("JWT", routes.get(payments).get("AuthorizationType"), payments);
-            assertEquals(ref(authorizer), routes.get(payments).get("AuthorizerId"), payments);
+        for (String merchant : OncepayStack.MERCHANT_ROUTES) {
+            // Payments and wallets alike: the tenant is the token's claim, and the charge function serves them.
+            assertEquals("JWT", routes.get(merchant).get("AuthorizationType"), merchant);
+            assertEquals(ref(authorizer), routes.get(merchant).get("AuthorizerId"), merchant);
+            assertEquals(routes.get("POST /payments").get("Target"), routes.get(merchant).get("Target"), merchant);
         }
         assertEquals("NONE", routes.get("POST /webhooks/{provider}").get("AuthorizationType"));
         assertFalse(routes.get("POST /webhooks/{provider}").containsKey("AuthorizerId"));
