@@ -19,7 +19,8 @@ import org.junit.jupiter.api.Timeout;
  * The quick benchmark ({@code ./drill.sh --bench-quick}) end to end through the real local run:
  * bench.json carries every figure, each from a run that really happened — never a timing asserted,
  * only presence, sane signs and the exact counts (a killed sandbox's next request answered 201, a
- * first charge one provider call, its replay none).
+ * first charge one provider call, its replay none; each wallet operation's DynamoDB requests; the hot
+ * wallet's balance down by exactly the debits answered 201).
  */
 @Tag("local-run")
 class BenchSmokeTest {
@@ -34,7 +35,7 @@ class BenchSmokeTest {
         BenchOptions quick = BenchOptions.quick();
         BenchOptions options = new BenchOptions(quick.coldRepeats(), quick.killRepeats(), quick.latencyRequests(),
                 quick.warmup(), quick.throughputDuration(), quick.throughputClients(), quick.throughputSandboxes(),
-                quick.providerLatency(), root.resolve("target/bench-test"), app);
+                quick.providerLatency(), quick.hotWalletDuration(), root.resolve("target/bench-test"), app);
 
         Bench.Outcome outcome = Bench.run(options, System.out);
 
@@ -79,6 +80,31 @@ class BenchSmokeTest {
             assertTrue(costs.path(replay).path("replayed").asBoolean(), costs.toString());
             assertEquals(0, costs.path(replay).path("dynamo").path("webhook").path("total").asInt(), costs.toString());
         }
+
+        JsonNode wallet = f.path("requestsPerWalletOperation");
+        for (String operation : List.of("firstCredit", "credit", "debit", "debitReplay", "insufficientFunds",
+                "insufficientFundsReplay", "get")) {
+            JsonNode dynamo = wallet.path(operation).path("dynamo");
+            assertTrue(dynamo.path("charge").path("total").asInt() >= 1, operation + ": " + wallet);
+            assertEquals(0, dynamo.path("webhook").path("total").asInt() + dynamo.path("reconcile").path("total").asInt(),
+                    operation + " is the charge function's alone: " + wallet);
+            assertEquals(0, wallet.path(operation).path("providerCharges").asInt(), operation + " never reaches the provider");
+        }
+        assertTrue(wallet.path("debitReplay").path("replayed").asBoolean(), wallet.toString());
+        assertTrue(wallet.path("insufficientFundsReplay").path("replayed").asBoolean(), wallet.toString());
+
+        JsonNode hot = f.path("hotWallet");
+        for (String side : List.of("oneWallet", "spread")) {
+            assertTrue(hot.path(side).path("debits").asInt() > 0, side + ": " + hot);
+            assertTrue(hot.path(side).path("perSecond").asDouble() > 0, side + ": " + hot);
+            assertEquals(0, hot.path(side).path("failures").asInt(), "every debit is covered: " + hot);
+            assertTrue(hot.path(side).path("dynamoPerDebit").asDouble() >= 1, side + ": " + hot);
+        }
+        assertEquals(1, hot.path("oneWallet").path("wallets").asInt());
+        assertEquals(Bench.SPREAD_WALLETS, hot.path("spread").path("wallets").asInt());
+        // Each debit answered 201 took exactly its amount from its wallet: none lost, none applied twice.
+        assertEquals(hot.path("debitsAnswered201").asLong(), hot.path("balanceDebited").asLong(), hot.toString());
+        assertTrue(outcome.table().contains("Hot wallet"), outcome.table());
 
         Set<String> sandboxes = new TreeSet<>();
         for (JsonNode r : f.path("rss")) {
