@@ -43,6 +43,8 @@ final class Measurements {
     Map<String, Long> protectionMetrics = Map.of();
     /** The provider's own request counts around the outage, or null without one. */
     FaultSchedule.OutageStats outageStats;
+    /** The wallets' verdict (issue 13). */
+    WalletAudit.Verdict wallets;
     boolean naiveRan;
     long naiveDurationMs;
     int naiveDoubleCharges;
