@@ -165,6 +165,7 @@ public final class Drill {
             long loggedCalls0 = run.loggedProviderChargeCalls.get();
             int lookups0 = tap.lookupRequests();
             Map<String, Integer> dynamo0 = storeTap.dynamoRequests();
+            Map<String, Integer> conditionsFailed0 = storeTap.conditionsFailed();
             Recorder recorder = new Recorder();
             List<Workload.Plan> plans = Workload.generate(options.payments(), options.seed(), options.stripe());
             if (options.slowAccount() != null) {
@@ -242,6 +243,7 @@ public final class Drill {
             m.providerLookups = tap.lookupRequests() - lookups0;
             // The verdict's own reads go to dynalite directly: what the tap saw is the functions' work.
             m.dynamoRequests = WireTap.since(dynamo0, storeTap.dynamoRequests());
+            m.dynamoConditionsFailed = WireTap.since(conditionsFailed0, storeTap.conditionsFailed());
             m.authentications = prompt.outcomes();
             Set<String> shown = prompt.shown();
             m.awaitingNeverShown = (int) settled.awaitingCustomer().stream().filter(id -> !shown.contains(id)).count();

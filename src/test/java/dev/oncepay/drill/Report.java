@@ -112,7 +112,8 @@ final class Report {
         m.dynamoRequests.forEach((operation, n) -> byOperation.append(byOperation.length() == 0 ? "" : ", ")
                 .append(operation).append(' ').append(String.format(Locale.ROOT, "%.2f", n / (double) o.payments())));
         l.addAll(wrap(String.format(Locale.ROOT, "DynamoDB requests per payment (every function, workload and settle, SDK"
-                + " retries included; at the wire): %.2f (%d: %s)", dynamo / (double) o.payments(), dynamo, byOperation), 110));
+                + " retries included; at the wire; wallet operations too): %.2f (%d: %s); conditions failed %s",
+                dynamo / (double) o.payments(), dynamo, byOperation, m.dynamoConditionsFailed), 110));
         l.addAll(wrap("fleet breakers (the functions' own log lines): transitions " + m.breakerTransitions, 110));
         l.addAll(wrap("fleet protection (the functions' own metrics, summed): " + m.protectionMetrics, 110));
         if (m.outageStats != null) {
