@@ -543,6 +543,12 @@ public final class Bench {
         hot.set("oneWallet", debits(run, wallets.subList(0, 1), options.hotWalletDuration()));
         run.awaitQuiet(Duration.ofSeconds(60));
         hot.set("spread", debits(run, wallets, options.hotWalletDuration()));
+        // What the load cost beyond an uncontended debit's requests: writes that lost a race, tried again.
+        long uncontended = total(figures.path("requestsPerWalletOperation"), "debit");
+        for (String side : List.of("oneWallet", "spread")) {
+            ObjectNode s = (ObjectNode) hot.path(side);
+            s.put("beyondUncontendedPerDebit", round(s.path("dynamoPerDebit").asDouble() - uncontended));
+        }
         long debited = 0;
         for (String wallet : wallets) {
             JsonNode w = run.wallet(wallet).json();
