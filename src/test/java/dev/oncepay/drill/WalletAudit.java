@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
@@ -51,51 +52,74 @@ final class WalletAudit {
         }
     }
 
-    /** A wallet in the table: its balance and its entries' signed amounts, by operation id. */
-    record StoredWallet(long balance, Map<String, Long> signedAmountByOperation) {
+    /** An applied operation in the table: what it did to the balance, and the reference it carried. */
+    record StoredEntry(long signedAmount, String reference) {
     }
 
-    // The wallet items' layout in the table (the wallet package's items): a wallet item holds the
-    // balance, an entry item one applied operation, a key item the operation id its key fixed.
+    /** A wallet in the table: its balance, and its applied operations by operation id. */
+    record StoredWallet(long balance, Map<String, StoredEntry> entries) {
+        long sum() {
+            return entries.values().stream().mapToLong(StoredEntry::signedAmount).sum();
+        }
+    }
+
+    // The wallet items' layout (the wallet package's WalletStore): the wallet item holds the balance
+    // and a marker per recent operation (a map under "m#<operation id>"); each operation's own item,
+    // written after its marker, outlives the marker's pruning. An entry exists as either.
     static final String KIND_WALLET = "wallet";
-    static final String KIND_ENTRY = "walletEntry";
+    static final String KIND_OPERATION = "walletOperation";
     static final String WALLET_ID = "walletId";
     static final String BALANCE = "balance";
     static final String ENTRY_KIND = "entryKind";
-    static final String OPERATION_ID = "operationId";
+    static final String OUTCOME = "outcome";
+    static final String MARKER = "m#";
+    static final String OPERATION_PREFIX = "wop#";
+    static final String APPLIED = "applied";
 
     private WalletAudit() {
     }
 
-    /** A wallet's or an entry's item (the scan hands these here; key items stay the Oracle's). */
+    /** A wallet's or a wallet operation's item (the scan hands these here; key items stay the Oracle's). */
     static boolean isWalletItem(Map<String, AttributeValue> item) {
         String kind = Attr.string(item, Table.KIND);
-        return KIND_WALLET.equals(kind) || KIND_ENTRY.equals(kind);
+        return KIND_WALLET.equals(kind) || KIND_OPERATION.equals(kind);
     }
 
-    /** The table's wallets by {@code <tenant>/<walletId>}: balances, and entries by operation id. */
+    /**
+     * The table's wallets by {@code <tenant>/<walletId>}: balances, and the applied operations
+     * from their own items and from the markers still on the wallet item (a run that died after
+     * its marker and before the operation's item, whose key nobody asked again, leaves only the
+     * marker: an entry all the same, as the API shows it).
+     */
     static Map<String, StoredWallet> stored(List<Map<String, AttributeValue>> items) {
         Map<String, Long> balances = new HashMap<>();
-        Map<String, Map<String, Long>> entries = new HashMap<>();
+        Map<String, Map<String, StoredEntry>> entries = new HashMap<>();
         for (Map<String, AttributeValue> item : items) {
             String wallet = Attr.string(item, Table.TENANT) + "/" + Attr.string(item, WALLET_ID);
+            Map<String, StoredEntry> of = entries.computeIfAbsent(wallet, k -> new HashMap<>());
             if (KIND_WALLET.equals(Attr.string(item, Table.KIND))) {
-                balances.put(wallet, Long.parseLong(item.get(BALANCE).n()));
-            } else {
-                long amount = Long.parseLong(item.get(Table.AMOUNT).n());
-                Long earlier = entries.computeIfAbsent(wallet, k -> new HashMap<>()).put(
-                        Attr.string(item, OPERATION_ID), "debit".equals(Attr.string(item, ENTRY_KIND)) ? -amount : amount);
-                if (earlier != null) {
-                    // Two items for one operation: keep both in the sum, so the wallet shows unbalanced.
-                    entries.get(wallet).put(Attr.string(item, OPERATION_ID) + "#again" + entries.get(wallet).size(), earlier);
-                }
+                // A debit refused on a wallet never credited leaves an item without a balance.
+                balances.put(wallet, item.containsKey(BALANCE) ? Long.parseLong(item.get(BALANCE).n()) : 0);
+                item.forEach((name, value) -> {
+                    Map<String, AttributeValue> m = value.m();
+                    if (name.startsWith(MARKER) && APPLIED.equals(Attr.string(m, OUTCOME))) {
+                        of.putIfAbsent(name.substring(MARKER.length()), entry(Attr.string(m, "kind"),
+                                Long.parseLong(m.get(Table.AMOUNT).n()), Attr.string(m, Table.REFERENCE)));
+                    }
+                });
+            } else if (APPLIED.equals(Attr.string(item, OUTCOME))) {
+                of.put(Attr.string(item, Table.PK).substring(OPERATION_PREFIX.length()), entry(
+                        Attr.string(item, ENTRY_KIND), Long.parseLong(item.get(Table.AMOUNT).n()),
+                        Attr.string(item, Table.REFERENCE)));
             }
         }
         Map<String, StoredWallet> result = new HashMap<>();
-        balances.forEach((wallet, balance) -> result.put(wallet, new StoredWallet(balance,
-                entries.getOrDefault(wallet, Map.of()))));
-        entries.forEach((wallet, e) -> result.putIfAbsent(wallet, new StoredWallet(0, e)));
+        entries.forEach((wallet, e) -> result.put(wallet, new StoredWallet(balances.getOrDefault(wallet, 0L), e)));
         return result;
+    }
+
+    private static StoredEntry entry(String kind, long amount, String reference) {
+        return new StoredEntry("debit".equals(kind) ? -amount : amount, reference);
     }
 
     /**
@@ -118,9 +142,11 @@ final class WalletAudit {
             WalletClient.Wallet w = client.read(tenant, walletId);
             StoredWallet s = stored.get(wallet);
             if (w == null) {
-                if (s != null) {
+                // Never credited (404): in the table at most an item refused debits left, nothing applied.
+                if (s != null && (s.balance() != 0 || !s.entries().isEmpty())) {
                     unbalanced++;
-                    details.add("WALLET " + wallet + ": in the table (balance " + s.balance() + "), 404 through the API");
+                    details.add("WALLET " + wallet + ": in the table (balance " + s.balance() + ", " + s.entries().size()
+                            + " entries), 404 through the API");
                 }
                 continue;
             }
@@ -149,28 +175,25 @@ final class WalletAudit {
                 details.add("UNBALANCED " + wallet + ": balance " + w.balance() + ", its " + w.entries().size()
                         + " entries sum to " + sum);
             }
-            if (ids.size() != w.entries().size()) {
-                appliedTwice++;
-                details.add("ENTRY LISTED TWICE " + wallet + ": " + w.entries().size() + " entries, " + ids.size() + " ids");
-            }
             if (s == null) {
                 unbalanced++;
                 details.add("WALLET " + wallet + ": through the API, not in the table");
-            } else {
-                long storedSum = s.signedAmountByOperation().values().stream().mapToLong(Long::longValue).sum();
-                if (s.balance() != storedSum || s.balance() != w.balance()
-                        || s.signedAmountByOperation().size() != w.entries().size()) {
-                    unbalanced++;
-                    details.add("UNBALANCED " + wallet + " in the table: balance " + s.balance() + ", "
-                            + s.signedAmountByOperation().size() + " entries summing to " + storedSum + "; the API shows "
-                            + w.balance() + " and " + w.entries().size() + " entries");
-                }
+                s = new StoredWallet(0, Map.of());
+            } else if (s.balance() != s.sum() || s.balance() != w.balance() || !s.entries().keySet().equals(ids)) {
+                unbalanced++;
+                details.add("UNBALANCED " + wallet + " in the table: balance " + s.balance() + ", " + s.entries().size()
+                        + " entries summing to " + s.sum() + "; the API shows " + w.balance() + " and "
+                        + w.entries().size() + " entries");
             }
-            for (Map.Entry<String, List<JsonNode>> e : byReference.entrySet()) {
+            // One reference is one key: its operations, as the API lists them and as the table holds them.
+            Map<String, Set<String>> operationsByReference = new TreeMap<>();
+            byReference.forEach((reference, listed) -> listed.forEach(e -> operationsByReference
+                    .computeIfAbsent(reference, k -> new TreeSet<>()).add(e.path("id").asText())));
+            s.entries().forEach((id, e) -> operationsByReference.computeIfAbsent(e.reference(), k -> new TreeSet<>()).add(id));
+            for (Map.Entry<String, Set<String>> e : operationsByReference.entrySet()) {
                 if (e.getValue().size() > 1) {
                     appliedTwice += e.getValue().size() - 1;
-                    details.add("APPLIED TWICE " + wallet + ": reference " + e.getKey() + " has " + e.getValue().size()
-                            + " entries " + e.getValue().stream().map(n -> n.path("id").asText()).toList());
+                    details.add("APPLIED TWICE " + wallet + ": reference " + e.getKey() + " has entries " + e.getValue());
                 }
             }
         }

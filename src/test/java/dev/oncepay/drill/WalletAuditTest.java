@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.oncepay.store.Table;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.http.HttpClient;
@@ -15,6 +16,7 @@ import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
  * The wallet verdict on made-up evidence: a stand-in API over real HTTP serves a wallet in two pages
@@ -83,7 +85,17 @@ class WalletAuditTest {
         entries.add(entry("wop_b", "debit", 300, "wop_t_1", 700));
         entries.add(entry("wop_a", "credit", 1000, "wop_t_0", 1000));
         balance = 700;
-        table.put(TENANT + "/" + WALLET, new WalletAudit.StoredWallet(700, Map.of("wop_a", 1000L, "wop_b", -300L)));
+        table.put(TENANT + "/" + WALLET, stored(700, "wop_a", 1000, "wop_t_0", "wop_b", -300, "wop_t_1"));
+    }
+
+    /** The table's view: a balance and (operation id, signed amount, reference) triples. */
+    private static WalletAudit.StoredWallet stored(long balance, Object... entries) {
+        Map<String, WalletAudit.StoredEntry> byId = new HashMap<>();
+        for (int i = 0; i < entries.length; i += 3) {
+            byId.put((String) entries[i], new WalletAudit.StoredEntry(((Number) entries[i + 1]).longValue(),
+                    (String) entries[i + 2]));
+        }
+        return new WalletAudit.StoredWallet(balance, byId);
     }
 
     private WalletAudit.Verdict judge() throws Exception {
@@ -114,8 +126,8 @@ class WalletAuditTest {
         consistentWallet();
         entries.add(0, entry("wop_c", "debit", 300, "wop_t_1", 400));
         balance = 400;
-        table.put(TENANT + "/" + WALLET, new WalletAudit.StoredWallet(400,
-                Map.of("wop_a", 1000L, "wop_b", -300L, "wop_c", -300L)));
+        table.put(TENANT + "/" + WALLET, stored(400, "wop_a", 1000, "wop_t_0", "wop_b", -300,
+                "wop_t_1", "wop_c", -300, "wop_t_1"));
         WalletAudit.Verdict v = judge();
         assertEquals(1, v.appliedTwice(), v.details().toString());
         assertEquals(1, v.mismatches(), v.details().toString());
@@ -128,8 +140,8 @@ class WalletAuditTest {
         answered(operation(4, WalletWorkload.Kind.DEBIT, 100), 402, null);
         entries.add(0, entry("wop_d", "debit", 100, "wop_t_4", 600));
         balance = 600;
-        table.put(TENANT + "/" + WALLET, new WalletAudit.StoredWallet(600,
-                Map.of("wop_a", 1000L, "wop_b", -300L, "wop_d", -100L)));
+        table.put(TENANT + "/" + WALLET, stored(600, "wop_a", 1000, "wop_t_0", "wop_b", -300,
+                "wop_t_1", "wop_d", -100, "wop_t_4"));
         WalletAudit.Verdict v = judge();
         assertEquals(1, v.answeredWithoutEntry(), v.details().toString());
         assertEquals(1, v.refusedButApplied(), v.details().toString());
@@ -145,6 +157,51 @@ class WalletAuditTest {
         WalletAudit.Verdict v = judge();
         assertEquals(2, v.negative(), "the balance and the entry's balance after it: " + v.details());
         assertEquals(1, v.unbalanced(), "the table still shows 700: " + v.details());
+    }
+
+    /**
+     * The table as the wallet store writes it: an operation's own item, its marker on the wallet
+     * item (the same entry, counted once), a marker alone (a run died before the item), a refused
+     * debit's marker and item (no entry), and a wallet item refused debits alone left (no balance).
+     */
+    @Test
+    void theTableViewCountsEachAppliedOperationOnceFromItsItemOrItsMarker() {
+        Map<String, AttributeValue> wallet = new HashMap<>();
+        wallet.put(Table.PK, AttributeValue.fromS("wallet#abc"));
+        wallet.put(Table.KIND, AttributeValue.fromS("wallet"));
+        wallet.put(Table.TENANT, AttributeValue.fromS(TENANT));
+        wallet.put("walletId", AttributeValue.fromS(WALLET));
+        wallet.put("balance", AttributeValue.fromN("700"));
+        wallet.put("m#wop_a", marker("credit", "applied", 1000, "wop_t_0"));
+        wallet.put("m#wop_b", marker("debit", "applied", 300, "wop_t_1"));
+        wallet.put("m#wop_r", marker("debit", "refused", 5000, "wop_t_2"));
+        Map<String, AttributeValue> lonely = new HashMap<>(Map.of(Table.PK, AttributeValue.fromS("wallet#def"),
+                Table.KIND, AttributeValue.fromS("wallet"), Table.TENANT, AttributeValue.fromS("merchant-b"),
+                "walletId", AttributeValue.fromS(WALLET), "m#wop_x", marker("debit", "refused", 5, "wop_t_9")));
+
+        Map<String, WalletAudit.StoredWallet> stored = WalletAudit.stored(List.of(wallet, lonely,
+                operation("wop_a", "credit", "applied", 1000, "wop_t_0"),
+                operation("wop_r", "debit", "refused", 5000, "wop_t_2")));
+
+        WalletAudit.StoredWallet w = stored.get(TENANT + "/" + WALLET);
+        assertEquals(700, w.balance());
+        assertEquals(Map.of("wop_a", new WalletAudit.StoredEntry(1000, "wop_t_0"),
+                "wop_b", new WalletAudit.StoredEntry(-300, "wop_t_1")), w.entries());
+        assertEquals(700, w.sum());
+        assertEquals(new WalletAudit.StoredWallet(0, Map.of()), stored.get("merchant-b/" + WALLET));
+    }
+
+    private static AttributeValue marker(String kind, String outcome, long amount, String reference) {
+        return AttributeValue.fromM(Map.of("kind", AttributeValue.fromS(kind), "outcome", AttributeValue.fromS(outcome),
+                "amount", AttributeValue.fromN(Long.toString(amount)), "reference", AttributeValue.fromS(reference)));
+    }
+
+    private static Map<String, AttributeValue> operation(String id, String kind, String outcome, long amount,
+            String reference) {
+        return Map.of(Table.PK, AttributeValue.fromS("wop#" + id), Table.KIND, AttributeValue.fromS("walletOperation"),
+                Table.TENANT, AttributeValue.fromS(TENANT), "walletId", AttributeValue.fromS(WALLET),
+                "entryKind", AttributeValue.fromS(kind), "outcome", AttributeValue.fromS(outcome),
+                Table.AMOUNT, AttributeValue.fromN(Long.toString(amount)), Table.REFERENCE, AttributeValue.fromS(reference));
     }
 
     @Test
