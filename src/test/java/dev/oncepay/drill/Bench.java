@@ -488,6 +488,12 @@ public final class Bench {
 
     /** The most one credit may carry (the amount limit payments have too). */
     static final long MAX_CREDIT = 99_999_999L;
+    /**
+     * What {@link #requestsPerWalletOperation} counts: a new wallet's first credit, a credit, a
+     * debit and its replay, a debit the balance does not cover ({@code 402}) and its replay, a GET.
+     */
+    static final List<String> WALLET_OPERATIONS = List.of("firstCredit", "credit", "debit", "debitReplay",
+            "insufficientFunds", "insufficientFundsReplay", "get");
     /** Wallets of the contrast load: the same clients spread over this many wallets. */
     static final int SPREAD_WALLETS = 8;
 

@@ -79,16 +79,8 @@ final class BenchReport {
         }
         lines.add("Requests per wallet operation (the charge function's DynamoDB requests at the store proxy):");
         JsonNode wallet = f.path("requestsPerWalletOperation");
-        for (Map.Entry<String, String> c : List.of(
-                Map.entry("firstCredit", "first credit (a new wallet)"),
-                Map.entry("credit", "credit"),
-                Map.entry("debit", "debit"),
-                Map.entry("debitReplay", "debit replayed"),
-                Map.entry("insufficientFunds", "debit refused (402)"),
-                Map.entry("insufficientFundsReplay", "402 replayed"),
-                Map.entry("get", "GET /wallets/{id}"))) {
-            lines.add(String.format("  %-38s %s", c.getValue(), counts(wallet.path(c.getKey()).path("dynamo").path("charge"))));
-        }
+        Bench.WALLET_OPERATIONS.forEach(operation -> lines.add(String.format("  %-24s %s", operation,
+                counts(wallet.path(operation).path("dynamo").path("charge")))));
         JsonNode hot = f.path("hotWallet");
         lines.add(String.format(Locale.ROOT, "Hot wallet, %d clients, %d charge sandboxes, debits of 1 under distinct keys,"
                 + " %s s each:", hot.path("clients").asInt(), hot.path("chargeSandboxes").asInt(), hot.path("seconds").asText()));

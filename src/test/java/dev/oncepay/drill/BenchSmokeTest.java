@@ -82,8 +82,7 @@ class BenchSmokeTest {
         }
 
         JsonNode wallet = f.path("requestsPerWalletOperation");
-        for (String operation : List.of("firstCredit", "credit", "debit", "debitReplay", "insufficientFunds",
-                "insufficientFundsReplay", "get")) {
+        for (String operation : Bench.WALLET_OPERATIONS) {
             JsonNode dynamo = wallet.path(operation).path("dynamo");
             assertTrue(dynamo.path("charge").path("total").asInt() >= 1, operation + ": " + wallet);
             assertEquals(0, dynamo.path("webhook").path("total").asInt() + dynamo.path("reconcile").path("total").asInt(),

@@ -31,7 +31,9 @@ class WalletAuditTest {
     /** The entries the stand-in API lists, newest first, and the balance it shows. */
     private final List<String> entries = new ArrayList<>();
     private long balance;
-    private final Map<String, WalletAudit.StoredWallet> table = new HashMap<>();
+    /** The table's view of the wallet: its balance and its applied operations. */
+    private long storedBalance;
+    private final Map<String, WalletAudit.StoredEntry> stored = new HashMap<>();
     private final List<WalletRecord> records = new ArrayList<>();
 
     @BeforeEach
@@ -77,30 +79,27 @@ class WalletAuditTest {
                 status == 201 ? "{\"entry\":{\"id\":\"" + entryId + "\"}}" : "{\"status\":402}"));
     }
 
+    /** An operation applied as it should be: its entry listed first by the API and held by the table, both balances moved. */
+    private void applied(String id, String kind, long amount, String reference) {
+        long signed = kind.equals("debit") ? -amount : amount;
+        balance += signed;
+        storedBalance += signed;
+        entries.add(0, entry(id, kind, amount, reference, balance));
+        stored.put(id, new WalletAudit.StoredEntry(signed, reference));
+    }
+
     /** A credit of 1000 (op 0), a debit of 300 (op 1), a refused debit (op 2): consistent everywhere. */
     private void consistentWallet() {
         answered(operation(0, WalletWorkload.Kind.CREDIT, 1000), 201, "wop_a");
         answered(operation(1, WalletWorkload.Kind.DEBIT, 300), 201, "wop_b");
         answered(operation(2, WalletWorkload.Kind.DEBIT, 5000), 402, null);
-        entries.add(entry("wop_b", "debit", 300, "wop_t_1", 700));
-        entries.add(entry("wop_a", "credit", 1000, "wop_t_0", 1000));
-        balance = 700;
-        table.put(TENANT + "/" + WALLET, stored(700, "wop_a", 1000, "wop_t_0", "wop_b", -300, "wop_t_1"));
+        applied("wop_a", "credit", 1000, "wop_t_0");
+        applied("wop_b", "debit", 300, "wop_t_1");
     }
-
-    /** The table's view: a balance and (operation id, signed amount, reference) triples. */
-    private static WalletAudit.StoredWallet stored(long balance, Object... entries) {
-        Map<String, WalletAudit.StoredEntry> byId = new HashMap<>();
-        for (int i = 0; i < entries.length; i += 3) {
-            byId.put((String) entries[i], new WalletAudit.StoredEntry(((Number) entries[i + 1]).longValue(),
-                    (String) entries[i + 2]));
-        }
-        return new WalletAudit.StoredWallet(balance, byId);
-    }
-
     private WalletAudit.Verdict judge() throws Exception {
         WalletClient client = new WalletClient(HttpClient.newHttpClient(), "http://127.0.0.1:" + api.getAddress().getPort());
-        return WalletAudit.judge(records, client, table, Map.of());
+        return WalletAudit.judge(records, client,
+                Map.of(TENANT + "/" + WALLET, new WalletAudit.StoredWallet(storedBalance, stored)), Map.of());
     }
 
     @Test
@@ -124,10 +123,7 @@ class WalletAuditTest {
     @Test
     void anOperationWithTwoEntriesIsAppliedTwice() throws Exception {
         consistentWallet();
-        entries.add(0, entry("wop_c", "debit", 300, "wop_t_1", 400));
-        balance = 400;
-        table.put(TENANT + "/" + WALLET, stored(400, "wop_a", 1000, "wop_t_0", "wop_b", -300,
-                "wop_t_1", "wop_c", -300, "wop_t_1"));
+        applied("wop_c", "debit", 300, "wop_t_1"); // op 1's reference: its key applied again
         WalletAudit.Verdict v = judge();
         assertEquals(1, v.appliedTwice(), v.details().toString());
         assertEquals(1, v.mismatches(), v.details().toString());
@@ -138,10 +134,7 @@ class WalletAuditTest {
         consistentWallet();
         answered(operation(3, WalletWorkload.Kind.CREDIT, 50), 201, "wop_lost");
         answered(operation(4, WalletWorkload.Kind.DEBIT, 100), 402, null);
-        entries.add(0, entry("wop_d", "debit", 100, "wop_t_4", 600));
-        balance = 600;
-        table.put(TENANT + "/" + WALLET, stored(600, "wop_a", 1000, "wop_t_0", "wop_b", -300,
-                "wop_t_1", "wop_d", -100, "wop_t_4"));
+        applied("wop_d", "debit", 100, "wop_t_4");
         WalletAudit.Verdict v = judge();
         assertEquals(1, v.answeredWithoutEntry(), v.details().toString());
         assertEquals(1, v.refusedButApplied(), v.details().toString());
@@ -151,9 +144,10 @@ class WalletAuditTest {
     @Test
     void aNegativeBalanceAndATableThatDisagreesCount() throws Exception {
         consistentWallet();
-        entries.add(0, entry("wop_e", "debit", 900, "wop_t_5", -200));
         answered(operation(5, WalletWorkload.Kind.DEBIT, 900), 201, "wop_e");
-        balance = -200;
+        applied("wop_e", "debit", 900, "wop_t_5");
+        storedBalance = 700; // the table did not move
+        stored.remove("wop_e");
         WalletAudit.Verdict v = judge();
         assertEquals(2, v.negative(), "the balance and the entry's balance after it: " + v.details());
         assertEquals(1, v.unbalanced(), "the table still shows 700: " + v.details());
