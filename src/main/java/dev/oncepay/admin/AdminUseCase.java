@@ -208,7 +208,7 @@ public class AdminUseCase {
     /** The resolution under a key this request holds; the key is freed unless the payment may have moved. */
     private Optional<ResolutionAnswer> run(KeyRecord held, String operator, ResolutionRequest request,
             boolean takenOver) {
-        String paymentId = held.paymentId();
+        String paymentId = held.resourceId();
         boolean keep = false;
         try {
             Optional<PaymentHistory> found = payments.findWithHistory(paymentId);
@@ -371,7 +371,7 @@ public class AdminUseCase {
             keys.release(held);
         } catch (SdkException stillFailing) {
             LOG.warnf("store failed releasing an operator key for paymentId=%s: %s; its lease ends it",
-                    held.paymentId(), stillFailing.getMessage());
+                    held.resourceId(), stillFailing.getMessage());
         }
     }
 

@@ -112,7 +112,7 @@ public class ChargeUseCase {
         if (!stored.fingerprint().equals(command.fingerprint())) {
             throw new FingerprintMismatchException();
         }
-        Optional<Payment> payment = payments.find(stored.paymentId());
+        Optional<Payment> payment = payments.find(stored.resourceId());
         if (payment.isPresent() && payment.get().status() != PaymentStatus.PENDING) {
             return new ChargeAnswer(payment.get(), true);
         }
@@ -128,14 +128,14 @@ public class ChargeUseCase {
         }
         KeyClaim claim = keys.takeOver(stored, UUID.randomUUID().toString(), now, now.plus(lease()))
                 .orElseThrow(this::inFlight);
-        LOG.infof("took over paymentId=%s at epoch=%d", stored.paymentId(), claim.record().leaseEpoch());
+        LOG.infof("took over paymentId=%s at epoch=%d", stored.resourceId(), claim.record().leaseEpoch());
         return run(claim, command.request(), payment);
     }
 
     private ChargeAnswer run(KeyClaim claim, ChargeRequest request, Optional<Payment> seen) {
         KeyRecord key = claim.record();
         long epoch = key.leaseEpoch();
-        reached(key.paymentId(), ChargePhase.KEY_CLAIMED, epoch);
+        reached(key.resourceId(), ChargePhase.KEY_CLAIMED, epoch);
 
         Payment payment;
         try {
@@ -218,7 +218,7 @@ public class ChargeUseCase {
         try {
             keys.release(key);
         } catch (SdkException stillFailing) {
-            LOG.warnf("store failed releasing key of paymentId=%s: %s; its lease ends it", key.paymentId(),
+            LOG.warnf("store failed releasing key of paymentId=%s: %s; its lease ends it", key.resourceId(),
                     stillFailing.getMessage());
         }
     }
@@ -299,7 +299,7 @@ public class ChargeUseCase {
      */
     private Payment record(KeyRecord key, ChargeRequest request, Optional<Payment> seen) {
         Instant now = clock.instant();
-        Payment pending = new Payment(key.paymentId(), key.tenant(), PaymentStatus.PENDING, request.amount(),
+        Payment pending = new Payment(key.resourceId(), key.tenant(), PaymentStatus.PENDING, request.amount(),
                 request.currency(), request.reference(), request.description(), null, null, null, now, now,
                 key.leaseEpoch(), 0, accounts.forTenant(key.tenant()), key.leaseExpiresAt(), request.instrument(),
                 null);
@@ -309,8 +309,8 @@ public class ChargeUseCase {
             return pending;
         }
         // An earlier run recorded it: fence it so that run can no longer settle it.
-        boolean fenced = payments.fence(key.paymentId(), key.leaseEpoch(), key.leaseExpiresAt(), sweepAt);
-        Payment existing = payments.find(key.paymentId()).orElseThrow(this::inFlight);
+        boolean fenced = payments.fence(key.resourceId(), key.leaseEpoch(), key.leaseExpiresAt(), sweepAt);
+        Payment existing = payments.find(key.resourceId()).orElseThrow(this::inFlight);
         if (fenced) {
             return existing;
         }

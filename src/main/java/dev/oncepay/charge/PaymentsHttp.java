@@ -4,24 +4,19 @@ import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.http.HttpResponses;
-import dev.oncepay.http.InvalidRequestException;
+import dev.oncepay.http.ProblemMapping;
 import dev.oncepay.http.ProblemType;
 import dev.oncepay.http.TenantResolver;
-import dev.oncepay.http.UnauthenticatedException;
-import dev.oncepay.idempotency.FingerprintMismatchException;
 import dev.oncepay.idempotency.IdempotencyKey;
 import dev.oncepay.idempotency.RequestFingerprint;
-import dev.oncepay.idempotency.RequestInFlightException;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.provider.ProviderRefusal;
 import dev.oncepay.provider.ProviderUnavailableException;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.LinkedHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import org.jboss.logging.Logger;
-import software.amazon.awssdk.core.exception.SdkException;
 
 /** {@code POST /payments} and {@code GET /payments/{id}}: API Gateway events in, responses out. */
 @ApplicationScoped
@@ -33,12 +28,15 @@ public class PaymentsHttp {
     private final TenantResolver tenants;
     private final HttpResponses responses;
     private final OncepayConfig config;
+    private final ProblemMapping problems;
 
-    public PaymentsHttp(ChargeUseCase charges, TenantResolver tenants, HttpResponses responses, OncepayConfig config) {
+    public PaymentsHttp(ChargeUseCase charges, TenantResolver tenants, HttpResponses responses, OncepayConfig config,
+            ProblemMapping problems) {
         this.charges = charges;
         this.tenants = tenants;
         this.responses = responses;
         this.config = config;
+        this.problems = problems;
     }
 
     public HttpApiResponse handle(HttpApiEvent event) {
@@ -46,57 +44,32 @@ public class PaymentsHttp {
             String method = event.method();
             String path = event.path();
             if (path != null && path.equals(COLLECTION)) {
-                return "POST".equals(method) ? create(event) : methodNotAllowed("POST");
+                return "POST".equals(method) ? create(event) : responses.methodNotAllowed("POST");
             }
             if (path != null && path.startsWith(COLLECTION + "/")) {
                 return "GET".equals(method) ? show(event, path.substring(COLLECTION.length() + 1))
-                        : methodNotAllowed("GET");
+                        : responses.methodNotAllowed("GET");
             }
             return responses.problem(ProblemType.NOT_FOUND, "no such route");
-        } catch (UnauthenticatedException e) {
-            return responses.problem(ProblemType.UNAUTHENTICATED, e.getMessage());
-        } catch (InvalidRequestException e) {
-            return responses.invalid(e);
-        } catch (RequestInFlightException e) {
-            return responses.problem(ProblemType.REQUEST_IN_FLIGHT, e.getMessage(), Map.of(),
-                    HttpResponses.retryAfter(e.retryAfter()));
-        } catch (FingerprintMismatchException e) {
-            return responses.problem(ProblemType.KEY_REUSED, e.getMessage());
         } catch (ProviderUnavailableException e) {
             return responses.problem(e.refusal() == ProviderRefusal.AT_CAPACITY ? ProblemType.PROVIDER_AT_CAPACITY
                     : ProblemType.PROVIDER_UNAVAILABLE,
                     "the payment provider is unavailable (" + e.getMessage()
                             + ") and nothing was charged; retry with the same Idempotency-Key",
                     Map.of(), HttpResponses.retryAfter(e.retryAfter()));
-        } catch (SdkException e) {
+        } catch (RuntimeException e) {
             // The store failed before anything reached the provider (the use case answers store
             // failures after the provider call itself): nothing was charged.
-            LOG.warnf("store unavailable: %s: %s", e.getClass().getSimpleName(), e.getMessage());
-            return responses.problem(ProblemType.STORE_UNAVAILABLE,
-                    "the payment store is unavailable and this request charged nothing; retry later"
-                            + " (a payment: with the same Idempotency-Key)",
-                    Map.of(), HttpResponses.retryAfter(config.charge().unavailableRetryAfter()));
-        } catch (RuntimeException e) {
-            // State is safe whatever failed: a held key is recovered by a retry after its lease.
-            LOG.errorf("unexpected %s: %s", e.getClass().getName(), e.getMessage());
-            return responses.problem(ProblemType.INTERNAL,
+            return problems.problemFor(e, "the payment store is unavailable and this request charged nothing;"
+                    + " retry later (a payment: with the same Idempotency-Key)",
                     "an internal error occurred; retry with the same Idempotency-Key");
         }
     }
 
     private HttpApiResponse create(HttpApiEvent event) {
         String tenant = tenants.tenantOf(event);
-        String key = event.header("Idempotency-Key");
-        String keyProblem = IdempotencyKey.problemWith(key);
-        if (keyProblem != null) {
-            throw new InvalidRequestException("Idempotency-Key", keyProblem);
-        }
-        String contentType = event.header("Content-Type");
-        String mediaType = contentType == null ? "" : contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
-        if (!mediaType.equals("application/json")) {
-            throw new InvalidRequestException("Content-Type", "must be application/json");
-        }
-        ChargeRequest request = ChargeRequest.parse(event.utf8Body());
+        String key = event.idempotencyKey();
+        ChargeRequest request = ChargeRequest.parse(event.jsonBody());
         RequestFingerprint fingerprint = RequestFingerprint.of("POST", COLLECTION, request.canonicalJson());
         ChargeAnswer answer = charges.charge(new ChargeCommand(new IdempotencyKey(tenant, key), fingerprint, request));
         return render(answer);
@@ -107,11 +80,6 @@ public class PaymentsHttp {
         return (Payment.isWellFormedId(id) ? charges.payment(tenant, id) : Optional.<Payment>empty())
                 .map(p -> responses.json(200, PaymentView.of(p), Map.of()))
                 .orElseGet(() -> responses.problem(ProblemType.NOT_FOUND, "no such payment"));
-    }
-
-    private HttpApiResponse methodNotAllowed(String allowed) {
-        return responses.problem(ProblemType.METHOD_NOT_ALLOWED, "this resource allows " + allowed, Map.of(),
-                Map.of("Allow", allowed));
     }
 
     /** The answer is derived from the payment alone, so a replay renders the very same bytes. */

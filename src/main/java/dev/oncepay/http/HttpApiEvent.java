@@ -2,14 +2,19 @@ package dev.oncepay.http;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import dev.oncepay.idempotency.IdempotencyKey;
+import java.net.URLDecoder;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * An API Gateway HTTP API (payload format 2.0) request event, as much of it as oncepay reads.
@@ -135,5 +140,87 @@ public record HttpApiEvent(
             throw new InvalidRequestException("body", "must be valid UTF-8");
         }
         return raw;
+    }
+
+    /**
+     * The {@code Idempotency-Key} header of a request that must carry one.
+     *
+     * @throws InvalidRequestException naming {@code Idempotency-Key}: missing or malformed
+     */
+    public String idempotencyKey() {
+        String key = header("Idempotency-Key");
+        String keyProblem = IdempotencyKey.problemWith(key);
+        if (keyProblem != null) {
+            throw new InvalidRequestException("Idempotency-Key", keyProblem);
+        }
+        return key;
+    }
+
+    /**
+     * {@link #utf8Body()} of a request that must be {@code application/json}.
+     *
+     * @throws InvalidRequestException naming {@code Content-Type} or {@code body}
+     */
+    public byte[] jsonBody() {
+        String contentType = header("Content-Type");
+        String mediaType = contentType == null ? "" : contentType.split(";", 2)[0].trim().toLowerCase(Locale.ROOT);
+        if (!mediaType.equals("application/json")) {
+            throw new InvalidRequestException("Content-Type", "must be application/json");
+        }
+        return utf8Body();
+    }
+
+    /**
+     * The query string's parameters; each at most once, and only those {@code known}.
+     *
+     * @throws InvalidRequestException naming the parameter at fault
+     */
+    public Map<String, String> query(Set<String> known) {
+        Map<String, String> parameters = new LinkedHashMap<>();
+        if (rawQueryString == null || rawQueryString.isEmpty()) {
+            return parameters;
+        }
+        for (String pair : rawQueryString.split("&")) {
+            if (pair.isEmpty()) {
+                continue;
+            }
+            int eq = pair.indexOf('=');
+            String name;
+            String value;
+            try {
+                name = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+                value = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+            } catch (IllegalArgumentException badEscape) {
+                throw new InvalidRequestException("query", "is not a valid query string");
+            }
+            if (!known.contains(name)) {
+                throw new InvalidRequestException(name, "is not a parameter of this listing");
+            }
+            if (parameters.put(name, value) != null) {
+                throw new InvalidRequestException(name, "is given more than once");
+            }
+        }
+        return parameters;
+    }
+
+    /**
+     * The {@code limit} query parameter of a listing: {@code fallback} when absent.
+     *
+     * @throws InvalidRequestException naming {@code limit}: not an integer from 1 to {@code max}
+     */
+    public static int limit(Map<String, String> query, int fallback, int max) {
+        if (!query.containsKey("limit")) {
+            return fallback;
+        }
+        int limit;
+        try {
+            limit = Integer.parseInt(query.get("limit"));
+        } catch (NumberFormatException notANumber) {
+            limit = -1;
+        }
+        if (limit < 1 || limit > max) {
+            throw new InvalidRequestException("limit", "must be an integer from 1 to " + max);
+        }
+        return limit;
     }
 }

@@ -52,6 +52,12 @@ public class HttpResponses {
         return problem(ProblemType.INVALID_REQUEST, e.getMessage(), Map.of("errors", errors), Map.of());
     }
 
+    /** {@code 405} for a method the resource does not list, naming the ones it does in {@code Allow}. */
+    public HttpApiResponse methodNotAllowed(String allowed) {
+        return problem(ProblemType.METHOD_NOT_ALLOWED, "this resource allows " + allowed, Map.of(),
+                Map.of("Allow", allowed));
+    }
+
     /** Retry-After in whole seconds, at least 1 (0 would invite a tight retry loop). */
     public static Map<String, String> retryAfter(Duration wait) {
         long seconds = Math.max(1, (wait.toMillis() + 999) / 1000);

@@ -4,10 +4,14 @@ package dev.oncepay.http;
 public enum ProblemType {
     INVALID_REQUEST(400, "invalid-request", "The request is invalid"),
     UNAUTHENTICATED(401, "unauthenticated", "No authenticated tenant"),
+    /** A wallet credit or debit in a currency other than the one the wallet's first credit fixed. */
+    CURRENCY_MISMATCH(400, "currency-mismatch", "The wallet holds another currency"),
     INVALID_SIGNATURE(401, "invalid-signature", "The webhook signature is invalid"),
     PAYMENT_DECLINED(402, "payment-declined", "The payment was declined"),
     /** Failed without any charge: the provider never received it. Not a decline; paying again is safe. */
     PAYMENT_NOT_CHARGED(402, "payment-not-charged", "The payment failed and nothing was charged"),
+    /** A wallet debit larger than the balance: nothing changed, and the answer is recorded for the key. */
+    INSUFFICIENT_FUNDS(402, "insufficient-funds", "The wallet's balance is too low"),
     /** The operator API without an operator's identity (a merchant's token among others): nothing read. */
     FORBIDDEN(403, "forbidden", "Operator access only"),
     NOT_FOUND(404, "not-found", "Not found"),

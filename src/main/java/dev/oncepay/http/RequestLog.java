@@ -34,6 +34,7 @@ public class RequestLog {
             .substring(0, ProblemType.INTERNAL.uri().lastIndexOf('/') + 1);
     /** The payment the current invocation is about, when only the code handling it knows (a webhook's event). */
     private static final ThreadLocal<String> PAYMENT = new ThreadLocal<>();
+    private static final String WALLETS = "/wallets/";
 
     private final EmbeddedMetrics metrics;
     private final TenantResolver tenants;
@@ -208,12 +209,17 @@ public class RequestLog {
         return null;
     }
 
-    /** The route template ({@code /payments/{id}}) without its method; the path where the route is a catch-all. */
+    /**
+     * The route template ({@code /payments/{id}}) without its method; the path where the route is a
+     * catch-all, with a wallet's id replaced by its placeholder (it is the merchant's, never logged).
+     */
     private static String routeOf(HttpApiEvent event) {
         String routeKey = event.routeKey() != null ? event.routeKey()
                 : event.requestContext() == null ? null : event.requestContext().routeKey();
         if (routeKey == null || routeKey.startsWith("$")) {
-            return event.path();
+            String path = event.path();
+            return path != null && path.startsWith(WALLETS) ? WALLETS + "{walletId}"
+                    + path.substring(WALLETS.length()).replaceFirst("^[^/]*", "") : path;
         }
         int space = routeKey.indexOf(' ');
         return space < 0 ? routeKey : routeKey.substring(space + 1);

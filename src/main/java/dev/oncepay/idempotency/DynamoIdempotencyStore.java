@@ -56,7 +56,7 @@ public class DynamoIdempotencyStore implements IdempotencyStore {
                     .map(r -> new ClaimAttempt.KeyClaim(r, true));
         }
         KeyRecord mine = new KeyRecord(observed.storageId(), observed.tenant(), observed.fingerprint(),
-                observed.paymentId(), newOwner, nextEpoch, leaseExpiresAt, observed.expiresAt(), observed.createdAt());
+                observed.resourceId(), newOwner, nextEpoch, leaseExpiresAt, observed.expiresAt(), observed.createdAt());
         return Optional.of(new ClaimAttempt.KeyClaim(mine, true));
     }
 
@@ -88,7 +88,7 @@ public class DynamoIdempotencyStore implements IdempotencyStore {
         item.put(Table.KIND, Attr.s(Table.KIND_KEY));
         item.put(Table.TENANT, Attr.s(r.tenant()));
         item.put(Table.FINGERPRINT, Attr.s(r.fingerprint().value()));
-        item.put(Table.PAYMENT_ID, Attr.s(r.paymentId()));
+        item.put(Table.RESOURCE_ID, Attr.s(r.resourceId()));
         item.put(Table.LEASE_OWNER, Attr.s(r.leaseOwner()));
         item.put(Table.LEASE_EPOCH, Attr.n(r.leaseEpoch()));
         item.put(Table.LEASE_EXPIRES_AT, Attr.n(r.leaseExpiresAt().toEpochMilli()));
@@ -102,7 +102,7 @@ public class DynamoIdempotencyStore implements IdempotencyStore {
                 Attr.string(item, Table.PK),
                 Attr.string(item, Table.TENANT),
                 new RequestFingerprint(Attr.string(item, Table.FINGERPRINT)),
-                Attr.string(item, Table.PAYMENT_ID),
+                Attr.string(item, Table.RESOURCE_ID),
                 Attr.string(item, Table.LEASE_OWNER),
                 Attr.number(item, Table.LEASE_EPOCH, 0),
                 Instant.ofEpochMilli(Attr.number(item, Table.LEASE_EXPIRES_AT, 0)),

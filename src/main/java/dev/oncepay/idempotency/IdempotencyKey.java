@@ -43,7 +43,7 @@ public record IdempotencyKey(String tenant, String value) {
         return "key#" + sha256Hex(tenant + '\u0000' + value);
     }
 
-    static String sha256Hex(String text) {
+    public static String sha256Hex(String text) {
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
             return HexFormat.of().formatHex(digest);

@@ -4,9 +4,10 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 
 /**
- * The stored state of one idempotency key: who holds its lease and which payment it made.
- * The key is "done" when that payment has an outcome, so completing a charge is a write to the
- * payment alone (see {@code ChargeUseCase}).
+ * The stored state of one idempotency key: who holds its lease and which resource it makes — a
+ * payment ({@code pay_…}) or a wallet operation ({@code wop_…}), its id fixed at the claim. The key
+ * is "done" when that resource has its outcome, so completing a request is a write to the
+ * resource alone (see {@code ChargeUseCase}, {@code WalletUseCase}).
  *
  * @param leaseEpoch fencing token, +1 on every takeover
  * @param expiresAt end of retention; past it the key counts as absent even if TTL has not deleted it
@@ -15,7 +16,7 @@ public record KeyRecord(
         String storageId,
         String tenant,
         RequestFingerprint fingerprint,
-        String paymentId,
+        String resourceId,
         String leaseOwner,
         long leaseEpoch,
         Instant leaseExpiresAt,

@@ -7,7 +7,8 @@ import java.util.List;
  * ({@code infra/}), the tests and the local run all read these, so there is one list, not three.
  *
  * <p>Items of several kinds share the table, told apart by the prefix of {@link #PK}:
- * idempotency keys ({@code key#}), payments ({@code payment#}) and webhook events ({@code event#}).
+ * idempotency keys ({@code key#}), payments ({@code payment#}), webhook events ({@code event#}),
+ * wallets ({@code wallet#}) and wallet operations ({@code wop#}).
  */
 public final class Table {
     private Table() {
@@ -53,6 +54,11 @@ public final class Table {
     public static final String TENANT = "tenant";
     public static final String FINGERPRINT = "fingerprint";
     public static final String PAYMENT_ID = "paymentId";
+    /**
+     * The resource a key makes (a payment's or a wallet operation's id): stored under the name it
+     * had when keys only made payments, so keys stored before wallets read the same.
+     */
+    public static final String RESOURCE_ID = PAYMENT_ID;
     public static final String LEASE_OWNER = "leaseOwner";
     public static final String LEASE_EPOCH = "leaseEpoch";
     public static final String LEASE_EXPIRES_AT = "leaseExpiresAt";
@@ -85,9 +91,44 @@ public final class Table {
     public static final String NEXT_ACTION = "nextAction";
     // LEASE_EXPIRES_AT (epoch millis, as on key items) on a payment: the lease end of the run holding its fence.
 
+    // Wallet items: pk wallet#<sha256(tenant, walletId)>, TENANT, CURRENCY (fixed by the first credit).
+    public static final String WALLET_ID = "walletId";
+    public static final String BALANCE = "balance";
+    /** Entries applied so far: the seq of the newest entry. */
+    public static final String SEQ = "seq";
+    /** Operation markers written so far (applied and refused): the clock of the prune horizon. */
+    public static final String VERSION = "version";
+    /** The highest marker version pruned: a write that knows the wallet only up to a lower version is refused. */
+    public static final String HORIZON = "horizon";
+    /**
+     * Prefixes of a wallet's per-operation markers, each followed by the operation id: the
+     * operation itself (a map), the wallet version it was marked at, its entry seq (applied
+     * only), the balance after it (applied) or when it was refused.
+     */
+    public static final String MARKER = "m#";
+    public static final String MARKER_VERSION = "mv#";
+    public static final String MARKER_SEQ = "mq#";
+    public static final String MARKER_BALANCE = "mb#";
+
+    // Wallet operation items: pk wop#<operation id>, TENANT, WALLET_ID, AMOUNT, CURRENCY, REFERENCE,
+    // CREATED_AT, BALANCE (after it, or when refused); applied ones also in the WALLET_INDEX.
+    public static final String ENTRY_KIND = "entryKind";
+    public static final String OUTCOME = "outcome";
+    /**
+     * Sparse GSI over applied wallet operations: a wallet's entries by seq, for the pages of
+     * {@code GET /wallets/{id}} older than the markers the wallet item still holds.
+     */
+    public static final String WALLET_INDEX = "walletEntries";
+    /** GSI partition key: the wallet item's pk. */
+    public static final String WALLET = "wallet";
+    /** GSI sort key: the entry's seq. */
+    public static final String WALLET_SEQ = "walletSeq";
+
     public static final String KIND_KEY = "key";
     public static final String KIND_PAYMENT = "payment";
     public static final String KIND_EVENT = "event";
+    public static final String KIND_WALLET = "wallet";
+    public static final String KIND_WALLET_OPERATION = "walletOperation";
 
     // Webhook event journal: one item per (provider, event id), pk event#<provider>#<eventId>,
     // TTL'd by EXPIRES_AT; PAYMENT_ID holds the event's data.reference.

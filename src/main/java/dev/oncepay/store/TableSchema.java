@@ -29,7 +29,9 @@ public final class TableSchema {
                         attribute(Table.SWEEP_SHARD, ScalarAttributeType.S),
                         attribute(Table.NEXT_CHECK_AT, ScalarAttributeType.N),
                         attribute(Table.ATTENTION_KEY, ScalarAttributeType.S),
-                        attribute(Table.CREATED_AT_MS, ScalarAttributeType.N))
+                        attribute(Table.CREATED_AT_MS, ScalarAttributeType.N),
+                        attribute(Table.WALLET, ScalarAttributeType.S),
+                        attribute(Table.WALLET_SEQ, ScalarAttributeType.N))
                 .keySchema(KeySchemaElement.builder().attributeName(Table.PK).keyType(KeyType.HASH).build())
                 .globalSecondaryIndexes(GlobalSecondaryIndex.builder()
                         .indexName(Table.SWEEP_INDEX)
@@ -46,6 +48,14 @@ public final class TableSchema {
                                 KeySchemaElement.builder().attributeName(Table.CREATED_AT_MS).keyType(KeyType.RANGE).build())
                         .projection(Projection.builder().projectionType(ProjectionType.INCLUDE)
                                 .nonKeyAttributes(Table.ATTENTION_PROJECTION).build())
+                        .build(),
+                        GlobalSecondaryIndex.builder()
+                        .indexName(Table.WALLET_INDEX)
+                        .keySchema(
+                                KeySchemaElement.builder().attributeName(Table.WALLET).keyType(KeyType.HASH).build(),
+                                KeySchemaElement.builder().attributeName(Table.WALLET_SEQ).keyType(KeyType.RANGE).build())
+                        // A page shows whole entries: small items, all of them projected.
+                        .projection(Projection.builder().projectionType(ProjectionType.ALL).build())
                         .build())
                 .build();
     }

@@ -152,7 +152,7 @@ public abstract class StoreContract {
         assertFalse(claim.takenOver());
         Map<String, AttributeValue> item = item(proposed.storageId()).orElseThrow();
         assertEquals(Table.KIND_KEY, item.get(Table.KIND).s());
-        assertEquals(proposed.paymentId(), item.get(Table.PAYMENT_ID).s());
+        assertEquals(proposed.resourceId(), item.get(Table.PAYMENT_ID).s());
         assertEquals(Long.toString(proposed.expiresAt().getEpochSecond()), item.get(Table.EXPIRES_AT).n(),
                 "the TTL attribute is epoch seconds");
     }
@@ -168,7 +168,7 @@ public abstract class StoreContract {
 
         ExistingKey existing = assertInstanceOf(ExistingKey.class, attempt);
         assertEquals(first, existing.record(), "the record stored by the first claim, unchanged");
-        assertEquals(first.paymentId(), item(storageId).orElseThrow().get(Table.PAYMENT_ID).s());
+        assertEquals(first.resourceId(), item(storageId).orElseThrow().get(Table.PAYMENT_ID).s());
     }
 
     @Test
@@ -251,7 +251,7 @@ public abstract class StoreContract {
 
         KeyClaim claim = assertInstanceOf(KeyClaim.class, attempt, "a key past expiresAt counts as absent");
         assertEquals(fresh, claim.record());
-        assertEquals(fresh.paymentId(), item(storageId).orElseThrow().get(Table.PAYMENT_ID).s(),
+        assertEquals(fresh.resourceId(), item(storageId).orElseThrow().get(Table.PAYMENT_ID).s(),
                 "the stale item is replaced");
     }
 
@@ -286,7 +286,7 @@ public abstract class StoreContract {
                 assertEquals(winners.get(0), existing.record(), "every loser sees the winner's record");
             }
         }
-        assertEquals(winners.get(0).paymentId(), item(storageId).orElseThrow().get(Table.PAYMENT_ID).s());
+        assertEquals(winners.get(0).resourceId(), item(storageId).orElseThrow().get(Table.PAYMENT_ID).s());
     }
 
     @Test
@@ -307,7 +307,7 @@ public abstract class StoreContract {
         assertTrue(claim.takenOver());
         assertEquals(2, claim.record().leaseEpoch());
         assertEquals("retry", claim.record().leaseOwner());
-        assertEquals(held.paymentId(), claim.record().paymentId(), "the same payment is resumed");
+        assertEquals(held.resourceId(), claim.record().resourceId(), "the same payment is resumed");
         Map<String, AttributeValue> item = item(storageId).orElseThrow();
         assertEquals("retry", item.get(Table.LEASE_OWNER).s());
         assertEquals("2", item.get(Table.LEASE_EPOCH).n());

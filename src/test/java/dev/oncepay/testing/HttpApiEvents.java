@@ -17,6 +17,7 @@ import java.util.UUID;
  */
 public final class HttpApiEvents {
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String WALLETS = "/wallets/";
     private final ObjectNode event;
 
     private HttpApiEvents(ObjectNode event) {
@@ -27,7 +28,9 @@ public final class HttpApiEvents {
         try (InputStream in = HttpApiEvents.class.getResourceAsStream("/events/http-api-v2.json")) {
             ObjectNode event = (ObjectNode) JSON.readTree(in);
             HttpApiEvents e = new HttpApiEvents(event);
-            String route = path.startsWith("/payments/") ? "/payments/{id}" : path;
+            String route = path.startsWith("/payments/") ? "/payments/{id}"
+                    : path.startsWith(WALLETS) ? WALLETS + "{walletId}" + path.substring(WALLETS.length()).replaceFirst("^[^/]*", "")
+                    : path;
             event.put("routeKey", method + " " + route);
             event.put("rawPath", path);
             ObjectNode context = (ObjectNode) event.get("requestContext");
@@ -36,6 +39,11 @@ public final class HttpApiEvents {
             ((ObjectNode) context.get("http")).put("method", method).put("path", path);
             if (path.startsWith("/payments/")) {
                 ((ObjectNode) event.get("pathParameters")).put("id", path.substring("/payments/".length()));
+            }
+            if (path.startsWith(WALLETS)) {
+                ObjectNode parameters = (ObjectNode) event.get("pathParameters");
+                parameters.removeAll();
+                parameters.put("walletId", path.substring(WALLETS.length()).split("/", 2)[0]);
             }
             return e;
         } catch (IOException ex) {
@@ -46,6 +54,19 @@ public final class HttpApiEvents {
     public static HttpApiEvents postPayment(String tenant, String key, String body) {
         HttpApiEvents e = request("POST", "/payments").tenant(tenant).body(body);
         return key == null ? e : e.header("idempotency-key", key);
+    }
+
+    /** {@code POST /wallets/{walletId}/credits} or {@code …/debits} ({@code operation}); no key header if {@code key} is null. */
+    public static HttpApiEvents postWallet(String tenant, String walletId, String operation, String key, String body) {
+        HttpApiEvents e = request("POST", WALLETS + walletId + "/" + operation).tenant(tenant).body(body);
+        return key == null ? e : e.header("idempotency-key", key);
+    }
+
+    /** {@code GET /wallets/{walletId}}, with {@code query} (may be empty) as the raw query string. */
+    public static HttpApiEvents getWallet(String tenant, String walletId, String query) {
+        HttpApiEvents e = request("GET", WALLETS + walletId).tenant(tenant);
+        e.event.put("rawQueryString", query);
+        return e;
     }
 
     public static HttpApiEvents getPayment(String tenant, String id) {

@@ -50,7 +50,8 @@ class OpenApiContractTest {
         assertTrue(result.getMessages() == null || result.getMessages().isEmpty(), () -> "" + result.getMessages());
         assertEquals(SpecVersion.V31, result.getOpenAPI().getSpecVersion());
         assertEquals("3.1.0", result.getOpenAPI().getOpenapi());
-        assertEquals(List.of("/payments", "/payments/{id}", "/webhooks/{provider}", "/admin/payments",
+        assertEquals(List.of("/payments", "/payments/{id}", "/wallets/{walletId}", "/wallets/{walletId}/credits",
+                "/wallets/{walletId}/debits", "/webhooks/{provider}", "/admin/payments",
                 "/admin/payments/{id}", "/admin/payments/{id}/resolve"),
                 new ArrayList<>(result.getOpenAPI().getPaths().keySet()));
         assertEquals("http", result.getOpenAPI().getComponents().getSecuritySchemes().get("merchantJwt").getType().toString());

@@ -1,15 +1,16 @@
 package dev.oncepay.testing;
 
-import dev.oncepay.charge.ChargePhase;
 import dev.oncepay.charge.ChargePhaseReached;
+import dev.oncepay.wallet.WalletPhaseReached;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Fails or parks a charge run right after a phase, the way a crashed or frozen Lambda would
- * leave it: no clean-up code runs, the state is whatever the last write made it.
+ * Fails or parks a charge or wallet run right after a phase ({@code ChargePhase}, {@code WalletPhase}),
+ * the way a crashed or frozen Lambda would leave it: no clean-up code runs, the state is whatever
+ * the last write made it.
  */
 @ApplicationScoped
 public class PhaseHooks {
@@ -18,23 +19,23 @@ public class PhaseHooks {
      * that no handler for application exceptions runs, as none would in a dead process.
      */
     public static class SimulatedCrash extends Error {
-        public SimulatedCrash(ChargePhase phase) {
+        public SimulatedCrash(Enum<?> phase) {
             super("simulated crash after " + phase);
         }
     }
 
-    private volatile ChargePhase crashAfter;
-    private volatile ChargePhase parkAfter;
+    private volatile Enum<?> crashAfter;
+    private volatile Enum<?> parkAfter;
     private volatile CountDownLatch parked = new CountDownLatch(1);
     private volatile CountDownLatch release = new CountDownLatch(1);
 
     /** The next run that completes {@code phase} dies right there (once). */
-    public void crashOnceAfter(ChargePhase phase) {
+    public void crashOnceAfter(Enum<?> phase) {
         crashAfter = phase;
     }
 
     /** The next run that completes {@code phase} stops there until {@link #release()} (once). */
-    public void parkOnceAfter(ChargePhase phase) {
+    public void parkOnceAfter(Enum<?> phase) {
         parked = new CountDownLatch(1);
         release = new CountDownLatch(1);
         parkAfter = phase;
@@ -55,15 +56,23 @@ public class PhaseHooks {
     }
 
     void on(@Observes ChargePhaseReached event) throws InterruptedException {
+        reached(event.phase());
+    }
+
+    void on(@Observes WalletPhaseReached event) throws InterruptedException {
+        reached(event.phase());
+    }
+
+    private void reached(Enum<?> phase) throws InterruptedException {
         synchronized (this) {
-            if (event.phase() == crashAfter) {
+            if (phase == crashAfter) {
                 crashAfter = null;
-                throw new SimulatedCrash(event.phase());
+                throw new SimulatedCrash(phase);
             }
         }
         boolean park;
         synchronized (this) {
-            park = event.phase() == parkAfter;
+            park = phase == parkAfter;
             if (park) {
                 parkAfter = null;
             }

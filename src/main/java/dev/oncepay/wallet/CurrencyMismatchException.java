@@ -1,0 +1,15 @@
+package dev.oncepay.wallet;
+
+/** A credit or debit in another currency than the one the wallet's first credit fixed (400): nothing stored. */
+public class CurrencyMismatchException extends RuntimeException {
+    private final String walletCurrency;
+
+    public CurrencyMismatchException(String walletCurrency) {
+        super("the wallet holds " + walletCurrency + "; nothing changed");
+        this.walletCurrency = walletCurrency;
+    }
+
+    public String walletCurrency() {
+        return walletCurrency;
+    }
+}
