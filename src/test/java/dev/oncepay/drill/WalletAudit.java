@@ -63,17 +63,12 @@ final class WalletAudit {
         }
     }
 
-    // The wallet items' layout (the wallet package's WalletStore): the wallet item holds the balance
-    // and a marker per recent operation (a map under "m#<operation id>"); each operation's own item,
-    // written after its marker, outlives the marker's pruning. An entry exists as either.
-    static final String KIND_WALLET = "wallet";
-    static final String KIND_OPERATION = "walletOperation";
-    static final String WALLET_ID = "walletId";
-    static final String BALANCE = "balance";
-    static final String ENTRY_KIND = "entryKind";
-    static final String OUTCOME = "outcome";
-    static final String MARKER = "m#";
+    // The wallet items (the wallet package's WalletStore): the wallet item holds the balance and a
+    // marker per recent operation (a map under MARKER + operation id); each operation's own item,
+    // written after its marker, outlives the marker's pruning. An applied operation is an entry as either.
+    /** How the pk of an operation's own item starts, before the operation id. */
     static final String OPERATION_PREFIX = "wop#";
+    /** An operation's outcome as stored, for one that made an entry. */
     static final String APPLIED = "applied";
 
     private WalletAudit() {
@@ -82,7 +77,7 @@ final class WalletAudit {
     /** A wallet's or a wallet operation's item (the scan hands these here; key items stay the Oracle's). */
     static boolean isWalletItem(Map<String, AttributeValue> item) {
         String kind = Attr.string(item, Table.KIND);
-        return KIND_WALLET.equals(kind) || KIND_OPERATION.equals(kind);
+        return Table.KIND_WALLET.equals(kind) || Table.KIND_WALLET_OPERATION.equals(kind);
     }
 
     /**
@@ -95,21 +90,21 @@ final class WalletAudit {
         Map<String, Long> balances = new HashMap<>();
         Map<String, Map<String, StoredEntry>> entries = new HashMap<>();
         for (Map<String, AttributeValue> item : items) {
-            String wallet = Attr.string(item, Table.TENANT) + "/" + Attr.string(item, WALLET_ID);
+            String wallet = Attr.string(item, Table.TENANT) + "/" + Attr.string(item, Table.WALLET_ID);
             Map<String, StoredEntry> of = entries.computeIfAbsent(wallet, k -> new HashMap<>());
-            if (KIND_WALLET.equals(Attr.string(item, Table.KIND))) {
+            if (Table.KIND_WALLET.equals(Attr.string(item, Table.KIND))) {
                 // A debit refused on a wallet never credited leaves an item without a balance.
-                balances.put(wallet, item.containsKey(BALANCE) ? Long.parseLong(item.get(BALANCE).n()) : 0);
+                balances.put(wallet, item.containsKey(Table.BALANCE) ? Long.parseLong(item.get(Table.BALANCE).n()) : 0);
                 item.forEach((name, value) -> {
                     Map<String, AttributeValue> m = value.m();
-                    if (name.startsWith(MARKER) && APPLIED.equals(Attr.string(m, OUTCOME))) {
-                        of.putIfAbsent(name.substring(MARKER.length()), entry(Attr.string(m, "kind"),
-                                Long.parseLong(m.get(Table.AMOUNT).n()), Attr.string(m, Table.REFERENCE)));
+                    if (name.startsWith(Table.MARKER) && APPLIED.equals(Attr.string(m, "outcome"))) {
+                        of.putIfAbsent(name.substring(Table.MARKER.length()), entry(Attr.string(m, "kind"),
+                                Long.parseLong(m.get("amount").n()), Attr.string(m, "reference")));
                     }
                 });
-            } else if (APPLIED.equals(Attr.string(item, OUTCOME))) {
+            } else if (APPLIED.equals(Attr.string(item, Table.OUTCOME))) {
                 of.put(Attr.string(item, Table.PK).substring(OPERATION_PREFIX.length()), entry(
-                        Attr.string(item, ENTRY_KIND), Long.parseLong(item.get(Table.AMOUNT).n()),
+                        Attr.string(item, Table.ENTRY_KIND), Long.parseLong(item.get(Table.AMOUNT).n()),
                         Attr.string(item, Table.REFERENCE)));
             }
         }

@@ -162,39 +162,39 @@ class WalletAuditTest {
     void theTableViewCountsEachAppliedOperationOnceFromItsItemOrItsMarker() {
         Map<String, AttributeValue> wallet = new HashMap<>();
         wallet.put(Table.PK, AttributeValue.fromS("wallet#abc"));
-        wallet.put(Table.KIND, AttributeValue.fromS("wallet"));
+        wallet.put(Table.KIND, AttributeValue.fromS(Table.KIND_WALLET));
         wallet.put(Table.TENANT, AttributeValue.fromS(TENANT));
-        wallet.put("walletId", AttributeValue.fromS(WALLET));
-        wallet.put("balance", AttributeValue.fromN("700"));
-        wallet.put("m#wop_a", marker("credit", "applied", 1000, "wop_t_0"));
-        wallet.put("m#wop_b", marker("debit", "applied", 300, "wop_t_1"));
-        wallet.put("m#wop_r", marker("debit", "refused", 5000, "wop_t_2"));
+        wallet.put(Table.WALLET_ID, AttributeValue.fromS(WALLET));
+        wallet.put(Table.BALANCE, AttributeValue.fromN("700"));
+        wallet.put(Table.MARKER + "wop_a", marker("credit", "applied", 1000, "wop_t_0"));
+        wallet.put(Table.MARKER + "wop_b", marker("debit", "applied", 300, "wop_t_1"));
+        wallet.put(Table.MARKER + "wop_r", marker("debit", "refused", 5000, "wop_t_2"));
         Map<String, AttributeValue> lonely = new HashMap<>(Map.of(Table.PK, AttributeValue.fromS("wallet#def"),
-                Table.KIND, AttributeValue.fromS("wallet"), Table.TENANT, AttributeValue.fromS("merchant-b"),
-                "walletId", AttributeValue.fromS(WALLET), "m#wop_x", marker("debit", "refused", 5, "wop_t_9")));
+                Table.KIND, AttributeValue.fromS(Table.KIND_WALLET), Table.TENANT, AttributeValue.fromS("merchant-b"),
+                Table.WALLET_ID, AttributeValue.fromS(WALLET), Table.MARKER + "wop_x", marker("debit", "refused", 5, "wop_t_9")));
 
-        Map<String, WalletAudit.StoredWallet> stored = WalletAudit.stored(List.of(wallet, lonely,
+        Map<String, WalletAudit.StoredWallet> fromTable = WalletAudit.stored(List.of(wallet, lonely,
                 operation("wop_a", "credit", "applied", 1000, "wop_t_0"),
                 operation("wop_r", "debit", "refused", 5000, "wop_t_2")));
 
-        WalletAudit.StoredWallet w = stored.get(TENANT + "/" + WALLET);
+        WalletAudit.StoredWallet w = fromTable.get(TENANT + "/" + WALLET);
         assertEquals(700, w.balance());
         assertEquals(Map.of("wop_a", new WalletAudit.StoredEntry(1000, "wop_t_0"),
                 "wop_b", new WalletAudit.StoredEntry(-300, "wop_t_1")), w.entries());
         assertEquals(700, w.sum());
-        assertEquals(new WalletAudit.StoredWallet(0, Map.of()), stored.get("merchant-b/" + WALLET));
+        assertEquals(new WalletAudit.StoredWallet(0, Map.of()), fromTable.get("merchant-b/" + WALLET));
     }
 
     private static AttributeValue marker(String kind, String outcome, long amount, String reference) {
-        return AttributeValue.fromM(Map.of("kind", AttributeValue.fromS(kind), "outcome", AttributeValue.fromS(outcome),
+        return AttributeValue.fromM(Map.of("kind", AttributeValue.fromS(kind), Table.OUTCOME, AttributeValue.fromS(outcome),
                 "amount", AttributeValue.fromN(Long.toString(amount)), "reference", AttributeValue.fromS(reference)));
     }
 
     private static Map<String, AttributeValue> operation(String id, String kind, String outcome, long amount,
             String reference) {
-        return Map.of(Table.PK, AttributeValue.fromS("wop#" + id), Table.KIND, AttributeValue.fromS("walletOperation"),
-                Table.TENANT, AttributeValue.fromS(TENANT), "walletId", AttributeValue.fromS(WALLET),
-                "entryKind", AttributeValue.fromS(kind), "outcome", AttributeValue.fromS(outcome),
+        return Map.of(Table.PK, AttributeValue.fromS("wop#" + id), Table.KIND, AttributeValue.fromS(Table.KIND_WALLET_OPERATION),
+                Table.TENANT, AttributeValue.fromS(TENANT), Table.WALLET_ID, AttributeValue.fromS(WALLET),
+                Table.ENTRY_KIND, AttributeValue.fromS(kind), Table.OUTCOME, AttributeValue.fromS(outcome),
                 Table.AMOUNT, AttributeValue.fromN(Long.toString(amount)), Table.REFERENCE, AttributeValue.fromS(reference));
     }
 
