@@ -549,7 +549,8 @@ public final class Bench {
         hot.set("oneWallet", debits(run, wallets.subList(0, 1), options.hotWalletDuration()));
         run.awaitQuiet(Duration.ofSeconds(60));
         hot.set("spread", debits(run, wallets, options.hotWalletDuration()));
-        // What the load cost beyond an uncontended debit's requests: writes that lost a race, tried again.
+        // What the load cost beyond a lone debit's requests: the prunes of the wallet's markers (a
+        // BatchGetItem and an UpdateItem each time 32 have gathered) and writes that lost a race.
         long uncontended = total(figures.path("requestsPerWalletOperation"), "debit");
         for (String side : List.of("oneWallet", "spread")) {
             ObjectNode s = (ObjectNode) hot.path(side);
@@ -581,8 +582,8 @@ public final class Bench {
         ObjectNode result = load.figures();
         result.put("wallets", wallets.size());
         // Every request the charge function sent while the clients ran, over every debit it answered
-        // 201 (those that ended after the window too): conditional updates that lost a race and were
-        // tried again show here as more than an uncontended debit's count.
+        // 201 (those that ended after the window too): the markers' prunes and conditional updates
+        // that lost a race and were tried again show here as more than a lone debit's count.
         ObjectNode dynamo = result.putObject("dynamo");
         long total = 0;
         for (Map.Entry<String, JsonNode> e : (Iterable<Map.Entry<String, JsonNode>>) store::fields) {

@@ -87,7 +87,7 @@ final class BenchReport {
         for (String side : List.of("oneWallet", "spread")) {
             JsonNode s = hot.path(side);
             lines.add(String.format("  %d wallet(s): %s debits/s (%d debits; other answers %s), p50 %s ms, p99 %s ms;"
-                    + " DynamoDB requests per debit %s (%s), %s beyond an uncontended debit's", s.path("wallets").asInt(),
+                    + " DynamoDB requests per debit %s (%s), %s beyond a lone debit's (prunes, races)", s.path("wallets").asInt(),
                     s.path("perSecond").asText(), s.path("debits").asInt(),
                     s.path("failures").asInt() == 0 ? "none" : s.path("failuresByStatus").toString(),
                     s.path("p50Ms").asText(), s.path("p99Ms").asText(), s.path("dynamoPerDebit").asText(),

@@ -9,6 +9,8 @@ import dev.oncepay.local.LambdaPackage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Tag;
@@ -88,6 +90,26 @@ class BenchSmokeTest {
             assertEquals(0, dynamo.path("webhook").path("total").asInt() + dynamo.path("reconcile").path("total").asInt(),
                     operation + " is the charge function's alone: " + wallet);
             assertEquals(0, wallet.path(operation).path("providerCharges").asInt(), operation + " never reaches the provider");
+        }
+        // Exact, as the wallet design spends them (README, Wallets): read the wallet, claim the key,
+        // mark the wallet item, write the operation's item; a refusal marks after a failed debit and a
+        // read; a replay reads the wallet, loses the claim, reads the key and the operation's item.
+        Map<String, Map<String, Integer>> expected = Map.of(
+                "firstCredit", Map.of("GetItem", 1, "PutItem", 2, "UpdateItem", 1),
+                "credit", Map.of("GetItem", 1, "PutItem", 2, "UpdateItem", 1),
+                "debit", Map.of("GetItem", 1, "PutItem", 2, "UpdateItem", 1),
+                "debitReplay", Map.of("GetItem", 3, "PutItem", 1),
+                "insufficientFunds", Map.of("GetItem", 2, "PutItem", 2, "UpdateItem", 2),
+                "insufficientFundsReplay", Map.of("GetItem", 3, "PutItem", 1),
+                "get", Map.of("GetItem", 1));
+        for (String operation : Bench.WALLET_OPERATIONS) {
+            Map<String, Integer> counted = new TreeMap<>();
+            wallet.path(operation).path("dynamo").path("charge").fields().forEachRemaining(e -> {
+                if (!e.getKey().equals("total")) {
+                    counted.put(e.getKey(), e.getValue().asInt());
+                }
+            });
+            assertEquals(new TreeMap<>(expected.get(operation)), counted, operation + ": " + wallet);
         }
         assertTrue(wallet.path("debitReplay").path("replayed").asBoolean(), wallet.toString());
         assertTrue(wallet.path("insufficientFundsReplay").path("replayed").asBoolean(), wallet.toString());
