@@ -197,7 +197,7 @@ public final class Drill {
                     hardDeadline + options.settleTimeout().toNanos(), prompt);
             // The wallets' traffic meets the same faults and kills, beside the payments'.
             Future<?> walletTraffic = pollers.submit(() -> {
-                runWallets(walletRecords, wallets, hardDeadline);
+                runWallets(walletRecords, wallets, progress, hardDeadline);
                 return null;
             });
             runWorkload(records, started, hardDeadline, (r, submitter) -> client.submit(r, submitter, hardDeadline,
@@ -341,9 +341,12 @@ public final class Drill {
 
     /**
      * The wallets' openings (their first credits, all at once), then the mixed credits and debits,
-     * which a few workers take in order, so debits of one wallet race.
+     * which a few workers take in order, so debits of one wallet race. The i-th of n waits until
+     * the payments are i/n of the way: the wallets meet the fault windows and kills, which follow
+     * the payments' progress, all through the workload.
      */
-    private void runWallets(List<WalletRecord> records, WalletClient client, long hardDeadline) throws Exception {
+    private void runWallets(List<WalletRecord> records, WalletClient client, java.util.function.DoubleSupplier progress,
+            long hardDeadline) throws Exception {
         int workers = Math.max(2, options.clients() / 2);
         ExecutorService pool = Executors.newFixedThreadPool(workers, daemon("wallet"));
         ExecutorService helpers = Executors.newCachedThreadPool(daemon("wallet-twin"));
@@ -366,6 +369,9 @@ public final class Drill {
                     for (int i = next.getAndIncrement(); i < mixed.size() && System.nanoTime() < hardDeadline;
                             i = next.getAndIncrement()) {
                         WalletRecord r = mixed.get(i);
+                        while (progress.getAsDouble() < i / (double) mixed.size() && System.nanoTime() < hardDeadline) {
+                            Thread.sleep(50);
+                        }
                         submitAs(r.plan.behaviour(), r.plan.secondSubmitDelayMs(),
                                 s -> client.submit(r, s, hardDeadline), helpers);
                     }

@@ -94,8 +94,7 @@ final class WalletClient {
         do {
             String url = api + "/wallets/" + walletId + "?limit=100"
                     + (cursor == null ? "" : "&cursor=" + URLEncoder.encode(cursor, StandardCharsets.UTF_8));
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(GoodClient.REQUEST_TIMEOUT)
-                    .header("X-Tenant-Id", tenant).GET().build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> r = get(url, tenant);
             if (r.statusCode() == 404 && cursor == null) {
                 return null;
             }
@@ -107,6 +106,19 @@ final class WalletClient {
             cursor = page.path("nextCursor").isTextual() ? page.path("nextCursor").asText() : null;
         } while (cursor != null);
         return new Wallet(page.path("balance").asLong(), page.path("currency").asText(null), entries);
+    }
+
+    /** A GET, asked again a few times after a 5xx (the entries index lags a little behind its items). */
+    private HttpResponse<String> get(String url, String tenant) throws IOException, InterruptedException {
+        HttpResponse<String> r = null;
+        for (int attempt = 0; attempt < 5 && (r == null || r.statusCode() >= 500); attempt++) {
+            if (attempt > 0) {
+                Thread.sleep(500);
+            }
+            r = http.send(HttpRequest.newBuilder(URI.create(url)).timeout(GoodClient.REQUEST_TIMEOUT)
+                    .header("X-Tenant-Id", tenant).GET().build(), HttpResponse.BodyHandlers.ofString());
+        }
+        return r;
     }
 
     /** The entry a {@code 201} names: {@code entry.id}, or the answer's own {@code id}. */
