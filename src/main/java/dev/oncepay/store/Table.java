@@ -16,7 +16,7 @@ public final class Table {
 
     /** Partition key of every item (string). */
     public static final String PK = "pk";
-    /** What an item is: {@code key}, {@code payment} or {@code event}. */
+    /** What an item is: {@code key}, {@code payment}, {@code event}, {@code wallet} or {@code walletOperation}. */
     public static final String KIND = "kind";
     /** DynamoDB TTL attribute (epoch seconds). Lazily enforced by AWS, so code compares it too. */
     public static final String EXPIRES_AT = "expiresAt";

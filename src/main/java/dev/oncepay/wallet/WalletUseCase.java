@@ -14,6 +14,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -88,7 +89,7 @@ public class WalletUseCase {
         long low = Math.max(1, top - limit + 1);
         Map<Long, WalletOperation> bySeq = state.markers().values().stream().map(WalletState.Marker::operation)
                 .filter(op -> op.applied() && op.seq() >= low && op.seq() <= top)
-                .collect(Collectors.toMap(WalletOperation::seq, Function.identity()));
+                .collect(Collectors.toMap(WalletOperation::seq, Function.identity(), (a, b) -> a, HashMap::new));
         if (bySeq.size() < top - low + 1) {
             // Older than the markers: from the index, which must hold each (their items were
             // written before their markers were dropped), unless it lags.

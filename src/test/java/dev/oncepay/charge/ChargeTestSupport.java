@@ -2,41 +2,25 @@ package dev.oncepay.charge;
 
 import dev.oncepay.provider.FleetBreakers;
 import dev.oncepay.sim.PspSimulator;
-import dev.oncepay.store.DynamoRequestCounter;
 import dev.oncepay.store.Table;
-import dev.oncepay.testing.DirectInvoker;
+import dev.oncepay.testing.FunctionTestSupport;
 import dev.oncepay.testing.HttpApiEvents;
 import dev.oncepay.testing.LambdaClient;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
-import dev.oncepay.testing.PhaseHooks;
-import dev.oncepay.testing.TestClock;
 import dev.oncepay.testing.StoredItems;
 import dev.oncepay.testing.TestEnvironment;
 import jakarta.inject.Inject;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /** Shared set-up of the charge function tests: a clean simulator, clock, breaker and hooks. */
-abstract class ChargeTestSupport {
-    @Inject
-    PhaseHooks hooks;
-    @Inject
-    TestClock clock;
-    @Inject
-    DynamoRequestCounter dynamoRequests;
+abstract class ChargeTestSupport extends FunctionTestSupport {
     @Inject
     FleetBreakers breakers;
-    @Inject
-    DirectInvoker direct;
-    /** How long a charge run holds its key: a retry past it takes over a dead or frozen run. */
-    @ConfigProperty(name = "oncepay.idempotency.lease")
-    Duration lease;
 
     PspSimulator sim;
     /** A tenant of this test alone, so table checks see only this test's items. */

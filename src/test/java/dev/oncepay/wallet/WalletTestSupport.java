@@ -4,45 +4,27 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.oncepay.store.DynamoRequestCounter;
 import dev.oncepay.store.Table;
-import dev.oncepay.testing.DirectInvoker;
+import dev.oncepay.testing.FunctionTestSupport;
 import dev.oncepay.testing.HttpApiEvents;
 import dev.oncepay.testing.LambdaClient;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
-import dev.oncepay.testing.PhaseHooks;
 import dev.oncepay.testing.StoredItems;
-import dev.oncepay.testing.TestClock;
 import dev.oncepay.testing.TestEnvironment;
-import jakarta.inject.Inject;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /** Shared set-up of the wallet tests: a tenant and a wallet of the test alone, a clean clock, hooks and store. */
-abstract class WalletTestSupport {
-    @Inject
-    PhaseHooks hooks;
-    @Inject
-    TestClock clock;
-    @Inject
-    DynamoRequestCounter dynamoRequests;
-    @Inject
-    DirectInvoker direct;
-    /** How long a run holds its key: a retry past it takes over a dead or frozen run. */
-    @ConfigProperty(name = "oncepay.idempotency.lease")
-    Duration lease;
-
+abstract class WalletTestSupport extends FunctionTestSupport {
     String tenant;
     String walletId;
 
