@@ -7,7 +7,11 @@
 # against oncepay's table and every client's last answer. Prints `double charges: n` (orders charged
 # more than once, each with its cause), `orphan charges: n` (charge requests nobody waited for),
 # `lost: n`, `stuck: n`, `disagreeing answers: n` and the answers by status; exits non-zero if any
-# count is above 0. Writes target/drill/report.html and summary.txt.
+# count is above 0. Wallet traffic runs beside the payments through the same faults (credits, racing
+# debits, overdrafts, duplicate keys, shoppers under fresh keys); `wallet mismatches: n` counts
+# wallets whose balance is not the sum of their entries, operations applied twice, balances below
+# zero, 201s without their entry and 402s with one (API and table), and fails the drill above 0.
+# Writes target/drill/report.html and summary.txt.
 #
 # With --provider stripe every tenant is charged through the simulator's Stripe mode: the charges
 # carry Stripe's test cards (mostly pm_card_visa, some declining, some pm_card_authenticationRequired
@@ -24,7 +28,9 @@
 # With --bench (or --bench-quick: every figure once, small counts) it runs the benchmark instead
 # (issue 12): cold start to first answer per function, a killed sandbox's replacement, the latency
 # and throughput oncepay adds over direct provider calls, DynamoDB requests and provider calls per
-# charge, RSS per sandbox; a table on the screen and every figure in target/bench/bench.json.
+# charge, RSS per sandbox, DynamoDB requests per wallet operation, and the hot wallet: debits per
+# second on one wallet and on 8 (--hot-wallet-duration); a table on the screen and every figure in
+# target/bench/bench.json.
 #
 #   ./drill.sh --bench [--cold-repeats N] [--latency-requests N] [--throughput-duration D] ...
 #   ./drill.sh [--skip-build] [--provider sim|stripe] [--payments N] [--clients M] [--seed S]

@@ -23,6 +23,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The benchmark ({@code ./drill.sh --bench}, issue 12): starts the local run itself and measures,
@@ -42,7 +43,11 @@ import java.util.concurrent.atomic.AtomicInteger;
  * second through oncepay and direct over the same duration;</li>
  * <li>DynamoDB requests (counted by the store proxy, per function) and provider calls (the
  * simulator's count) of a first charge, of the provider's webhook for it, and of a replay;</li>
- * <li>RSS of every sandbox after the load.</li>
+ * <li>RSS of every sandbox after the load;</li>
+ * <li>wallets (issue 13): DynamoDB requests of a credit, a debit, its replay, a refused debit
+ * ({@code 402}) and a {@code GET}; and the hot wallet: the throughput run's clients debit ONE wallet
+ * back to back (distinct keys, a balance that never runs out), then eight wallets for contrast,
+ * debits per second and the DynamoDB requests per debit under that load.</li>
  * </ol>
  * Prints a table and writes every figure to {@code bench.json}. Timings on a shared machine are
  * noise-prone: the counts are exact, the times are what this machine did this time.
@@ -65,6 +70,8 @@ public final class Bench {
     private final PrintStream out;
     private final ObjectNode figures = JSON.createObjectNode();
     private final AtomicInteger keys = new AtomicInteger();
+    /** Debits of the hot-wallet phase answered 201, warm-up included: what its wallets' balances must show. */
+    private final AtomicLong debitsAnswered = new AtomicLong();
     private final String runId = UUID.randomUUID().toString().substring(0, 8);
 
     /** @param command how it was started, for the figures' record */
@@ -117,7 +124,8 @@ public final class Bench {
                 .put("throughputSeconds", options.throughputDuration().toMillis() / 1000.0)
                 .put("throughputClients", options.throughputClients())
                 .put("throughputSandboxes", options.throughputSandboxes())
-                .put("providerLatencyMs", options.providerLatency().toMillis());
+                .put("providerLatencyMs", options.providerLatency().toMillis())
+                .put("hotWalletSeconds", options.hotWalletDuration().toMillis() / 1000.0);
 
         Path singleLog = options.reportDir().resolve("local-run-single.log");
         out.printf("bench: local run with one sandbox per function (output: %s)%n", singleLog);
@@ -125,6 +133,7 @@ public final class Bench {
             coldStarts(run);
             addedLatency(run);
             requestsPerCharge(run);
+            requestsPerWalletOperation(run);
             rss(run, "single"); // before the kills: the charge sandbox that carried the load is still there
             killedReplacement(run);
         }
@@ -132,6 +141,7 @@ public final class Bench {
         out.printf("bench: local run with %d charge sandboxes (output: %s)%n", options.throughputSandboxes(), loadLog);
         try (BenchRun run = BenchRun.start(options, options.throughputSandboxes(), loadLog)) {
             throughput(run);
+            hotWallet(run);
             rss(run, "throughput");
         }
         figures.put("seconds", Math.round((System.nanoTime() - started) / 1e8) / 10.0);
@@ -329,7 +339,6 @@ public final class Bench {
                 direct.path("perSecond").asDouble());
     }
 
-    /** The configured clients send charges back to back for {@code duration}; what completed in it counts. */
     /** {@code charges} charges through oncepay from the load's clients, spread over the charge sandboxes. */
     private void warmUp(BenchRun run, int charges) throws Exception {
         AtomicInteger left = new AtomicInteger(charges);
@@ -354,24 +363,49 @@ public final class Bench {
         out.printf("bench: %d warm-up charges over %d charge sandboxes%n", charges, options.throughputSandboxes());
     }
 
+    /** The configured clients charge back to back for {@code duration}, through oncepay or direct. */
     private ObjectNode load(BenchRun run, Duration duration, boolean direct) throws Exception {
+        return load(duration, direct ? 200 : 201, "charges", client -> {
+            String key = key();
+            return direct ? run.directCharge(key, "bench_load_direct_" + key) : run.charge(key, "bench_load_" + key);
+        }).figures();
+    }
+
+    /** One request of a client of a load; {@code client} numbers the clients from 0. */
+    private interface ClientRequest {
+        BenchRun.Answer send(int client) throws Exception;
+    }
+
+    /**
+     * @param figures the answers {@code expected} in the window (percentiles, {@code <counted>},
+     *        {@code perSecond}) and the other answers by status
+     * @param expectedAnswers every {@code expected} answer, those after the window too
+     */
+    private record Load(ObjectNode figures, long expectedAnswers) {
+    }
+
+    /** The configured clients send requests back to back for {@code duration}; what completed in it counts. */
+    private Load load(Duration duration, int expected, String counted, ClientRequest request) throws Exception {
         long end = System.nanoTime() + duration.toNanos();
         List<Double> latencies = Collections.synchronizedList(new ArrayList<>());
         Map<Integer, Integer> failures = new ConcurrentSkipListMap<>();
+        AtomicLong expectedAnswers = new AtomicLong();
         ExecutorService clients = Executors.newFixedThreadPool(options.throughputClients());
         long started = System.nanoTime();
         try {
             List<Future<?>> running = new ArrayList<>();
             for (int c = 0; c < options.throughputClients(); c++) {
+                int client = c;
                 running.add(clients.submit(() -> {
                     while (System.nanoTime() < end) {
-                        String key = key();
-                        BenchRun.Answer a = direct ? run.directCharge(key, "bench_load_direct_" + key)
-                                : run.charge(key, "bench_load_" + key);
+                        BenchRun.Answer a = request.send(client);
+                        if (a.status() == expected) {
+                            expectedAnswers.incrementAndGet();
+                        }
                         if (System.nanoTime() > end) {
                             break; // finished after the window: not counted
                         }
-                        if (a.status() == (direct ? 200 : 201)) {
+                        if (a.status() == expected) {
                             latencies.add(a.ms());
                         } else {
                             failures.merge(a.status(), 1, Integer::sum);
@@ -388,12 +422,12 @@ public final class Bench {
         }
         double seconds = Math.min((System.nanoTime() - started) / 1e9, duration.toMillis() / 1000.0);
         ObjectNode result = percentiles(latencies);
-        result.put("charges", latencies.size());
+        result.put(counted, latencies.size());
         result.put("failures", failures.values().stream().mapToInt(Integer::intValue).sum());
         ObjectNode byStatus = result.putObject("failuresByStatus");
         failures.forEach((status, n) -> byStatus.put(Integer.toString(status), n));
         result.put("perSecond", Math.round(latencies.size() / seconds * 10) / 10.0);
-        return result;
+        return new Load(result, expectedAnswers.get());
     }
 
     // --- 5. requests per charge -----------------------------------------------------------------
@@ -450,7 +484,119 @@ public final class Bench {
         return r;
     }
 
-    // --- 6. RSS ---------------------------------------------------------------------------------
+    // --- 6. wallets: requests per operation, the hot wallet ---------------------------------------
+
+    /** The most one credit may carry (the amount limit payments have too). */
+    static final long MAX_CREDIT = 99_999_999L;
+    /**
+     * What {@link #requestsPerWalletOperation} counts: a new wallet's first credit, a credit, a
+     * debit and its replay, a debit the balance does not cover ({@code 402}) and its replay, a GET.
+     */
+    static final List<String> WALLET_OPERATIONS = List.of("firstCredit", "credit", "debit", "debitReplay",
+            "insufficientFunds", "insufficientFundsReplay", "get");
+    /** Wallets of the contrast load: the same clients spread over this many wallets. */
+    static final int SPREAD_WALLETS = 8;
+
+    private void requestsPerWalletOperation(BenchRun run) throws Exception {
+        ObjectNode costs = figures.putObject("requestsPerWalletOperation");
+        run.awaitQuiet(Duration.ofSeconds(60));
+        String wallet = "wal_cost_" + runId;
+        costs.set("firstCredit", measure(run, () -> run.wallet("credits", wallet, key(), 1000, "bench_credit_first"), 201));
+        costs.set("credit", measure(run, () -> run.wallet("credits", wallet, key(), 1000, "bench_credit"), 201));
+        String debitKey = key();
+        Request debit = () -> run.wallet("debits", wallet, debitKey, 700, "bench_debit");
+        costs.set("debit", measure(run, debit, 201));
+        costs.set("debitReplay", measure(run, debit, 201));
+        String refusedKey = key();
+        Request refused = () -> run.wallet("debits", wallet, refusedKey, MAX_CREDIT, "bench_debit_refused");
+        costs.set("insufficientFunds", measure(run, refused, 402));
+        costs.set("insufficientFundsReplay", measure(run, refused, 402));
+        costs.set("get", measure(run, () -> run.wallet(wallet), 200));
+        out.printf("bench: DynamoDB requests: credit %s, debit %s, replay %s, 402 %s, GET %s%n",
+                total(costs, "credit"), total(costs, "debit"), total(costs, "debitReplay"),
+                total(costs, "insufficientFunds"), total(costs, "get"));
+    }
+
+    private static long total(JsonNode costs, String operation) {
+        return costs.path(operation).path("dynamo").path(DeploymentSettings.FUNCTION_CHARGE).path("total").asLong();
+    }
+
+    /**
+     * The throughput run's clients debit 1 (minor unit) each, back to back, under distinct keys: first
+     * all on ONE wallet (one DynamoDB item takes every conditional update), then spread over
+     * {@link #SPREAD_WALLETS} wallets. Each wallet's balance covers every debit, so every answer
+     * should be 201; the balance read back afterwards shows none was lost or applied twice.
+     */
+    private void hotWallet(BenchRun run) throws Exception {
+        run.simFaults("{\"latencyMs\":0}");
+        List<String> wallets = new ArrayList<>();
+        for (int w = 0; w < SPREAD_WALLETS; w++) {
+            String wallet = "wal_hot_" + runId + "_" + w;
+            BenchRun.Answer credited = run.wallet("credits", wallet, key(), MAX_CREDIT, "bench_hot_credit");
+            if (credited.status() != 201) {
+                throw new IOException("credit of " + wallet + ": " + credited.status() + " " + credited.body());
+            }
+            wallets.add(wallet);
+        }
+        // Warm: every charge sandbox has served wallet requests before the clock starts.
+        debits(run, wallets, Duration.ofSeconds(Math.max(2, options.hotWalletDuration().toSeconds() / 4)));
+        run.awaitQuiet(Duration.ofSeconds(60));
+        ObjectNode hot = figures.putObject("hotWallet");
+        hot.put("clients", options.throughputClients());
+        hot.put("chargeSandboxes", options.throughputSandboxes());
+        hot.put("seconds", options.hotWalletDuration().toMillis() / 1000.0);
+        hot.put("debitAmount", 1);
+        hot.set("oneWallet", debits(run, wallets.subList(0, 1), options.hotWalletDuration()));
+        run.awaitQuiet(Duration.ofSeconds(60));
+        hot.set("spread", debits(run, wallets, options.hotWalletDuration()));
+        // What the load cost beyond a lone debit's requests: the prunes of the wallet's markers (a
+        // BatchGetItem and an UpdateItem each time 32 have gathered) and writes that lost a race.
+        long uncontended = total(figures.path("requestsPerWalletOperation"), "debit");
+        for (String side : List.of("oneWallet", "spread")) {
+            ObjectNode s = (ObjectNode) hot.path(side);
+            s.put("beyondUncontendedPerDebit", round(s.path("dynamoPerDebit").asDouble() - uncontended));
+        }
+        long debited = 0;
+        for (String wallet : wallets) {
+            JsonNode w = run.wallet(wallet).json();
+            debited += MAX_CREDIT - w.path("balance").asLong();
+        }
+        long answered = debitsAnswered.get();
+        hot.put("debitsAnswered201", answered);
+        hot.put("balanceDebited", debited);
+        out.printf("bench: hot wallet: one wallet %.1f debits/s, %d wallets %.1f debits/s; DynamoDB requests per debit %s"
+                + " and %s; balances debited %d for %d debits answered 201%n",
+                hot.path("oneWallet").path("perSecond").asDouble(), SPREAD_WALLETS,
+                hot.path("spread").path("perSecond").asDouble(), hot.path("oneWallet").path("dynamoPerDebit").asText(),
+                hot.path("spread").path("dynamoPerDebit").asText(), debited, answered);
+    }
+
+    /** The clients debit {@code wallets} (client c the wallet c mod n) for {@code duration}; what completed in it counts. */
+    private ObjectNode debits(BenchRun run, List<String> wallets, Duration duration) throws Exception {
+        run.resetStoreStats();
+        Load load = load(duration, 201, "debits",
+                client -> run.wallet("debits", wallets.get(client % wallets.size()), key(), 1, "bench_hot_debit"));
+        run.awaitQuiet(Duration.ofSeconds(60));
+        debitsAnswered.addAndGet(load.expectedAnswers());
+        JsonNode store = run.storeStats().path("byCaller").path(DeploymentSettings.FUNCTION_CHARGE);
+        ObjectNode result = load.figures();
+        result.put("wallets", wallets.size());
+        // Every request the charge function sent while the clients ran, over every debit it answered
+        // 201 (those that ended after the window too): the markers' prunes and conditional updates
+        // that lost a race and were tried again show here as more than a lone debit's count.
+        ObjectNode dynamo = result.putObject("dynamo");
+        long total = 0;
+        for (Map.Entry<String, JsonNode> e : (Iterable<Map.Entry<String, JsonNode>>) store::fields) {
+            dynamo.put(e.getKey(), e.getValue().asLong());
+            total += e.getValue().asLong();
+        }
+        dynamo.put("total", total);
+        result.put("dynamoPerDebit", load.expectedAnswers() == 0 ? Double.NaN
+                : Math.round(total * 100.0 / load.expectedAnswers()) / 100.0);
+        return result;
+    }
+
+    // --- 7. RSS ---------------------------------------------------------------------------------
 
     private void rss(BenchRun run, String phase) throws Exception {
         ArrayNode rss = figures.has("rss") ? (ArrayNode) figures.get("rss") : figures.putArray("rss");

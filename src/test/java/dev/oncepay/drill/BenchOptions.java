@@ -18,6 +18,7 @@ import java.util.List;
  * @param throughputClients concurrent clients in the throughput phase
  * @param throughputSandboxes charge sandboxes of the throughput phase's local run
  * @param providerLatency the simulator's latency in the throughput phase
+ * @param hotWalletDuration how long the throughput phase's clients debit one wallet, then eight
  * @param reportDir where bench.json and the local runs' logs go
  * @param app the Lambda package (function.zip)
  */
@@ -30,6 +31,7 @@ public record BenchOptions(
         int throughputClients,
         int throughputSandboxes,
         Duration providerLatency,
+        Duration hotWalletDuration,
         Path reportDir,
         Path app) {
 
@@ -38,20 +40,21 @@ public record BenchOptions(
                 || throughputSandboxes < 1 || throughputSandboxes > 16) {
             throw new IllegalArgumentException("counts must be positive (charge sandboxes 1..16)");
         }
-        if (throughputDuration.isNegative() || throughputDuration.isZero() || providerLatency.isNegative()) {
+        if (throughputDuration.isNegative() || throughputDuration.isZero() || providerLatency.isNegative()
+                || hotWalletDuration.isNegative() || hotWalletDuration.isZero()) {
             throw new IllegalArgumentException("durations must be positive");
         }
     }
 
     public static BenchOptions defaults() {
         return new BenchOptions(3, 3, 200, 300, Duration.ofSeconds(20), 8, 8, Duration.ofMillis(200),
-                Path.of("target/bench"), Path.of("target/function.zip"));
+                Duration.ofSeconds(20), Path.of("target/bench"), Path.of("target/function.zip"));
     }
 
     /** Every figure once, with small counts: for CI and a first look. */
     public static BenchOptions quick() {
         return new BenchOptions(1, 1, 30, 5, Duration.ofSeconds(4), 2, 2, Duration.ofMillis(200),
-                Path.of("target/bench"), Path.of("target/function.zip"));
+                Duration.ofSeconds(3), Path.of("target/bench"), Path.of("target/function.zip"));
     }
 
     public static boolean wanted(List<String> args) {
@@ -70,6 +73,7 @@ public record BenchOptions(
                 "  --throughput-clients N    concurrent clients (default 8)",
                 "  --throughput-sandboxes N  charge sandboxes of the throughput phase (default 8)",
                 "  --provider-latency D      the simulator's latency in the throughput phase (default 200ms)",
+                "  --hot-wallet-duration D   the throughput clients debit one wallet, then 8 wallets (default 20s)",
                 "  --report-dir DIR          bench.json and the local runs' logs (default target/bench)",
                 "  --app PATH                the Lambda package (default target/function.zip)",
                 "Durations: 500ms, 10s, 2m (a bare number is seconds). Exit status: 0 measured, 2 usage error,",
@@ -86,6 +90,7 @@ public record BenchOptions(
         int clients = o.throughputClients;
         int sandboxes = o.throughputSandboxes;
         Duration providerLatency = o.providerLatency;
+        Duration hotWallet = o.hotWalletDuration;
         Path reportDir = o.reportDir;
         Path app = o.app;
         for (int i = 0; i < args.size(); i++) {
@@ -116,6 +121,7 @@ public record BenchOptions(
                     case "--throughput-clients" -> clients = Integer.parseInt(value.trim());
                     case "--throughput-sandboxes" -> sandboxes = Integer.parseInt(value.trim());
                     case "--provider-latency" -> providerLatency = LocalRunOptions.duration(value);
+                    case "--hot-wallet-duration" -> hotWallet = LocalRunOptions.duration(value);
                     case "--report-dir" -> reportDir = Path.of(value);
                     case "--app" -> app = Path.of(value);
                     default -> throw new IllegalArgumentException("unknown option " + arg);
@@ -125,6 +131,6 @@ public record BenchOptions(
             }
         }
         return new BenchOptions(cold, kills, latency, warmup, duration, clients, sandboxes, providerLatency,
-                reportDir, app);
+                hotWallet, reportDir, app);
     }
 }

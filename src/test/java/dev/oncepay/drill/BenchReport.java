@@ -77,6 +77,24 @@ final class BenchReport {
                     counts(m.path("dynamo").path("charge")), counts(m.path("dynamo").path("webhook")),
                     m.path("providerCharges").asInt(), m.path("providerLookups").asInt()));
         }
+        lines.add("Requests per wallet operation (the charge function's DynamoDB requests at the store proxy):");
+        JsonNode wallet = f.path("requestsPerWalletOperation");
+        Bench.WALLET_OPERATIONS.forEach(operation -> lines.add(String.format("  %-24s %s", operation,
+                counts(wallet.path(operation).path("dynamo").path("charge")))));
+        JsonNode hot = f.path("hotWallet");
+        lines.add(String.format(Locale.ROOT, "Hot wallet, %d clients, %d charge sandboxes, debits of 1 under distinct keys,"
+                + " %s s each:", hot.path("clients").asInt(), hot.path("chargeSandboxes").asInt(), hot.path("seconds").asText()));
+        for (String side : List.of("oneWallet", "spread")) {
+            JsonNode s = hot.path(side);
+            lines.add(String.format("  %d wallet(s): %s debits/s (%d debits; other answers %s), p50 %s ms, p99 %s ms;"
+                    + " DynamoDB requests per debit %s (%s), %s beyond a lone debit's (prunes, races)", s.path("wallets").asInt(),
+                    s.path("perSecond").asText(), s.path("debits").asInt(),
+                    s.path("failures").asInt() == 0 ? "none" : s.path("failuresByStatus").toString(),
+                    s.path("p50Ms").asText(), s.path("p99Ms").asText(), s.path("dynamoPerDebit").asText(),
+                    counts(s.path("dynamo")), s.path("beyondUncontendedPerDebit").asText()));
+        }
+        lines.add(String.format("  the wallets' balances fell by %d for %d debits of 1 answered 201",
+                hot.path("balanceDebited").asLong(), hot.path("debitsAnswered201").asLong()));
         lines.add("");
         lines.add("RSS per sandbox after the load, MB:");
         Map<String, List<String>> rss = new TreeMap<>();

@@ -163,6 +163,24 @@ final class BenchRun implements AutoCloseable {
                 List.of("Idempotency-Key", key, "X-Tenant-Id", TENANT, "Content-Type", "application/json"));
     }
 
+    /**
+     * {@code POST /wallets/{walletId}/credits} or {@code .../debits} through the gateway.
+     *
+     * @param operation {@code credits} or {@code debits}
+     */
+    Answer wallet(String operation, String walletId, String key, long amount, String reference)
+            throws IOException, InterruptedException {
+        return post(api + "/wallets/" + walletId + "/" + operation,
+                "{\"amount\":" + amount + ",\"currency\":\"EUR\",\"reference\":\"" + reference + "\"}",
+                List.of("Idempotency-Key", key, "X-Tenant-Id", TENANT, "Content-Type", "application/json"));
+    }
+
+    /** {@code GET /wallets/{walletId}}: its balance and the first page of its entries. */
+    Answer wallet(String walletId) throws IOException, InterruptedException {
+        return send(HttpRequest.newBuilder(URI.create(api + "/wallets/" + walletId)).timeout(Duration.ofSeconds(60))
+                .header("X-Tenant-Id", TENANT).GET().build());
+    }
+
     /** The simulator's own charge endpoint, the same body, as a merchant without oncepay would call it. */
     Answer directCharge(String key, String reference) throws IOException, InterruptedException {
         return post(sim + "/v1/charges", chargeBody(reference),

@@ -9,6 +9,8 @@ import dev.oncepay.local.LambdaPackage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.Set;
 import java.util.TreeSet;
 import org.junit.jupiter.api.Tag;
@@ -19,7 +21,8 @@ import org.junit.jupiter.api.Timeout;
  * The quick benchmark ({@code ./drill.sh --bench-quick}) end to end through the real local run:
  * bench.json carries every figure, each from a run that really happened — never a timing asserted,
  * only presence, sane signs and the exact counts (a killed sandbox's next request answered 201, a
- * first charge one provider call, its replay none).
+ * first charge one provider call, its replay none; each wallet operation's DynamoDB requests; the hot
+ * wallet's balance down by exactly the debits answered 201).
  */
 @Tag("local-run")
 @Tag("slow")
@@ -35,7 +38,7 @@ class BenchSmokeTest {
         BenchOptions quick = BenchOptions.quick();
         BenchOptions options = new BenchOptions(quick.coldRepeats(), quick.killRepeats(), quick.latencyRequests(),
                 quick.warmup(), quick.throughputDuration(), quick.throughputClients(), quick.throughputSandboxes(),
-                quick.providerLatency(), root.resolve("target/bench-test"), app);
+                quick.providerLatency(), quick.hotWalletDuration(), root.resolve("target/bench-test"), app);
 
         Bench.Outcome outcome = Bench.run(options, System.out);
 
@@ -80,6 +83,50 @@ class BenchSmokeTest {
             assertTrue(costs.path(replay).path("replayed").asBoolean(), costs.toString());
             assertEquals(0, costs.path(replay).path("dynamo").path("webhook").path("total").asInt(), costs.toString());
         }
+
+        JsonNode wallet = f.path("requestsPerWalletOperation");
+        for (String operation : Bench.WALLET_OPERATIONS) {
+            JsonNode dynamo = wallet.path(operation).path("dynamo");
+            assertTrue(dynamo.path("charge").path("total").asInt() >= 1, operation + ": " + wallet);
+            assertEquals(0, dynamo.path("webhook").path("total").asInt() + dynamo.path("reconcile").path("total").asInt(),
+                    operation + " is the charge function's alone: " + wallet);
+            assertEquals(0, wallet.path(operation).path("providerCharges").asInt(), operation + " never reaches the provider");
+        }
+        // Exact, as the wallet design spends them (README, Wallets): read the wallet, claim the key,
+        // mark the wallet item, write the operation's item; a refusal marks after a failed debit and a
+        // read; a replay reads the wallet, loses the claim, reads the key and the operation's item.
+        Map<String, Map<String, Integer>> expected = Map.of(
+                "firstCredit", Map.of("GetItem", 1, "PutItem", 2, "UpdateItem", 1),
+                "credit", Map.of("GetItem", 1, "PutItem", 2, "UpdateItem", 1),
+                "debit", Map.of("GetItem", 1, "PutItem", 2, "UpdateItem", 1),
+                "debitReplay", Map.of("GetItem", 3, "PutItem", 1),
+                "insufficientFunds", Map.of("GetItem", 2, "PutItem", 2, "UpdateItem", 2),
+                "insufficientFundsReplay", Map.of("GetItem", 3, "PutItem", 1),
+                "get", Map.of("GetItem", 1));
+        for (String operation : Bench.WALLET_OPERATIONS) {
+            Map<String, Integer> counted = new TreeMap<>();
+            wallet.path(operation).path("dynamo").path("charge").fields().forEachRemaining(e -> {
+                if (!e.getKey().equals("total")) {
+                    counted.put(e.getKey(), e.getValue().asInt());
+                }
+            });
+            assertEquals(new TreeMap<>(expected.get(operation)), counted, operation + ": " + wallet);
+        }
+        assertTrue(wallet.path("debitReplay").path("replayed").asBoolean(), wallet.toString());
+        assertTrue(wallet.path("insufficientFundsReplay").path("replayed").asBoolean(), wallet.toString());
+
+        JsonNode hot = f.path("hotWallet");
+        for (String side : List.of("oneWallet", "spread")) {
+            assertTrue(hot.path(side).path("debits").asInt() > 0, side + ": " + hot);
+            assertTrue(hot.path(side).path("perSecond").asDouble() > 0, side + ": " + hot);
+            assertEquals(0, hot.path(side).path("failures").asInt(), "every debit is covered: " + hot);
+            assertTrue(hot.path(side).path("dynamoPerDebit").asDouble() >= 1, side + ": " + hot);
+        }
+        assertEquals(1, hot.path("oneWallet").path("wallets").asInt());
+        assertEquals(Bench.SPREAD_WALLETS, hot.path("spread").path("wallets").asInt());
+        // Each debit answered 201 took exactly its amount from its wallet: none lost, none applied twice.
+        assertEquals(hot.path("debitsAnswered201").asLong(), hot.path("balanceDebited").asLong(), hot.toString());
+        assertTrue(outcome.table().contains("Hot wallet"), outcome.table());
 
         Set<String> sandboxes = new TreeSet<>();
         for (JsonNode r : f.path("rss")) {

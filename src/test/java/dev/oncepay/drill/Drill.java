@@ -52,11 +52,16 @@ public final class Drill {
     /** How long a client polls a 202 itself during the workload before leaving it to the settle phase. */
     static final Duration CLIENT_POLL_WINDOW = Duration.ofSeconds(20);
 
-    /** The outcome of one drill. */
-    public record Outcome(Oracle.Verdict verdict, String summary, Path report) {
+    /** The outcome of one drill: the payments' verdict and the wallets'. */
+    public record Outcome(Oracle.Verdict verdict, WalletAudit.Verdict wallets, String summary, Path report) {
         public boolean ok() {
-            return verdict.ok();
+            return verdict.ok() && wallets.mismatches() == 0;
         }
+    }
+
+    /** Wallet operations mixed into the workload: one for every two payments (and a few at least). */
+    static int walletOperations(int payments) {
+        return Math.max(12, payments / 2);
     }
 
     private final DrillOptions options;
@@ -160,6 +165,7 @@ public final class Drill {
             long loggedCalls0 = run.loggedProviderChargeCalls.get();
             int lookups0 = tap.lookupRequests();
             Map<String, Integer> dynamo0 = storeTap.dynamoRequests();
+            Map<String, Integer> conditionsFailed0 = storeTap.conditionsFailed();
             Recorder recorder = new Recorder();
             List<Workload.Plan> plans = Workload.generate(options.payments(), options.seed(), options.stripe());
             if (options.slowAccount() != null) {
@@ -167,6 +173,9 @@ public final class Drill {
             }
             List<Recorder.PaymentRecord> records = plans.stream().map(Recorder.PaymentRecord::new).toList();
             Measurements m = new Measurements(options, recorder, records);
+            List<WalletRecord> walletRecords = WalletWorkload.generate(walletOperations(options.payments()),
+                    options.seed()).stream().map(WalletRecord::new).toList();
+            WalletClient wallets = new WalletClient(http, api);
 
             // --- workload -----------------------------------------------------------------------
             AtomicInteger started = new AtomicInteger();
@@ -186,8 +195,14 @@ public final class Drill {
             ShopperPrompt prompt = new ShopperPrompt(http, simUrl, recorder);
             GoodClient client = new GoodClient(http, api, recorder, pollers,
                     hardDeadline + options.settleTimeout().toNanos(), prompt);
+            // The wallets' traffic meets the same faults and kills, beside the payments'.
+            Future<?> walletTraffic = pollers.submit(() -> {
+                runWallets(walletRecords, wallets, progress, hardDeadline);
+                return null;
+            });
             runWorkload(records, started, hardDeadline, (r, submitter) -> client.submit(r, submitter, hardDeadline,
                     Math.min(hardDeadline, System.nanoTime() + CLIENT_POLL_WINDOW.toNanos())), "client");
+            walletTraffic.get();
             m.workloadEndMs = recorder.nowMs();
             crashes.close();
             faults.allOff();
@@ -208,6 +223,7 @@ public final class Drill {
             recorder.event("settle phase: faults off, no crashes");
             // The verdict reads dynalite itself, not through the (now healthy) fault proxy.
             Oracle oracle = new Oracle(http, api, simUrl, "http://127.0.0.1:" + dynalitePort, TABLE);
+            settleWallets(walletRecords, wallets, recorder);
             Settled settled = settle(oracle, client, records, recorder);
             Oracle.Snapshot snapshot = settled.table();
             pollers.shutdownNow();
@@ -221,10 +237,13 @@ public final class Drill {
                     new Oracle.Evidence(tap.chargeRequests(), List.copyOf(run.paymentLines), crashes.chargeKillsMs(),
                             settled.awaitingCustomer()), recorder);
             oracle.close();
+            m.wallets = WalletAudit.judge(walletRecords, wallets, WalletAudit.stored(snapshot.walletItems()),
+                    wallets.answers());
             m.providerCharges = (int) (run.loggedProviderChargeCalls.get() - loggedCalls0);
             m.providerLookups = tap.lookupRequests() - lookups0;
             // The verdict's own reads go to dynalite directly: what the tap saw is the functions' work.
             m.dynamoRequests = WireTap.since(dynamo0, storeTap.dynamoRequests());
+            m.dynamoConditionsFailed = WireTap.since(conditionsFailed0, storeTap.conditionsFailed());
             m.authentications = prompt.outcomes();
             Set<String> shown = prompt.shown();
             m.awaitingNeverShown = (int) settled.awaitingCustomer().stream().filter(id -> !shown.contains(id)).count();
@@ -241,7 +260,7 @@ public final class Drill {
             Path report = Report.write(options, verdict, m, summary);
             out.println(summary);
             out.println("report: " + report.toAbsolutePath());
-            return new Outcome(verdict, summary, report);
+            return new Outcome(verdict, m.wallets, summary, report);
         }
     }
 
@@ -285,29 +304,113 @@ public final class Drill {
 
     private void runPayment(Recorder.PaymentRecord r, Submitter submitter, ExecutorService helpers) throws Exception {
         r.startMs = -1;
-        Workload.Plan p = r.plan;
-        switch (p.behaviour()) {
-            case NORMAL -> submitter.submit(r, 0);
+        submitAs(r.plan.behaviour(), r.plan.secondSubmitDelayMs(), s -> submitter.submit(r, s), helpers);
+    }
+
+    /** Submits as submitter 0 and the second submitter the behaviour brings: a little later, or at once. */
+    interface OneSubmitter {
+        void submit(int submitter) throws InterruptedException;
+    }
+
+    private static void submitAs(Workload.Behaviour behaviour, long secondSubmitDelayMs, OneSubmitter submitter,
+            ExecutorService helpers) throws Exception {
+        switch (behaviour) {
+            case NORMAL -> submitter.submit(0);
             case DOUBLE_SUBMIT -> {
                 Future<?> twin = helpers.submit(() -> {
-                    Thread.sleep(p.secondSubmitDelayMs());
-                    submitter.submit(r, 1);
+                    Thread.sleep(secondSubmitDelayMs);
+                    submitter.submit(1);
                     return null;
                 });
-                submitter.submit(r, 0);
+                submitter.submit(0);
                 twin.get();
             }
             case CONCURRENT -> {
                 java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
                 Future<?> twin = helpers.submit(() -> {
                     together.await(10, TimeUnit.SECONDS);
-                    submitter.submit(r, 1);
+                    submitter.submit(1);
                     return null;
                 });
                 together.await(10, TimeUnit.SECONDS);
-                submitter.submit(r, 0);
+                submitter.submit(0);
                 twin.get();
             }
+        }
+    }
+
+    /**
+     * The wallets' openings (their first credits, all at once), then the mixed credits and debits,
+     * which a few workers take in order, so debits of one wallet race. The i-th of n waits until
+     * the payments are i/n of the way: the wallets meet the fault windows and kills, which follow
+     * the payments' progress, all through the workload.
+     */
+    private void runWallets(List<WalletRecord> records, WalletClient client, java.util.function.DoubleSupplier progress,
+            long hardDeadline) throws Exception {
+        int workers = Math.max(2, options.clients() / 2);
+        ExecutorService pool = Executors.newFixedThreadPool(workers, daemon("wallet"));
+        ExecutorService helpers = Executors.newCachedThreadPool(daemon("wallet-twin"));
+        try {
+            List<Future<?>> openings = new ArrayList<>();
+            for (WalletRecord r : records.stream().filter(r -> r.plan.opening()).toList()) {
+                openings.add(pool.submit(() -> {
+                    client.submit(r, 0, hardDeadline);
+                    return null;
+                }));
+            }
+            for (Future<?> f : openings) {
+                f.get();
+            }
+            AtomicInteger next = new AtomicInteger();
+            List<WalletRecord> mixed = records.stream().filter(r -> !r.plan.opening()).toList();
+            List<Future<?>> running = new ArrayList<>();
+            for (int w = 0; w < workers; w++) {
+                running.add(pool.submit(() -> {
+                    for (int i = next.getAndIncrement(); i < mixed.size() && System.nanoTime() < hardDeadline;
+                            i = next.getAndIncrement()) {
+                        WalletRecord r = mixed.get(i);
+                        while (progress.getAsDouble() < i / (double) mixed.size() && System.nanoTime() < hardDeadline) {
+                            Thread.sleep(50);
+                        }
+                        submitAs(r.plan.behaviour(), r.plan.secondSubmitDelayMs(),
+                                s -> client.submit(r, s, hardDeadline), helpers);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : running) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+            helpers.shutdownNow();
+        }
+    }
+
+    /**
+     * Faults and crashes are off: every submitter still without a final answer asks again under its
+     * key, until each has one or the settle timeout. A shopper's abandoned keys stay abandoned.
+     */
+    private void settleWallets(List<WalletRecord> records, WalletClient client, Recorder recorder)
+            throws Exception {
+        long deadline = System.nanoTime() + options.settleTimeout().toNanos();
+        ExecutorService pool = Executors.newFixedThreadPool(options.clients(), daemon("wallet-settle"));
+        try {
+            List<Future<?>> work = new ArrayList<>();
+            for (WalletRecord r : records) {
+                for (int s : r.unanswered()) {
+                    work.add(pool.submit(() -> {
+                        client.submit(r, s, deadline);
+                        return null;
+                    }));
+                }
+            }
+            for (Future<?> f : work) {
+                f.get();
+            }
+            recorder.event("wallets settled: " + work.size() + " operation(s) asked again");
+        } finally {
+            pool.shutdownNow();
         }
     }
 

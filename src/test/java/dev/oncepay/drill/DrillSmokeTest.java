@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.oncepay.local.LambdaPackage;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -18,7 +19,8 @@ import org.junit.jupiter.params.provider.CsvSource;
  * killed sandboxes and either a provider with real providers' habits and an outage, or a store that
  * throttles, fails, stalls, loses answers and has an outage. It asserts only the invariants — no
  * order charged twice, no charge nobody waited for, nothing lost or stuck, every client's last
- * answer agrees with the ledger — never timings. (An order charged twice only because the drill
+ * answer agrees with the ledger, and {@code wallet mismatches: 0} for the wallet traffic mixed in —
+ * never timings. (An order charged twice only because the drill
  * killed a run after its charge reached the provider and the shopper paid again after the 502 is
  * reported apart: no key links the two payments, so no per-key promise covers it.)
  */
@@ -46,6 +48,17 @@ class DrillSmokeTest {
         assertEquals(0, outcome.verdict().lost(), details);
         assertEquals(0, outcome.verdict().stuck(), details);
         assertEquals(0, outcome.verdict().disagreeing(), details);
+        // The wallets met the same faults: none unbalanced, applied twice, below zero, or answered
+        // against its entries, and the traffic really ran (applied credits and debits, refused debits).
+        WalletAudit.Verdict wallets = outcome.wallets();
+        String walletDetails = String.join("\n", wallets.details());
+        assertTrue(outcome.summary().contains("\nwallet mismatches: 0\n"), outcome.summary());
+        assertEquals(0, wallets.mismatches(), walletDetails);
+        assertEquals(0, wallets.unexpected(), walletDetails);
+        assertEquals(WalletWorkload.WALLETS_PER_TENANT * Workload.TENANTS.size(), wallets.wallets());
+        for (String answer : List.of("credits 201", "debits 201", "debits 402")) {
+            assertTrue(wallets.answers().getOrDefault(answer, 0) > 0, answer + ": " + wallets.answers());
+        }
         assertTrue(Files.exists(outcome.report()));
     }
 }

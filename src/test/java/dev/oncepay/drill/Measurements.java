@@ -29,6 +29,8 @@ final class Measurements {
     int providerLookups = -1;
     /** DynamoDB requests of every function during the drill, by operation (the store tap's count). */
     Map<String, Integer> dynamoRequests = Map.of();
+    /** Of those, the writes refused because their condition failed (claims lost, races, refused debits). */
+    Map<String, Integer> dynamoConditionsFailed = Map.of();
     /** Stripe mode: what the shoppers did at the 3-D Secure prompt (approved, refused, abandoned, ...). */
     Map<String, Integer> authentications = Map.of();
     /**
@@ -43,6 +45,8 @@ final class Measurements {
     Map<String, Long> protectionMetrics = Map.of();
     /** The provider's own request counts around the outage, or null without one. */
     FaultSchedule.OutageStats outageStats;
+    /** The wallets' verdict (issue 13). */
+    WalletAudit.Verdict wallets;
     boolean naiveRan;
     long naiveDurationMs;
     int naiveDoubleCharges;

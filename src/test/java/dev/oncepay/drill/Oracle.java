@@ -39,6 +39,8 @@ final class Oracle {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** The drill's own key to the simulator's Stripe mode (it takes any test key). */
     private static final String STRIPE_KEY = "sk_test_oncepay_drill";
+    /** How a payment's id starts ({@code Payment.newId}); a key for anything else is a wallet operation's. */
+    private static final String PAYMENT_ID_PREFIX = "pay_";
 
     /** An executed charge; {@code reference} is oncepay's payment id. */
     record LedgerCharge(String id, String reference, String status, String idempotencyKey, long createdAtWallMs) {
@@ -58,8 +60,12 @@ final class Oracle {
     record StoredKey(String storageId, String paymentId, long leaseExpiresAtMs) {
     }
 
-    /** One table scan. */
-    record Snapshot(Map<String, StoredPayment> payments, Map<String, StoredKey> keys) {
+    /**
+     * One table scan: payments and their keys; the wallets' items apart (wallet operations' keys
+     * included), which {@link WalletAudit} judges.
+     */
+    record Snapshot(Map<String, StoredPayment> payments, Map<String, StoredKey> keys,
+            List<Map<String, AttributeValue>> walletItems) {
         /** Payments not terminal, but for those that wait for their customer (who may never come back). */
         long nonTerminal(Set<String> awaitingCustomer) {
             return payments.values().stream().filter(p -> !p.terminal() && !awaitingCustomer.contains(p.id)).count();
@@ -192,6 +198,7 @@ final class Oracle {
     Snapshot scan() {
         Map<String, StoredPayment> payments = new HashMap<>();
         Map<String, StoredKey> keys = new HashMap<>();
+        List<Map<String, AttributeValue>> walletItems = new ArrayList<>();
         Map<String, AttributeValue> start = null;
         do {
             ScanRequest.Builder b = ScanRequest.builder().tableName(table).consistentRead(true);
@@ -207,14 +214,22 @@ final class Oracle {
                     payments.put(id, new StoredPayment(id, Attr.string(item, Table.TENANT),
                             Attr.string(item, Table.STATUS), Attr.string(item, Table.STATUS_REASON),
                             Attr.string(item, Table.REFERENCE), wallMs(Attr.string(item, Table.CREATED_AT))));
-                } else if (Table.KIND_KEY.equals(kind)) {
+                } else if (Table.KIND_KEY.equals(kind) && !paysAWallet(item)) {
                     keys.put(pk, new StoredKey(pk, Attr.string(item, Table.PAYMENT_ID),
                             leaseMillis(item.get(Table.LEASE_EXPIRES_AT))));
+                } else if (WalletAudit.isWalletItem(item)) {
+                    walletItems.add(item);
                 }
             }
             start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
         } while (start != null);
-        return new Snapshot(payments, keys);
+        return new Snapshot(payments, keys, walletItems);
+    }
+
+    /** A key item claimed for a wallet operation, not a payment: its resource is no payment id. */
+    private static boolean paysAWallet(Map<String, AttributeValue> item) {
+        String resource = Attr.string(item, Table.PAYMENT_ID);
+        return resource != null && !resource.startsWith(PAYMENT_ID_PREFIX);
     }
 
     private static long wallMs(String instant) {

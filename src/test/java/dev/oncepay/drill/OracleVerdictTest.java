@@ -62,7 +62,7 @@ class OracleVerdictTest {
 
     private Oracle.Verdict verdict(Recorder.PaymentRecord order, Set<String> awaitingCustomer)
             throws InterruptedException {
-        return oracle.verdict(List.of(order), new Oracle.Snapshot(payments, keys), ledger,
+        return oracle.verdict(List.of(order), new Oracle.Snapshot(payments, keys, List.of()), ledger,
                 new Oracle.Evidence(requests, List.of(), chargeKills, awaitingCustomer), recorder);
     }
 
@@ -95,7 +95,7 @@ class OracleVerdictTest {
         keys.put("claimed", new Oracle.StoredKey("claimed", null, now + 10_000)); // claimed, payment not yet recorded
         pendingAtTheProvider("pay_1", "key-1", 500);
         keys.put(new IdempotencyKey(TENANT, "key-1").storageId(), new Oracle.StoredKey("key-1", "pay_1", now + 10_000));
-        Oracle.Snapshot table = new Oracle.Snapshot(payments, keys);
+        Oracle.Snapshot table = new Oracle.Snapshot(payments, keys, List.of());
         assertEquals(2, table.liveLeasesWithoutOutcome(now, Set.of()));
         assertEquals(1, table.nonTerminal(Set.of()));
         assertEquals(1, table.liveLeasesWithoutOutcome(now, Set.of("pay_1")), "the claim without a payment still counts");

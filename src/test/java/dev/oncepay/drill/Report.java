@@ -48,6 +48,7 @@ final class Report {
                 + " a fresh key), %d orders paid again; double charges count orders, orphan charges count provider"
                 + " charge requests nobody waited for", shoppers, v.repaidOrders()));
         l.add(v.lines());
+        l.add(m.wallets.line());
         if (o.stripe()) {
             l.add("awaiting customer: " + v.awaitingCustomer() + " (3-D Secure never finished: pending, nothing charged;"
                     + " neither lost nor stuck; " + m.awaitingNeverShown + " never answered requires_action to a client,"
@@ -68,6 +69,12 @@ final class Report {
                 + " %d charge requests reached the provider; needs review %d; keys in flight %d; abandoned claims %d;"
                 + " API/table mismatches %d", v.ledgerCharges(), v.ledgerSucceeded(), v.extraCharges(),
                 v.chargeRequests(), v.needsReview(), v.keysInFlight(), v.abandonedClaims(), v.viewMismatches()));
+        l.add(m.wallets.breakdown());
+        StringBuilder walletAnswers = new StringBuilder("  wallet answers:");
+        m.wallets.answers().forEach((k, n) -> walletAnswers.append(' ').append(k).append(' ').append(n).append(';'));
+        l.addAll(wrap(walletAnswers.toString(), 110));
+        m.wallets.details().stream().filter(d -> Character.isUpperCase(d.charAt(0))).limit(10)
+                .forEach(d -> l.add("  " + d));
         StringBuilder answers = new StringBuilder("answers by status:");
         m.answersByStatus().forEach((k, n) -> answers.append(' ').append(k).append(' ').append(n).append(';'));
         l.addAll(wrap(answers.toString(), 110));
@@ -105,7 +112,8 @@ final class Report {
         m.dynamoRequests.forEach((operation, n) -> byOperation.append(byOperation.length() == 0 ? "" : ", ")
                 .append(operation).append(' ').append(String.format(Locale.ROOT, "%.2f", n / (double) o.payments())));
         l.addAll(wrap(String.format(Locale.ROOT, "DynamoDB requests per payment (every function, workload and settle, SDK"
-                + " retries included; at the wire): %.2f (%d: %s)", dynamo / (double) o.payments(), dynamo, byOperation), 110));
+                + " retries included; at the wire; wallet operations too): %.2f (%d: %s); conditions failed %s",
+                dynamo / (double) o.payments(), dynamo, byOperation, m.dynamoConditionsFailed), 110));
         l.addAll(wrap("fleet breakers (the functions' own log lines): transitions " + m.breakerTransitions, 110));
         l.addAll(wrap("fleet protection (the functions' own metrics, summed): " + m.protectionMetrics, 110));
         if (m.outageStats != null) {
@@ -139,9 +147,14 @@ final class Report {
                     ratio(Measurements.percentile(e2e, 95), Measurements.percentile(lat, 95)),
                     ratio(Measurements.percentile(e2e, 99), Measurements.percentile(lat, 99))));
         }
-        l.add("verdict: " + (v.ok() ? "PASS" : "FAIL") + " (timing on a real machine is not deterministic; the seed fixes"
+        l.add("verdict: " + (passed(v, m) ? "PASS" : "FAIL") + " (timing on a real machine is not deterministic; the seed fixes"
                 + " workload, fault and crash schedules)");
         return String.join("\n", l);
+    }
+
+    /** Payments and wallets alike. */
+    private static boolean passed(Oracle.Verdict v, Measurements m) {
+        return v.ok() && m.wallets.mismatches() == 0;
     }
 
     private static double ratio(long a, long b) {
@@ -164,13 +177,15 @@ final class Report {
     static Path write(DrillOptions o, Oracle.Verdict v, Measurements m, String summary) throws IOException {
         Path dir = o.reportDir();
         Files.createDirectories(dir);
-        Files.writeString(dir.resolve("summary.txt"), summary + "\n\n" + String.join("\n", v.details()) + "\n");
+        List<String> details = new ArrayList<>(v.details());
+        details.addAll(m.wallets.details());
+        Files.writeString(dir.resolve("summary.txt"), summary + "\n\n" + String.join("\n", details) + "\n");
         StringBuilder h = new StringBuilder();
         h.append("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>oncepay chaos drill</title><style>")
                 .append("body{font-family:sans-serif;margin:24px;max-width:1100px}pre{background:#f4f4f4;padding:12px;")
                 .append("white-space:pre-wrap}.ok{color:#2b8a3e}.bad{color:#c92a2a}svg{background:#fff;border:1px solid #ddd}")
                 .append("</style></head><body><h1>oncepay chaos drill</h1>");
-        h.append("<h2 class=\"").append(v.ok() ? "ok\">PASS" : "bad\">FAIL").append("</h2><pre>")
+        h.append("<h2 class=\"").append(passed(v, m) ? "ok\">PASS" : "bad\">FAIL").append("</h2><pre>")
                 .append(esc(summary)).append("</pre>");
         h.append("<h2>Latency distribution (POST attempts, by outcome)</h2>").append(latencyChart(m));
         h.append("<h2>Outcomes over time (POST answers per second)</h2>").append(outcomesChart(m));
@@ -180,8 +195,8 @@ final class Report {
         m.recorder.events.forEach(e -> h.append(String.format(Locale.ROOT, "+%8.1f s  %s%n", e.getKey() / 1000.0,
                 esc(e.getValue()))));
         h.append("</pre>");
-        if (!v.details().isEmpty()) {
-            h.append("<h2>Details</h2><pre>").append(esc(String.join("\n", v.details()))).append("</pre>");
+        if (!details.isEmpty()) {
+            h.append("<h2>Details</h2><pre>").append(esc(String.join("\n", details))).append("</pre>");
         }
         h.append("</body></html>\n");
         Path report = dir.resolve("report.html");

@@ -32,7 +32,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * one the clients' answers are timed on), with its provider idempotency key, oncepay payment id
  * and merchant order, and counts lookups: the simulator's ledger lists only the charges it
  * executed; the orphan check needs every request, executed or not. In front of the store it counts
- * the DynamoDB requests of every function by operation ({@code X-Amz-Target}). A request the
+ * the DynamoDB requests of every function by operation ({@code X-Amz-Target}), and those refused
+ * because their condition failed (contention, an insufficient balance, a key already claimed). A request the
  * upstream drops without an answer (a reset, a store outage) is dropped here too, so oncepay sees
  * the same fault.
  */
@@ -43,6 +44,8 @@ final class WireTap implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String SIM_CHARGES = "/v1/charges";
     private static final String STRIPE_CHARGES = "/v1/payment_intents";
+    /** The error type DynamoDB answers a write whose condition is false with. */
+    private static final String CONDITION_FAILED = "ConditionalCheckFailedException";
 
     static {
         // Without TCP_NODELAY each answer waits ~40 ms for a delayed ACK (as in the simulator).
@@ -72,6 +75,7 @@ final class WireTap implements AutoCloseable {
     private final ConcurrentLinkedQueue<ChargeRequest> charges = new ConcurrentLinkedQueue<>();
     private final AtomicInteger lookups = new AtomicInteger();
     private final Map<String, AtomicInteger> dynamoRequests = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> conditionsFailed = new java.util.concurrent.ConcurrentHashMap<>();
 
     private WireTap(HttpServer server, ExecutorService workers, String upstreamUrl) {
         this.server = server;
@@ -113,6 +117,13 @@ final class WireTap implements AutoCloseable {
         return result;
     }
 
+    /** DynamoDB requests refused with {@code ConditionalCheckFailedException} so far, by operation. */
+    Map<String, Integer> conditionsFailed() {
+        Map<String, Integer> result = new java.util.TreeMap<>();
+        conditionsFailed.forEach((operation, n) -> result.put(operation, n.get()));
+        return result;
+    }
+
     /** The counts of {@code after} less those of {@code before}. */
     static Map<String, Integer> since(Map<String, Integer> before, Map<String, Integer> after) {
         Map<String, Integer> result = new java.util.TreeMap<>();
@@ -130,10 +141,10 @@ final class WireTap implements AutoCloseable {
             byte[] body = exchange.getRequestBody().readAllBytes();
             String method = exchange.getRequestMethod();
             ChargeRequest noted = null;
-            String operation = exchange.getRequestHeaders().getFirst("X-Amz-Target");
+            String target = exchange.getRequestHeaders().getFirst("X-Amz-Target");
+            String operation = target == null ? null : target.substring(target.indexOf('.') + 1);
             if (operation != null) {
-                dynamoRequests.computeIfAbsent(operation.substring(operation.indexOf('.') + 1),
-                        k -> new AtomicInteger()).incrementAndGet();
+                dynamoRequests.computeIfAbsent(operation, k -> new AtomicInteger()).incrementAndGet();
             }
             String path = exchange.getRequestURI().getPath();
             if (method.equals("POST") && (path.equals(SIM_CHARGES) || path.equals(STRIPE_CHARGES))) {
@@ -162,6 +173,10 @@ final class WireTap implements AutoCloseable {
             }
             if (noted != null) {
                 noted.answer.set(describe(response));
+            }
+            if (operation != null && response.statusCode() == 400
+                    && new String(response.body(), StandardCharsets.UTF_8).contains(CONDITION_FAILED)) {
+                conditionsFailed.computeIfAbsent(operation, k -> new AtomicInteger()).incrementAndGet();
             }
             response.headers().map().forEach((name, values) -> {
                 if (!NOT_FORWARDED.contains(name.toLowerCase(Locale.ROOT)) && !name.startsWith(":")) {

@@ -3,9 +3,13 @@ package dev.oncepay.drill;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.oncepay.sim.Faults;
+import dev.oncepay.store.Table;
+import dev.oncepay.store.TableSchema;
+import dev.oncepay.testing.Dynalite;
 import dev.oncepay.sim.PspSimulator;
 import java.io.IOException;
 import java.net.URI;
@@ -17,6 +21,14 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 
 /** The tap between oncepay and the simulator (or the store): it notes every charge request, counts lookups and DynamoDB requests, and changes no answer. */
 class WireTapTest {
@@ -106,6 +118,27 @@ class WireTapTest {
         assertEquals(java.util.Map.of("GetItem", 0, "PutItem", 1),
                 WireTap.since(java.util.Map.of("GetItem", 1, "PutItem", 1), tap.dynamoRequests()));
         assertEquals(0, tap.chargeRequests().size());
+    }
+
+    @Test
+    void inFrontOfTheStoreItCountsWritesWhoseConditionFailed() throws Exception {
+        try (Dynalite dynalite = Dynalite.start(); WireTap store = WireTap.start(dynalite.endpoint());
+                DynamoDbClient dynamo = DynamoDbClient.builder().endpointOverride(URI.create(store.url()))
+                        .region(Region.US_EAST_1).httpClient(UrlConnectionHttpClient.create())
+                        .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("t", "t")))
+                        .build()) {
+            dynamo.createTable(TableSchema.createTableRequest("tap-table"));
+            PutItemRequest claim = PutItemRequest.builder().tableName("tap-table")
+                    .item(java.util.Map.of(Table.PK, AttributeValue.fromS("key#1")))
+                    .conditionExpression("attribute_not_exists(" + Table.PK + ")").build();
+            dynamo.putItem(claim);
+            assertThrows(ConditionalCheckFailedException.class, () -> dynamo.putItem(claim));
+            assertThrows(ConditionalCheckFailedException.class, () -> dynamo.putItem(claim));
+            dynamo.getItem(b -> b.tableName("tap-table").key(java.util.Map.of(Table.PK, AttributeValue.fromS("nope"))));
+
+            assertEquals(java.util.Map.of("PutItem", 2), store.conditionsFailed());
+            assertEquals(3, store.dynamoRequests().get("PutItem"));
+        }
     }
 
     @Test

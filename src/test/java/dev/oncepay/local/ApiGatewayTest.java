@@ -106,6 +106,32 @@ class ApiGatewayTest {
     }
 
     @Test
+    void walletRoutesGoToTheChargeFunctionBehindTheAuthorizer() throws Exception {
+        start(e -> answer(new HttpApiResponse(201, Map.of(), "{}", false)), Duration.ofSeconds(5));
+        for (String operation : new String[] {"credits", "debits"}) {
+            HttpResponse<String> r = send(HttpRequest.newBuilder(uri("/wallets/w_1/" + operation))
+                    .header("Idempotency-Key", "k1").header("X-Tenant-Id", "merchant-a")
+                    .header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"amount\":1}")));
+            assertEquals(201, r.statusCode());
+            assertEquals("charge", invokedFunction.get());
+            assertEquals("POST /wallets/{walletId}/" + operation, invokedWith.get().path("routeKey").asText());
+            assertEquals("w_1", invokedWith.get().at("/pathParameters/walletId").asText());
+            assertEquals("merchant-a", invokedWith.get().at("/requestContext/authorizer/jwt/claims/tenant_id").asText());
+        }
+        send(HttpRequest.newBuilder(uri("/wallets/w_1?limit=2")).header("X-Tenant-Id", "merchant-a").GET());
+        assertEquals("GET /wallets/{walletId}", invokedWith.get().path("routeKey").asText());
+        assertEquals("limit=2", invokedWith.get().path("rawQueryString").asText());
+
+        invokedFunction.set(null);
+        HttpResponse<String> anonymous = send(HttpRequest.newBuilder(uri("/wallets/w_1")).GET());
+        assertEquals(401, anonymous.statusCode());
+        assertNull(invokedFunction.get(), "the authorizer refused: the function never ran");
+        assertEquals(404, send(HttpRequest.newBuilder(uri("/wallets/w_1/transfers"))
+                .header("X-Tenant-Id", "merchant-a").POST(HttpRequest.BodyPublishers.noBody())).statusCode());
+    }
+
+    @Test
     void webhooksGoToTheWebhookFunctionWithoutAnAuthorizer() throws Exception {
         start(e -> answer(new HttpApiResponse(200, Map.of(), "", false)), Duration.ofSeconds(5));
         HttpResponse<String> r = send(HttpRequest.newBuilder(uri("/webhooks/sim"))

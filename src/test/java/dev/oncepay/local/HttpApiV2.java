@@ -91,6 +91,9 @@ public final class HttpApiV2 {
                 new Route("POST", "/payments", "charge", true),
                 new Route("GET", "/payments/{id}", "charge", true),
                 new Route("POST", "/webhooks/{provider}", "webhook", false),
+                new Route("POST", "/wallets/{walletId}/credits", "charge", true),
+                new Route("POST", "/wallets/{walletId}/debits", "charge", true),
+                new Route("GET", "/wallets/{walletId}", "charge", true),
                 // The operator API: IAM authorization on AWS, so no JWT authorizer here either; the
                 // charge function trusts the X-Operator-Id header locally (ONCEPAY_OPERATOR_TRUSTED_HEADER).
                 new Route("GET", "/admin/payments", "charge", false),

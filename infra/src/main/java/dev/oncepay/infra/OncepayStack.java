@@ -86,8 +86,20 @@ public class OncepayStack extends Stack {
     /** DynamoDB item actions the functions use (no Scan, no batch or transaction APIs). */
     public static final List<String> ITEM_ACTIONS = List.of(
             "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem");
-    /** Indexes are only queried: reconcile the sweep and attention indexes, charge (the operator's listing) attention. */
+    /**
+     * The charge function alone also reads items in batches: before a wallet's markers are pruned,
+     * whether each operation's own item exists (one BatchGetItem instead of one GetItem each).
+     */
+    public static final String BATCH_READ_ACTION = "dynamodb:BatchGetItem";
+    /**
+     * Indexes are only queried: reconcile the sweep and attention indexes, charge attention (the
+     * operator's listing) and wallet entries (the older pages of {@code GET /wallets/{walletId}}).
+     */
     public static final List<String> INDEX_ACTIONS = List.of("dynamodb:Query");
+    /** The merchants' API: behind the JWT authorizer (the tenant is a claim), served by the charge function. */
+    public static final List<String> MERCHANT_ROUTES = List.of(
+            "POST /payments", "GET /payments/{id}",
+            "POST /wallets/{walletId}/credits", "POST /wallets/{walletId}/debits", "GET /wallets/{walletId}");
     /** The operator API: IAM-authorized, served by the charge function (it holds what resolving needs). */
     public static final List<String> ADMIN_ROUTES = List.of(
             "GET /admin/payments", "GET /admin/payments/{id}", "POST /admin/payments/{id}/resolve");
@@ -159,6 +171,13 @@ public class OncepayStack extends Stack {
                 .sortKey(Attribute.builder().name(Table.CREATED_AT_MS).type(AttributeType.NUMBER).build())
                 .projectionType(ProjectionType.INCLUDE)
                 .nonKeyAttributes(Table.ATTENTION_PROJECTION)
+                .build());
+        // A wallet's entries by seq; sparse: only applied wallet operations carry the keys.
+        table.addGlobalSecondaryIndex(GlobalSecondaryIndexProps.builder()
+                .indexName(Table.WALLET_INDEX)
+                .partitionKey(Attribute.builder().name(Table.WALLET).type(AttributeType.STRING).build())
+                .sortKey(Attribute.builder().name(Table.WALLET_SEQ).type(AttributeType.NUMBER).build())
+                .projectionType(ProjectionType.ALL)
                 .build());
 
         // Secrets live in Secrets Manager, two per provider account: its API key, which only charge
@@ -274,14 +293,18 @@ public class OncepayStack extends Stack {
                         .onFailure(new SqsDestination(reconcileFailures));
             }
             aliases.put(name, live.build());
+            List<String> itemActions = new ArrayList<>(ITEM_ACTIONS);
+            if (name.equals(DeploymentSettings.FUNCTION_CHARGE)) {
+                itemActions.add(BATCH_READ_ACTION);
+            }
             fn.addToRolePolicy(PolicyStatement.Builder.create()
                     .effect(Effect.ALLOW)
-                    .actions(ITEM_ACTIONS)
+                    .actions(itemActions)
                     .resources(List.of(table.getTableArn()))
                     .build());
             List<String> indexes = switch (name) {
                 case DeploymentSettings.FUNCTION_RECONCILE -> List.of(Table.SWEEP_INDEX, Table.ATTENTION_INDEX);
-                case DeploymentSettings.FUNCTION_CHARGE -> List.of(Table.ATTENTION_INDEX);
+                case DeploymentSettings.FUNCTION_CHARGE -> List.of(Table.ATTENTION_INDEX, Table.WALLET_INDEX);
                 default -> List.of();
             };
             if (!indexes.isEmpty()) {
@@ -313,14 +336,14 @@ public class OncepayStack extends Stack {
                         .identitySource(List.of("$request.header.Authorization"))
                         .build());
         HttpLambdaIntegration charge = integration(DeploymentSettings.FUNCTION_CHARGE);
-        route(api, HttpMethod.POST, "/payments", charge, jwt);
-        route(api, HttpMethod.GET, "/payments/{id}", charge, jwt);
-        route(api, HttpMethod.POST, "/webhooks/{provider}", integration(DeploymentSettings.FUNCTION_WEBHOOK),
+        for (String merchantRoute : MERCHANT_ROUTES) {
+            route(api, merchantRoute, charge, jwt);
+        }
+        route(api, "POST /webhooks/{provider}", integration(DeploymentSettings.FUNCTION_WEBHOOK),
                 new HttpNoneAuthorizer());
         HttpIamAuthorizer iam = new HttpIamAuthorizer();
         for (String adminRoute : ADMIN_ROUTES) {
-            String[] methodAndPath = adminRoute.split(" ");
-            route(api, HttpMethod.valueOf(methodAndPath[0]), methodAndPath[1], charge, iam);
+            route(api, adminRoute, charge, iam);
         }
         Role operator = operatorRole(settings, api);
         // IAM lets any principal allowed execute-api:Invoke through (HTTP APIs have no resource
@@ -447,11 +470,13 @@ public class OncepayStack extends Stack {
                         .build());
     }
 
-    private static void route(HttpApi api, HttpMethod method, String path, HttpLambdaIntegration integration,
+    /** @param routeKey method and path, e.g. {@code GET /payments/{id}} */
+    private static void route(HttpApi api, String routeKey, HttpLambdaIntegration integration,
             IHttpRouteAuthorizer authorizer) {
+        String[] methodAndPath = routeKey.split(" ");
         api.addRoutes(AddRoutesOptions.builder()
-                .path(path)
-                .methods(List.of(method))
+                .path(methodAndPath[1])
+                .methods(List.of(HttpMethod.valueOf(methodAndPath[0])))
                 .integration(integration)
                 .authorizer(authorizer)
                 .build());

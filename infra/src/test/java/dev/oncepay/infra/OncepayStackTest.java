@@ -68,7 +68,9 @@ class OncepayStackTest {
                 Map.of("AttributeName", Table.SWEEP_SHARD, "AttributeType", "S"),
                 Map.of("AttributeName", Table.NEXT_CHECK_AT, "AttributeType", "N"),
                 Map.of("AttributeName", Table.ATTENTION_KEY, "AttributeType", "S"),
-                Map.of("AttributeName", Table.CREATED_AT_MS, "AttributeType", "N")),
+                Map.of("AttributeName", Table.CREATED_AT_MS, "AttributeType", "N"),
+                Map.of("AttributeName", Table.WALLET, "AttributeType", "S"),
+                Map.of("AttributeName", Table.WALLET_SEQ, "AttributeType", "N")),
                 new HashSet<>(at(table, "AttributeDefinitions")));
         assertEquals(Map.of("AttributeName", Table.EXPIRES_AT, "Enabled", true), table.get("TimeToLiveSpecification"));
         assertEquals(List.of(Map.of(
@@ -81,7 +83,13 @@ class OncepayStackTest {
                 "KeySchema", List.of(Map.of("AttributeName", Table.ATTENTION_KEY, "KeyType", "HASH"),
                         Map.of("AttributeName", Table.CREATED_AT_MS, "KeyType", "RANGE")),
                 // What a listing shows; the history stays on the item.
-                "Projection", Map.of("ProjectionType", "INCLUDE", "NonKeyAttributes", Table.ATTENTION_PROJECTION))),
+                "Projection", Map.of("ProjectionType", "INCLUDE", "NonKeyAttributes", Table.ATTENTION_PROJECTION)),
+                Map.of(
+                "IndexName", Table.WALLET_INDEX,
+                "KeySchema", List.of(Map.of("AttributeName", Table.WALLET, "KeyType", "HASH"),
+                        Map.of("AttributeName", Table.WALLET_SEQ, "KeyType", "RANGE")),
+                // A page of entries shows whole entries: small items, all projected.
+                "Projection", Map.of("ProjectionType", "ALL"))),
                 table.get("GlobalSecondaryIndexes"));
         assertFalse(Table.ATTENTION_PROJECTION.contains(Table.HISTORY));
     }
@@ -110,7 +118,7 @@ class OncepayStackTest {
                             .map(k -> Map.of("AttributeName", k.attributeName(), "KeyType", k.keyTypeAsString())).toList(),
                     "Projection", projection));
         }
-        assertEquals(2, indexes.size(), "the sweep and attention indexes");
+        assertEquals(3, indexes.size(), "the sweep, attention and wallet entries indexes");
         assertEquals(indexes, table.get("GlobalSecondaryIndexes"));
     }
 
@@ -338,9 +346,10 @@ class OncepayStackTest {
         String queue = synth.id("AWS::SQS::Queue", "ReconcileDeadLetters");
         Map<String, Object> sweep = indexArn(table, Table.SWEEP_INDEX);
         Map<String, Object> attention = indexArn(table, Table.ATTENTION_INDEX);
+        Map<String, Object> walletEntries = indexArn(table, Table.WALLET_INDEX);
         Map<String, Object> expectedIndexes = Map.of(
                 DeploymentSettings.FUNCTION_RECONCILE, List.of(sweep, attention),
-                DeploymentSettings.FUNCTION_CHARGE, attention);
+                DeploymentSettings.FUNCTION_CHARGE, List.of(attention, walletEntries));
 
         Map<String, String> functionByRole = functionByRole(synth);
         Map<String, Object> queried = new TreeMap<>();
@@ -363,7 +372,12 @@ class OncepayStackTest {
                     assertEquals(OncepayStack.INDEX_ACTIONS, actions);
                     assertEquals(null, queried.put(function, resource), function + " has one Query statement");
                 } else if (actions.stream().anyMatch(a -> a.startsWith("dynamodb:"))) {
-                    assertEquals(OncepayStack.ITEM_ACTIONS, actions);
+                    // Batch reads for charge alone (a wallet's prune checks its operations' items at once).
+                    List<String> expected = new ArrayList<>(OncepayStack.ITEM_ACTIONS);
+                    if (function.equals(DeploymentSettings.FUNCTION_CHARGE)) {
+                        expected.add(OncepayStack.BATCH_READ_ACTION);
+                    }
+                    assertEquals(expected, actions, function);
                     assertEquals(arnOf(table), resource);
                 } else if (actions.stream().anyMatch(a -> a.startsWith("secretsmanager:"))) {
                     // Which secrets: theWebhookReadsOnlySigningSecretsAndChargeAndReconcileOnlyApiKeys.
@@ -404,22 +418,27 @@ class OncepayStackTest {
     // --- The HTTP API ------------------------------------------------------------------------
 
     /**
-     * Merchants' routes take a JWT, webhooks their signature, and the operator's routes IAM (SigV4)
+     * Merchants' routes (payments and wallets) take a JWT, webhooks their signature, and the operator's routes IAM (SigV4)
      * only: a merchant's token is no credential there, so it never reaches the function.
      */
     @Test
-    void publicRoutesNeedAJwtWebhooksTheirSignatureAndAdminRoutesIam() {
+    void merchantRoutesNeedAJwtWebhooksTheirSignatureAndAdminRoutesIam() {
         String authorizer = synth.id("AWS::ApiGatewayV2::Authorizer", "ApiJwtAuthorizer");
         Map<String, Map<String, Object>> routes = routes(synth);
 
-        Set<String> expected = new TreeSet<>(Set.of("POST /payments", "GET /payments/{id}", "POST /webhooks/{provider}"));
+        Set<String> expected = new TreeSet<>(Set.of("POST /webhooks/{provider}"));
+        expected.addAll(OncepayStack.MERCHANT_ROUTES);
         expected.addAll(OncepayStack.ADMIN_ROUTES);
         assertEquals(expected, routes.keySet());
+        assertEquals(Set.of("POST /payments", "GET /payments/{id}", "POST /wallets/{walletId}/credits",
+                "POST /wallets/{walletId}/debits", "GET /wallets/{walletId}"), Set.copyOf(OncepayStack.MERCHANT_ROUTES));
         assertEquals(Set.of("GET /admin/payments", "GET /admin/payments/{id}", "POST /admin/payments/{id}/resolve"),
                 Set.copyOf(OncepayStack.ADMIN_ROUTES));
-        for (String payments : List.of("POST /payments", "GET /payments/{id}")) {
-            assertEquals("JWT", routes.get(payments).get("AuthorizationType"), payments);
-            assertEquals(ref(authorizer), routes.get(payments).get("AuthorizerId"), payments);
+        for (String merchant : OncepayStack.MERCHANT_ROUTES) {
+            // Payments and wallets alike: the tenant is the token's claim, and the charge function serves them.
+            assertEquals("JWT", routes.get(merchant).get("AuthorizationType"), merchant);
+            assertEquals(ref(authorizer), routes.get(merchant).get("AuthorizerId"), merchant);
+            assertEquals(routes.get("POST /payments").get("Target"), routes.get(merchant).get("Target"), merchant);
         }
         assertEquals("NONE", routes.get("POST /webhooks/{provider}").get("AuthorizationType"));
         assertFalse(routes.get("POST /webhooks/{provider}").containsKey("AuthorizerId"));
