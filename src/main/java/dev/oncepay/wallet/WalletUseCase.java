@@ -36,7 +36,7 @@ public class WalletUseCase {
     private static final Logger LOG = Logger.getLogger(WalletUseCase.class);
     /** Markers a wallet keeps after a prune: the newest, which a page of entries shows without the index. */
     static final int MARKERS_KEPT = 16;
-    /** Markers at which the run that sees them prunes: the bound of the marker set, plus concurrent writers. */
+    /** Markers at which the designated run prunes ({@link #pruneDue}): the bound of the marker set, plus concurrent writers. */
     static final int MARKERS_PRUNED_AT = 32;
     /** Rounds of mark, read back, decide, before a run leaves the operation to the client's retry. */
     private static final int MARK_ROUNDS = 5;
@@ -194,7 +194,7 @@ public class WalletUseCase {
         try {
             wallets.record(command.wallet(), op);
             reached(claim.record(), WalletPhase.RECORDED);
-            if (state.markers().size() >= MARKERS_PRUNED_AT) {
+            if (pruneDue(state, op)) {
                 wallets.prune(command.wallet(), state, MARKERS_KEPT);
             }
         } catch (SdkException storeFailed) {
@@ -203,6 +203,18 @@ public class WalletUseCase {
             LOG.warnf("store failed recording wallet operation %s: %s", op.id(), storeFailed.getMessage());
         }
         return answer(op, false);
+    }
+
+    /**
+     * Whether this run prunes: on a hot wallet many runs see the full marker set at once, so only
+     * the run whose marker took a version divisible by {@link #MARKERS_KEPT} does (one prune per so
+     * many operations); if that run dies before pruning, any run prunes at twice the bound.
+     */
+    static boolean pruneDue(WalletState state, WalletOperation op) {
+        int markers = state.markers().size();
+        WalletState.Marker ours = state.markers().get(op.id());
+        boolean designated = ours != null && ours.version() % MARKERS_KEPT == 0;
+        return markers >= 2 * MARKERS_PRUNED_AT || markers >= MARKERS_PRUNED_AT && designated;
     }
 
     private static WalletAnswer answer(WalletOperation op, boolean replayed) {
