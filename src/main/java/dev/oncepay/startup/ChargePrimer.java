@@ -4,29 +4,21 @@ import dev.oncepay.admin.AdminHttp;
 import dev.oncepay.charge.PaymentsHttp;
 import dev.oncepay.config.DeploymentSettings;
 import dev.oncepay.config.OncepayConfig;
-import dev.oncepay.payment.Actor;
-import dev.oncepay.payment.PaymentRepository;
-import dev.oncepay.payment.PaymentStatus;
-import dev.oncepay.payment.Transition;
 import dev.oncepay.provider.FleetBreaker;
 import dev.oncepay.provider.ProviderAccounts;
 import dev.oncepay.provider.ProviderOperation;
 import dev.oncepay.provider.ProviderPriming;
-import dev.oncepay.store.Table;
+import dev.oncepay.wallet.WalletsHttp;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.OptionalLong;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
-import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 
 /**
  * The charge function's path: a {@code GET /payments/{id}} of a payment that cannot exist (one
  * consistent GetItem), a {@code POST /payments} that validation refuses (before any store access),
- * the operator API refusing a caller without identity, one read of the default account's fleet breaker, and a charge through each
+ * the operator API refusing a caller without identity, a {@code GET /wallets/{walletId}} of the
+ * priming tenant's never-credited wallet (one consistent GetItem), one read of the default account's fleet breaker, and a charge through each
  * adapter at a provider that answers on loopback ({@link ProviderPriming}: nothing leaves the
  * sandbox). No Answers metric and no request log line: it calls the handlers below
  * {@code RequestLog}.
@@ -35,51 +27,28 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
 class ChargePrimer implements Primer {
     /** Well formed but never issued: a payment id is a version-4 UUID, whose 13th hex digit is 4. */
     static final String NEVER_ISSUED_ID = ProviderPriming.PAYMENT_ID;
+    /** A wallet of the priming tenant, which no merchant is: read, never written. */
+    private static final String PRIMING_WALLET = "oncepay-priming";
 
     private final PaymentsHttp http;
-    private final PaymentRepository payments;
-    private final DynamoDbClient dynamo;
-    private final String table;
+    private final RefusedWrites refusedWrites;
     private final AdminHttp admin;
+    private final WalletsHttp wallets;
     private final ProviderAccounts accounts;
     private final FleetBreaker breaker;
     private final ProviderPriming providerPriming;
     private final String tenantClaim;
 
-    ChargePrimer(PaymentsHttp http, PaymentRepository payments, DynamoDbClient dynamo, AdminHttp admin, ProviderAccounts accounts, FleetBreaker breaker,
-            ProviderPriming providerPriming, OncepayConfig config) {
+    ChargePrimer(PaymentsHttp http, RefusedWrites refusedWrites, AdminHttp admin, WalletsHttp wallets, ProviderAccounts accounts,
+            FleetBreaker breaker, ProviderPriming providerPriming, OncepayConfig config) {
         this.http = http;
-        this.payments = payments;
-        this.dynamo = dynamo;
-        this.table = config.table();
+        this.refusedWrites = refusedWrites;
         this.admin = admin;
+        this.wallets = wallets;
         this.accounts = accounts;
         this.breaker = breaker;
         this.providerPriming = providerPriming;
         this.tenantClaim = config.tenant().claim();
-    }
-
-    /**
-     * The write path, refused by its own conditions so that nothing is written: the settle of a
-     * payment that does not exist (the repository's conditional {@code UpdateItem}) and a
-     * {@code PutItem} that requires its never-existing item to exist. Both end in the
-     * conditional-check failure a replay or a lost race meets. (On DynamoDB each costs one write unit.)
-     */
-    private String refusedWrites() {
-        boolean settled = payments.apply(NEVER_ISSUED_ID, new Transition(PaymentStatus.PENDING, PaymentStatus.SUCCEEDED,
-                "ch_oncepaypriming", null, "priming", null, OptionalLong.of(1)), Actor.chargeRun(1), Instant.now());
-        boolean put;
-        try {
-            dynamo.putItem(b -> b.tableName(table).item(Map.of(Table.PK, AttributeValue.fromS(NEVER_ISSUED_ID + "#priming")))
-                    .conditionExpression("attribute_exists(#pk)").expressionAttributeNames(Map.of("#pk", Table.PK)));
-            put = true;
-        } catch (ConditionalCheckFailedException refused) {
-            put = false;
-        }
-        if (settled || put) {
-            throw new IllegalStateException("a priming write was not refused");
-        }
-        return "UpdateItem, PutItem";
     }
 
     @Override
@@ -100,6 +69,9 @@ class ChargePrimer implements Primer {
         int operator = events.written(admin.handle(events.http("GET /admin/payments", "/admin/payments", Map.of(), null,
                 Map.of(), null)));
         done.add("GET /admin/payments " + operator);
+        int wallet = events.written(wallets.handle(events.http("GET /wallets/{walletId}", WalletsHttp.PREFIX + PRIMING_WALLET,
+                Map.of("walletId", PRIMING_WALLET), tenantClaim, Map.of("accept", "application/json"), null)));
+        done.add("GET /wallets/{walletId} " + wallet);
 
         if (found >= 500) {
             // The store did not answer (the handler said so, once): no breaker read and no provider
@@ -108,7 +80,7 @@ class ChargePrimer implements Primer {
             return done;
         }
         done.add("provider calls " + providerPriming.chargeEachAdapter());
-        done.add("writes refused " + refusedWrites());
+        done.add("writes refused " + refusedWrites.refuse());
         breaker.refusal(accounts.forTenant(SyntheticEvents.TENANT), ProviderOperation.CHARGE);
         done.add("breaker read");
         return done;

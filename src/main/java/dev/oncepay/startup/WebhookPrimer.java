@@ -1,6 +1,7 @@
 package dev.oncepay.startup;
 
 import dev.oncepay.config.DeploymentSettings;
+import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.provider.WebhookFormat;
 import dev.oncepay.provider.WebhookFormats;
 import dev.oncepay.webhook.WebhookConfig;
@@ -10,11 +11,15 @@ import java.time.Clock;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeSet;
+import software.amazon.awssdk.core.exception.SdkException;
 
 /**
  * The webhook function's path: a delivery to a configured provider whose signature is wrong. It
  * is verified (the provider's format and HMAC) and refused {@code 401} before anything is stored;
- * the handler's WARN line for it carries the request id {@value SyntheticEvents#REQUEST_ID}.
+ * the handler's WARN line for it carries the request id {@value SyntheticEvents#REQUEST_ID}. Then
+ * the store path a good delivery takes: the read of its payment (one that cannot exist) and the
+ * journal's and the payment's conditional writes, refused ({@link RefusedWrites}); without them a
+ * sandbox's first delivery built the SDK's request path (measured: ~580 ms first invocation).
  */
 @ApplicationScoped
 class WebhookPrimer implements Primer {
@@ -22,9 +27,14 @@ class WebhookPrimer implements Primer {
     private final WebhookConfig config;
     private final WebhookFormats formats;
     private final Clock clock;
+    private final PaymentRepository payments;
+    private final RefusedWrites refusedWrites;
 
-    WebhookPrimer(WebhooksHttp webhooks, WebhookConfig config, WebhookFormats formats, Clock clock) {
+    WebhookPrimer(WebhooksHttp webhooks, WebhookConfig config, WebhookFormats formats, Clock clock,
+            PaymentRepository payments, RefusedWrites refusedWrites) {
         this.webhooks = webhooks;
+        this.payments = payments;
+        this.refusedWrites = refusedWrites;
         this.config = config;
         this.formats = formats;
         this.clock = clock;
@@ -46,6 +56,13 @@ class WebhookPrimer implements Primer {
         int status = events.written(webhooks.handle(events.http("POST /webhooks/{provider}", "/webhooks/" + provider,
                 Map.of("provider", provider), null, Map.of("content-type", "application/json", header.toLowerCase(), signature),
                 body)));
-        return List.of("POST /webhooks/" + provider + " " + status);
+        String delivery = "POST /webhooks/" + provider + " " + status;
+        try {
+            payments.find(ChargePrimer.NEVER_ISSUED_ID);
+            return List.of(delivery, "payment read", "writes refused " + refusedWrites.refuse());
+        } catch (SdkException storeUnavailable) {
+            // A store down at init must not fail the sandbox: its first delivery pays for it.
+            return List.of(delivery, "store path not primed (store unavailable)");
+        }
     }
 }

@@ -73,10 +73,10 @@ class ChargeSnapStartHooksTest {
 
         hooks.beforeCheckpoint(null);
 
-        // One consistent GetItem for the payment that cannot exist, one for the default account's breaker,
-        // and one for the breaker of each adapter's priming account (sim, stripe): the loopback charges;
-        // the write path once each, refused by its own conditions.
-        assertEquals(Map.of("GetItem", 4L, "UpdateItem", 1L, "PutItem", 1L), dynamoRequests.snapshot());
+        // One consistent GetItem for the payment that cannot exist, one for the never-credited wallet,
+        // one for the default account's breaker, and one for the breaker of each adapter's priming
+        // account (sim, stripe): the loopback charges; the write path once each, refused by its own conditions.
+        assertEquals(Map.of("GetItem", 5L, "UpdateItem", 1L, "PutItem", 1L), dynamoRequests.snapshot());
         for (String key : List.of(ChargePrimer.NEVER_ISSUED_ID, ChargePrimer.NEVER_ISSUED_ID + "#priming")) {
             assertFalse(dynamo.getItem(b -> b.tableName(table).key(Map.of(Table.PK, AttributeValue.fromS(key)))
                     .consistentRead(true)).hasItem(), key + " was written");
@@ -93,6 +93,7 @@ class ChargeSnapStartHooksTest {
         assertEquals("GET /payments/{id} 404", done.get(0));
         assertEquals("POST /payments 400", done.get(1));
         assertTrue(done.get(2).matches("GET /admin/payments 40[13]"), done.get(2));
+        assertEquals("GET /wallets/{walletId} 404", done.get(3));
         // Each adapter charged the loopback provider and read its answer: the whole provider path ran.
         assertTrue(done.contains("provider calls [sim SUCCEEDED, stripe SUCCEEDED]"), done.toString());
         assertTrue(done.contains("writes refused UpdateItem, PutItem"), done.toString());
@@ -103,15 +104,15 @@ class ChargeSnapStartHooksTest {
     void afterARestoreTheBreakerItemIsReadAgain() {
         hooks.beforeCheckpoint(null);
         dynamoRequests.reset();
-        hooks.beforeCheckpoint(null); // the breakers' copies are fresh: only the payment is read
-        assertEquals(1L, dynamoRequests.snapshot().get("GetItem"));
+        hooks.beforeCheckpoint(null); // the breakers' copies are fresh: only the payment and the wallet are read
+        assertEquals(2L, dynamoRequests.snapshot().get("GetItem"));
 
         hooks.afterRestore(null);
         dynamoRequests.reset();
         hooks.beforeCheckpoint(null);
 
-        // The payment, and the three breaker items again (the default account's, each priming account's).
-        assertEquals(4L, dynamoRequests.snapshot().get("GetItem"), "the breaker items are read again");
+        // The payment, the wallet, and the three breaker items again (the default account's, each priming account's).
+        assertEquals(5L, dynamoRequests.snapshot().get("GetItem"), "the breaker items are read again");
     }
 
     @Test
