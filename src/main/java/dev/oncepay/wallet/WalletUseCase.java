@@ -175,7 +175,7 @@ public class WalletUseCase {
             }
             if (state.currency() != null && !state.currency().equals(command.request().currency())) {
                 keys.release(key); // it can never apply: the currency of a wallet never changes
-                throw new CurrencyMismatchException(state.currency());
+                throw new CurrencyMismatchException(command.wallet().walletId(), state.currency());
             }
             if (command.kind() == EntryKind.DEBIT && state.balance() < command.request().amount()) {
                 Optional<WalletState> refused = wallets.refuse(op, knowledge, state.currency());

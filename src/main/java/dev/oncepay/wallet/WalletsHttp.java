@@ -60,7 +60,7 @@ public class WalletsHttp {
                     e.replayed() ? Map.of("Idempotent-Replayed", "true") : Map.of());
         } catch (CurrencyMismatchException e) {
             Map<String, Object> extensions = new LinkedHashMap<>();
-            extensions.put("walletId", walletIdOf(event));
+            extensions.put("walletId", e.walletId());
             extensions.put("currency", e.walletCurrency());
             return responses.problem(ProblemType.CURRENCY_MISMATCH, e.getMessage(), extensions, Map.of());
         } catch (EntriesNotListedException e) {
@@ -109,9 +109,5 @@ public class WalletsHttp {
 
     private static InvalidRequestException invalidWalletId() {
         return new InvalidRequestException("walletId", "must be 1 to 64 letters, digits, '_' or '-'");
-    }
-
-    private static String walletIdOf(HttpApiEvent event) {
-        return event.path().substring(PREFIX.length()).split("/", 2)[0];
     }
 }
