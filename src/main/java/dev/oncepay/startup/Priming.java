@@ -43,7 +43,7 @@ public class Priming {
         }
         long start = System.nanoTime();
         try {
-            List<String> done = PrimingConnections.closing(() -> primer.prime(new SyntheticEvents(json)));
+            List<String> done = primer.prime(new SyntheticEvents(json));
             LOG.infof("primed %s (%s) in %d ms: %s", function, occasion,
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), done);
             return done;

@@ -4,6 +4,7 @@ import dev.oncepay.provider.Jitter;
 import dev.oncepay.config.Secrets;
 import dev.oncepay.provider.FleetBreaker;
 import dev.oncepay.provider.ProviderHttp;
+import dev.oncepay.store.StoreHttpClient;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -30,10 +31,10 @@ import org.jboss.logging.Logger;
  * owners and probe ids are {@code UUID.randomUUID()} drawn at each use from {@code SecureRandom}
  * (on Linux NativePRNG, which mixes {@code /dev/urandom}, reseeded in a restored VM, into every
  * draw), and deadlines are taken per call. Connections: priming's provider calls go to a loopback
- * provider that closes each connection, and its store requests close theirs ({@link PrimingConnections}),
- * so the snapshot holds no idle connection of its own making; the provider HTTP client is dropped
- * after a restore all the same ({@link ProviderHttp#forgetConnections()}), so that no pooled
- * connection of the snapshot can ever be reused.
+ * provider that closes each connection; the store's and the provider's HTTP clients are dropped
+ * after a restore ({@link StoreHttpClient#forgetConnections()}, {@link ProviderHttp#forgetConnections()}),
+ * so that no pooled connection of the snapshot is ever reused. (Primed at init without a snapshot,
+ * the store connection priming opened is kept: the first request reuses it.)
  *
  * <p>The CRaC context holds its resources weakly: the bean (application scoped, so the container
  * holds it) registers itself, and a static field keeps it reachable besides.
@@ -48,13 +49,16 @@ public class SnapStartHooks implements Resource {
     private final FleetBreaker breaker;
     private final Secrets secrets;
     private final ProviderHttp providerHttp;
+    private final StoreHttpClient storeHttp;
     private final boolean primeAtInit;
 
-    SnapStartHooks(Priming priming, FleetBreaker breaker, Secrets secrets, ProviderHttp providerHttp, PrimingConfig config) {
+    SnapStartHooks(Priming priming, FleetBreaker breaker, Secrets secrets, ProviderHttp providerHttp,
+            StoreHttpClient storeHttp, PrimingConfig config) {
         this.priming = priming;
         this.breaker = breaker;
         this.secrets = secrets;
         this.providerHttp = providerHttp;
+        this.storeHttp = storeHttp;
         this.primeAtInit = config.atInit();
     }
 
@@ -75,6 +79,7 @@ public class SnapStartHooks implements Resource {
     public void afterRestore(Context<? extends Resource> context) {
         Jitter.reseed();
         providerHttp.forgetConnections();
+        storeHttp.forgetConnections();
         Set<String> forgotten = breaker.forgetReads();
         String reloaded;
         try {
@@ -85,7 +90,7 @@ public class SnapStartHooks implements Resource {
             LOG.warnf("after restore: secrets not reloaded, the snapshot's stay in use: %s", e.getMessage());
             reloaded = "secrets not reloaded";
         }
-        LOG.infof("after restore: jitter reseeded, provider connections dropped, %d breaker copies dropped, %s", forgotten.size(), reloaded);
+        LOG.infof("after restore: jitter reseeded, provider and store connections dropped, %d breaker copies dropped, %s", forgotten.size(), reloaded);
     }
 
     /** Whether these are the hooks registered with the CRaC context (for tests). */

@@ -16,7 +16,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
  * and each caller recognises its own earlier write when the retry's condition fails. The time a
  * call may take is bounded by {@code quarkus.dynamodb.api-call-timeout} (all attempts) and
  * {@code api-call-attempt-timeout} (one attempt, so a stalled connection is abandoned and retried);
- * see application.properties for why the numbers.
+ * see application.properties for why the numbers. Its HTTP transport is {@link StoreHttpClient}.
  */
 @ApplicationScoped
 public class DynamoDbClientProducer {
@@ -24,10 +24,12 @@ public class DynamoDbClientProducer {
 
     @Produces
     @ApplicationScoped
-    DynamoDbClient dynamoDbClient(DynamoDbClientBuilder builder) {
+    DynamoDbClient dynamoDbClient(DynamoDbClientBuilder builder, StoreHttpClient http) {
         // Amend, not replace: the extension's configuration carries the execution interceptors.
         ClientOverrideConfiguration configured = builder.overrideConfiguration();
         return builder
+                .httpClientBuilder(null)
+                .httpClient(http)
                 .overrideConfiguration(configured.toBuilder()
                         .retryStrategy(AwsRetryStrategy.standardRetryStrategy().toBuilder()
                                 .maxAttempts(MAX_ATTEMPTS).build())

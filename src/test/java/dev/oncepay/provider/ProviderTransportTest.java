@@ -12,20 +12,17 @@ import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.provider.sim.PspAdapter;
 import dev.oncepay.testing.FullListener;
+import dev.oncepay.testing.ScriptedHttpServer;
 import dev.oncepay.testing.TestEnvironment;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.faulttolerance.api.TypedGuard;
 import jakarta.inject.Inject;
-import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
-import java.net.SocketTimeoutException;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
@@ -35,7 +32,6 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -93,7 +89,7 @@ class ProviderTransportTest {
 
     @Test
     void aResetAfterTheRequestMayHaveExecutedAndIsNotSentAgain() {
-        ScriptedProvider provider = start(connection -> {
+        ScriptedHttpServer provider = start(connection -> {
             connection.readRequest();
             connection.reset();
         });
@@ -107,7 +103,7 @@ class ProviderTransportTest {
 
     @Test
     void aBodyBrokenOffAfterTheStatusLeavesStatusAndHeaders() {
-        ScriptedProvider provider = start(connection -> {
+        ScriptedHttpServer provider = start(connection -> {
             connection.readRequest();
             connection.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nRetry-After: 7\r\nContent-Length: 100\r\n\r\n{\"id\":");
             connection.reset();
@@ -127,7 +123,7 @@ class ProviderTransportTest {
     void aPostOnAConnectionTheProviderClosedIsNotSentAgainByTheTransport() {
         // Answers the first request on a connection (keep-alive), then reads the next one and
         // closes without answering: to the client, a pooled connection that died under its request.
-        ScriptedProvider provider = start(connection -> {
+        ScriptedHttpServer provider = start(connection -> {
             connection.readRequest();
             connection.answer(CHARGED);
             connection.readRequest();
@@ -146,7 +142,7 @@ class ProviderTransportTest {
     @Test
     void anAttemptTimeoutInterruptsAStalledExchangeAndClosesItsConnection() throws Exception {
         CountDownLatch closedByClient = new CountDownLatch(1);
-        ScriptedProvider provider = start(connection -> {
+        ScriptedHttpServer provider = start(connection -> {
             connection.readRequest();
             if (connection.closedByClientWithin(Duration.ofSeconds(30))) {
                 closedByClient.countDown();
@@ -165,7 +161,7 @@ class ProviderTransportTest {
 
     @Test
     void afterForgettingItsConnectionsTheTransportOpensANewOne() {
-        ScriptedProvider provider = start(connection -> {
+        ScriptedHttpServer provider = start(connection -> {
             for (int i = 0; i < 3; i++) {
                 connection.readRequest();
                 connection.answer(CHARGED);
@@ -184,8 +180,8 @@ class ProviderTransportTest {
         assertEquals(3, provider.requests());
     }
 
-    private ScriptedProvider start(Script script) {
-        ScriptedProvider provider = new ScriptedProvider(script);
+    private ScriptedHttpServer start(ScriptedHttpServer.Script script) {
+        ScriptedHttpServer provider = new ScriptedHttpServer(script);
         started.add(provider);
         return provider;
     }
@@ -205,103 +201,5 @@ class ProviderTransportTest {
         return new Payment(id, "tenant-transport", PaymentStatus.PENDING, 1, "EUR", "order-transport", null, null, null,
                 null, now, now, 1, 0, new ProviderAccount(PspAdapter.ID, "transport"), now.plusSeconds(30),
                 new PaymentInstrument(null, null), null);
-    }
-
-    /** What the scripted provider does with one accepted connection. */
-    @FunctionalInterface
-    interface Script {
-        void serve(Connection connection) throws IOException;
-    }
-
-    /** One accepted connection, as a script sees it. */
-    record Connection(Socket socket, AtomicInteger requests) {
-        /** Reads one request (head and body) and counts it. */
-        void readRequest() throws IOException {
-            ProviderPriming.LoopbackProvider.readRequest(socket.getInputStream());
-            requests.incrementAndGet();
-        }
-
-        void write(String raw) throws IOException {
-            socket.getOutputStream().write(raw.getBytes(StandardCharsets.UTF_8));
-            socket.getOutputStream().flush();
-        }
-
-        /** A 200 with {@code json}, the connection kept alive. */
-        void answer(String json) throws IOException {
-            write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: "
-                    + json.getBytes(StandardCharsets.UTF_8).length + "\r\n\r\n" + json);
-        }
-
-        /** Closing now sends a reset instead of a FIN. */
-        void reset() throws IOException {
-            socket.setSoLinger(true, 0);
-        }
-
-        /** Whether the client closed (or reset) the connection within {@code wait}. */
-        boolean closedByClientWithin(Duration wait) throws IOException {
-            socket.setSoTimeout((int) wait.toMillis());
-            try {
-                return socket.getInputStream().read() < 0;
-            } catch (SocketTimeoutException stillOpen) {
-                return false;
-            } catch (IOException reset) {
-                return true;
-            }
-        }
-    }
-
-    /** A loopback provider that runs its script per connection and counts connections and request heads. */
-    static final class ScriptedProvider implements AutoCloseable {
-        private final ServerSocket socket;
-        private final AtomicInteger connections = new AtomicInteger();
-        private final AtomicInteger requests = new AtomicInteger();
-        private final Thread server;
-
-        ScriptedProvider(Script script) {
-            try {
-                socket = new ServerSocket(0, 8, InetAddress.getLoopbackAddress());
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-            server = new Thread(() -> {
-                while (!socket.isClosed()) {
-                    try {
-                        Socket accepted = socket.accept();
-                        connections.incrementAndGet();
-                        Thread serving = new Thread(() -> {
-                            try (Socket connection = accepted) {
-                                script.serve(new Connection(connection, requests));
-                            } catch (IOException brokenOff) {
-                                // the client went away: the test asserts what it saw
-                            }
-                        }, "scripted-provider-connection");
-                        serving.setDaemon(true);
-                        serving.start();
-                    } catch (IOException closed) {
-                        // by close()
-                    }
-                }
-            }, "scripted-provider");
-            server.setDaemon(true);
-            server.start();
-        }
-
-        int port() {
-            return socket.getLocalPort();
-        }
-
-        int connections() {
-            return connections.get();
-        }
-
-        int requests() {
-            return requests.get();
-        }
-
-        @Override
-        public void close() throws Exception {
-            socket.close();
-            server.join(5000);
-        }
     }
 }
