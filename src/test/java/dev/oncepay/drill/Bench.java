@@ -40,7 +40,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <li>added latency, 1 client, no provider latency: sequential charges through oncepay and straight
  * to the simulator, alternating, the same client and body;</li>
  * <li>throughput, N clients, provider latency, N charge sandboxes (a second local run): charges per
- * second through oncepay and direct over the same duration;</li>
+ * second through oncepay and direct over the same duration, and, for each side, the CPU per charge
+ * each kind of process spent ({@link BenchCpu}: sandboxes, dynalite, the local-run JVM by thread
+ * group, this JVM's clients, and the machine as a whole);</li>
  * <li>DynamoDB requests (counted by the store proxy, per function) and provider calls (the
  * simulator's count) of a first charge, of the provider's webhook for it, and of a replay;</li>
  * <li>RSS of every sandbox after the load;</li>

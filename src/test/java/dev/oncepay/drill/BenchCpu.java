@@ -20,7 +20,10 @@ import java.util.stream.Stream;
  * simulator — and the machine's busy time; two samples give each part's CPU milliseconds between
  * them. What the machine spent beyond our processes (other work on this shared machine, the
  * kernel's interrupts) shows as {@code other}. A process that ended between the samples is not
- * counted (its time lands in {@code other}); one that started counts from zero.
+ * counted (its time lands in {@code other}); one that started counts from zero. A process's figure
+ * has {@code /proc/<pid>/stat}'s resolution (a clock tick, 10 ms at 100 Hz: fine over hundreds of charges),
+ * a thread's is exact (schedstat); a local-run thread that ended meanwhile counts in its JVM's
+ * {@code other} threads.
  */
 final class BenchCpu {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -82,31 +85,35 @@ final class BenchCpu {
         }
     }
 
-    /**
-     * CPU nanoseconds spent so far by what one counter covers: a whole process (its threads that
-     * ended too), or one live thread of the local-run JVM ({@code thread} null: none of the groups).
-     */
-    private record Counter(Part part, LocalRunThreads thread, long nanos) {
+    /** CPU nanoseconds a process has spent so far, its threads that ended included. */
+    private record ProcessCpu(Part part, long nanos) {
+    }
+
+    /** CPU nanoseconds a live thread of the local-run JVM has spent so far; {@code group} null: none of them. */
+    private record ThreadCpu(LocalRunThreads group, long nanos) {
     }
 
     /**
      * What was spent up to one moment.
      *
-     * @param counters by {@code <pid>} for processes, {@code <pid>/<tid>} for the local-run JVM's threads
+     * @param processes by pid
+     * @param threads the local-run JVM's, by thread id
      */
-    record Sample(long nanos, long machineBusyNanos, long machineNanos, Map<String, Counter> counters) {
+    record Sample(long nanos, long machineBusyNanos, long machineNanos, Map<Long, ProcessCpu> processes,
+            Map<String, ThreadCpu> threads) {
         /**
          * @param processes the run's processes and what each is
          * @param localRunPid the process whose threads are counted apart
          */
         static Sample take(Map<Long, Part> processes, long localRunPid) throws IOException {
-            Map<String, Counter> counters = new HashMap<>();
+            Map<Long, ProcessCpu> spent = new HashMap<>();
             processes.forEach((pid, part) -> {
                 long ticks = processTicks(pid);
                 if (ticks >= 0) {
-                    counters.put(Long.toString(pid), new Counter(part, null, ticksToNanos(ticks)));
+                    spent.put(pid, new ProcessCpu(part, ticksToNanos(ticks)));
                 }
             });
+            Map<String, ThreadCpu> threadsSpent = new HashMap<>();
             // Per thread from schedstat, in nanoseconds: stat's ticks, cut to 10 ms for each of dozens
             // of threads that each run a little, would lose most of it.
             Path tasks = Path.of("/proc", Long.toString(localRunPid), "task");
@@ -116,8 +123,7 @@ final class BenchCpu {
                         String name = Files.readString(t.resolve("comm"), StandardCharsets.UTF_8).strip();
                         long ran = Long.parseLong(Files.readString(t.resolve("schedstat"), StandardCharsets.UTF_8)
                                 .split(" ")[0]);
-                        counters.put(localRunPid + "/" + t.getFileName(),
-                                new Counter(Part.LOCAL_RUN, LocalRunThreads.of(name), ran));
+                        threadsSpent.put(t.getFileName().toString(), new ThreadCpu(LocalRunThreads.of(name), ran));
                     } catch (IOException ended) {
                         // the thread ended: its time is in the process's, as "other"
                     }
@@ -132,7 +138,7 @@ final class BenchCpu {
                 all += ticks;
                 busy += i == 4 || i == 5 ? 0 : ticks;
             }
-            return new Sample(System.nanoTime(), ticksToNanos(busy), ticksToNanos(all), counters);
+            return new Sample(System.nanoTime(), ticksToNanos(busy), ticksToNanos(all), spent, threadsSpent);
         }
     }
 
@@ -166,16 +172,17 @@ final class BenchCpu {
     static ObjectNode perUnit(Sample start, Sample end, long units) {
         Map<Part, Long> byPart = new EnumMap<>(Part.class);
         Map<LocalRunThreads, Long> byThread = new EnumMap<>(LocalRunThreads.class);
+        end.processes().forEach((pid, p) -> {
+            ProcessCpu before = start.processes().get(pid);
+            byPart.merge(p.part(), Math.max(0, p.nanos() - (before == null ? 0 : before.nanos())), Long::sum);
+        });
         long namedThreads = 0;
-        for (Map.Entry<String, Counter> e : end.counters().entrySet()) {
-            Counter before = start.counters().get(e.getKey());
-            long spent = Math.max(0, e.getValue().nanos() - (before == null ? 0 : before.nanos()));
-            Counter c = e.getValue();
-            if (c.thread() != null) {
-                byThread.merge(c.thread(), spent, Long::sum);
+        for (Map.Entry<String, ThreadCpu> e : end.threads().entrySet()) {
+            if (e.getValue().group() != null) {
+                ThreadCpu before = start.threads().get(e.getKey());
+                long spent = Math.max(0, e.getValue().nanos() - (before == null ? 0 : before.nanos()));
+                byThread.merge(e.getValue().group(), spent, Long::sum);
                 namedThreads += spent;
-            } else if (!e.getKey().contains("/")) {
-                byPart.merge(c.part(), spent, Long::sum);
             }
         }
         long ours = byPart.values().stream().mapToLong(Long::longValue).sum();
