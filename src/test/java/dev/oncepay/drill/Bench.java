@@ -40,7 +40,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * <li>added latency, 1 client, no provider latency: sequential charges through oncepay and straight
  * to the simulator, alternating, the same client and body;</li>
  * <li>throughput, N clients, provider latency, N charge sandboxes (a second local run): charges per
- * second through oncepay and direct over the same duration;</li>
+ * second through oncepay and direct over the same duration, and, for each side, the CPU per charge
+ * each kind of process spent ({@link BenchCpu}: sandboxes, dynalite, the local-run JVM by thread
+ * group, this JVM's clients, and the machine as a whole);</li>
  * <li>DynamoDB requests (counted by the store proxy, per function) and provider calls (the
  * simulator's count) of a first charge, of the provider's webhook for it, and of a replay;</li>
  * <li>RSS of every sandbox after the load;</li>
@@ -320,10 +322,10 @@ public final class Bench {
         // Every charge sandbox has answered at the provider's latency before the clock starts.
         load(run, Duration.ofSeconds(Math.max(3, options.throughputDuration().toSeconds() / 4)), false);
         load(run, Duration.ofSeconds(Math.max(3, options.throughputDuration().toSeconds() / 4)), true);
-        run.awaitQuiet(Duration.ofSeconds(60));
-        ObjectNode oncepay = load(run, options.throughputDuration(), false);
-        run.awaitQuiet(Duration.ofSeconds(60));
-        ObjectNode direct = load(run, options.throughputDuration(), true);
+        Side oncepaySide = measuredSide(run, false);
+        Side directSide = measuredSide(run, true);
+        ObjectNode oncepay = oncepaySide.figures();
+        ObjectNode direct = directSide.figures();
         run.simFaults("{\"latencyMs\":0}");
         ObjectNode t = figures.putObject("throughput");
         t.put("clients", options.throughputClients());
@@ -335,8 +337,29 @@ public final class Bench {
         t.put("ratio", Math.round(oncepay.path("perSecond").asDouble() / direct.path("perSecond").asDouble() * 1000)
                 / 1000.0);
         t.put("addedP50Ms", round(oncepay.path("p50Ms").asDouble() - direct.path("p50Ms").asDouble()));
+        ObjectNode cpu = t.putObject("cpu");
+        cpu.set("oncepay", oncepaySide.cpu());
+        cpu.set("direct", directSide.cpu());
         out.printf("bench: throughput: oncepay %.1f/s, direct %.1f/s%n", oncepay.path("perSecond").asDouble(),
                 direct.path("perSecond").asDouble());
+        BenchReport.cpu(cpu).forEach(line -> out.println("bench:" + line));
+    }
+
+    /** A measured side of the throughput phase: its load's figures, and the CPU each part spent per charge. */
+    private record Side(ObjectNode figures, ObjectNode cpu) {
+    }
+
+    /**
+     * The load of one side on a quiet run; the CPU is counted from its start until the run is quiet
+     * again (the provider's webhooks for the charges are part of what they cost), per charge
+     * answered (those that ended after the window too: their CPU is in it).
+     */
+    private Side measuredSide(BenchRun run, boolean direct) throws Exception {
+        run.awaitQuiet(Duration.ofSeconds(60));
+        BenchCpu.Sample start = run.cpuSample();
+        Load load = load(run, options.throughputDuration(), direct);
+        run.awaitQuiet(Duration.ofSeconds(60));
+        return new Side(load.figures(), BenchCpu.perUnit(start, run.cpuSample(), load.expectedAnswers()));
     }
 
     /** {@code charges} charges through oncepay from the load's clients, spread over the charge sandboxes. */
@@ -364,11 +387,11 @@ public final class Bench {
     }
 
     /** The configured clients charge back to back for {@code duration}, through oncepay or direct. */
-    private ObjectNode load(BenchRun run, Duration duration, boolean direct) throws Exception {
+    private Load load(BenchRun run, Duration duration, boolean direct) throws Exception {
         return load(duration, direct ? 200 : 201, "charges", client -> {
             String key = key();
             return direct ? run.directCharge(key, "bench_load_direct_" + key) : run.charge(key, "bench_load_" + key);
-        }).figures();
+        });
     }
 
     /** One request of a client of a load; {@code client} numbers the clients from 0. */

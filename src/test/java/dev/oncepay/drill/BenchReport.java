@@ -64,6 +64,7 @@ final class BenchReport {
                     s.path("failures").asInt() == 0 ? "none" : s.path("failuresByStatus").toString(),
                     s.path("p50Ms").asText(), s.path("p99Ms").asText()));
         }
+        lines.addAll(cpu(t.path("cpu")));
         lines.add("");
         lines.add("Requests per charge (DynamoDB requests by function at the store proxy; provider calls at the simulator):");
         JsonNode costs = f.path("requestsPerCharge");
@@ -104,6 +105,30 @@ final class BenchReport {
         }
         rss.forEach((k, v) -> lines.add(String.format("  %-28s %s", k, String.join(", ", v))));
         return String.join("\n", lines);
+    }
+
+    /** Each side's CPU per charge by part ({@code throughput.cpu}), two lines a side. */
+    static List<String> cpu(JsonNode cpu) {
+        List<String> lines = new ArrayList<>();
+        for (String side : List.of("oncepay", "direct")) {
+            JsonNode c = cpu.path(side);
+            JsonNode ms = c.path("msPerCharge");
+            List<String> parts = new ArrayList<>();
+            for (BenchCpu.Part part : BenchCpu.Part.values()) {
+                parts.add(part.label + " " + ms.path(part.key).asText());
+            }
+            lines.add(String.format(Locale.ROOT, "  %-8s CPU ms per charge: %s; ours %s, the machine's %s (other %s);"
+                    + " machine busy %d%% over %s s, %d charges", side, String.join(", ", parts), ms.path("total").asText(),
+                    ms.path("machine").asText(), ms.path("other").asText(), c.path("machineBusyPercent").asInt(),
+                    c.path("seconds").asText(), c.path("charges").asLong()));
+            List<String> threads = new ArrayList<>();
+            for (BenchCpu.LocalRunThreads group : BenchCpu.LocalRunThreads.values()) {
+                threads.add(group.label + " " + ms.path("localRunThreads").path(group.key).asText());
+            }
+            threads.add("other " + ms.path("localRunThreads").path("other").asText());
+            lines.add(String.format("  %-8s   of the local-run JVM's: %s", "", String.join(", ", threads)));
+        }
+        return lines;
     }
 
     private static String range(JsonNode r) {

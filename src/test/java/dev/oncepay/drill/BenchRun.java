@@ -2,6 +2,8 @@ package dev.oncepay.drill;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.oncepay.config.DeploymentSettings;
+import dev.oncepay.local.LocalRun;
 import dev.oncepay.sim.WebhookSignature;
 import dev.oncepay.sim.WebhookTarget;
 import java.io.IOException;
@@ -9,13 +11,16 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -28,12 +33,15 @@ import java.util.UUID;
 final class BenchRun implements AutoCloseable {
     static final String TENANT = "merchant-a";
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** In dynalite's command line: {@code LocalDynamo} starts it as {@code node -e <wrapper> .../node_modules/dynalite/cli.js}. */
+    private static final String DYNALITE_CLI = "node_modules/dynalite/cli.js";
 
     final String api;
     final String sim;
     final String store;
     final HttpClient http;
     private final LocalRunProcess run;
+    private final int apiPort;
 
     /** A sandbox as {@code GET /_local/sandboxes} shows it. */
     record SandboxStatus(String function, int slot, int generation, long pid, String state, double ageSeconds,
@@ -54,8 +62,9 @@ final class BenchRun implements AutoCloseable {
         }
     }
 
-    private BenchRun(LocalRunProcess run, String api, String sim, String store) {
+    private BenchRun(LocalRunProcess run, int apiPort, String api, String sim, String store) {
         this.run = run;
+        this.apiPort = apiPort;
         this.api = api;
         this.sim = sim;
         this.store = store;
@@ -77,7 +86,7 @@ final class BenchRun implements AutoCloseable {
                 "--reconcile-every", "off",
                 "--table", "oncepay-bench");
         LocalRunProcess process = LocalRunProcess.start(args, log);
-        BenchRun run = new BenchRun(process, "http://127.0.0.1:" + ports.get(0), "http://127.0.0.1:" + ports.get(1),
+        BenchRun run = new BenchRun(process, ports.get(0), "http://127.0.0.1:" + ports.get(0), "http://127.0.0.1:" + ports.get(1),
                 "http://127.0.0.1:" + ports.get(2));
         try {
             if (!process.awaitReady(300)) {
@@ -132,6 +141,41 @@ final class BenchRun implements AutoCloseable {
             }
             Thread.sleep(200);
             quiet = sandboxes().stream().allMatch(s -> s.state().equals("idle")) ? quiet + 1 : 0;
+        }
+    }
+
+    /** The CPU every process of the run (and each thread of the local-run JVM) has spent so far. */
+    BenchCpu.Sample cpuSample() throws IOException, InterruptedException {
+        Map<Long, BenchCpu.Part> processes = new HashMap<>();
+        for (SandboxStatus s : sandboxes()) {
+            if (s.pid() > 0) {
+                processes.put(s.pid(), s.function().equals(DeploymentSettings.FUNCTION_CHARGE)
+                        ? BenchCpu.Part.CHARGE_SANDBOXES : BenchCpu.Part.OTHER_SANDBOXES);
+            }
+        }
+        ProcessHandle localRun = localRunJvm();
+        localRun.descendants().filter(p -> commandLine(p).contains(DYNALITE_CLI))
+                .forEach(p -> processes.put(p.pid(), BenchCpu.Part.DYNALITE));
+        processes.put(localRun.pid(), BenchCpu.Part.LOCAL_RUN);
+        processes.put(ProcessHandle.current().pid(), BenchCpu.Part.BENCH);
+        return BenchCpu.Sample.take(processes, localRun.pid());
+    }
+
+    /** The local run's own JVM (gateway, Runtime APIs, store fault proxy, simulator): this JVM's child with its arguments. */
+    private ProcessHandle localRunJvm() throws IOException {
+        String port = " --api-port " + apiPort + " ";
+        return ProcessHandle.current().children()
+                .filter(p -> commandLine(p).contains(" " + LocalRun.class.getName() + " ") && commandLine(p).contains(port))
+                .findFirst().orElseThrow(() -> new IOException("the local run's JVM is not among this JVM's children"));
+    }
+
+    /** From /proc, whole: a JVM's command line with its class path is long. Empty when it has ended. */
+    private static String commandLine(ProcessHandle p) {
+        try {
+            return new String(Files.readAllBytes(Path.of("/proc", Long.toString(p.pid()), "cmdline")),
+                    StandardCharsets.UTF_8).replace('\0', ' ');
+        } catch (IOException gone) {
+            return "";
         }
     }
 

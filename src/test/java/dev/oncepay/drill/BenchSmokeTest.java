@@ -69,6 +69,29 @@ class BenchSmokeTest {
             assertTrue(throughput.path(side).path("perSecond").asDouble() > 0, side + ": " + throughput);
         }
         assertTrue(throughput.path("ratio").asDouble() > 0, throughput.toString());
+        // CPU per charge by part: every figure there, those the side's charges run through above zero.
+        Map<String, List<String>> busy = Map.of(
+                "oncepay", List.of("chargeSandboxes", "otherSandboxes", "dynalite", "localRun", "bench", "total", "machine"),
+                "direct", List.of("localRun", "bench", "total", "machine"));
+        for (String side : List.of("oncepay", "direct")) {
+            JsonNode cpu = throughput.path("cpu").path(side);
+            JsonNode ms = cpu.path("msPerCharge");
+            assertEquals(throughput.path(side).path("charges").asInt() > 0, cpu.path("charges").asLong() > 0, side + ": " + cpu);
+            assertTrue(cpu.path("seconds").asDouble() > 0, side + ": " + cpu);
+            for (BenchCpu.Part part : BenchCpu.Part.values()) {
+                assertTrue(ms.path(part.key).isNumber() && ms.path(part.key).asDouble() >= 0, side + " " + part + ": " + cpu);
+            }
+            for (BenchCpu.LocalRunThreads group : BenchCpu.LocalRunThreads.values()) {
+                assertTrue(ms.path("localRunThreads").path(group.key).asDouble() >= 0, side + " " + group + ": " + cpu);
+            }
+            for (String part : busy.get(side)) {
+                assertTrue(ms.path(part).asDouble() > 0, side + " " + part + ": " + cpu);
+            }
+            assertTrue(ms.path("localRunThreads").path("simulator").asDouble() > 0, side + ": " + cpu);
+        }
+        assertTrue(throughput.path("cpu").path("oncepay").path("msPerCharge").path("localRunThreads").path("gateway")
+                .asDouble() > 0, throughput.toString());
+        assertTrue(outcome.table().contains("CPU ms per charge"), outcome.table());
 
         JsonNode costs = f.path("requestsPerCharge");
         for (String measured : List.of("firstCharge", "firstChargeBreakerCached", "replay", "replayBreakerCached")) {
