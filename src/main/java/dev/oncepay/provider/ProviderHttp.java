@@ -11,18 +11,21 @@ import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpConnectTimeoutException;
+import java.net.http.HttpHeaders;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Flow;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The one HTTP transport to every provider account: the JDK's {@link HttpClient}, one client for
@@ -44,11 +47,16 @@ import java.util.concurrent.TimeoutException;
  *
  * <p>Timeouts: {@code connect-timeout} bounds the connect; {@code read-timeout} bounds the wait for
  * the status and headers ({@link HttpRequest#timeout}; should it run out while still connecting,
- * JDK 17 reports a connect timeout, rightly: nothing was sent) and then, again, the wait for the body. The
- * exchange runs asynchronously and the calling thread waits for it, so an interrupt (SmallRye's
- * attempt timeout) ends the wait at once and cancels the exchange, which closes its connection:
- * JDK 17's blocking {@code send} would end on an interrupt too, but a response body read through
- * {@code ofInputStream} would not.
+ * JDK 17 reports a connect timeout, rightly: nothing was sent) and then, again, the wait for the body
+ * ({@link BoundedBody}). The calling thread waits in {@link HttpClient#send}, which an interrupt
+ * (SmallRye's attempt timeout) ends at once, cancelling the exchange and closing its connection.
+ *
+ * <p>Why {@code send} and a direct executor: {@code sendAsync} runs the exchange on the client's
+ * worker threads and completes its future on the JDK's default async pool, which, where the common
+ * fork-join pool has fewer than 2 threads (2 cores or fewer: a Lambda sandbox up to 3,008 MB),
+ * starts a new thread for every task: two hand-offs and a thread start per provider call. With
+ * {@code send}, the request is written on the calling thread and the answer read on the selector
+ * thread, which wakes the caller.
  */
 @ApplicationScoped
 public class ProviderHttp {
@@ -127,6 +135,7 @@ public class ProviderHttp {
                             .version(HttpClient.Version.HTTP_1_1)
                             .followRedirects(HttpClient.Redirect.NEVER)
                             .connectTimeout(connectTimeout)
+                            .executor(Runnable::run)
                             .build();
                     client = current;
                 }
@@ -140,42 +149,85 @@ public class ProviderHttp {
      * stalls past the read timeout is {@code null}, as is an empty one.
      */
     private ProviderReply exchange(HttpRequest request) {
-        CompletableFuture<HttpResponse.ResponseInfo> head = new CompletableFuture<>();
-        CompletableFuture<HttpResponse<byte[]>> exchange = client().sendAsync(request, info -> {
-            head.complete(info);
-            return HttpResponse.BodySubscribers.ofByteArray();
-        });
-        exchange.whenComplete((response, failure) -> {
-            if (failure != null) {
-                head.completeExceptionally(failure instanceof CompletionException wrapped && wrapped.getCause() != null
-                        ? wrapped.getCause() : failure);
-            }
-        });
+        AtomicReference<HttpResponse.ResponseInfo> head = new AtomicReference<>();
         try {
-            HttpResponse.ResponseInfo info = head.get(); // ends by the connect and read timeouts
-            byte[] body;
-            try {
-                body = exchange.get(readTimeout.toNanos(), TimeUnit.NANOSECONDS).body();
-            } catch (ExecutionException | TimeoutException brokenOffOrStalled) {
-                exchange.cancel(true);
-                body = null;
+            HttpResponse<byte[]> response = client().send(request, info -> {
+                head.set(info);
+                return new BoundedBody(readTimeout);
+            });
+            return reply(response.statusCode(), response.headers(), response.body());
+        } catch (IOException failed) {
+            HttpResponse.ResponseInfo info = head.get();
+            if (info != null) {
+                return reply(info.statusCode(), info.headers(), null); // the body broke off
             }
-            return new ProviderReply(info.statusCode(), headers(info),
-                    body == null || body.length == 0 ? null : new String(body, StandardCharsets.UTF_8));
-        } catch (ExecutionException failed) {
-            Throwable cause = failed.getCause();
-            throw cause instanceof IOException io ? new UncheckedIOException(io.getMessage(), io)
-                    : new UncheckedIOException(new IOException(cause));
+            throw new UncheckedIOException(failed.getMessage(), failed);
         } catch (InterruptedException interrupted) {
-            exchange.cancel(true);
+            // send has cancelled the exchange, which closes its connection
             Thread.currentThread().interrupt();
             throw new UncheckedIOException(new InterruptedIOException("provider exchange interrupted"));
         }
     }
 
-    private static Map<String, String> headers(HttpResponse.ResponseInfo info) {
+    private static ProviderReply reply(int status, HttpHeaders headers, byte[] body) {
+        return new ProviderReply(status, headers(headers),
+                body == null || body.length == 0 ? null : new String(body, StandardCharsets.UTF_8));
+    }
+
+    /**
+     * The body as bytes, or {@code null} once {@code limit} has passed since the headers (the
+     * subscription is then cancelled, which closes the connection): the request's own timeout
+     * ends at the headers.
+     */
+    static final class BoundedBody implements HttpResponse.BodySubscriber<byte[]> {
+        private final HttpResponse.BodySubscriber<byte[]> bytes = HttpResponse.BodySubscribers.ofByteArray();
+        private final CompletableFuture<byte[]> body = new CompletableFuture<>();
+
+        BoundedBody(Duration limit) {
+            bytes.getBody().whenComplete((complete, failure) -> {
+                if (failure != null) {
+                    body.completeExceptionally(failure);
+                } else {
+                    body.complete(complete);
+                }
+            });
+            body.completeOnTimeout(null, limit.toNanos(), TimeUnit.NANOSECONDS);
+        }
+
+        @Override
+        public CompletionStage<byte[]> getBody() {
+            return body;
+        }
+
+        @Override
+        public void onSubscribe(Flow.Subscription subscription) {
+            body.whenComplete((complete, failure) -> {
+                if (complete == null && failure == null) {
+                    subscription.cancel(); // stalled past the limit
+                }
+            });
+            bytes.onSubscribe(subscription);
+        }
+
+        @Override
+        public void onNext(List<ByteBuffer> item) {
+            bytes.onNext(item);
+        }
+
+        @Override
+        public void onError(Throwable throwable) {
+            bytes.onError(throwable);
+        }
+
+        @Override
+        public void onComplete() {
+            bytes.onComplete();
+        }
+    }
+
+    private static Map<String, String> headers(HttpHeaders received) {
         Map<String, String> headers = new TreeMap<>();
-        info.headers().map().forEach((name, values) -> {
+        received.map().forEach((name, values) -> {
             if (!values.isEmpty()) {
                 headers.put(name.toLowerCase(Locale.ROOT), values.get(0));
             }

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The provider transport ({@link ProviderHttp}, the JDK's client) against providers scripted at
  * the socket, where the JDK client's own behaviour decides: what counts as never sent, what may
- * have executed, a body that breaks off after its status, a POST on a connection the provider
+ * have executed, a body that breaks off or stalls after its status, a POST on a connection the provider
  * closed (never re-sent by the transport), and an attempt timeout's interrupt ending a stalled
  * exchange. Counts and events, no timings.
  */
@@ -117,6 +117,27 @@ class ProviderTransportTest {
         assertNull(reply.body(), "a body that broke off is no answer");
         ChargeResult charge = calls.charge(psp, endpoint(provider.port()), payment(), calls.chargeCall(Duration.ofSeconds(5)));
         assertEquals(ProviderOutcome.UNKNOWN, charge.outcome(), charge::toString);
+    }
+
+    @Test
+    void aBodyThatStallsPastTheReadTimeoutLeavesStatusAndHeadersAndClosesTheConnection() throws Exception {
+        CountDownLatch closedByClient = new CountDownLatch(1);
+        ScriptedHttpServer provider = start(connection -> {
+            connection.readRequest();
+            connection.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nRetry-After: 7\r\nContent-Length: 100\r\n\r\n{\"id\":");
+            if (connection.closedByClientWithin(Duration.ofSeconds(30))) {
+                closedByClient.countDown();
+            }
+        });
+        // The request's own timeout ends at the headers: only the body's bound can end this exchange.
+        ProviderHttp http = new ProviderHttp(Duration.ofSeconds(1), Duration.ofMillis(300));
+
+        ProviderReply reply = http.post(url(provider.port()), Map.of(), "application/json", "{}");
+
+        assertEquals(200, reply.status());
+        assertEquals("7", reply.header("retry-after"));
+        assertNull(reply.body(), "a body that stalled is no answer");
+        assertTrue(closedByClient.await(20, TimeUnit.SECONDS), "the stalled exchange closed its connection");
     }
 
     @Test

@@ -105,9 +105,12 @@ public final class StoreFaultProxy implements AutoCloseable {
             thread.setDaemon(true);
             return thread;
         });
+        // A direct executor: dynalite's answer is read on the client's selector thread, which wakes
+        // the waiting proxy thread, instead of passing through a worker thread as well.
         this.client = HttpClient.newBuilder()
                 .version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(2))
+                .executor(Runnable::run)
                 .build();
         this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 256);
         server.setExecutor(threads);
