@@ -53,7 +53,7 @@ import java.util.concurrent.atomic.AtomicReference;
  *
  * <p>Why {@code send} and a direct executor: {@code sendAsync} runs the exchange on the client's
  * worker threads and completes its future on the JDK's default async pool, which, where the common
- * fork-join pool has fewer than 2 threads (2 cores or fewer: a Lambda sandbox up to 3,008 MB),
+ * fork-join pool has fewer than 2 threads (2 cores or fewer, as in the smaller Lambda sizes),
  * starts a new thread for every task: two hand-offs and a thread start per provider call. With
  * {@code send}, the request is written on the calling thread and the answer read on the selector
  * thread, which wakes the caller.
