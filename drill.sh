@@ -54,9 +54,9 @@ done
 
 tooling_prepare drill.sh "$build"
 classpath=$(tooling_classpath)
-# The drill JVM hosts the local run (gateway, simulator, supervisor) and the clients; the
-# sandboxes are JVMs of their own. Ctrl-C: the JVM's shutdown stops the children, and each child
-# also exits when its stdin (a pipe from this JVM) closes.
+# The drill JVM runs the clients and the verdict; the local run (gateway, simulator, store fault
+# proxy, supervisor) is a JVM of its own (LocalRunChild), and so is each sandbox. Ctrl-C: the JVM's
+# shutdown stops the children, and each child also exits when its stdin (a pipe from this JVM) closes.
 exec java -Xmx768m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 \
   -Djava.util.logging.manager=org.jboss.logmanager.LogManager \
   -cp "$classpath" dev.oncepay.drill.Drill ${args[@]+"${args[@]}"}
