@@ -1,6 +1,7 @@
 package dev.oncepay.provider;
 
 import dev.oncepay.config.OncepayConfig;
+import dev.oncepay.http.RenewableHttpClient;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.io.IOException;
@@ -60,10 +61,8 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 @ApplicationScoped
 public class ProviderHttp {
-    private final Duration connectTimeout;
     private final Duration readTimeout;
-    /** Built at first use; dropped by {@link #forgetConnections()}. */
-    private volatile HttpClient client;
+    private final RenewableHttpClient http;
 
     @Inject
     public ProviderHttp(OncepayConfig config) {
@@ -71,8 +70,8 @@ public class ProviderHttp {
     }
 
     ProviderHttp(Duration connectTimeout, Duration readTimeout) {
-        this.connectTimeout = connectTimeout;
         this.readTimeout = readTimeout;
+        this.http = new RenewableHttpClient(connectTimeout);
     }
 
     /** {@code base} (an account's URL, with or without a trailing slash) followed by {@code path}. */
@@ -110,38 +109,15 @@ public class ProviderHttp {
         return false;
     }
 
-    /**
-     * Drops the client and with it its pooled connections (its selector thread ends once the client
-     * is unreachable): after a SnapStart restore, on another host and maybe days later, no
-     * connection of the snapshot is reused. The next call builds a fresh client.
-     */
+    /** After a SnapStart restore: no pooled connection of the snapshot is reused. */
     public void forgetConnections() {
-        client = null;
+        http.forgetConnections();
     }
 
     private HttpRequest.Builder request(URI uri, Map<String, String> headers) {
         HttpRequest.Builder request = HttpRequest.newBuilder(uri).timeout(readTimeout).header("Accept", "application/json");
         headers.forEach(request::header);
         return request;
-    }
-
-    private HttpClient client() {
-        HttpClient current = client;
-        if (current == null) {
-            synchronized (this) {
-                current = client;
-                if (current == null) {
-                    current = HttpClient.newBuilder()
-                            .version(HttpClient.Version.HTTP_1_1)
-                            .followRedirects(HttpClient.Redirect.NEVER)
-                            .connectTimeout(connectTimeout)
-                            .executor(Runnable::run)
-                            .build();
-                    client = current;
-                }
-            }
-        }
-        return current;
     }
 
     /**
@@ -151,7 +127,7 @@ public class ProviderHttp {
     private ProviderReply exchange(HttpRequest request) {
         AtomicReference<HttpResponse.ResponseInfo> head = new AtomicReference<>();
         try {
-            HttpResponse<byte[]> response = client().send(request, info -> {
+            HttpResponse<byte[]> response = http.client().send(request, info -> {
                 head.set(info);
                 return new BoundedBody(readTimeout);
             });

@@ -1,13 +1,12 @@
 package dev.oncepay.provider;
 
+import dev.oncepay.http.RawHttpRequest;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentInstrument;
 import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.payment.ProviderAccount;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -19,7 +18,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The provider half of priming: one charge per adapter through {@link ProviderCalls} — its guards,
@@ -99,7 +97,7 @@ public class ProviderPriming {
             while (!socket.isClosed()) {
                 try (Socket connection = socket.accept()) {
                     connection.setSoTimeout(2000);
-                    String path = readRequest(connection.getInputStream());
+                    String path = RawHttpRequest.read(connection.getInputStream()).path();
                     byte[] body = answerTo(path).getBytes(StandardCharsets.UTF_8);
                     OutputStream out = connection.getOutputStream();
                     out.write(("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + body.length
@@ -110,30 +108,6 @@ public class ProviderPriming {
                     // closed by close(), or a request that broke off: the priming call reports it
                 }
             }
-        }
-
-        /** Reads one request (head and a Content-Length body); returns its path. */
-        static String readRequest(InputStream in) throws IOException {
-            ByteArrayOutputStream head = new ByteArrayOutputStream();
-            int matched = 0;
-            while (matched < 4) {
-                int b = in.read();
-                if (b < 0) {
-                    throw new IOException("request ended in its head");
-                }
-                head.write(b);
-                matched = (b == (matched % 2 == 0 ? '\r' : '\n')) ? matched + 1 : (b == '\r' ? 1 : 0);
-            }
-            String[] lines = head.toString(StandardCharsets.US_ASCII).split("\r\n");
-            long length = 0;
-            for (String line : lines) {
-                if (line.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
-                    length = Long.parseLong(line.substring("content-length:".length()).trim());
-                }
-            }
-            in.readNBytes((int) Math.min(length, 64 * 1024));
-            String[] requestLine = lines[0].split(" ");
-            return requestLine.length > 1 ? requestLine[1] : "/";
         }
 
         private static String answerTo(String path) {

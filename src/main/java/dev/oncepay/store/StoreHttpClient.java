@@ -1,5 +1,7 @@
 package dev.oncepay.store;
 
+import dev.oncepay.http.RenewableHttpClient;
+import jakarta.enterprise.context.ApplicationScoped;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,7 +15,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import jakarta.enterprise.context.ApplicationScoped;
 import software.amazon.awssdk.http.AbortableInputStream;
 import software.amazon.awssdk.http.ExecutableHttpRequest;
 import software.amazon.awssdk.http.HttpExecuteRequest;
@@ -40,8 +41,7 @@ import software.amazon.awssdk.http.SdkHttpRequest;
  * the SDK retries it like any other lost answer, which every conditional write already handles.
  *
  * <p>The request is written on the calling thread ({@link HttpClient#send}) and the answer read on
- * the client's selector thread (a direct executor: the small body is read in one go), so a request
- * costs one thread hand-off, the selector waking the caller, instead of the default executor's two.
+ * the client's selector thread ({@link RenewableHttpClient}).
  */
 @ApplicationScoped
 public class StoreHttpClient implements SdkHttpClient {
@@ -52,8 +52,7 @@ public class StoreHttpClient implements SdkHttpClient {
     /** Headers the JDK client sets itself and refuses from callers; the SDK's values are the same. */
     private static final Set<String> SET_BY_THE_JDK = Set.of("host", "content-length", "expect", "connection", "upgrade");
 
-    /** Built at first use; dropped by {@link #forgetConnections()}. */
-    private volatile HttpClient client;
+    private final RenewableHttpClient http = new RenewableHttpClient(CONNECT_TIMEOUT);
 
     @Override
     public ExecutableHttpRequest prepareRequest(HttpExecuteRequest request) {
@@ -64,7 +63,7 @@ public class StoreHttpClient implements SdkHttpClient {
             public HttpExecuteResponse call() throws IOException {
                 caller = Thread.currentThread();
                 try {
-                    return response(client().send(exchange(request), HttpResponse.BodyHandlers.ofByteArray()));
+                    return response(http.client().send(exchange(request), HttpResponse.BodyHandlers.ofByteArray()));
                 } catch (InterruptedException e) {
                     // The SDK's attempt timeout interrupted us (send has cancelled the exchange); the SDK
                     // tells its own timeout from the flag, as it does over a blocking socket.
@@ -87,12 +86,9 @@ public class StoreHttpClient implements SdkHttpClient {
         };
     }
 
-    /**
-     * Drops the client and with it its pooled connections (its selector thread ends once the client
-     * is unreachable): after a SnapStart restore no connection of the snapshot is reused.
-     */
+    /** After a SnapStart restore: no pooled connection of the snapshot is reused. */
     public void forgetConnections() {
-        client = null;
+        http.forgetConnections();
     }
 
     @Override
@@ -103,25 +99,6 @@ public class StoreHttpClient implements SdkHttpClient {
     @Override
     public void close() {
         forgetConnections();
-    }
-
-    private HttpClient client() {
-        HttpClient current = client;
-        if (current == null) {
-            synchronized (this) {
-                current = client;
-                if (current == null) {
-                    current = HttpClient.newBuilder()
-                            .version(HttpClient.Version.HTTP_1_1)
-                            .followRedirects(HttpClient.Redirect.NEVER)
-                            .connectTimeout(CONNECT_TIMEOUT)
-                            .executor(Runnable::run)
-                            .build();
-                    client = current;
-                }
-            }
-        }
-        return current;
     }
 
     private static HttpRequest exchange(HttpExecuteRequest request) throws IOException {

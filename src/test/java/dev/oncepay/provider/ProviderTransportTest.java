@@ -26,8 +26,6 @@ import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
@@ -53,19 +51,17 @@ class ProviderTransportTest {
     @Inject
     PspAdapter psp;
 
-    private final List<AutoCloseable> started = new ArrayList<>();
+    private final ScriptedHttpServer.Started started = new ScriptedHttpServer.Started();
 
     @AfterEach
     void stop() throws Exception {
-        for (AutoCloseable closeable : started) {
-            closeable.close();
-        }
+        started.close();
     }
 
     @Test
     void aConnectTimeoutIsNeverSent() {
         FullListener full = FullListener.open();
-        started.add(full);
+        started.closedAfterTheTest(full);
 
         ProviderFault fault = assertThrows(ProviderFault.class, () -> calls.charge(psp, endpoint(full.port()), payment(),
                 calls.chargeCall(Duration.ofSeconds(5))));
@@ -89,7 +85,7 @@ class ProviderTransportTest {
 
     @Test
     void aResetAfterTheRequestMayHaveExecutedAndIsNotSentAgain() {
-        ScriptedHttpServer provider = start(connection -> {
+        ScriptedHttpServer provider = started.start(connection -> {
             connection.readRequest();
             connection.reset();
         });
@@ -103,7 +99,7 @@ class ProviderTransportTest {
 
     @Test
     void aBodyBrokenOffAfterTheStatusLeavesStatusAndHeaders() {
-        ScriptedHttpServer provider = start(connection -> {
+        ScriptedHttpServer provider = started.start(connection -> {
             connection.readRequest();
             connection.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nRetry-After: 7\r\nContent-Length: 100\r\n\r\n{\"id\":");
             connection.reset();
@@ -122,7 +118,7 @@ class ProviderTransportTest {
     @Test
     void aBodyThatStallsPastTheReadTimeoutLeavesStatusAndHeadersAndClosesTheConnection() throws Exception {
         CountDownLatch closedByClient = new CountDownLatch(1);
-        ScriptedHttpServer provider = start(connection -> {
+        ScriptedHttpServer provider = started.start(connection -> {
             connection.readRequest();
             connection.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nRetry-After: 7\r\nContent-Length: 100\r\n\r\n{\"id\":");
             if (connection.closedByClientWithin(Duration.ofSeconds(30))) {
@@ -144,7 +140,7 @@ class ProviderTransportTest {
     void aPostOnAConnectionTheProviderClosedIsNotSentAgainByTheTransport() {
         // Answers the first request on a connection (keep-alive), then reads the next one and
         // closes without answering: to the client, a pooled connection that died under its request.
-        ScriptedHttpServer provider = start(connection -> {
+        ScriptedHttpServer provider = started.start(connection -> {
             connection.readRequest();
             connection.answer(CHARGED);
             connection.readRequest();
@@ -163,12 +159,7 @@ class ProviderTransportTest {
     @Test
     void anAttemptTimeoutInterruptsAStalledExchangeAndClosesItsConnection() throws Exception {
         CountDownLatch closedByClient = new CountDownLatch(1);
-        ScriptedHttpServer provider = start(connection -> {
-            connection.readRequest();
-            if (connection.closedByClientWithin(Duration.ofSeconds(30))) {
-                closedByClient.countDown();
-            }
-        });
+        ScriptedHttpServer provider = started.start(connection -> connection.readRequestThenStall(closedByClient));
         // A read timeout far beyond the wait below: only the interrupt can end this exchange in time.
         ProviderHttp http = new ProviderHttp(Duration.ofSeconds(1), Duration.ofSeconds(60));
         TypedGuard<ProviderReply> attempt = TypedGuard.create(ProviderReply.class)
@@ -182,7 +173,7 @@ class ProviderTransportTest {
 
     @Test
     void afterForgettingItsConnectionsTheTransportOpensANewOne() {
-        ScriptedHttpServer provider = start(connection -> {
+        ScriptedHttpServer provider = started.start(connection -> {
             for (int i = 0; i < 3; i++) {
                 connection.readRequest();
                 connection.answer(CHARGED);
@@ -199,12 +190,6 @@ class ProviderTransportTest {
 
         assertEquals(2, provider.connections(), "after a restore, no connection of the snapshot is reused");
         assertEquals(3, provider.requests());
-    }
-
-    private ScriptedHttpServer start(ScriptedHttpServer.Script script) {
-        ScriptedHttpServer provider = new ScriptedHttpServer(script);
-        started.add(provider);
-        return provider;
     }
 
     private static URI url(int port) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.oncepay.http.RawHttpRequest;
 import dev.oncepay.testing.ScriptedHttpServer;
 import java.io.IOException;
 import java.io.InputStream;
@@ -13,7 +14,6 @@ import java.io.UncheckedIOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -44,18 +44,16 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 class StoreHttpClientTest {
     private static final String EMPTY = "{}";
 
-    private final List<AutoCloseable> started = new ArrayList<>();
+    private final ScriptedHttpServer.Started started = new ScriptedHttpServer.Started();
 
     @AfterEach
     void stop() throws Exception {
-        for (AutoCloseable closeable : started) {
-            closeable.close();
-        }
+        started.close();
     }
 
     @Test
     void theRequestOnTheWireIsTheRequestTheSdkSigned() {
-        ScriptedHttpServer store = start(connection -> {
+        ScriptedHttpServer store = started.start(connection -> {
             connection.readRequest();
             answerEmpty(connection);
         });
@@ -74,7 +72,7 @@ class StoreHttpClientTest {
                     .conditionExpression("attribute_not_exists(pk)"));
         }
 
-        ScriptedHttpServer.RawRequest wire = store.received().get(0);
+        RawHttpRequest wire = store.received().get(0);
         assertEquals("POST / HTTP/1.1", wire.head().get(0));
         List<String> authorization = wire.header("Authorization");
         assertEquals(1, authorization.size());
@@ -93,7 +91,7 @@ class StoreHttpClientTest {
 
     @Test
     void connectionsAreKeptAliveUntilForgotten() {
-        ScriptedHttpServer store = start(connection -> {
+        ScriptedHttpServer store = started.start(connection -> {
             for (int i = 0; i < 3; i++) {
                 connection.readRequest();
                 answerEmpty(connection);
@@ -116,12 +114,7 @@ class StoreHttpClientTest {
     @Test
     void anAttemptTimeoutEndsAStalledExchangeAndClosesItsConnection() throws Exception {
         CountDownLatch closedByClient = new CountDownLatch(2);
-        ScriptedHttpServer store = start(connection -> {
-            connection.readRequest();
-            if (connection.closedByClientWithin(Duration.ofSeconds(30))) {
-                closedByClient.countDown();
-            }
-        });
+        ScriptedHttpServer store = started.start(connection -> connection.readRequestThenStall(closedByClient));
 
         // The transport's own read timeout is 30 s: only the SDK's attempt timeout can end these in time.
         try (DynamoDbClient dynamo = client(store, new StoreHttpClient(), 2, Duration.ofMillis(200))) {
@@ -132,12 +125,6 @@ class StoreHttpClientTest {
         assertEquals(2, store.requests(), "two attempts, one request each");
         assertEquals(2, store.connections());
         assertFalse(Thread.currentThread().isInterrupted(), "the SDK cleared its interrupt");
-    }
-
-    private ScriptedHttpServer start(ScriptedHttpServer.Script script) {
-        ScriptedHttpServer server = new ScriptedHttpServer(script);
-        started.add(server);
-        return server;
     }
 
     private static DynamoDbClient client(ScriptedHttpServer store, StoreHttpClient http, int attempts, Duration attemptTimeout,

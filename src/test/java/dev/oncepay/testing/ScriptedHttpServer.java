@@ -1,8 +1,7 @@
 package dev.oncepay.testing;
 
-import java.io.ByteArrayOutputStream;
+import dev.oncepay.http.RawHttpRequest;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -12,7 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -24,7 +23,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class ScriptedHttpServer implements AutoCloseable {
     private final ServerSocket socket;
     private final AtomicInteger connections = new AtomicInteger();
-    private final List<RawRequest> requests = new CopyOnWriteArrayList<>();
+    private final List<RawHttpRequest> requests = new CopyOnWriteArrayList<>();
     private final Thread server;
 
     public ScriptedHttpServer(Script script) {
@@ -69,7 +68,7 @@ public final class ScriptedHttpServer implements AutoCloseable {
     }
 
     /** The requests in the order they were read. */
-    public List<RawRequest> received() {
+    public List<RawHttpRequest> received() {
         return List.copyOf(requests);
     }
 
@@ -79,52 +78,49 @@ public final class ScriptedHttpServer implements AutoCloseable {
         server.join(5000);
     }
 
+    /** The servers (and other loopback peers) a test started, for its {@code @AfterEach} to close. */
+    public static final class Started implements AutoCloseable {
+        private final List<AutoCloseable> started = new ArrayList<>();
+
+        public ScriptedHttpServer start(Script script) {
+            return closedAfterTheTest(new ScriptedHttpServer(script));
+        }
+
+        public <T extends AutoCloseable> T closedAfterTheTest(T peer) {
+            started.add(peer);
+            return peer;
+        }
+
+        @Override
+        public void close() throws Exception {
+            for (AutoCloseable peer : started) {
+                peer.close();
+            }
+            started.clear();
+        }
+    }
+
     /** What the server does with one accepted connection. */
     @FunctionalInterface
     public interface Script {
         void serve(Connection connection) throws IOException;
     }
 
-    /** One request as it arrived: its head lines (request line first) and its body. */
-    public record RawRequest(List<String> head, byte[] body) {
-        /** Every value of header {@code name} (case-insensitive), in arrival order. */
-        public List<String> header(String name) {
-            List<String> values = new ArrayList<>();
-            for (String line : head.subList(1, head.size())) {
-                int colon = line.indexOf(':');
-                if (colon > 0 && line.substring(0, colon).trim().equalsIgnoreCase(name)) {
-                    values.add(line.substring(colon + 1).trim());
-                }
-            }
-            return values;
-        }
-    }
-
     /** One accepted connection, as a script sees it. */
-    public record Connection(Socket socket, List<RawRequest> requests) {
+    public record Connection(Socket socket, List<RawHttpRequest> requests) {
         /** Reads one request (head and body) and keeps it. */
-        public RawRequest readRequest() throws IOException {
-            InputStream in = socket.getInputStream();
-            ByteArrayOutputStream head = new ByteArrayOutputStream();
-            int matched = 0;
-            while (matched < 4) {
-                int b = in.read();
-                if (b < 0) {
-                    throw new IOException("request ended in its head");
-                }
-                head.write(b);
-                matched = (b == (matched % 2 == 0 ? '\r' : '\n')) ? matched + 1 : (b == '\r' ? 1 : 0);
-            }
-            List<String> lines = List.of(head.toString(StandardCharsets.US_ASCII).split("\r\n"));
-            int length = 0;
-            for (String line : lines) {
-                if (line.toLowerCase(Locale.ROOT).startsWith("content-length:")) {
-                    length = Integer.parseInt(line.substring("content-length:".length()).trim());
-                }
-            }
-            RawRequest request = new RawRequest(lines, in.readNBytes(length));
+        public RawHttpRequest readRequest() throws IOException {
+            RawHttpRequest request = RawHttpRequest.read(socket.getInputStream());
             requests.add(request);
             return request;
+        }
+
+        /** Reads one request, then waits until the client closes the connection: a store or provider that stalls. */
+        public void readRequestThenStall(CountDownLatch closedByClient) throws IOException {
+            readRequest();
+            if (closedByClientWithin(Duration.ofSeconds(30))) {
+                closedByClient.countDown();
+            }
         }
 
         public void write(String raw) throws IOException {
