@@ -49,7 +49,7 @@ public class StoreHttpClient implements SdkHttpClient {
     static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
     static final Duration READ_TIMEOUT = Duration.ofSeconds(30);
 
-    /** Headers the JDK client sets itself and refuses from callers; the SDK's values are the same. */
+    /** Headers the JDK client sets itself and refuses from callers: it writes the Host and Content-Length the SDK signed. */
     private static final Set<String> SET_BY_THE_JDK = Set.of("host", "content-length", "expect", "connection", "upgrade");
 
     private final RenewableHttpClient http = new RenewableHttpClient(CONNECT_TIMEOUT);
