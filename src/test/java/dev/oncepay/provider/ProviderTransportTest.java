@@ -159,16 +159,24 @@ class ProviderTransportTest {
     @Test
     void anAttemptTimeoutInterruptsAStalledExchangeAndClosesItsConnection() throws Exception {
         CountDownLatch closedByClient = new CountDownLatch(1);
-        ScriptedHttpServer provider = started.start(connection -> connection.readRequestThenStall(closedByClient));
+        // The first request is answered (it builds the client, so the attempt below cannot run out of
+        // time before it is sent); the second stalls until the client closes the connection.
+        ScriptedHttpServer provider = started.start(connection -> {
+            connection.readRequest();
+            connection.answer(CHARGED);
+            connection.readRequestThenStall(closedByClient);
+        });
         // A read timeout far beyond the wait below: only the interrupt can end this exchange in time.
         ProviderHttp http = new ProviderHttp(Duration.ofSeconds(1), Duration.ofSeconds(60));
         TypedGuard<ProviderReply> attempt = TypedGuard.create(ProviderReply.class)
                 .withTimeout().duration(200, ChronoUnit.MILLIS).done().build();
+        http.get(url(provider.port()), Map.of());
 
         assertThrows(TimeoutException.class, () -> attempt.call(() -> http.post(url(provider.port()), Map.of(), "application/json", "{}")));
 
         assertTrue(closedByClient.await(20, TimeUnit.SECONDS), "the interrupted exchange closed its connection");
-        assertEquals(1, provider.requests());
+        assertEquals(2, provider.requests());
+        assertEquals(1, provider.connections());
     }
 
     @Test

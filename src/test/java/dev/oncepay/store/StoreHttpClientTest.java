@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.zip.CRC32;
 import org.junit.jupiter.api.AfterEach;
@@ -114,16 +115,26 @@ class StoreHttpClientTest {
     @Test
     void anAttemptTimeoutEndsAStalledExchangeAndClosesItsConnection() throws Exception {
         CountDownLatch closedByClient = new CountDownLatch(2);
-        ScriptedHttpServer store = started.start(connection -> connection.readRequestThenStall(closedByClient));
+        AtomicInteger requests = new AtomicInteger();
+        // The first request is answered (it warms the SDK, so no attempt below can run out of time
+        // before it is sent); every later one stalls until the client closes its connection.
+        ScriptedHttpServer store = started.start(connection -> {
+            while (requests.getAndIncrement() == 0) {
+                connection.readRequest();
+                answerEmpty(connection);
+            }
+            connection.readRequestThenStall(closedByClient);
+        });
 
         // The transport's own read timeout is 30 s: only the SDK's attempt timeout can end these in time.
-        try (DynamoDbClient dynamo = client(store, new StoreHttpClient(), 2, Duration.ofMillis(200))) {
+        try (DynamoDbClient dynamo = client(store, new StoreHttpClient(), 2, Duration.ofMillis(500))) {
+            getItem(dynamo);
             assertThrows(SdkClientException.class, () -> getItem(dynamo));
         }
 
         assertTrue(closedByClient.await(20, TimeUnit.SECONDS), "each interrupted attempt closed its connection");
-        assertEquals(2, store.requests(), "two attempts, one request each");
-        assertEquals(2, store.connections());
+        assertEquals(3, store.requests(), "the answered one, then two attempts of one request each");
+        assertEquals(2, store.connections(), "the second attempt on a new connection");
         assertFalse(Thread.currentThread().isInterrupted(), "the SDK cleared its interrupt");
     }
 
