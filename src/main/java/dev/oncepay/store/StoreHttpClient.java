@@ -10,11 +10,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import software.amazon.awssdk.http.AbortableInputStream;
 import software.amazon.awssdk.http.ExecutableHttpRequest;
 import software.amazon.awssdk.http.HttpExecuteRequest;
@@ -46,8 +43,8 @@ import software.amazon.awssdk.http.SdkHttpRequest;
 @ApplicationScoped
 public class StoreHttpClient implements SdkHttpClient {
     /** The url-connection client's defaults; an attempt ends after {@code api-call-attempt-timeout} (1 s) anyway. */
-    static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
-    static final Duration READ_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(2);
+    private static final Duration READ_TIMEOUT = Duration.ofSeconds(30);
 
     /** Headers the JDK client sets itself and refuses from callers: it writes the Host and Content-Length the SDK signed. */
     private static final Set<String> SET_BY_THE_JDK = Set.of("host", "content-length", "expect", "connection", "upgrade");
@@ -119,12 +116,11 @@ public class StoreHttpClient implements SdkHttpClient {
     }
 
     private static HttpExecuteResponse response(HttpResponse<byte[]> response) {
-        Map<String, List<String>> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
-        headers.putAll(response.headers().map());
-        byte[] body = response.body();
+        // The SDK's builder copies the headers into its own case-insensitive map.
         return HttpExecuteResponse.builder()
-                .response(SdkHttpFullResponse.builder().statusCode(response.statusCode()).headers(headers).build())
-                .responseBody(AbortableInputStream.create(new ByteArrayInputStream(body == null ? new byte[0] : body)))
+                .response(SdkHttpFullResponse.builder().statusCode(response.statusCode())
+                        .headers(response.headers().map()).build())
+                .responseBody(AbortableInputStream.create(new ByteArrayInputStream(response.body())))
                 .build();
     }
 }
