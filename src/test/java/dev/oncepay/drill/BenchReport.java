@@ -48,9 +48,11 @@ final class BenchReport {
         }
         if (latency.has("storeMeanMs")) {
             lines.add(String.format("  of the function's run, %s store requests per charge took %s ms at the local store (%s ms in"
-                    + " dynalite, the rest in the fault proxy); the function's own part: %s ms",
+                    + " dynalite%s, the rest in the fault proxy); the function's own part: %s ms",
                     latency.path("storeRequestsPerCharge").asText(), latency.path("storeMeanMs").asText(),
-                    latency.path("dynaliteMeanMs").asText(), latency.path("chargeFunctionOwnMeanMs").asText()));
+                    latency.path("dynaliteMeanMs").asText(),
+                    latency.has("dynaliteOwnMeanMs") ? ", of which its own work " + latency.path("dynaliteOwnMeanMs").asText() + " ms and the rest the HTTP hop and the wait for its one thread" : "",
+                    latency.path("chargeFunctionOwnMeanMs").asText()));
         }
         JsonNode t = f.path("throughput");
         lines.add(String.format(Locale.ROOT,

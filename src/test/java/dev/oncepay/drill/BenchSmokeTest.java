@@ -60,6 +60,9 @@ class BenchSmokeTest {
         assertTrue(latency.path("direct").path("p50Ms").asDouble() > 0, latency.toString());
         assertTrue(latency.has("addedP50Ms") && latency.has("addedP99Ms"), latency.toString());
         assertTrue(latency.path("chargeFunctionMeanMs").asDouble() > 0, latency.toString());
+        // dynalite's own work on the charge's store requests, inside the time they took at the store
+        assertTrue(latency.path("dynaliteOwnMeanMs").asDouble() > 0
+                && latency.path("dynaliteOwnMeanMs").asDouble() < latency.path("dynaliteMeanMs").asDouble(), latency.toString());
         assertTrue(latency.path("oncepayMeanMs").asDouble() > latency.path("chargeFunctionMeanMs").asDouble(),
                 "the client's time includes the function's: " + latency);
 

@@ -64,7 +64,14 @@ public final class StoreFaultProxy implements AutoCloseable {
 
     /** Headers the JDK client sets itself (it refuses them) or that describe one hop only. */
     private static final Set<String> HOP_HEADERS = Set.of(
-            "connection", "content-length", "expect", "host", "upgrade", "transfer-encoding", "keep-alive");
+            "connection", "content-length", "expect", "host", "upgrade", "transfer-encoding", "keep-alive",
+            StoreFaultProxy.HANDLED_MICROS_HEADER);
+
+    /**
+     * Set by the local run's dynalite on each answer: the µs it took on the request itself
+     * ({@code LocalDynamo}). Counted here and never relayed.
+     */
+    public static final String HANDLED_MICROS_HEADER = "x-oncepay-handled-micros";
 
     static {
         // As in the PSP simulator: without TCP_NODELAY each answer waits ~40 ms for a delayed ACK.
@@ -209,19 +216,28 @@ public final class StoreFaultProxy implements AutoCloseable {
         }
     }
 
-    /** Time spent on one caller's healthy requests: in this proxy in all, and waiting on the store behind it. */
+    /**
+     * Time spent on one caller's healthy requests: in this proxy in all, waiting on the store behind
+     * it, and of that the store's own work where the store says it ({@link #HANDLED_MICROS_HEADER}).
+     */
     private static final class Timing {
         long requests;
         long handledNanos;
         long upstreamNanos;
+        long upstreamOwnMicros;
+        long upstreamOwnRequests;
     }
 
-    private void timed(String caller, long handledNanos, long upstreamNanos) {
+    private void timed(String caller, long handledNanos, long upstreamNanos, long upstreamOwnMicros) {
         synchronized (requestsByCaller) {
             Timing t = timingByCaller.computeIfAbsent(caller, c -> new Timing());
             t.requests++;
             t.handledNanos += handledNanos;
             t.upstreamNanos += upstreamNanos;
+            if (upstreamOwnMicros >= 0) {
+                t.upstreamOwnMicros += upstreamOwnMicros;
+                t.upstreamOwnRequests++;
+            }
         }
     }
 
@@ -252,10 +268,15 @@ public final class StoreFaultProxy implements AutoCloseable {
         totals.forEach(all::put);
         ObjectNode timing = root.putObject("timingByCaller");
         synchronized (requestsByCaller) {
-            timingByCaller.forEach((caller, t) -> timing.putObject(caller)
-                    .put("requests", t.requests)
-                    .put("handledMs", t.handledNanos / 1e6)
-                    .put("upstreamMs", t.upstreamNanos / 1e6));
+            timingByCaller.forEach((caller, t) -> {
+                ObjectNode node = timing.putObject(caller)
+                        .put("requests", t.requests)
+                        .put("handledMs", t.handledNanos / 1e6)
+                        .put("upstreamMs", t.upstreamNanos / 1e6);
+                if (t.upstreamOwnRequests > 0) {
+                    node.put("upstreamOwnMs", t.upstreamOwnMicros / 1e3).put("upstreamOwnRequests", t.upstreamOwnRequests);
+                }
+            });
         }
         return root;
     }
@@ -307,7 +328,8 @@ public final class StoreFaultProxy implements AutoCloseable {
                 HttpResponse<byte[]> answer = forward(exchange, body);
                 long answered = System.nanoTime();
                 relay(exchange, answer);
-                timed(caller, System.nanoTime() - received, answered - sent);
+                timed(caller, System.nanoTime() - received, answered - sent,
+                        answer.headers().firstValueAsLong(HANDLED_MICROS_HEADER).orElse(-1));
                 return;
             }
             switch (fault) {
