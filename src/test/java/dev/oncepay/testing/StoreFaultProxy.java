@@ -62,16 +62,16 @@ public final class StoreFaultProxy implements AutoCloseable {
             "BatchGetItem", "BatchWriteItem", "TransactGetItems", "TransactWriteItems",
             "ExecuteStatement", "BatchExecuteStatement", "ExecuteTransaction");
 
-    /** Headers the JDK client sets itself (it refuses them) or that describe one hop only. */
-    private static final Set<String> HOP_HEADERS = Set.of(
-            "connection", "content-length", "expect", "host", "upgrade", "transfer-encoding", "keep-alive",
-            StoreFaultProxy.HANDLED_MICROS_HEADER);
-
     /**
      * Set by the local run's dynalite on each answer: the µs it took on the request itself
      * ({@code LocalDynamo}). Counted here and never relayed.
      */
     public static final String HANDLED_MICROS_HEADER = "x-oncepay-handled-micros";
+
+    /** Headers the JDK client sets itself (it refuses them) or that describe one hop only. */
+    private static final Set<String> HOP_HEADERS = Set.of(
+            "connection", "content-length", "expect", "host", "upgrade", "transfer-encoding", "keep-alive",
+            HANDLED_MICROS_HEADER);
 
     static {
         // As in the PSP simulator: without TCP_NODELAY each answer waits ~40 ms for a delayed ACK.
