@@ -45,6 +45,9 @@ import org.junit.jupiter.api.Test;
 @WithTestResource(value = TestEnvironment.class, scope = TestResourceScope.GLOBAL)
 class ProviderTransportTest {
     private static final String CHARGED = "{\"id\":\"ch_transport\",\"status\":\"succeeded\"}";
+    /** A 200 whose body promises 100 bytes and brings 6: what follows decides how the body ends. */
+    private static final String HEAD_AND_A_PIECE_OF_THE_BODY =
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nRetry-After: 7\r\nContent-Length: 100\r\n\r\n{\"id\":";
 
     @Inject
     ProviderCalls calls;
@@ -101,7 +104,7 @@ class ProviderTransportTest {
     void aBodyBrokenOffAfterTheStatusLeavesStatusAndHeaders() {
         ScriptedHttpServer provider = started.start(connection -> {
             connection.readRequest();
-            connection.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nRetry-After: 7\r\nContent-Length: 100\r\n\r\n{\"id\":");
+            connection.write(HEAD_AND_A_PIECE_OF_THE_BODY);
             connection.reset();
         });
         ProviderHttp http = new ProviderHttp(Duration.ofSeconds(1), Duration.ofSeconds(60));
@@ -120,7 +123,7 @@ class ProviderTransportTest {
         CountDownLatch closedByClient = new CountDownLatch(1);
         ScriptedHttpServer provider = started.start(connection -> {
             connection.readRequest();
-            connection.write("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nRetry-After: 7\r\nContent-Length: 100\r\n\r\n{\"id\":");
+            connection.write(HEAD_AND_A_PIECE_OF_THE_BODY);
             if (connection.closedByClientWithin(Duration.ofSeconds(30))) {
                 closedByClient.countDown();
             }
