@@ -239,6 +239,32 @@ class SingleJarLayoutTest {
         }
     }
 
+    /** A sandbox inflates nothing to load a class; function.zip still carries the jar deflated. */
+    @Test
+    void theMergedJarsEntriesAreStoredAndTheJarIsDeflatedInTheZip() throws IOException {
+        Path zip = functionZip(Map.of(), Map.of(
+                "lib/a.jar", jar(Map.of("demo/A.class", "a".repeat(4096), "META-INF/services/demo.Api", "demo.A\n")),
+                "lib/b.jar", jar(Map.of("demo/", "", "demo/B.class", "b".repeat(4096)))));
+
+        SingleJarLayout.relayout(zip);
+
+        Path taskRoot = unpack(zip, dir.resolve("task"));
+        try (ZipFile merged = new ZipFile(taskRoot.resolve("lib/" + SingleJarLayout.MERGED_JAR).toFile())) {
+            List<? extends ZipEntry> all = Collections.list(merged.entries());
+            assertEquals(List.of(), all.stream().filter(e -> e.getMethod() != ZipEntry.STORED).map(ZipEntry::getName)
+                    .toList());
+            assertEquals("a".repeat(4096), new String(merged.getInputStream(merged.getEntry("demo/A.class"))
+                    .readAllBytes(), StandardCharsets.UTF_8));
+            assertEquals("demo.A\n", new String(merged.getInputStream(merged.getEntry("META-INF/services/demo.Api"))
+                    .readAllBytes(), StandardCharsets.UTF_8));
+        }
+        try (ZipFile function = new ZipFile(zip.toFile())) {
+            ZipEntry jar = function.getEntry("lib/" + SingleJarLayout.MERGED_JAR);
+            assertEquals(ZipEntry.DEFLATED, jar.getMethod());
+            assertTrue(jar.getCompressedSize() < 4096, "two 4 KB classes of one letter each: " + jar.getCompressedSize());
+        }
+    }
+
     // --- synthetic packages ---------------------------------------------------------------------
 
     /** A function.zip: root entries, then the given lib/ jars (in the map's order). */
