@@ -121,13 +121,14 @@ final class ClassDataArchive {
             long memoryMb) throws IOException, InterruptedException {
         Path temp = archive.resolveSibling(archive.getFileName() + ".tmp");
         Path log = archive.resolveSibling(function + "-training.log");
+        Path classLog = archive.resolveSibling(function + "-training-classes.log");
         Files.deleteIfExists(temp);
         Map<String, String> trainingEnv = new LinkedHashMap<>(env);
         trainingEnv.put(PRIMING_AT_INIT, "true");
         TrainingRuntimeApi api = TrainingRuntimeApi.start();
         Process process = null;
         try {
-            process = ChildProcesses.start(command.trainingBuilder(function, api.port(), memoryMb, trainingEnv, temp, log),
+            process = ChildProcesses.start(command.trainingBuilder(function, api.port(), memoryMb, trainingEnv, temp, log, classLog),
                     function + "#cds-training");
             Log.info(SOURCE, function + ": training an AppCDS archive (a sandbox that runs its init, pid "
                     + process.pid() + ")");

@@ -8,9 +8,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -63,6 +65,38 @@ class ClassDataArchiveTest {
         assertNotEquals(key, ClassDataArchive.key(taskRoot, command.classpath()), "another package, another archive");
     }
 
+    /**
+     * JDK 17 leaves a class of the function's class loader out of a dynamic archive unless it is
+     * linked when the JVM writes it; the training sandbox links every class its init loaded.
+     */
+    @Test
+    void theArchiveKeepsAClassThatInitOnlyLoaded() throws Exception {
+        Path sources = dir.resolve("src");
+        write(sources, "demo/OnlyLoaded.java", "package demo; public class OnlyLoaded { static int calls; }");
+        write(sources, "demo/LoadingHandler.java", "package demo;"
+                + " public class LoadingHandler implements com.amazonaws.services.lambda.runtime.RequestStreamHandler {"
+                + " public LoadingHandler() throws ClassNotFoundException {"
+                + " Class.forName(\"demo.OnlyLoaded\", false, LoadingHandler.class.getClassLoader()); }"
+                + " public void handleRequest(java.io.InputStream in, java.io.OutputStream out,"
+                + " com.amazonaws.services.lambda.runtime.Context context) { } }");
+        Path taskRoot = dir.resolve("loading-task");
+        List<String> javac = new ArrayList<>(List.of("-d", taskRoot.toString(), "--release", "17",
+                "-cp", System.getProperty("java.class.path")));
+        javac.add(sources.resolve("demo/OnlyLoaded.java").toString());
+        javac.add(sources.resolve("demo/LoadingHandler.java").toString());
+        assertEquals(0, ToolProvider.getSystemJavaCompiler().run(null, null, null, javac.toArray(String[]::new)));
+        Path workDir = dir.resolve("work");
+        SandboxCommand command = new SandboxCommand(taskRoot, workDir, "64m", "demo.LoadingHandler::handleRequest");
+
+        Map<String, Path> trained = ClassDataArchive.prepare(command, taskRoot, workDir, Map.of("loading", Map.of()), 128);
+
+        assertTrue(trained.containsKey("loading"), "an archive");
+        String dumpLog = Files.readString(workDir.resolve("cds/loading-training.log"));
+        assertFalse(dumpLog.contains("demo/OnlyLoaded"), dumpLog);
+        assertTrue(Files.readString(workDir.resolve("cds/loading-training-classes.log"))
+                .contains("demo.OnlyLoaded source: file:" + taskRoot), "the class was loaded from the task root");
+    }
+
     @Test
     void theSandboxBootstrapJarIsRewrittenOnlyWhenItsContentChanges() throws Exception {
         Path taskRoot = taskRoot();
@@ -88,6 +122,12 @@ class ClassDataArchiveTest {
         Files.createDirectories(target.getParent());
         Files.copy(LocalRun.projectRoot().resolve("target/test-classes").resolve(handler), target);
         return taskRoot;
+    }
+
+    private static void write(Path root, String file, String source) throws Exception {
+        Path path = root.resolve(file);
+        Files.createDirectories(path.getParent());
+        Files.writeString(path, source);
     }
 
     private static SandboxCommand command(Path taskRoot, Path workDir) throws Exception {

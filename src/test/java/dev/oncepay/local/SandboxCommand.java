@@ -83,13 +83,14 @@ final class SandboxCommand {
 
     /**
      * A sandbox of {@code function} that writes the classes it loaded to an AppCDS archive when it
-     * exits. The JVM's CDS messages (hundreds of "Skipping ...: Not linked" while it dumps) go to
-     * {@code log}, not to the console.
+     * exits, having linked them first ({@link SandboxMain}, which reads them from {@code classLog}).
+     * The JVM's CDS messages (a few "Skipping ...: ..." while it dumps) go to {@code log}, not to the console.
      */
     ProcessBuilder trainingBuilder(String function, int runtimeApiPort, long memoryMb, Map<String, String> functionEnv,
-            Path archive, Path log) {
+            Path archive, Path log, Path classLog) {
         return builder(function, runtimeApiPort, memoryMb, functionEnv, List.of("-XX:ArchiveClassesAtExit=" + archive,
-                "-Xlog:cds*=off", "-Xlog:cds*=warning:file=" + log));
+                "-Xlog:cds*=off", "-Xlog:cds*=warning:file=" + log, "-Xlog:class+load=info:file=" + classLog + ":none",
+                "-D" + SandboxMain.LINK_CLASSES_LOGGED_IN + "=" + classLog));
     }
 
     /**
