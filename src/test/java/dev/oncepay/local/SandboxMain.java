@@ -16,7 +16,7 @@ import java.util.Set;
  * also links the function's loaded classes before its JVM writes the archive.
  *
  * <p>It runs alone on the sandbox's system classpath next to the runtime interface client, so it
- * uses nothing but the JDK and must stay free of nested classes.
+ * uses nothing but the JDK and that client, and must stay free of nested classes.
  */
 public final class SandboxMain extends AWSLambda {
     /** The file a training sandbox's JVM logs each class it loads to ({@code -Xlog:class+load}, no decorations). */
