@@ -29,15 +29,19 @@ import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 /**
- * A dynamic AppCDS archive per function, so that its sandboxes map the classes their init loads
- * (Quarkus, the AWS SDK, the app: thousands) instead of loading and verifying each again.
- * A training sandbox of the function (the sandboxes' own flags plus
- * {@code -XX:ArchiveClassesAtExit}, and {@value #PRIMING_AT_INIT}{@code =true} so the app runs its
+ * A static AppCDS archive per function, so that its sandboxes map the classes their init loads
+ * (Quarkus, the AWS SDK, the app, and the lambda proxies they spin: thousands) instead of loading
+ * and verifying each again. A training sandbox of the function (the sandboxes' own flags plus
+ * {@code -XX:DumpLoadedClassList}, and {@value #PRIMING_AT_INIT}{@code =true} so the app runs its
  * request path during init) is stopped with SIGTERM as soon as it polls for its first invocation;
- * the JVM writes the archive as it exits. The archive is kept under {@code <work-dir>/cds/}, named
- * after the function and a key of what it depends on: the task root's content, the JVM build and
- * the sandboxes' class path (a JVM refuses an archive whose class path jars changed). Local only:
- * the Lambda managed runtime's JDK is another build, which would refuse it (SnapStart is AWS's way).
+ * then a JVM with the sandboxes' flags and class path dumps the archive from that list
+ * ({@code -Xshare:dump}). Static rather than dynamic ({@code -XX:ArchiveClassesAtExit}): JDK 17
+ * keeps pre-Java 6 classes (joda-time's, which Quarkus' Lambda mapper loads) only in a static
+ * archive, and a sandbox maps one archive instead of the JDK's plus its own (README: Benchmark).
+ * The archive is kept under {@code <work-dir>/cds/}, named after the function and a key of what it
+ * depends on: the task root's content, the JVM build and the sandboxes' class path (a JVM refuses
+ * an archive whose class path jars changed). Local only: the Lambda managed runtime's JDK is
+ * another build, which would refuse it (SnapStart is AWS's way).
  */
 final class ClassDataArchive {
     /** Makes the app prime its request path at init (see {@code dev.oncepay.startup}). */
@@ -113,22 +117,23 @@ final class ClassDataArchive {
     }
 
     /**
-     * Runs one training sandbox until its init is done, then stops it so that it writes the archive.
+     * Runs one training sandbox until its init is done, stops it, and dumps the archive from the
+     * classes it loaded.
      *
      * @return null when {@code archive} was written, else why not
      */
     private static String train(SandboxCommand command, Path archive, String function, Map<String, String> env,
             long memoryMb) throws IOException, InterruptedException {
         Path temp = archive.resolveSibling(archive.getFileName() + ".tmp");
-        Path log = archive.resolveSibling(function + "-training.log");
-        Path classLog = archive.resolveSibling(function + "-training-classes.log");
+        Path classList = archive.resolveSibling(function + "-training.classlist");
         Files.deleteIfExists(temp);
+        Files.deleteIfExists(classList);
         Map<String, String> trainingEnv = new LinkedHashMap<>(env);
         trainingEnv.put(PRIMING_AT_INIT, "true");
         TrainingRuntimeApi api = TrainingRuntimeApi.start();
         Process process = null;
         try {
-            process = ChildProcesses.start(command.trainingBuilder(function, api.port(), memoryMb, trainingEnv, temp, log, classLog),
+            process = ChildProcesses.start(command.trainingBuilder(function, api.port(), memoryMb, trainingEnv, classList),
                     function + "#cds-training");
             Log.info(SOURCE, function + ": training an AppCDS archive (a sandbox that runs its init, pid "
                     + process.pid() + ")");
@@ -144,14 +149,18 @@ final class ClassDataArchive {
                 return "the training sandbox exited during init with status " + process.exitValue()
                         + (api.initError != null ? ": " + api.initError : "");
             }
-            // The JVM writes the archive on its way out (shutdown hooks first).
+            // The JVM completes the class list on its way out.
             process.destroy();
             if (!process.waitFor(DUMP_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
                 return "the training sandbox did not exit within " + DUMP_TIMEOUT_SECONDS + " s of SIGTERM";
             }
-            if (!Files.isRegularFile(temp) || Files.size(temp) == 0) {
-                return "the training sandbox exited (status " + process.exitValue() + ") without writing " + temp
-                        + "; its CDS messages are in " + log;
+            if (!Files.isRegularFile(classList) || Files.size(classList) == 0) {
+                return "the training sandbox exited (status " + process.exitValue() + ") without listing its classes in "
+                        + classList;
+            }
+            String failure = dump(command, classList, temp, archive.resolveSibling(function + "-dump.log"));
+            if (failure != null) {
+                return failure;
             }
             Files.move(temp, archive, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             deleteOthers(archive, function);
@@ -163,6 +172,22 @@ final class ClassDataArchive {
             api.stop();
             Files.deleteIfExists(temp);
         }
+    }
+
+    /** Dumps {@code archive} from {@code classList}; null when it was written, else why not. */
+    private static String dump(SandboxCommand command, Path classList, Path archive, Path log)
+            throws IOException, InterruptedException {
+        Process dump = command.archiveDump(classList, archive, log).start();
+        dump.getOutputStream().close();
+        if (!dump.waitFor(DUMP_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
+            ChildProcesses.kill(dump);
+            return "dumping the archive took more than " + DUMP_TIMEOUT_SECONDS + " s";
+        }
+        if (dump.exitValue() != 0 || !Files.isRegularFile(archive) || Files.size(archive) == 0) {
+            return "dumping the archive from " + classList + " failed (status " + dump.exitValue() + "); its messages are in "
+                    + log;
+        }
+        return null;
     }
 
     /** Null if this JVM maps {@code archive} with the sandboxes' flags and class path, else its reason. */

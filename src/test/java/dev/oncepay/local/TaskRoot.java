@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
 import java.util.Comparator;
 import java.util.stream.Stream;
 import java.util.zip.ZipEntry;
@@ -41,6 +42,10 @@ final class TaskRoot {
                 } else {
                     Files.createDirectories(target.getParent());
                     copy(zip, target);
+                    if (entry.getTime() != -1) {
+                        // As unzip does; the sandboxes' class path holds these jars, and an AppCDS archive records their times.
+                        Files.setLastModifiedTime(target, FileTime.fromMillis(entry.getTime()));
+                    }
                 }
             }
         }
