@@ -40,6 +40,30 @@ public final class RenewableHttpClient {
     }
 
     /**
+     * Builds the client on a daemon thread now, so that its first call finds it ready. The first
+     * client a JVM builds also initializes the JDK's default TLS context (the CA certificates read
+     * and parsed, about 90 ms of a cold sandbox's first request here); started at init, that runs
+     * beside the rest of init and of the first request. A call meanwhile waits for this build; a
+     * build that fails is left to the next call, which tries again and reports it.
+     */
+    public void buildInBackground(String threadName) {
+        Thread builder = new Thread(() -> {
+            try {
+                client();
+            } catch (RuntimeException e) {
+                // the next call builds it and fails where it can be reported
+            }
+        }, threadName);
+        builder.setDaemon(true);
+        builder.start();
+    }
+
+    /** Whether a client is built (for tests). */
+    boolean built() {
+        return client != null;
+    }
+
+    /**
      * Drops the client and with it its pooled connections (its selector thread ends once the client
      * is unreachable): after a SnapStart restore, on another host and maybe days later, no
      * connection of the snapshot is reused. The next call builds a fresh client.

@@ -109,6 +109,11 @@ public class ProviderHttp {
         return false;
     }
 
+    /** Builds the JDK client in the background, so the first provider call finds it ready ({@link RenewableHttpClient}). */
+    public void buildInBackground() {
+        http.buildInBackground("oncepay-provider-http-build");
+    }
+
     /** After a SnapStart restore: no pooled connection of the snapshot is reused. */
     public void forgetConnections() {
         http.forgetConnections();

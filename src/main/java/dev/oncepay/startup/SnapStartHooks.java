@@ -36,6 +36,10 @@ import org.jboss.logging.Logger;
  * so that no pooled connection of the snapshot is ever reused. (Primed at init without a snapshot,
  * the store connection priming opened is kept: the first request reuses it.)
  *
+ * <p>At startup the store's and the provider's HTTP clients are built in the background
+ * ({@link StoreHttpClient#buildInBackground()}): the first one initializes the JDK's TLS context,
+ * which then runs beside the first request (or priming) instead of inside it.
+ *
  * <p>The CRaC context holds its resources weakly: the bean (application scoped, so the container
  * holds it) registers itself, and a static field keeps it reachable besides.
  */
@@ -63,6 +67,9 @@ public class SnapStartHooks implements Resource {
     }
 
     void start(@Observes StartupEvent start) {
+        // Beside the rest of init and the first request (or priming), not inside it.
+        storeHttp.buildInBackground();
+        providerHttp.buildInBackground();
         registered = this;
         Core.getGlobalContext().register(this);
         if (primeAtInit) {

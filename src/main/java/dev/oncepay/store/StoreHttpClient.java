@@ -83,6 +83,11 @@ public class StoreHttpClient implements SdkHttpClient {
         };
     }
 
+    /** Builds the JDK client in the background, so the first store request finds it ready ({@link RenewableHttpClient}). */
+    public void buildInBackground() {
+        http.buildInBackground("oncepay-store-http-build");
+    }
+
     /** After a SnapStart restore: no pooled connection of the snapshot is reused. */
     public void forgetConnections() {
         http.forgetConnections();
