@@ -223,12 +223,14 @@ public final class SingleJarLayout {
     }
 
     /**
-     * Writes an entry uncompressed. The merged jar's entries are stored, not deflated: a sandbox
-     * reads thousands of classes from it at every cold start, and AppCDS still reads each archived
-     * class's bytes from the jar to check them, so inflating was part of every start. Stored, a
-     * charge sandbox's init took 31-136 ms less and its CPU to the first answer 60-215 ms less
-     * (three alternating pairs of runs, 8 cold starts each); function.zip, which deflates the jar
-     * as a whole, fell from 16.1 to 11.3 MB.
+     * Writes an entry uncompressed. The merged jar's entries are stored, not deflated: under the
+     * managed runtime a sandbox reads thousands of classes from it through the runtime client's
+     * class loader at every cold start, so inflating was part of every start. Measured when the
+     * local run's sandboxes still loaded the function that way (their AppCDS archive then read each
+     * archived class's bytes from the jar to check them): stored, a charge sandbox's init took
+     * 31-136 ms less and its CPU to the first answer 60-215 ms less (three alternating pairs of
+     * runs, 8 cold starts each); function.zip, which deflates the jar as a whole, fell from 16.1 to
+     * 11.3 MB.
      */
     private static void putStored(ZipOutputStream jar, String name, byte[] data) throws IOException {
         ZipEntry entry = entry(name);
