@@ -59,7 +59,7 @@ public final class RenewableHttpClient {
     }
 
     /** Whether a client is built (for tests). */
-    boolean built() {
+    public boolean built() {
         return client != null;
     }
 

@@ -1,5 +1,6 @@
 package dev.oncepay.provider;
 
+import dev.oncepay.config.DeploymentSettings;
 import dev.oncepay.config.EmbeddedMetrics;
 import dev.oncepay.config.Metrics;
 import dev.oncepay.http.FieldError;
@@ -31,7 +32,8 @@ import org.jboss.logging.Logger;
 public class ProviderGateway {
     private static final Logger LOG = Logger.getLogger(ProviderGateway.class);
     /** The functions that call providers, and so hold API keys. */
-    private static final Set<String> CALLERS = Set.of("charge", "reconcile");
+    /** The functions ({@code quarkus.funqy.export}) that call providers; the webhook function never does. */
+    private static final Set<String> CALLERS = Set.of(DeploymentSettings.FUNCTION_CHARGE, DeploymentSettings.FUNCTION_RECONCILE);
     /** A lookup's {@code Outcome} dimension: a list came back (possibly empty), or no answer (a fault). */
     static final String LOOKUP_FOUND = "found";
     static final String LOOKUP_FAILED = "failed";
@@ -51,11 +53,16 @@ public class ProviderGateway {
         this.metrics = metrics;
     }
 
+    /** Whether {@code function} ({@code quarkus.funqy.export}) calls providers. */
+    public static boolean callsProviders(String function) {
+        return CALLERS.contains(function);
+    }
+
     /** A function that calls providers refuses to start without a key for every account it may call. */
     void checkKeys(@Observes StartupEvent start,
             @ConfigProperty(name = "quarkus.funqy.export", defaultValue = "") String export) {
         List<ProviderAccount> keyless = accounts.withoutApiKey();
-        if (CALLERS.contains(export) && !keyless.isEmpty()) {
+        if (callsProviders(export) && !keyless.isEmpty()) {
             throw new IllegalStateException("no API key configured for provider accounts " + keyless
                     + " (oncepay.provider.api-key, oncepay.provider.accounts.<name>.api-key)");
         }

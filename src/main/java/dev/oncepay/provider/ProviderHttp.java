@@ -114,6 +114,11 @@ public class ProviderHttp {
         http.buildInBackground("oncepay-provider-http-build");
     }
 
+    /** Whether its client is built (for tests). */
+    public boolean clientBuilt() {
+        return http.built();
+    }
+
     /** After a SnapStart restore: no pooled connection of the snapshot is reused. */
     public void forgetConnections() {
         http.forgetConnections();

@@ -3,6 +3,7 @@ package dev.oncepay.startup;
 import dev.oncepay.provider.Jitter;
 import dev.oncepay.config.Secrets;
 import dev.oncepay.provider.FleetBreaker;
+import dev.oncepay.provider.ProviderGateway;
 import dev.oncepay.provider.ProviderHttp;
 import dev.oncepay.store.StoreHttpClient;
 import io.quarkus.runtime.StartupEvent;
@@ -12,6 +13,7 @@ import java.util.Set;
 import org.crac.Context;
 import org.crac.Core;
 import org.crac.Resource;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.jboss.logging.Logger;
 
 /**
@@ -36,7 +38,8 @@ import org.jboss.logging.Logger;
  * so that no pooled connection of the snapshot is ever reused. (Primed at init without a snapshot,
  * the store connection priming opened is kept: the first request reuses it.)
  *
- * <p>At startup the store's and the provider's HTTP clients are built in the background
+ * <p>At startup the store's HTTP client, and the provider's in a function that calls providers
+ * ({@link ProviderGateway#callsProviders}; not the webhook), are built in the background
  * ({@link StoreHttpClient#buildInBackground()}): the first one initializes the JDK's TLS context,
  * which then runs beside the first request (or priming) instead of inside it.
  *
@@ -55,21 +58,26 @@ public class SnapStartHooks implements Resource {
     private final ProviderHttp providerHttp;
     private final StoreHttpClient storeHttp;
     private final boolean primeAtInit;
+    private final boolean callsProviders;
 
     SnapStartHooks(Priming priming, FleetBreaker breaker, Secrets secrets, ProviderHttp providerHttp,
-            StoreHttpClient storeHttp, PrimingConfig config) {
+            StoreHttpClient storeHttp, PrimingConfig config,
+            @ConfigProperty(name = "quarkus.funqy.export", defaultValue = "charge") String function) {
         this.priming = priming;
         this.breaker = breaker;
         this.secrets = secrets;
         this.providerHttp = providerHttp;
         this.storeHttp = storeHttp;
         this.primeAtInit = config.atInit();
+        this.callsProviders = ProviderGateway.callsProviders(function);
     }
 
     void start(@Observes StartupEvent start) {
         // Beside the rest of init and the first request (or priming), not inside it.
         storeHttp.buildInBackground();
-        providerHttp.buildInBackground();
+        if (callsProviders) {
+            providerHttp.buildInBackground();
+        }
         registered = this;
         Core.getGlobalContext().register(this);
         if (primeAtInit) {

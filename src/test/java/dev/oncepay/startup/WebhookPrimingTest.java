@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import dev.oncepay.config.Metrics;
 import dev.oncepay.config.OncepayConfig;
+import dev.oncepay.provider.ProviderHttp;
 import dev.oncepay.store.Table;
 import dev.oncepay.store.DynamoRequestCounter;
 import dev.oncepay.testing.RecordingMetrics;
@@ -24,6 +25,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 /**
  * The webhook function's priming: a badly signed delivery, refused before the store is touched, then
  * the store path of a good one (its payment's read, the conditional writes) without writing.
+ * It builds no provider HTTP client, at startup or priming: the webhook function calls no provider.
  */
 @QuarkusTest
 @TestProfile(WebhookTestProfile.class)
@@ -41,6 +43,8 @@ class WebhookPrimingTest {
     DynamoDbClient dynamo;
     @Inject
     OncepayConfig config;
+    @Inject
+    ProviderHttp providerHttp;
 
     @Test
     void aBadlySignedDeliveryIsRefusedAndTheStorePathRunsWithoutWriting() throws Exception {
@@ -61,5 +65,6 @@ class WebhookPrimingTest {
                 "the snapshot's priming runs the same path");
         assertEquals(before, SimStats.read());
         assertEquals(answers, metrics.counted(Metrics.ANSWERS));
+        assertFalse(providerHttp.clientBuilt(), "the webhook function never calls a provider: no client built for it");
     }
 }
