@@ -31,8 +31,7 @@ import org.jboss.logging.Logger;
 @ApplicationScoped
 public class ProviderGateway {
     private static final Logger LOG = Logger.getLogger(ProviderGateway.class);
-    /** The functions that call providers, and so hold API keys. */
-    /** The functions ({@code quarkus.funqy.export}) that call providers; the webhook function never does. */
+    /** The functions ({@code quarkus.funqy.export}) that call providers, and so hold API keys; the webhook never does. */
     private static final Set<String> CALLERS = Set.of(DeploymentSettings.FUNCTION_CHARGE, DeploymentSettings.FUNCTION_RECONCILE);
     /** A lookup's {@code Outcome} dimension: a list came back (possibly empty), or no answer (a fault). */
     static final String LOOKUP_FOUND = "found";
