@@ -47,13 +47,13 @@ args=()
 for arg in "$@"; do
   case "$arg" in
     --skip-build) build=0 ;;
-    -h|--help) [ -f "$tooling_classpath_file" ] && build=0; args+=("$arg") ;;
+    -h|--help) [ -f oncepay-drill/target/runtime.classpath ] && build=0; args+=("$arg") ;;
     *) args+=("$arg") ;;
   esac
 done
 
-tooling_prepare drill.sh "$build"
-classpath=$(tooling_classpath)
+tooling_prepare drill.sh oncepay-drill "$build"
+classpath=$(tooling_classpath oncepay-drill)
 # The drill JVM runs the clients and the verdict; the local run (gateway, simulator, store fault
 # proxy, supervisor) is a JVM of its own (LocalRunChild), and so is each sandbox. Ctrl-C: the JVM's
 # shutdown stops the children, and each child also exits when its stdin (a pipe from this JVM) closes.

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# Builds target/function.zip, the one artifact that all three oncepay Lambda functions run.
+# Builds oncepay-functions/target/function.zip, the one artifact that all three oncepay Lambda functions run.
 set -euo pipefail
 
 usage() {
   cat <<'USAGE'
 Usage: ./native-build.sh [--jvm] [--tests] [--dry-run] [-h|--help] [-- MAVEN_ARGS...]
 
-Builds target/function.zip for AWS Lambda.
+Builds oncepay-functions/target/function.zip for AWS Lambda.
 
 Native (default; Lambda runtime provided.al2023), with the first of:
   1. a local GraalVM or Mandrel (Linux only): $GRAALVM_HOME/bin/native-image, or native-image on PATH
@@ -49,7 +49,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")"
 [[ -x ./mvnw ]] || fail "the Maven Wrapper ./mvnw is missing: run this from an oncepay checkout"
 command -v java >/dev/null 2>&1 || fail "java is not on PATH: install a JDK 17+"
 
-cmd=(./mvnw -B package)
+cmd=(./mvnw -B package -pl oncepay-functions -am)
 [[ "$tests" == true ]] || cmd+=(-DskipTests)
 
 if [[ "$mode" == native ]]; then
@@ -109,10 +109,10 @@ if [[ "$dry_run" == true ]]; then
 fi
 
 # A failed build must not leave an older function.zip behind that looks like its result.
-rm -f target/function.zip
+rm -f oncepay-functions/target/function.zip
 "${cmd[@]}"
 
-zip=target/function.zip
+zip=oncepay-functions/target/function.zip
 [[ -f "$zip" ]] || fail "the build finished but $zip is missing"
 if command -v unzip >/dev/null 2>&1; then
   entries="$(unzip -Z1 "$zip")"

@@ -6,7 +6,7 @@
 #   - the PSP simulator on 127.0.0.1:8090 with both its APIs: the generic PSP (provider sim) and the
 #     Stripe mode (provider stripe, /v1/payment_intents); their signed webhooks go to the gateway's
 #     /webhooks/sim and /webhooks/stripe,
-#   - the three functions (charge, webhook, reconcile) from the real target/function.zip, each in
+#   - the three functions (charge, webhook, reconcile) from the real oncepay-functions/target/function.zip, each in
 #     sandbox JVMs running the Lambda handler under AWS's runtime interface client,
 #   - a local API Gateway (HTTP API, payload 2.0) on http://127.0.0.1:8080,
 #   - an EventBridge-like schedule that invokes reconcile every 60 s.
@@ -50,20 +50,17 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-if [ "$help" = 1 ] && [ -f "$tooling_classpath_file" ]; then
+if [ "$help" = 1 ] && [ -f oncepay-local/target/runtime.classpath ]; then
   build=0
 fi
-tooling_prepare run-local.sh "$build"
-classpath=$(tooling_classpath)
+tooling_prepare run-local.sh oncepay-local "$build"
+# quarkus:dev recompiles oncepay-functions only: the local run's own JVM runs from oncepay-local's
+# classes and jars, so a save changes the function, never the gateway under it.
+classpath=$(tooling_classpath oncepay-local)
 main=dev.oncepay.local.LocalRun
-dev_env=target/dev-mode/charge.env
+dev_env=oncepay-functions/target/dev-mode/charge.env
 if [ "$dev" = 1 ]; then
-  # quarkus:dev recompiles into target/classes and target/test-classes: the local run's own JVM
-  # runs from a copy, so a save changes the function, never the gateway under it.
-  rm -rf target/dev-mode
-  mkdir -p target/dev-mode/tooling
-  cp -r target/classes target/test-classes target/dev-mode/tooling/
-  classpath="target/dev-mode/tooling/test-classes:target/dev-mode/tooling/classes:$(cat "$tooling_classpath_file")"
+  rm -rf oncepay-functions/target/dev-mode
   args+=(--dev-port "$dev_port" --dev-env "$dev_env")
 fi
 java_opts=(-Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.util.logging.manager=org.jboss.logmanager.LogManager)
@@ -73,10 +70,10 @@ java_opts=(-Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.util.logging
 # hook and the children's own watchdogs do it.
 if command -v setsid >/dev/null 2>&1; then
   own_group=1
-  setsid java "${java_opts[@]}" -cp "$classpath" "$main" --app target/function.zip --parent-pid $$ ${args[@]+"${args[@]}"} &
+  setsid java "${java_opts[@]}" -cp "$classpath" "$main" --app oncepay-functions/target/function.zip --parent-pid $$ ${args[@]+"${args[@]}"} &
 else
   own_group=0
-  java "${java_opts[@]}" -cp "$classpath" "$main" --app target/function.zip --parent-pid $$ ${args[@]+"${args[@]}"} &
+  java "${java_opts[@]}" -cp "$classpath" "$main" --app oncepay-functions/target/function.zip --parent-pid $$ ${args[@]+"${args[@]}"} &
 fi
 pid=$!
 
@@ -124,7 +121,7 @@ if [ "$dev" = 1 ]; then
   # On this terminal (its console keys work: [r] tests, [s] restart, [q] quit), but as a job of this
   # script, so that Ctrl-C or SIGTERM reaches the traps above at once, which stop Quarkus and then
   # the local run; [q] ends Quarkus, and then the local run is stopped here.
-  ./mvnw quarkus:dev "-Dquarkus.lambda.mock-event-server.dev-port=$dev_port" "-Ddebug=$debug_port" 0<&0 &
+  ./mvnw quarkus:dev -pl oncepay-functions -am "-Dquarkus.lambda.mock-event-server.dev-port=$dev_port" "-Ddebug=$debug_port" 0<&0 &
   dev_pid=$!
   status=0
   wait "$dev_pid" || status=$?

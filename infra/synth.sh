@@ -3,7 +3,7 @@
 # credentials needed. Extra arguments go to `cdk synth`, e.g.
 #   infra/synth.sh -c oncepay:runtime=jvm
 #   infra/synth.sh -c oncepay:functionZip=/path/to/function.zip
-# Without target/function.zip (no build yet) it synthesizes with placeholder code, and with a JVM
+# Without oncepay-functions/target/function.zip (no build yet) it synthesizes with placeholder code, and with a JVM
 # function.zip (what `./mvnw package` leaves) the JVM variant, and says so. To deploy, run
 # `npx cdk deploy` from infra/ after ./native-build.sh (see infra/README.md).
 set -euo pipefail
@@ -22,14 +22,14 @@ fi
 [[ -x "$root/mvnw" ]] || { echo "synth.sh: $root/mvnw (the Maven Wrapper) is missing; the CDK app is a Maven build" >&2; exit 1; }
 
 args=()
-zip="$root/target/function.zip"
+zip="$root/oncepay-functions/target/function.zip"
 if [[ " $* " != *"oncepay:functionZip="* ]]; then
   if [[ ! -f "$zip" ]]; then
-    echo "synth.sh: no target/function.zip: synthesizing with placeholder code (build it with ./native-build.sh)" >&2
+    echo "synth.sh: no oncepay-functions/target/function.zip: synthesizing with placeholder code (build it with ./native-build.sh)" >&2
     args+=(-c oncepay:placeholderCode=true)
   elif [[ " $* " != *"oncepay:runtime="* ]] && ! (unzip -Z1 "$zip" 2>/dev/null || jar tf "$zip") | grep -qx bootstrap; then
     # `./mvnw package` leaves a JVM function.zip: synthesize what is built.
-    echo "synth.sh: target/function.zip is a JVM build: synthesizing the JVM variant (-c oncepay:runtime=jvm)" >&2
+    echo "synth.sh: oncepay-functions/target/function.zip is a JVM build: synthesizing the JVM variant (-c oncepay:runtime=jvm)" >&2
     args+=(-c oncepay:runtime=jvm)
   fi
 fi

@@ -1,11 +1,10 @@
 # Sourced by run-local.sh and drill.sh: what both need before they start Java.
-#   tooling_prepare NAME BUILD   checks the tools, installs dynalite, builds (BUILD=1) target/function.zip
-#                                and the test-scoped tooling's classpath; exits if nothing is built
-#   tooling_classpath            the classpath of the local run / drill JVM
-tooling_classpath_file=target/local-run.classpath
-
+#   tooling_prepare NAME MODULE BUILD   checks the tools, installs dynalite, builds (BUILD=1)
+#                                       oncepay-functions/target/function.zip and MODULE (oncepay-local
+#                                       or oncepay-drill) with its runtime class path; exits if nothing is built
+#   tooling_classpath MODULE            the class path of that module's JVM
 tooling_prepare() {
-  local name=$1 build=$2 tool
+  local name=$1 module=$2 build=$3 tool
   for tool in "java:install Java 17 or newer" \
       "node:install Node.js 20 or newer (dynalite, the local DynamoDB, runs on it)"; do
     command -v "${tool%%:*}" >/dev/null 2>&1 || { echo "$name: '${tool%%:*}' not found: ${tool#*:}" >&2; exit 3; }
@@ -15,16 +14,15 @@ tooling_prepare() {
     npm ci --no-audit --no-fund --loglevel=error
   fi
   if [ "$build" = 1 ]; then
-    echo "$name: building target/function.zip and the test tooling (./mvnw package -DskipTests)"
-    ./mvnw -q -B package dependency:build-classpath -DskipTests \
-      -Dmdep.includeScope=test -Dmdep.outputFile="$tooling_classpath_file"
+    echo "$name: building oncepay-functions/target/function.zip and $module (./mvnw package -DskipTests)"
+    ./mvnw -q -B package -DskipTests -pl "oncepay-functions,$module" -am
   fi
-  if [ ! -f target/function.zip ] || [ ! -f "$tooling_classpath_file" ]; then
+  if [ ! -f oncepay-functions/target/function.zip ] || [ ! -f "$module/target/runtime.classpath" ]; then
     echo "$name: nothing built yet; run it without --skip-build" >&2
     exit 3
   fi
 }
 
 tooling_classpath() {
-  echo "target/test-classes:target/classes:$(cat "$tooling_classpath_file")"
+  echo "$1/target/classes:$(cat "$1/target/runtime.classpath")"
 }

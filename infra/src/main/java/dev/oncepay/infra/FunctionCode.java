@@ -18,7 +18,7 @@ import software.amazon.awscdk.services.lambda.Code;
  */
 final class FunctionCode {
     static final String PLACEHOLDER_MESSAGE =
-            "placeholder code: this stack was synthesized without target/function.zip and cannot serve requests";
+            "placeholder code: this stack was synthesized without oncepay-functions/target/function.zip and cannot serve requests";
 
     private FunctionCode() {
     }

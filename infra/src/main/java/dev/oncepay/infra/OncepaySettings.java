@@ -1,6 +1,6 @@
 package dev.oncepay.infra;
 
-import dev.oncepay.config.DeploymentSettings;
+import dev.oncepay.contract.DeploymentSettings;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -224,7 +224,7 @@ public record OncepaySettings(
         return new OncepaySettings(
                 runtime,
                 architecture.equals("arm64"),
-                Path.of(get.apply("functionZip").orElse("../target/function.zip")),
+                Path.of(get.apply("functionZip").orElse("../oncepay-functions/target/function.zip")),
                 get.apply("placeholderCode").map(Boolean::parseBoolean).orElse(false),
                 memoryMb(get, runtime, DeploymentSettings.FUNCTION_CHARGE),
                 memoryMb(get, runtime, DeploymentSettings.FUNCTION_WEBHOOK),

@@ -1,8 +1,8 @@
 package dev.oncepay.infra;
 
-import dev.oncepay.config.DeploymentSettings;
-import dev.oncepay.config.Metrics;
-import dev.oncepay.store.Table;
+import dev.oncepay.contract.DeploymentSettings;
+import dev.oncepay.contract.Metrics;
+import dev.oncepay.contract.Table;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;

@@ -2,7 +2,7 @@ package dev.oncepay.infra;
 
 import static dev.oncepay.infra.OncepayStack.custom;
 
-import dev.oncepay.config.Metrics;
+import dev.oncepay.contract.Metrics;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

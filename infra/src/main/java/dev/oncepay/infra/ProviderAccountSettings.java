@@ -1,6 +1,6 @@
 package dev.oncepay.infra;
 
-import dev.oncepay.config.DeploymentSettings;
+import dev.oncepay.contract.DeploymentSettings;
 import java.util.Optional;
 import java.util.regex.Pattern;
 

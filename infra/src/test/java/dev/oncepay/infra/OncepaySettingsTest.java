@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.oncepay.config.DeploymentSettings;
+import dev.oncepay.contract.DeploymentSettings;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -24,7 +24,7 @@ class OncepaySettingsTest {
     void defaults() {
         OncepaySettings settings = OncepaySettings.from(name -> null);
         assertEquals(OncepaySettings.NATIVE, settings.runtime());
-        assertEquals(Path.of("../target/function.zip"), settings.functionZip());
+        assertEquals(Path.of("../oncepay-functions/target/function.zip"), settings.functionZip());
         assertEquals(256, settings.memoryMb(DeploymentSettings.FUNCTION_CHARGE));
         assertEquals(Optional.of(50), settings.chargeConcurrency());
         assertEquals(1, settings.reconcileRateMinutes());

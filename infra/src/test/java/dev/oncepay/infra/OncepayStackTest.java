@@ -11,10 +11,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.oncepay.config.DeploymentSettings;
-import dev.oncepay.config.Metrics;
-import dev.oncepay.store.Table;
-import dev.oncepay.store.TableSchema;
+import dev.oncepay.contract.DeploymentSettings;
+import dev.oncepay.contract.Metrics;
+import dev.oncepay.contract.Table;
+import dev.oncepay.contract.TableSchema;
 import java.lang.reflect.Field;
 import java.lang.reflect.Modifier;
 import java.nio.file.Files;

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.oncepay.config.DeploymentSettings;
+import dev.oncepay.contract.DeploymentSettings;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.List;

@@ -1,0 +1,142 @@
+package dev.oncepay.contract;
+
+/**
+ * What a deployment hands the functions: environment variable names, function names, handlers
+ * and the timing facts the infrastructure must respect. {@code infra/} compiles this very file
+ * (it has no dependencies), so the stack and the application cannot drift apart;
+ * {@code DeploymentSettingsTest} checks each name against the configuration the app reads and
+ * each timing fact against the code that defines it.
+ */
+public final class DeploymentSettings {
+    private DeploymentSettings() {
+    }
+
+    // The functions (the @Funq names; the value of QUARKUS_FUNQY_EXPORT selects one).
+    public static final String FUNCTION_CHARGE = "charge";
+    public static final String FUNCTION_WEBHOOK = "webhook";
+    public static final String FUNCTION_RECONCILE = "reconcile";
+
+    // Environment variables. Each maps to a configuration property by MicroProfile's env rules.
+    /** {@code quarkus.funqy.export}: which function this Lambda runs. */
+    public static final String ENV_FUNQY_EXPORT = "QUARKUS_FUNQY_EXPORT";
+    /** {@code oncepay.table}: the DynamoDB table name. */
+    public static final String ENV_TABLE = "ONCEPAY_TABLE";
+    /** {@code oncepay.provider.url}: base URL of the PSP's REST API. */
+    public static final String ENV_PROVIDER_URL = "ONCEPAY_PROVIDER_URL";
+    /** {@code oncepay.provider.id}: the provider id in webhook paths ({@code /webhooks/{id}}). */
+    public static final String ENV_PROVIDER_ID = "ONCEPAY_PROVIDER_ID";
+    /** {@code oncepay.tenant.claim}: the JWT claim carrying the tenant id. */
+    public static final String ENV_TENANT_CLAIM = "ONCEPAY_TENANT_CLAIM";
+    /**
+     * Comma-separated ARNs of the Secrets Manager secrets this function reads at startup, each a
+     * JSON object of secret properties ({@link SecretProperties}), typically one per provider
+     * account. Read by {@link SecretsManagerConfigSourceFactory}; the environment never carries a
+     * secret. The webhook function gets the signing-secret secrets, charge and reconcile the
+     * API-key secrets ({@link SecretScope}), and each refuses to start on a secret it may not hold.
+     */
+    public static final String ENV_SECRET_ARNS = "ONCEPAY_SECRET_ARNS";
+    /**
+     * Charge and reconcile only: a JSON object of the plain (non-secret) provider routing
+     * properties, {@link #PROVIDER_TENANTS_PREFIX}{@code <tenant>} and {@link #PROVIDER_ACCOUNTS_PREFIX}{@code
+     * <name>.provider/.url} ({@link ProviderRoutingConfigSourceFactory}). One variable because Lambda's variable
+     * names cannot spell tenant and account names (case, dashes, dots) as property names need them.
+     */
+    public static final String ENV_PROVIDER_ROUTING = "ONCEPAY_PROVIDER_ROUTING";
+    /**
+     * Set by Lambda in every execution environment (the Runtime API's address), never by a build:
+     * secrets are read only where this is set.
+     */
+    public static final String ENV_LAMBDA_RUNTIME_API = "AWS_LAMBDA_RUNTIME_API";
+    /** AWS SDK retry mode for DynamoDB (the SDK's own standard env variable). */
+    public static final String ENV_AWS_RETRY_MODE = "AWS_RETRY_MODE";
+    public static final String AWS_RETRY_MODE = "standard";
+    /** AWS SDK attempts for DynamoDB calls (first try included); the same as the client producer's. */
+    public static final String ENV_AWS_MAX_ATTEMPTS = "AWS_MAX_ATTEMPTS";
+    public static final int AWS_MAX_ATTEMPTS = 3;
+
+    /**
+     * Native runtime only: keeps the native image from installing its own signal handlers, which
+     * the Lambda sandbox does not allow (Quarkus' generated {@code sam.native.yaml} sets it too).
+     */
+    public static final String ENV_DISABLE_SIGNAL_HANDLERS = "DISABLE_SIGNAL_HANDLERS";
+
+    /** Default {@code oncepay.provider.account}: the name of the account that tenants without a mapping use. */
+    public static final String DEFAULT_ACCOUNT = "default";
+
+    /** Default {@code oncepay.tenant.claim}. */
+    public static final String DEFAULT_TENANT_CLAIM = "tenant_id";
+
+    // Handlers.
+    /** The JVM ({@code java21}) Lambda handler. */
+    public static final String JVM_HANDLER = "io.quarkus.funqy.lambda.FunqyStreamHandler::handleRequest";
+    /** The native ({@code provided.al2023}) runtime runs {@code bootstrap}; Lambda still wants a name. */
+    public static final String NATIVE_HANDLER = "not.used.in.provided.runtime";
+
+    // Configuration properties that only a secret may carry (SecretScope says which function may hold which).
+    /** The default provider account's API key (charge and reconcile only). */
+    public static final String PROVIDER_API_KEY_PROPERTY = "oncepay.provider.api-key";
+    /** Followed by an account name and {@link #ACCOUNT_API_KEY}, {@link #ACCOUNT_PROVIDER} or {@link #ACCOUNT_URL}. */
+    public static final String PROVIDER_ACCOUNTS_PREFIX = "oncepay.provider.accounts.";
+    /** Another account's API key (a secret, charge and reconcile only). */
+    public static final String ACCOUNT_API_KEY = "api-key";
+    /** Another account's provider id (plain configuration). */
+    public static final String ACCOUNT_PROVIDER = "provider";
+    /** Another account's base URL (plain configuration). */
+    public static final String ACCOUNT_URL = "url";
+    /** Followed by a tenant id; the value is the account name that tenant's payments use (plain configuration). */
+    public static final String PROVIDER_TENANTS_PREFIX = "oncepay.provider.tenants.";
+    /** Followed by the provider id; the value is a comma-separated list (several during rotation). Webhook only. */
+    public static final String WEBHOOK_SECRETS_PREFIX = "oncepay.webhook.secrets.";
+    /** The shape of provider ids and account names in property names. */
+    public static final String NAME_PATTERN = "[A-Za-z0-9_-]{1,64}";
+    /** Tenant ids in {@link #PROVIDER_TENANTS_PREFIX}{@code <tenant>}: as authorizer claims carry them, without dots (they would split the name). */
+    public static final String TENANT_PATTERN = "[A-Za-z0-9_@:|-]{1,128}";
+
+    /**
+     * {@code oncepay.provider.charge-call.max-in-flight}: charge calls in flight to one provider
+     * account, fleet-wide (the bulkhead). Charge and reconcile share the count, so both get it.
+     */
+    public static final String ENV_CHARGE_MAX_IN_FLIGHT = "ONCEPAY_PROVIDER_CHARGE_CALL_MAX_IN_FLIGHT";
+
+    /** {@code oncepay.operator.role-name}: only sessions of this role may call the operator API (charge only). */
+    public static final String ENV_OPERATOR_ROLE_NAME = "ONCEPAY_OPERATOR_ROLE_NAME";
+
+    /**
+     * The bulkhead's default for a charge function of {@code sandboxes} concurrent sandboxes
+     * (reserved concurrency) charging through {@code accounts} provider accounts. With several,
+     * half of them: one slow account leaves the other half to the others and to requests that
+     * need no provider (replays, reads). With one, there is no other account to protect: four
+     * fifths, so a slow provider still leaves a fifth to replays and reads without halving what it
+     * may be sent.
+     */
+    public static int chargeMaxInFlight(int sandboxes, int accounts) {
+        int cap = accounts > 1 ? sandboxes / 2 : sandboxes - (sandboxes + 4) / 5;
+        return Math.max(1, cap);
+    }
+
+    // Timing facts that Lambda and API Gateway settings must respect.
+    /** Default {@code oncepay.idempotency.lease}: the charge Lambda must time out before it. */
+    public static final int IDEMPOTENCY_LEASE_SECONDS = 35;
+    /**
+     * Worst case of one provider charge call: its budget, {@code @Retry(maxDuration)} (8 s). An
+     * attempt ({@code @Timeout} 6 s) or a wait starts only if it can end within the budget (see
+     * {@code oncepay.provider.charge-call.budget}, enforced by {@code ProviderCalls}, design rule 12).
+     */
+    public static final int PROVIDER_CHARGE_DEADLINE_SECONDS = 8;
+    /** Worst case of one provider status lookup: its budget (6 s), as for a charge (see {@code oncepay.provider.lookup-call.budget}). */
+    public static final int PROVIDER_LOOKUP_DEADLINE_SECONDS = 6;
+    /** Worst case of one DynamoDB call ({@code quarkus.dynamodb.api-call-timeout}, all attempts). */
+    public static final int DYNAMODB_CALL_TIMEOUT_SECONDS = 3;
+    /**
+     * {@code oncepay.reconcile.time-budget}: a sweep starts no new payment after this; the one in
+     * hand (a lookup, maybe a re-sent charge) may still take its deadlines, so the reconcile Lambda
+     * timeout must exceed budget + lookup + charge deadlines + DynamoDB calls.
+     */
+    public static final int RECONCILE_TIME_BUDGET_SECONDS = 40;
+    /**
+     * API Gateway HTTP API's maximum integration timeout as CDK enforces it (29 s; AWS's quota
+     * page says 30 s). API Gateway answers 503 itself when it runs out, so functions behind it
+     * must finish first.
+     */
+    public static final int HTTP_API_MAX_INTEGRATION_TIMEOUT_SECONDS = 29;
+}

@@ -1,0 +1,170 @@
+package dev.oncepay.contract;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * The one DynamoDB table's schema: attribute and index names as constants. Production infra
+ * ({@code infra/}), the tests and the local run all read these, so there is one list, not three.
+ *
+ * <p>Items of several kinds share the table, told apart by the prefix of {@link #PK}:
+ * idempotency keys ({@code key#}), payments ({@code payment#}), webhook events ({@code event#}),
+ * wallets ({@code wallet#}) and wallet operations ({@code wop#}).
+ */
+public final class Table {
+    private Table() {
+    }
+
+    /** Partition key of every item (string). */
+    public static final String PK = "pk";
+    /** What an item is: {@code key}, {@code payment}, {@code event}, {@code wallet} or {@code walletOperation}. */
+    public static final String KIND = "kind";
+    /** DynamoDB TTL attribute (epoch seconds). Lazily enforced by AWS, so code compares it too. */
+    public static final String EXPIRES_AT = "expiresAt";
+
+    /** Sparse GSI over payments that reconcile must look at: present only while unsettled. */
+    public static final String SWEEP_INDEX = "sweep";
+    /** GSI partition key: one of N shards so the sweep never hammers one partition. */
+    public static final String SWEEP_SHARD = "sweepShard";
+    /** GSI sort key: epoch millis at which the payment should next be checked. */
+    public static final String NEXT_CHECK_AT = "nextCheckAt";
+
+    /**
+     * Sparse GSI over payments an operator may need to see: present only while PENDING, UNKNOWN
+     * or NEEDS_REVIEW. Sharded like the sweep (a busy fleet's PENDING payments would otherwise
+     * share one index partition); listed newest first by merging the shards.
+     */
+    public static final String ATTENTION_INDEX = "attention";
+    /** GSI partition key: {@code <STATUS>#<shard>} (status as {@code PaymentStatus.name()}). */
+    public static final String ATTENTION_KEY = "attentionKey";
+    /** GSI sort key: the payment's creation, epoch millis (also set on payments that left the index). */
+    public static final String CREATED_AT_MS = "createdAtMs";
+    /** A payment's history: a list of maps, one per move, appended in the move's own write. */
+    public static final String HISTORY = "history";
+    /** Keys of one history entry (a map in {@link #HISTORY}). */
+    public static final String HISTORY_AT = "at";
+    public static final String HISTORY_FROM = "from";
+    public static final String HISTORY_TO = "to";
+    public static final String HISTORY_ACTOR_KIND = "actorKind";
+    public static final String HISTORY_ACTOR_ID = "actorId";
+    public static final String HISTORY_REASON = "reason";
+    public static final String HISTORY_PROVIDER_PAYMENT_ID = "providerPaymentId";
+    public static final String HISTORY_DECLINE_CODE = "declineCode";
+
+    // Idempotency key items.
+    public static final String TENANT = "tenant";
+    public static final String FINGERPRINT = "fingerprint";
+    public static final String PAYMENT_ID = "paymentId";
+    /**
+     * The resource a key makes (a payment's or a wallet operation's id): stored under the name it
+     * had when keys only made payments, so keys stored before wallets read the same.
+     */
+    public static final String RESOURCE_ID = PAYMENT_ID;
+    public static final String LEASE_OWNER = "leaseOwner";
+    public static final String LEASE_EPOCH = "leaseEpoch";
+    public static final String LEASE_EXPIRES_AT = "leaseExpiresAt";
+    public static final String CREATED_AT = "createdAt";
+
+    // Payment items (TENANT, CREATED_AT, LEASE_EPOCH shared with key items).
+    public static final String STATUS = "status";
+    public static final String AMOUNT = "amount";
+    public static final String CURRENCY = "currency";
+    public static final String REFERENCE = "reference";
+    public static final String DESCRIPTION = "description";
+    public static final String PROVIDER_PAYMENT_ID = "providerPaymentId";
+    public static final String DECLINE_CODE = "declineCode";
+    public static final String STATUS_REASON = "statusReason";
+    /**
+     * Why a payment is in NEEDS_REVIEW ({@code ReviewReason} code), written with the move there (and
+     * with a move to UNKNOWN on the way there); removed when the payment settles.
+     */
+    public static final String REVIEW_REASON = "reviewReason";
+    public static final String UPDATED_AT = "updatedAt";
+    public static final String CHECK_ATTEMPTS = "checkAttempts";
+    /** Provider id and account that charge the payment; absent on payments recorded before issue 8. */
+    public static final String PROVIDER = "provider";
+    public static final String PROVIDER_ACCOUNT = "providerAccount";
+    /** The payment's instrument: provider tokens, never card data. */
+    public static final String PAYMENT_METHOD = "paymentMethod";
+    public static final String CUSTOMER = "customer";
+    /** A payment waiting for the customer: the provider's client secret and next action (never logged). */
+    public static final String CLIENT_SECRET = "clientSecret";
+    public static final String NEXT_ACTION = "nextAction";
+    // LEASE_EXPIRES_AT (epoch millis, as on key items) on a payment: the lease end of the run holding its fence.
+
+    // Wallet items: pk wallet#<sha256(tenant, walletId)>, TENANT, CURRENCY (fixed by the first credit).
+    public static final String WALLET_ID = "walletId";
+    public static final String BALANCE = "balance";
+    /** Entries applied so far: the seq of the newest entry. */
+    public static final String SEQ = "seq";
+    /** Operation markers written so far (applied and refused): the clock of the prune horizon. */
+    public static final String VERSION = "version";
+    /** The highest marker version pruned: a write that knows the wallet only up to a lower version is refused. */
+    public static final String HORIZON = "horizon";
+    /**
+     * Prefixes of a wallet's per-operation markers, each followed by the operation id: the
+     * operation itself (a map), the wallet version it was marked at, its entry seq (applied
+     * only), the balance after it (applied) or when it was refused.
+     */
+    public static final String MARKER = "m#";
+    public static final String MARKER_VERSION = "mv#";
+    public static final String MARKER_SEQ = "mq#";
+    public static final String MARKER_BALANCE = "mb#";
+
+    // Wallet operation items: pk wop#<operation id>, TENANT, WALLET_ID, AMOUNT, CURRENCY, REFERENCE,
+    // CREATED_AT, BALANCE (after it, or when refused); applied ones also in the WALLET_INDEX.
+    public static final String ENTRY_KIND = "entryKind";
+    public static final String OUTCOME = "outcome";
+    /**
+     * Sparse GSI over applied wallet operations: a wallet's entries by seq, for the pages of
+     * {@code GET /wallets/{id}} older than the markers the wallet item still holds.
+     */
+    public static final String WALLET_INDEX = "walletEntries";
+    /** GSI partition key: the wallet item's pk. */
+    public static final String WALLET = "wallet";
+    /** GSI sort key: the entry's seq. */
+    public static final String WALLET_SEQ = "walletSeq";
+
+    public static final String KIND_KEY = "key";
+    public static final String KIND_PAYMENT = "payment";
+    public static final String KIND_EVENT = "event";
+    public static final String KIND_WALLET = "wallet";
+    public static final String KIND_WALLET_OPERATION = "walletOperation";
+
+    // Webhook event journal: one item per (provider, event id), pk event#<provider>#<eventId>,
+    // TTL'd by EXPIRES_AT; PAYMENT_ID holds the event's data.reference.
+    public static final String EVENT_PROVIDER = "provider";
+    public static final String EVENT_ID = "eventId";
+    public static final String EVENT_TYPE = "eventType";
+    /** {@code RECEIVED} (journaled, maybe not yet applied) or {@code PROCESSED}. */
+    public static final String EVENT_STATE = "eventState";
+    /** What processing did: {@code applied}, {@code conflict}, {@code unknown_payment}, ... */
+    public static final String EVENT_OUTCOME = "outcome";
+    public static final String EVENT_OUTCOME_DETAIL = "outcomeDetail";
+    /** The raw event JSON as received and verified, kept for audit. */
+    public static final String EVENT_BODY = "body";
+    public static final String RECEIVED_AT = "receivedAt";
+    public static final String PROCESSED_AT = "processedAt";
+
+    /** Attributes the {@link #ATTENTION_INDEX} projects besides its keys: what a listing shows (not the history). */
+    public static final List<String> ATTENTION_PROJECTION = List.of(TENANT, STATUS, AMOUNT, CURRENCY, REFERENCE,
+            CREATED_AT, UPDATED_AT, STATUS_REASON, PROVIDER, PROVIDER_ACCOUNT, PROVIDER_PAYMENT_ID, DECLINE_CODE,
+            CHECK_ATTEMPTS);
+
+    /** An idempotency key item's partition key: tenant and key hashed together, so tenants never collide. */
+    public static String keyItemId(String tenant, String key) {
+        return "key#" + sha256Hex(tenant + '\u0000' + key);
+    }
+
+    public static String sha256Hex(String text) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest);
+        } catch (NoSuchAlgorithmException impossible) {
+            throw new IllegalStateException("SHA-256 is part of every JRE", impossible);
+        }
+    }
+}

@@ -1,0 +1,672 @@
+package dev.oncepay.drill;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.oncepay.contract.DeploymentSettings;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentSkipListMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The benchmark ({@code ./drill.sh --bench}, issue 12): starts the local run itself and measures,
+ * in one invocation, what the issue's goals are stated in:
+ * <ol>
+ * <li>cold start to first answer per function, one function at a time on an otherwise idle run:
+ * the sandbox is recycled (its process ended, left cold) and sent its first event through the real
+ * path — charge {@code POST /payments}, webhook a signed provider event, both through the gateway;
+ * reconcile the schedule's event — and the local run reports init (process start to its first
+ * {@code GET /invocation/next}) and the first invocation (handed out to answer posted), as Lambda's
+ * REPORT line does;</li>
+ * <li>a killed charge sandbox's replacement: SIGKILL after it lived past the supervisor's healthy
+ * lifetime (so it is replaced at once), a {@code POST /payments} at once, kill to {@code 201};</li>
+ * <li>added latency, 1 client, no provider latency: sequential charges through oncepay and straight
+ * to the simulator, alternating, the same client and body;</li>
+ * <li>throughput, N clients, provider latency, N charge sandboxes (a second local run): charges per
+ * second through oncepay and direct over the same duration, and, for each side, the CPU per charge
+ * each kind of process spent ({@link BenchCpu}: sandboxes, dynalite, the local-run JVM by thread
+ * group, this JVM's clients, and the machine as a whole);</li>
+ * <li>DynamoDB requests (counted by the store proxy, per function) and provider calls (the
+ * simulator's count) of a first charge, of the provider's webhook for it, and of a replay;</li>
+ * <li>RSS of every sandbox after the load;</li>
+ * <li>wallets (issue 13): DynamoDB requests of a credit, a debit, its replay, a refused debit
+ * ({@code 402}) and a {@code GET}; and the hot wallet: the throughput run's clients debit ONE wallet
+ * back to back (distinct keys, a balance that never runs out), then eight wallets for contrast,
+ * debits per second and the DynamoDB requests per debit under that load.</li>
+ * </ol>
+ * Prints a table and writes every figure to {@code bench.json}. Timings on a shared machine are
+ * noise-prone: the counts are exact, the times are what this machine did this time.
+ */
+public final class Bench {
+    static final List<String> FUNCTIONS = List.of(DeploymentSettings.FUNCTION_CHARGE,
+            DeploymentSettings.FUNCTION_WEBHOOK, DeploymentSettings.FUNCTION_RECONCILE);
+    /** The supervisor replaces a sandbox at once only if it lived this long ({@code Sandbox.HEALTHY_LIFETIME}, plus margin). */
+    private static final Duration HEALTHY_AGE = Duration.ofSeconds(21);
+    /** Longer than the fleet breaker's read cache (1 s): the next charge reads the breaker again. */
+    private static final Duration BREAKER_CACHE_EXPIRED = Duration.ofMillis(1500);
+    private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+
+    /** What one run of the benchmark produced. */
+    public record Outcome(ObjectNode figures, String table, Path json) {
+    }
+
+    private final BenchOptions options;
+    private final String command;
+    private final PrintStream out;
+    private final ObjectNode figures = JSON.createObjectNode();
+    private final AtomicInteger keys = new AtomicInteger();
+    /** Debits of the hot-wallet phase answered 201, warm-up included: what its wallets' balances must show. */
+    private final AtomicLong debitsAnswered = new AtomicLong();
+    private final String runId = UUID.randomUUID().toString().substring(0, 8);
+
+    /** @param command how it was started, for the figures' record */
+    Bench(BenchOptions options, String command, PrintStream out) {
+        this.options = options;
+        this.command = command;
+        this.out = out;
+    }
+
+    public static void main(String[] args) {
+        BenchOptions options;
+        try {
+            options = BenchOptions.parse(List.of(args));
+        } catch (IllegalArgumentException e) {
+            if (!e.getMessage().isEmpty()) {
+                System.err.println("bench: " + e.getMessage());
+            }
+            System.err.println(BenchOptions.usage());
+            System.exit(e.getMessage().isEmpty() ? 0 : 2);
+            return;
+        }
+        int status = 0;
+        try {
+            new Bench(options, "./drill.sh " + String.join(" ", args), System.out).run();
+        } catch (Exception e) {
+            System.out.println("bench: could not run: " + e);
+            e.printStackTrace(System.out);
+            status = 3;
+        }
+        System.exit(status);
+    }
+
+    /** Runs the benchmark; everything it started is stopped before it returns. */
+    public static Outcome run(BenchOptions options, PrintStream out) throws Exception {
+        return new Bench(options, "Bench.run(" + options + ")", out).run();
+    }
+
+    Outcome run() throws Exception {
+        Files.createDirectories(options.reportDir());
+        long started = System.nanoTime();
+        figures.put("date", Instant.now().toString());
+        figures.put("command", command);
+        figures.put("cores", Runtime.getRuntime().availableProcessors());
+        figures.put("loadAverageAtStart", ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+        figures.putObject("options")
+                .put("coldRepeats", options.coldRepeats())
+                .put("killRepeats", options.killRepeats())
+                .put("latencyRequests", options.latencyRequests())
+                .put("warmup", options.warmup())
+                .put("throughputSeconds", options.throughputDuration().toMillis() / 1000.0)
+                .put("throughputClients", options.throughputClients())
+                .put("throughputSandboxes", options.throughputSandboxes())
+                .put("providerLatencyMs", options.providerLatency().toMillis())
+                .put("hotWalletSeconds", options.hotWalletDuration().toMillis() / 1000.0);
+
+        Path singleLog = options.reportDir().resolve("local-run-single.log");
+        out.printf("bench: local run with one sandbox per function (output: %s)%n", singleLog);
+        try (BenchRun run = BenchRun.start(options, 1, singleLog)) {
+            coldStarts(run);
+            addedLatency(run);
+            requestsPerCharge(run);
+            requestsPerWalletOperation(run);
+            rss(run, "single"); // before the kills: the charge sandbox that carried the load is still there
+            killedReplacement(run);
+        }
+        Path loadLog = options.reportDir().resolve("local-run-throughput.log");
+        out.printf("bench: local run with %d charge sandboxes (output: %s)%n", options.throughputSandboxes(), loadLog);
+        try (BenchRun run = BenchRun.start(options, options.throughputSandboxes(), loadLog)) {
+            throughput(run);
+            hotWallet(run);
+            rss(run, "throughput");
+        }
+        figures.put("seconds", Math.round((System.nanoTime() - started) / 1e8) / 10.0);
+        // Dollars at published prices from this run's durations and the counted units (README "What it costs").
+        CostModel cost = new CostModel(CostModel.Prices.US_EAST_1, CostModel.inputs(CostModel.Measured.fromBench(figures),
+                CostModel.Deployment.defaults(), CostModel.Units.measured()));
+        figures.set("cost", JSON.valueToTree(cost.compute()));
+        String table = BenchReport.table(figures);
+        Path json = options.reportDir().resolve("bench.json");
+        Files.writeString(json, JSON.writeValueAsString(figures));
+        out.println(table);
+        out.println(cost.markdown());
+        out.println("figures: " + json.toAbsolutePath());
+        return new Outcome(figures, table, json);
+    }
+
+    // --- 1. cold start per function -------------------------------------------------------------
+
+    private void coldStarts(BenchRun run) throws Exception {
+        ObjectNode cold = figures.putObject("coldStart");
+        // A real payment for the webhook's event to be about, and warm paths everywhere first.
+        JsonNode payment = run.charge(key(), "bench_cold_payment").json();
+        String paymentId = payment.path("id").asText();
+        String chargeId = payment.path("providerPaymentId").asText();
+        run.awaitQuiet(Duration.ofSeconds(60));
+        for (String function : FUNCTIONS) {
+            cold.putObject(function).putArray("runs");
+        }
+        for (int i = 1; i <= options.coldRepeats(); i++) {
+            for (String function : FUNCTIONS) {
+                run.awaitQuiet(Duration.ofSeconds(60));
+                int generation = run.sandbox(function, 1).generation();
+                run.recycle(function, 1);
+                BenchRun.Answer answer = switch (function) {
+                    case DeploymentSettings.FUNCTION_CHARGE -> run.charge(key(), "bench_cold_" + i);
+                    case DeploymentSettings.FUNCTION_WEBHOOK -> run.webhook(paymentId, chargeId);
+                    default -> run.schedule(function);
+                };
+                BenchRun.SandboxStatus s = run.sandbox(function, 1);
+                boolean ok = function.equals(DeploymentSettings.FUNCTION_RECONCILE)
+                        ? answer.json().path("ok").asBoolean() : answer.status() == expected(function);
+                if (!ok || s.generation() <= generation || s.initMs() == null || s.firstInvocationMs() == null) {
+                    throw new IOException("cold " + function + " #" + i + ": answer " + answer.status() + " "
+                            + answer.body() + ", sandbox " + s);
+                }
+                ObjectNode r = ((ArrayNode) cold.path(function).path("runs")).addObject();
+                r.put("initMs", round(s.initMs()));
+                r.put("firstInvocationMs", round(s.firstInvocationMs()));
+                r.put("totalMs", round(s.initMs() + s.firstInvocationMs()));
+                r.put("clientMs", round(answer.ms()));
+                out.printf("bench: cold %-9s #%d: init %6.0f ms + first invocation %6.0f ms = %6.0f ms (client saw %.0f ms)%n",
+                        function, i, s.initMs(), s.firstInvocationMs(), s.initMs() + s.firstInvocationMs(), answer.ms());
+            }
+        }
+        for (String function : FUNCTIONS) {
+            ObjectNode f = (ObjectNode) cold.path(function);
+            for (String figure : List.of("initMs", "firstInvocationMs", "totalMs", "clientMs")) {
+                List<Double> values = new ArrayList<>();
+                f.path("runs").forEach(r -> values.add(r.path(figure).asDouble()));
+                f.set(figure, range(values));
+            }
+        }
+    }
+
+    private static int expected(String function) {
+        return function.equals(DeploymentSettings.FUNCTION_CHARGE) ? 201 : 200;
+    }
+
+    // --- 2. killed sandbox replacement ----------------------------------------------------------
+
+    private void killedReplacement(BenchRun run) throws Exception {
+        ObjectNode killed = figures.putObject("killedReplacement");
+        ArrayNode runs = killed.putArray("runs");
+        List<Double> values = new ArrayList<>();
+        for (int i = 1; i <= options.killRepeats(); i++) {
+            run.awaitQuiet(Duration.ofSeconds(60));
+            BenchRun.SandboxStatus before = run.sandbox(DeploymentSettings.FUNCTION_CHARGE, 1);
+            double wait = HEALTHY_AGE.toMillis() / 1000.0 - before.ageSeconds();
+            if (wait > 0) {
+                out.printf("bench: kill #%d waits %.0f s until the charge sandbox has lived %d s (else its"
+                        + " replacement is delayed as a crash loop's would be)%n", i, wait, HEALTHY_AGE.toSeconds());
+                Thread.sleep((long) (wait * 1000));
+            }
+            ProcessHandle process = ProcessHandle.of(before.pid()).orElseThrow();
+            long killedAt = System.nanoTime();
+            process.destroyForcibly();
+            BenchRun.Answer answer = run.charge(key(), "bench_kill_" + i);
+            double ms = (System.nanoTime() - killedAt) / 1e6;
+            BenchRun.SandboxStatus after = run.sandbox(DeploymentSettings.FUNCTION_CHARGE, 1);
+            ObjectNode r = runs.addObject();
+            r.put("killToAnswerMs", round(ms));
+            r.put("status", answer.status());
+            r.put("initMs", after.initMs() == null ? null : round(after.initMs()));
+            r.put("firstInvocationMs", after.firstInvocationMs() == null ? null : round(after.firstInvocationMs()));
+            out.printf("bench: kill #%d: SIGKILL -> %d after %.0f ms (replacement init %s ms, first invocation %s ms)%n",
+                    i, answer.status(), ms, after.initMs() == null ? "-" : Math.round(after.initMs()),
+                    after.firstInvocationMs() == null ? "-" : Math.round(after.firstInvocationMs()));
+            if (answer.status() == 201) {
+                values.add(ms);
+            }
+        }
+        killed.put("answered201", values.size());
+        killed.set("killToAnswerMs", range(values));
+    }
+
+    // --- 3. added latency, 1 client -------------------------------------------------------------
+
+    private void addedLatency(BenchRun run) throws Exception {
+        run.simFaults("{\"latencyMs\":0}");
+        for (int i = 0; i < options.warmup(); i++) {
+            run.charge(key(), "bench_warm_" + i);
+            run.directCharge(key(), "bench_warm_direct_" + i);
+        }
+        run.awaitQuiet(Duration.ofSeconds(60));
+        List<Double> oncepay = new ArrayList<>();
+        List<Double> direct = new ArrayList<>();
+        int failures = 0;
+        BenchRun.SandboxStatus before = run.sandbox(DeploymentSettings.FUNCTION_CHARGE, 1);
+        run.resetStoreStats(); // faults are off: only the counts and the store's timing start over
+        // Alternating, so drift on a shared machine touches both sides alike.
+        for (int i = 0; i < options.latencyRequests(); i++) {
+            BenchRun.Answer a = run.charge(key(), "bench_latency_" + i);
+            BenchRun.Answer d = run.directCharge(key(), "bench_latency_direct_" + i);
+            if (a.status() == 201 && d.status() == 200) {
+                oncepay.add(a.ms());
+                direct.add(d.ms());
+            } else {
+                failures++;
+            }
+        }
+        ObjectNode latency = figures.putObject("addedLatency");
+        latency.put("clients", 1);
+        latency.put("providerLatencyMs", 0);
+        latency.put("requests", oncepay.size());
+        latency.put("failures", failures);
+        latency.set("oncepay", percentiles(oncepay));
+        latency.set("direct", percentiles(direct));
+        latency.put("addedP50Ms", round(percentile(oncepay, 50) - percentile(direct, 50)));
+        latency.put("addedP99Ms", round(percentile(oncepay, 99) - percentile(direct, 99)));
+        // Where the added time goes: the function's own runs (hand-out to answer, as the local run
+        // timed them) against what the client saw; the rest is the local stand-ins' (gateway, event
+        // mapping, Runtime API hand-out) and loopback HTTP.
+        BenchRun.SandboxStatus after = run.sandbox(DeploymentSettings.FUNCTION_CHARGE, 1);
+        if (after.generation() == before.generation() && after.invocations() > before.invocations()) {
+            double functionMean = (after.busyMs() - before.busyMs()) / (after.invocations() - before.invocations());
+            double clientMean = oncepay.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
+            latency.put("oncepayMeanMs", round(clientMean));
+            latency.put("chargeFunctionMeanMs", round(functionMean));
+            latency.put("localRunMeanMs", round(clientMean - functionMean));
+            // Of the function's run, the time its requests spent at the local store: in the fault
+            // proxy and in dynalite behind it (per charge, the webhook's requests not included).
+            JsonNode store = run.storeStats().path("timingByCaller").path(DeploymentSettings.FUNCTION_CHARGE);
+            int charges = oncepay.size() + failures;
+            if (charges > 0 && store.path("requests").asLong() > 0) {
+                double storeMs = store.path("handledMs").asDouble() / charges;
+                double dynaliteMs = store.path("upstreamMs").asDouble() / charges;
+                latency.put("storeMeanMs", round(storeMs));
+                latency.put("dynaliteMeanMs", round(dynaliteMs));
+                // Of that, dynalite's own work (as it reports it); the rest is the HTTP hop to it and the
+                // wait for its one thread (busy with another request: the webhook's, a breaker read).
+                if (store.path("upstreamOwnRequests").asLong() == store.path("requests").asLong()) {
+                    latency.put("dynaliteOwnMeanMs", round(store.path("upstreamOwnMs").asDouble() / charges));
+                }
+                latency.put("storeRequestsPerCharge", round((double) store.path("requests").asLong() / charges));
+                latency.put("chargeFunctionOwnMeanMs", round(functionMean - storeMs));
+            }
+        }
+        out.printf("bench: added latency, 1 client: oncepay p50 %.1f ms, direct p50 %.1f ms%n",
+                percentile(oncepay, 50), percentile(direct, 50));
+    }
+
+    // --- 4. throughput --------------------------------------------------------------------------
+
+    private void throughput(BenchRun run) throws Exception {
+        // Steady state: each charge sandbox serves its warm-up share first, without provider latency so
+        // that it takes seconds (a Lambda sandbox serves thousands in its life; the JIT compiles a
+        // method after about 200 calls, so a cold fleet would measure the interpreter).
+        run.simFaults("{\"latencyMs\":0}");
+        warmUp(run, options.warmup() * options.throughputSandboxes());
+        run.simFaults("{\"latencyMs\":" + options.providerLatency().toMillis() + "}");
+        // Every charge sandbox has answered at the provider's latency before the clock starts.
+        load(run, Duration.ofSeconds(Math.max(3, options.throughputDuration().toSeconds() / 4)), false);
+        load(run, Duration.ofSeconds(Math.max(3, options.throughputDuration().toSeconds() / 4)), true);
+        Side oncepaySide = measuredSide(run, false);
+        Side directSide = measuredSide(run, true);
+        ObjectNode oncepay = oncepaySide.figures();
+        ObjectNode direct = directSide.figures();
+        run.simFaults("{\"latencyMs\":0}");
+        ObjectNode t = figures.putObject("throughput");
+        t.put("clients", options.throughputClients());
+        t.put("chargeSandboxes", options.throughputSandboxes());
+        t.put("providerLatencyMs", options.providerLatency().toMillis());
+        t.put("seconds", options.throughputDuration().toMillis() / 1000.0);
+        t.set("oncepay", oncepay);
+        t.set("direct", direct);
+        t.put("ratio", Math.round(oncepay.path("perSecond").asDouble() / direct.path("perSecond").asDouble() * 1000)
+                / 1000.0);
+        t.put("addedP50Ms", round(oncepay.path("p50Ms").asDouble() - direct.path("p50Ms").asDouble()));
+        ObjectNode cpu = t.putObject("cpu");
+        cpu.set("oncepay", oncepaySide.cpu());
+        cpu.set("direct", directSide.cpu());
+        out.printf("bench: throughput: oncepay %.1f/s, direct %.1f/s%n", oncepay.path("perSecond").asDouble(),
+                direct.path("perSecond").asDouble());
+        BenchReport.cpu(cpu).forEach(line -> out.println("bench:" + line));
+    }
+
+    /** A measured side of the throughput phase: its load's figures, and the CPU each part spent per charge. */
+    private record Side(ObjectNode figures, ObjectNode cpu) {
+    }
+
+    /**
+     * The load of one side on a quiet run; the CPU is counted from its start until the run is quiet
+     * again (the provider's webhooks for the charges are part of what they cost), per charge
+     * answered (those that ended after the window too: their CPU is in it).
+     */
+    private Side measuredSide(BenchRun run, boolean direct) throws Exception {
+        run.awaitQuiet(Duration.ofSeconds(60));
+        BenchCpu.Sample start = run.cpuSample();
+        Load load = load(run, options.throughputDuration(), direct);
+        run.awaitQuiet(Duration.ofSeconds(60));
+        return new Side(load.figures(), BenchCpu.perUnit(start, run.cpuSample(), load.expectedAnswers()));
+    }
+
+    /** {@code charges} charges through oncepay from the load's clients, spread over the charge sandboxes. */
+    private void warmUp(BenchRun run, int charges) throws Exception {
+        AtomicInteger left = new AtomicInteger(charges);
+        ExecutorService clients = Executors.newFixedThreadPool(options.throughputClients());
+        try {
+            List<Future<?>> running = new ArrayList<>();
+            for (int c = 0; c < options.throughputClients(); c++) {
+                running.add(clients.submit(() -> {
+                    while (left.getAndDecrement() > 0) {
+                        String key = key();
+                        run.charge(key, "bench_warm_" + key);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : running) {
+                f.get();
+            }
+        } finally {
+            clients.shutdownNow();
+        }
+        out.printf("bench: %d warm-up charges over %d charge sandboxes%n", charges, options.throughputSandboxes());
+    }
+
+    /** The configured clients charge back to back for {@code duration}, through oncepay or direct. */
+    private Load load(BenchRun run, Duration duration, boolean direct) throws Exception {
+        return load(duration, direct ? 200 : 201, "charges", client -> {
+            String key = key();
+            return direct ? run.directCharge(key, "bench_load_direct_" + key) : run.charge(key, "bench_load_" + key);
+        });
+    }
+
+    /** One request of a client of a load; {@code client} numbers the clients from 0. */
+    private interface ClientRequest {
+        BenchRun.Answer send(int client) throws Exception;
+    }
+
+    /**
+     * @param figures the answers {@code expected} in the window (percentiles, {@code <counted>},
+     *        {@code perSecond}) and the other answers by status
+     * @param expectedAnswers every {@code expected} answer, those after the window too
+     */
+    private record Load(ObjectNode figures, long expectedAnswers) {
+    }
+
+    /** The configured clients send requests back to back for {@code duration}; what completed in it counts. */
+    private Load load(Duration duration, int expected, String counted, ClientRequest request) throws Exception {
+        long end = System.nanoTime() + duration.toNanos();
+        List<Double> latencies = Collections.synchronizedList(new ArrayList<>());
+        Map<Integer, Integer> failures = new ConcurrentSkipListMap<>();
+        AtomicLong expectedAnswers = new AtomicLong();
+        ExecutorService clients = Executors.newFixedThreadPool(options.throughputClients());
+        long started = System.nanoTime();
+        try {
+            List<Future<?>> running = new ArrayList<>();
+            for (int c = 0; c < options.throughputClients(); c++) {
+                int client = c;
+                running.add(clients.submit(() -> {
+                    while (System.nanoTime() < end) {
+                        BenchRun.Answer a = request.send(client);
+                        if (a.status() == expected) {
+                            expectedAnswers.incrementAndGet();
+                        }
+                        if (System.nanoTime() > end) {
+                            break; // finished after the window: not counted
+                        }
+                        if (a.status() == expected) {
+                            latencies.add(a.ms());
+                        } else {
+                            failures.merge(a.status(), 1, Integer::sum);
+                        }
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : running) {
+                f.get();
+            }
+        } finally {
+            clients.shutdownNow();
+        }
+        double seconds = Math.min((System.nanoTime() - started) / 1e9, duration.toMillis() / 1000.0);
+        ObjectNode result = percentiles(latencies);
+        result.put(counted, latencies.size());
+        result.put("failures", failures.values().stream().mapToInt(Integer::intValue).sum());
+        ObjectNode byStatus = result.putObject("failuresByStatus");
+        failures.forEach((status, n) -> byStatus.put(Integer.toString(status), n));
+        result.put("perSecond", Math.round(latencies.size() / seconds * 10) / 10.0);
+        return new Load(result, expectedAnswers.get());
+    }
+
+    // --- 5. requests per charge -----------------------------------------------------------------
+
+    private void requestsPerCharge(BenchRun run) throws Exception {
+        ObjectNode costs = figures.putObject("requestsPerCharge");
+        run.awaitQuiet(Duration.ofSeconds(60));
+        String key = key();
+        Request sameKey = () -> run.charge(key, "bench_cost_first"); // the first charge, then its replays
+        // A sandbox trusts its read of the fleet breaker for 1 s, and every charge request, replays
+        // included, passes the breaker first: each figure once with that read due, once within it.
+        Thread.sleep(BREAKER_CACHE_EXPIRED.toMillis());
+        costs.set("firstCharge", measure(run, sameKey, 201));
+        sameKey.send(); // the breaker read is fresh now (a replay sends nothing to the provider: no webhook)
+        costs.set("firstChargeBreakerCached", measure(run, () -> run.charge(key(), "bench_cost_cached"), 201));
+        sameKey.send();
+        costs.set("replayBreakerCached", measure(run, sameKey, 201));
+        Thread.sleep(BREAKER_CACHE_EXPIRED.toMillis());
+        costs.set("replay", measure(run, sameKey, 201));
+        out.printf("bench: DynamoDB requests: first charge %s, replay %s%n",
+                costs.path("firstCharge").path("dynamo"), costs.path("replay").path("dynamo"));
+    }
+
+    private interface Request {
+        BenchRun.Answer send() throws Exception;
+    }
+
+    /** The DynamoDB requests of each function and the provider calls that one request caused, once all is quiet. */
+    private ObjectNode measure(BenchRun run, Request request, int status) throws Exception {
+        run.resetStoreStats();
+        JsonNode sim0 = run.simStats();
+        BenchRun.Answer answer = request.send();
+        if (answer.status() != status) {
+            throw new IOException("expected " + status + ", got " + answer.status() + " " + answer.body());
+        }
+        run.awaitQuiet(Duration.ofSeconds(30)); // the provider's webhook for it, if any, has been handled
+        JsonNode store = run.storeStats();
+        JsonNode sim1 = run.simStats();
+        ObjectNode r = JSON.createObjectNode();
+        r.put("replayed", answer.replayed());
+        ObjectNode dynamo = r.putObject("dynamo");
+        for (String function : FUNCTIONS) {
+            JsonNode counts = store.path("byCaller").path(function);
+            ObjectNode node = dynamo.putObject(function);
+            counts.fields().forEachRemaining(e -> node.put(e.getKey(), e.getValue().asLong()));
+            long total = 0;
+            for (JsonNode n : counts) {
+                total += n.asLong();
+            }
+            node.put("total", total);
+        }
+        r.put("providerCharges", sim1.path("chargeRequests").asInt() - sim0.path("chargeRequests").asInt());
+        r.put("providerLookups", sim1.path("lookupRequests").asInt() - sim0.path("lookupRequests").asInt());
+        return r;
+    }
+
+    // --- 6. wallets: requests per operation, the hot wallet ---------------------------------------
+
+    /** The most one credit may carry (the amount limit payments have too). */
+    static final long MAX_CREDIT = 99_999_999L;
+    /**
+     * What {@link #requestsPerWalletOperation} counts: a new wallet's first credit, a credit, a
+     * debit and its replay, a debit the balance does not cover ({@code 402}) and its replay, a GET.
+     */
+    static final List<String> WALLET_OPERATIONS = List.of("firstCredit", "credit", "debit", "debitReplay",
+            "insufficientFunds", "insufficientFundsReplay", "get");
+    /** Wallets of the contrast load: the same clients spread over this many wallets. */
+    static final int SPREAD_WALLETS = 8;
+
+    private void requestsPerWalletOperation(BenchRun run) throws Exception {
+        ObjectNode costs = figures.putObject("requestsPerWalletOperation");
+        run.awaitQuiet(Duration.ofSeconds(60));
+        String wallet = "wal_cost_" + runId;
+        costs.set("firstCredit", measure(run, () -> run.wallet("credits", wallet, key(), 1000, "bench_credit_first"), 201));
+        costs.set("credit", measure(run, () -> run.wallet("credits", wallet, key(), 1000, "bench_credit"), 201));
+        String debitKey = key();
+        Request debit = () -> run.wallet("debits", wallet, debitKey, 700, "bench_debit");
+        costs.set("debit", measure(run, debit, 201));
+        costs.set("debitReplay", measure(run, debit, 201));
+        String refusedKey = key();
+        Request refused = () -> run.wallet("debits", wallet, refusedKey, MAX_CREDIT, "bench_debit_refused");
+        costs.set("insufficientFunds", measure(run, refused, 402));
+        costs.set("insufficientFundsReplay", measure(run, refused, 402));
+        costs.set("get", measure(run, () -> run.wallet(wallet), 200));
+        out.printf("bench: DynamoDB requests: credit %s, debit %s, replay %s, 402 %s, GET %s%n",
+                total(costs, "credit"), total(costs, "debit"), total(costs, "debitReplay"),
+                total(costs, "insufficientFunds"), total(costs, "get"));
+    }
+
+    private static long total(JsonNode costs, String operation) {
+        return costs.path(operation).path("dynamo").path(DeploymentSettings.FUNCTION_CHARGE).path("total").asLong();
+    }
+
+    /**
+     * The throughput run's clients debit 1 (minor unit) each, back to back, under distinct keys: first
+     * all on ONE wallet (one DynamoDB item takes every conditional update), then spread over
+     * {@link #SPREAD_WALLETS} wallets. Each wallet's balance covers every debit, so every answer
+     * should be 201; the balance read back afterwards shows none was lost or applied twice.
+     */
+    private void hotWallet(BenchRun run) throws Exception {
+        run.simFaults("{\"latencyMs\":0}");
+        List<String> wallets = new ArrayList<>();
+        for (int w = 0; w < SPREAD_WALLETS; w++) {
+            String wallet = "wal_hot_" + runId + "_" + w;
+            BenchRun.Answer credited = run.wallet("credits", wallet, key(), MAX_CREDIT, "bench_hot_credit");
+            if (credited.status() != 201) {
+                throw new IOException("credit of " + wallet + ": " + credited.status() + " " + credited.body());
+            }
+            wallets.add(wallet);
+        }
+        // Warm: every charge sandbox has served wallet requests before the clock starts.
+        debits(run, wallets, Duration.ofSeconds(Math.max(2, options.hotWalletDuration().toSeconds() / 4)));
+        run.awaitQuiet(Duration.ofSeconds(60));
+        ObjectNode hot = figures.putObject("hotWallet");
+        hot.put("clients", options.throughputClients());
+        hot.put("chargeSandboxes", options.throughputSandboxes());
+        hot.put("seconds", options.hotWalletDuration().toMillis() / 1000.0);
+        hot.put("debitAmount", 1);
+        hot.set("oneWallet", debits(run, wallets.subList(0, 1), options.hotWalletDuration()));
+        run.awaitQuiet(Duration.ofSeconds(60));
+        hot.set("spread", debits(run, wallets, options.hotWalletDuration()));
+        // What the load cost beyond a lone debit's requests: the prunes of the wallet's markers (a
+        // BatchGetItem and an UpdateItem each time 32 have gathered) and writes that lost a race.
+        long uncontended = total(figures.path("requestsPerWalletOperation"), "debit");
+        for (String side : List.of("oneWallet", "spread")) {
+            ObjectNode s = (ObjectNode) hot.path(side);
+            s.put("beyondUncontendedPerDebit", round(s.path("dynamoPerDebit").asDouble() - uncontended));
+        }
+        long debited = 0;
+        for (String wallet : wallets) {
+            JsonNode w = run.wallet(wallet).json();
+            debited += MAX_CREDIT - w.path("balance").asLong();
+        }
+        long answered = debitsAnswered.get();
+        hot.put("debitsAnswered201", answered);
+        hot.put("balanceDebited", debited);
+        out.printf("bench: hot wallet: one wallet %.1f debits/s, %d wallets %.1f debits/s; DynamoDB requests per debit %s"
+                + " and %s; balances debited %d for %d debits answered 201%n",
+                hot.path("oneWallet").path("perSecond").asDouble(), SPREAD_WALLETS,
+                hot.path("spread").path("perSecond").asDouble(), hot.path("oneWallet").path("dynamoPerDebit").asText(),
+                hot.path("spread").path("dynamoPerDebit").asText(), debited, answered);
+    }
+
+    /** The clients debit {@code wallets} (client c the wallet c mod n) for {@code duration}; what completed in it counts. */
+    private ObjectNode debits(BenchRun run, List<String> wallets, Duration duration) throws Exception {
+        run.resetStoreStats();
+        Load load = load(duration, 201, "debits",
+                client -> run.wallet("debits", wallets.get(client % wallets.size()), key(), 1, "bench_hot_debit"));
+        run.awaitQuiet(Duration.ofSeconds(60));
+        debitsAnswered.addAndGet(load.expectedAnswers());
+        JsonNode store = run.storeStats().path("byCaller").path(DeploymentSettings.FUNCTION_CHARGE);
+        ObjectNode result = load.figures();
+        result.put("wallets", wallets.size());
+        // Every request the charge function sent while the clients ran, over every debit it answered
+        // 201 (those that ended after the window too): the markers' prunes and conditional updates
+        // that lost a race and were tried again show here as more than a lone debit's count.
+        ObjectNode dynamo = result.putObject("dynamo");
+        long total = 0;
+        for (Map.Entry<String, JsonNode> e : (Iterable<Map.Entry<String, JsonNode>>) store::fields) {
+            dynamo.put(e.getKey(), e.getValue().asLong());
+            total += e.getValue().asLong();
+        }
+        dynamo.put("total", total);
+        result.put("dynamoPerDebit", load.expectedAnswers() == 0 ? Double.NaN
+                : Math.round(total * 100.0 / load.expectedAnswers()) / 100.0);
+        return result;
+    }
+
+    // --- 7. RSS ---------------------------------------------------------------------------------
+
+    private void rss(BenchRun run, String phase) throws Exception {
+        ArrayNode rss = figures.has("rss") ? (ArrayNode) figures.get("rss") : figures.putArray("rss");
+        for (BenchRun.SandboxStatus s : run.sandboxes()) {
+            rss.addObject().put("run", phase).put("function", s.function()).put("slot", s.slot()).put("pid", s.pid())
+                    .put("invocations", s.invocations()).put("rssMb", Math.round(BenchRun.rssMb(s.pid()) * 10) / 10.0);
+        }
+    }
+
+    // --- figures --------------------------------------------------------------------------------
+
+    private String key() {
+        return "bench-" + runId + "-" + keys.incrementAndGet();
+    }
+
+    static double round(double ms) {
+        return Math.round(ms * 10) / 10.0;
+    }
+
+    /** Nearest rank; NaN without samples. */
+    static double percentile(List<Double> samples, double p) {
+        if (samples.isEmpty()) {
+            return Double.NaN;
+        }
+        List<Double> sorted = new ArrayList<>(samples);
+        Collections.sort(sorted);
+        int rank = (int) Math.ceil(p / 100.0 * sorted.size());
+        return sorted.get(Math.max(0, Math.min(sorted.size() - 1, rank - 1)));
+    }
+
+    private static ObjectNode percentiles(List<Double> samples) {
+        List<Double> copy;
+        synchronized (samples) {
+            copy = List.copyOf(samples);
+        }
+        return JSON.createObjectNode().put("p50Ms", round(percentile(copy, 50))).put("p99Ms", round(percentile(copy, 99)));
+    }
+
+    /** Median and range of a few repeats. */
+    private static ObjectNode range(List<Double> values) {
+        return JSON.createObjectNode().put("median", round(percentile(values, 50)))
+                .put("min", round(values.stream().mapToDouble(Double::doubleValue).min().orElse(Double.NaN)))
+                .put("max", round(values.stream().mapToDouble(Double::doubleValue).max().orElse(Double.NaN)));
+    }
+}

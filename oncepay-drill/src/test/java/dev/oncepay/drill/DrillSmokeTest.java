@@ -1,0 +1,64 @@
+package dev.oncepay.drill;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.oncepay.local.LambdaPackage;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * The drill's CI configuration ({@link DrillOptions#smoke}), once per hostile profile, and once
+ * against the simulator's Stripe mode (Stripe's test cards: some decline, some ask the shopper to
+ * authenticate, who approves, refuses or abandons): seeded payments through the real local run, some from shoppers who pay again under a fresh key, with
+ * killed sandboxes and either a provider with real providers' habits and an outage, or a store that
+ * throttles, fails, stalls, loses answers and has an outage. It asserts only the invariants — no
+ * order charged twice, no charge nobody waited for, nothing lost or stuck, every client's last
+ * answer agrees with the ledger, and {@code wallet mismatches: 0} for the wallet traffic mixed in —
+ * never timings. (An order charged twice only because the drill
+ * killed a run after its charge reached the provider and the shopper paid again after the 502 is
+ * reported apart: no key links the two payments, so no per-key promise covers it.)
+ */
+@Tag("local-run")
+@Tag("slow")
+class DrillSmokeTest {
+    @ParameterizedTest(name = "{0} {1}")
+    @CsvSource({"sim, hostile-provider, 80", "sim, store-faults, 80", "stripe, hostile-provider, 60"})
+    @Timeout(300)
+    void noOrderChargedTwiceNoOrphanNothingLostOrStuck(String provider, String profile, int payments) throws Exception {
+        Path root = Path.of("").toAbsolutePath();
+        while (!Files.exists(root.resolve("package.json"))) {
+            root = root.getParent();
+        }
+        Path app = LambdaPackage.built();
+        String name = provider.equals("sim") ? profile : provider + "-" + profile;
+        DrillOptions options = DrillOptions.smoke(provider, profile, payments, 7, app,
+                root.resolve("target/drill-test/" + name));
+        Drill.Outcome outcome = Drill.run(options, System.out);
+        String details = String.join("\n", outcome.verdict().details());
+        assertTrue(outcome.summary().contains("provider " + provider + ", profile " + profile), outcome.summary());
+        assertTrue(outcome.verdict().chargeRequests() > 0, "charges reached the provider's " + provider + " API");
+        assertEquals(0, outcome.verdict().doubleCharges(), details);
+        assertEquals(0, outcome.verdict().orphanCharges(), details);
+        assertEquals(0, outcome.verdict().lost(), details);
+        assertEquals(0, outcome.verdict().stuck(), details);
+        assertEquals(0, outcome.verdict().disagreeing(), details);
+        // The wallets met the same faults: none unbalanced, applied twice, below zero, or answered
+        // against its entries, and the traffic really ran (applied credits and debits, refused debits).
+        WalletAudit.Verdict wallets = outcome.wallets();
+        String walletDetails = String.join("\n", wallets.details());
+        assertTrue(outcome.summary().contains("\nwallet mismatches: 0\n"), outcome.summary());
+        assertEquals(0, wallets.mismatches(), walletDetails);
+        assertEquals(0, wallets.unexpected(), walletDetails);
+        assertEquals(WalletWorkload.WALLETS_PER_TENANT * Workload.TENANTS.size(), wallets.wallets());
+        for (String answer : List.of("credits 201", "debits 201", "debits 402")) {
+            assertTrue(wallets.answers().getOrDefault(answer, 0) > 0, answer + ": " + wallets.answers());
+        }
+        assertTrue(Files.exists(outcome.report()));
+    }
+}

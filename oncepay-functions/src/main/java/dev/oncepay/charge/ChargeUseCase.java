@@ -1,0 +1,373 @@
+package dev.oncepay.charge;
+
+import dev.oncepay.config.EmbeddedMetrics;
+import dev.oncepay.contract.Metrics;
+import dev.oncepay.config.OncepayConfig;
+import dev.oncepay.http.FieldError;
+import dev.oncepay.http.InvalidRequestException;
+import dev.oncepay.idempotency.ClaimAttempt;
+import dev.oncepay.idempotency.ClaimAttempt.ExistingKey;
+import dev.oncepay.idempotency.ClaimAttempt.KeyClaim;
+import dev.oncepay.idempotency.FingerprintMismatchException;
+import dev.oncepay.idempotency.IdempotencyStore;
+import dev.oncepay.idempotency.KeyRecord;
+import dev.oncepay.idempotency.RequestInFlightException;
+import dev.oncepay.payment.Actor;
+import dev.oncepay.payment.Payment;
+import dev.oncepay.payment.PaymentRepository;
+import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.ReviewReason;
+import dev.oncepay.provider.ProviderAccounts;
+import dev.oncepay.payment.ProviderAccount;
+import dev.oncepay.payment.Transition;
+import dev.oncepay.provider.ChargeResult;
+import dev.oncepay.provider.ProviderGateway;
+import dev.oncepay.provider.ProviderOutcome;
+import dev.oncepay.provider.ProviderRefusal;
+import dev.oncepay.provider.ProviderUnavailableException;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Event;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.UUID;
+import org.jboss.logging.Logger;
+import software.amazon.awssdk.core.exception.SdkException;
+
+/**
+ * Takes a payment exactly once per idempotency key.
+ *
+ * <p>A first request costs three single-item conditional writes: claim the key, record the
+ * PENDING payment, settle the payment (fenced by the lease epoch). The key needs no completion
+ * write of its own: it is done when its payment has an outcome. A run that dies between any two
+ * steps leaves a key with a lease; once that expires, one retry takes it over (epoch + 1), fences
+ * the payment and resumes, calling the provider again with the same provider idempotency key,
+ * which cannot charge twice. A PENDING payment left behind is also in the sweep index.
+ */
+@ApplicationScoped
+public class ChargeUseCase {
+    private static final Logger LOG = Logger.getLogger(ChargeUseCase.class);
+    /** Re-reads after a lost settle before leaving the payment to the client's retry. */
+    private static final int LOST_SETTLE_ROUNDS = 3;
+
+    private final IdempotencyStore keys;
+    private final PaymentRepository payments;
+    private final ProviderGateway provider;
+    private final Event<ChargePhaseReached> phases;
+    private final Clock clock;
+    private final OncepayConfig config;
+    private final ProviderAccounts accounts;
+    private final EmbeddedMetrics metrics;
+
+    public ChargeUseCase(IdempotencyStore keys, PaymentRepository payments, ProviderGateway provider,
+            Event<ChargePhaseReached> phases, Clock clock, OncepayConfig config, ProviderAccounts accounts,
+            EmbeddedMetrics metrics) {
+        this.keys = keys;
+        this.payments = payments;
+        this.provider = provider;
+        this.phases = phases;
+        this.clock = clock;
+        this.config = config;
+        this.accounts = accounts;
+        this.metrics = metrics;
+    }
+
+    /**
+     * @throws InvalidRequestException the instrument does not suit the tenant's provider; nothing is stored
+     */
+    public ChargeAnswer charge(ChargeCommand command) {
+        ProviderAccount account = accounts.forTenant(command.key().tenant());
+        List<FieldError> unsuitable = provider.check(account, command.request().instrument());
+        if (!unsuitable.isEmpty()) {
+            throw new InvalidRequestException(unsuitable);
+        }
+        Instant now = clock.instant();
+        Optional<ProviderRefusal> refusal = provider.chargeRefusal(account);
+        if (refusal.isPresent()) {
+            // Fail fast before any write, so the key stays free; but a key that exists is still
+            // answered (replay, 409, 422): those never need the provider.
+            KeyRecord stored = keys.find(command.key().storageId(), now)
+                    .orElseThrow(() -> refused(refusal.get()));
+            return existing(stored, command);
+        }
+        KeyRecord proposed = new KeyRecord(command.key().storageId(), command.key().tenant(), command.fingerprint(),
+                Payment.newId(), UUID.randomUUID().toString(), 1, now.plus(lease()),
+                now.plus(config.idempotency().retention()), now);
+        ClaimAttempt attempt = keys.claim(proposed, now);
+        if (attempt instanceof KeyClaim claim) {
+            return run(claim, command.request(), Optional.empty());
+        }
+        return existing(((ExistingKey) attempt).record(), command);
+    }
+
+    /** A payment of this tenant; another tenant's payment is as absent as a missing one. */
+    public Optional<Payment> payment(String tenant, String paymentId) {
+        return payments.find(paymentId).filter(p -> p.tenant().equals(tenant));
+    }
+
+    private ChargeAnswer existing(KeyRecord stored, ChargeCommand command) {
+        if (!stored.fingerprint().equals(command.fingerprint())) {
+            throw new FingerprintMismatchException();
+        }
+        Optional<Payment> payment = payments.find(stored.resourceId());
+        if (payment.isPresent() && payment.get().status() != PaymentStatus.PENDING) {
+            return new ChargeAnswer(payment.get(), true);
+        }
+        Instant now = clock.instant();
+        if (!stored.leaseExpiredAt(now)) {
+            throw inFlight();
+        }
+        ProviderAccount account = payment.map(Payment::providerAccount)
+                .orElseGet(() -> accounts.forTenant(stored.tenant()));
+        Optional<ProviderRefusal> refusal = provider.chargeRefusal(account);
+        if (refusal.isPresent()) {
+            throw refused(refusal.get());
+        }
+        KeyClaim claim = keys.takeOver(stored, UUID.randomUUID().toString(), now, now.plus(lease()))
+                .orElseThrow(this::inFlight);
+        LOG.infof("took over paymentId=%s at epoch=%d", stored.resourceId(), claim.record().leaseEpoch());
+        return run(claim, command.request(), payment);
+    }
+
+    private ChargeAnswer run(KeyClaim claim, ChargeRequest request, Optional<Payment> seen) {
+        KeyRecord key = claim.record();
+        long epoch = key.leaseEpoch();
+        reached(key.resourceId(), ChargePhase.KEY_CLAIMED, epoch);
+
+        Payment payment;
+        try {
+            payment = record(key, request, seen);
+        } catch (SdkException storeFailed) {
+            if (!claim.takenOver()) {
+                // A fresh claim has sent nothing: free the key, so the 503's "retry with the same
+                // key" works at once instead of meeting our lease (409) until it ends.
+                releaseQuietly(key);
+            }
+            throw storeFailed;
+        }
+        if (payment.status() != PaymentStatus.PENDING) {
+            // Settled (by a webhook or the sweep) between our read and our fence. A request that
+            // holds the key gets its own answer; only one that found an outcome stored is a replay.
+            return new ChargeAnswer(payment, false);
+        }
+        reached(payment.id(), ChargePhase.PAYMENT_RECORDED, epoch);
+
+        // A payment taken over from a run of another provider account is charged there, if at all:
+        // never send it to ours (the sweep defers it too), its outcome is unknown here.
+        ChargeResult result = accounts.reaches(payment.providerAccount()) ? provider.charge(payment)
+                : ChargeResult.unknown("charged through provider account " + payment.providerAccount()
+                        + ", which this deployment does not reach");
+        reached(payment.id(), ChargePhase.PROVIDER_ANSWERED, epoch);
+
+        if (result.outcome() == ProviderOutcome.NOT_SENT && !claim.takenOver()) {
+            // Provably nothing reached the provider in the only run there was: forget it all.
+            // (A takeover cannot know what the dead run sent, so it records UNKNOWN instead.)
+            forgetUnsent(payment, key);
+            throw unavailable(result.refusal(), result.detail());
+        }
+        Transition transition = settlement(result, epoch);
+        Instant now = clock.instant();
+        try {
+            if (!payments.apply(payment.id(), transition, Actor.chargeRun(epoch), now)) {
+                return afterLostSettle(payment.id(), result, epoch);
+            }
+        } catch (SdkException storeFailed) {
+            return storeFailedAfterCall(payment, result, storeFailed);
+        }
+        reached(payment.id(), ChargePhase.SETTLED, epoch);
+        Payment settled = settled(payment, transition, now);
+        return new ChargeAnswer(result.outcome() == ProviderOutcome.NEEDS_REVIEW ? toReview(settled, result, epoch) : settled,
+                false);
+    }
+
+    /**
+     * Second step of a provider answer that needs a human: UNKNOWN (on the way to review) →
+     * NEEDS_REVIEW. A failure here leaves it to the sweep, which finishes review-bound payments.
+     */
+    private Payment toReview(Payment unknown, ChargeResult result, long epoch) {
+        Transition review = Transition.toReview(PaymentStatus.UNKNOWN, result.providerPaymentId(),
+                "charge run: " + result.detail(), ReviewReason.PROVIDER_REJECTED_REQUEST);
+        Instant now = clock.instant();
+        try {
+            if (payments.apply(unknown.id(), review, Actor.chargeRun(epoch), now)) {
+                LOG.warnf("payment %s moved to NEEDS_REVIEW: %s", unknown.id(), result.detail());
+                return settled(unknown, review, now);
+            }
+        } catch (SdkException storeFailed) {
+            LOG.warnf("store failed moving paymentId=%s to review: %s; the sweep finishes it", unknown.id(),
+                    storeFailed.getMessage());
+        }
+        return payments.find(unknown.id()).orElse(unknown);
+    }
+
+    /**
+     * The provider was called, but the store cannot say how the settle ended. What is known: the
+     * payment exists, PENDING, in the sweep index, which asks the provider and settles it. An
+     * error here would invite the client to pay again under a new key: answer pending (202).
+     */
+    private ChargeAnswer storeFailedAfterCall(Payment payment, ChargeResult result, SdkException storeFailed) {
+        LOG.warnf("store failed settling paymentId=%s outcome=%s: %s; answering pending", payment.id(),
+                result.outcome(), storeFailed.getMessage());
+        return new ChargeAnswer(payment, false);
+    }
+
+    private void releaseQuietly(KeyRecord key) {
+        try {
+            keys.release(key);
+        } catch (SdkException stillFailing) {
+            LOG.warnf("store failed releasing key of paymentId=%s: %s; its lease ends it", key.resourceId(),
+                    stillFailing.getMessage());
+        }
+    }
+
+    /**
+     * Deletes the unsent payment and releases the key. A payment already gone was deleted by us
+     * (an SDK retry of our committed delete: nothing else deletes payments). A store failure
+     * leaves both, PENDING and swept; the client's retry with the same key takes over later.
+     */
+    private void forgetUnsent(Payment payment, KeyRecord key) {
+        try {
+            if (payments.deleteUnsent(payment.id(), key.leaseEpoch()) || payments.find(payment.id()).isEmpty()) {
+                keys.release(key);
+            }
+        } catch (SdkException storeFailed) {
+            LOG.warnf("store failed forgetting unsent paymentId=%s: %s", payment.id(), storeFailed.getMessage());
+        }
+    }
+
+    /**
+     * The fenced settle lost: a webhook or the sweep settled the payment first, a newer run fenced
+     * it, or the SDK retried our own committed write. This run's provider answer is a fact like any
+     * other and goes through the state machine ({@link PaymentStatus#onProviderFact}): agreeing, the
+     * payment as it stands is the answer; contradicting (another outcome, another charge), the
+     * payment goes to NEEDS_REVIEW with both facts in its reason. On a payment still unsettled
+     * the fact is written unfenced, as a webhook's is: the provider answers a newer run's call with
+     * the same key the same way. Whatever happens, it is this request's own answer, not a replay.
+     */
+    private ChargeAnswer afterLostSettle(String paymentId, ChargeResult result, long epoch) {
+        for (int round = 0; round < LOST_SETTLE_ROUNDS; round++) {
+            Payment current = payments.find(paymentId).orElseThrow(this::inFlight);
+            Optional<Transition> move = ownFact(current, result, epoch);
+            if (move.isEmpty()) {
+                if (current.status() == PaymentStatus.PENDING) {
+                    throw inFlight(); // a newer run holds the fence, and this run learnt nothing final
+                }
+                return new ChargeAnswer(current, false);
+            }
+            if (payments.apply(paymentId, move.get(), Actor.chargeRun(epoch), clock.instant())) {
+                if (move.get().to() == PaymentStatus.NEEDS_REVIEW) {
+                    LOG.warnf("payment %s moved to NEEDS_REVIEW: %s", paymentId, move.get().reason());
+                }
+                return new ChargeAnswer(payments.find(paymentId).orElseThrow(this::inFlight), false);
+            }
+        }
+        throw inFlight(); // still moving under us: the client's retry reads where it ended
+    }
+
+    /** The write this run's provider answer makes on {@code current}; empty if it changes nothing. */
+    private static Optional<Transition> ownFact(Payment current, ChargeResult result, long epoch) {
+        if (result.outcome() != ProviderOutcome.SUCCEEDED && result.outcome() != ProviderOutcome.FAILED) {
+            return Optional.empty(); // no answer is no fact
+        }
+        PaymentStatus fact = result.outcome() == ProviderOutcome.SUCCEEDED ? PaymentStatus.SUCCEEDED
+                : PaymentStatus.FAILED;
+        String source = "charge run epoch " + epoch;
+        PaymentStatus status = current.status();
+        if (status.isUnsettled() && !current.reviewBound()) {
+            return Optional.of(new Transition(status, fact, result.providerPaymentId(),
+                    fact == PaymentStatus.FAILED ? result.declineCode() : null,
+                    source + ", written unfenced after its fenced settle lost", null, OptionalLong.empty()));
+        }
+        boolean otherCharge = result.providerPaymentId() != null && current.providerPaymentId() != null
+                && !result.providerPaymentId().equals(current.providerPaymentId());
+        // (An UNKNOWN payment on its way to review never agrees: the fact would move it, not finish the review.)
+        if (status.onProviderFact(fact) == status && (!otherCharge || status == PaymentStatus.NEEDS_REVIEW)) {
+            return Optional.empty();
+        }
+        String reason = source + ": the provider answered " + fact + " with charge " + result.providerPaymentId()
+                + ", but the payment is " + status + " with charge " + current.providerPaymentId() + " ("
+                + current.statusReason() + ")";
+        return Optional.of(Transition.toReview(status, null, reason, ReviewReason.CONFLICTING_FACTS));
+    }
+
+    /**
+     * Phase 2: the PENDING payment, created by this run or by an earlier one that died; or, if it
+     * was settled meanwhile (by a zombie run or reconcile), the settled payment.
+     */
+    private Payment record(KeyRecord key, ChargeRequest request, Optional<Payment> seen) {
+        Instant now = clock.instant();
+        Payment pending = new Payment(key.resourceId(), key.tenant(), PaymentStatus.PENDING, request.amount(),
+                request.currency(), request.reference(), request.description(), null, null, null, now, now,
+                key.leaseEpoch(), 0, accounts.forTenant(key.tenant()), key.leaseExpiresAt(), request.instrument(),
+                null);
+        // A stuck PENDING payment is swept once the lease that covers it has surely ended.
+        Instant sweepAt = now.plus(payments.firstSweepDelay());
+        if (seen.isEmpty() && payments.createPending(pending, sweepAt)) {
+            return pending;
+        }
+        // An earlier run recorded it: fence it so that run can no longer settle it.
+        boolean fenced = payments.fence(key.resourceId(), key.leaseEpoch(), key.leaseExpiresAt(), sweepAt);
+        Payment existing = payments.find(key.resourceId()).orElseThrow(this::inFlight);
+        if (fenced) {
+            return existing;
+        }
+        if (existing.status() == PaymentStatus.PENDING) {
+            throw inFlight(); // a newer run holds the fence
+        }
+        return existing;
+    }
+
+    private Transition settlement(ChargeResult result, long epoch) {
+        Instant now = clock.instant();
+        OptionalLong fence = OptionalLong.of(epoch);
+        return switch (result.outcome()) {
+            case SUCCEEDED -> new Transition(PaymentStatus.PENDING, PaymentStatus.SUCCEEDED, result.providerPaymentId(),
+                    null, null, null, fence);
+            case FAILED -> new Transition(PaymentStatus.PENDING, PaymentStatus.FAILED, result.providerPaymentId(),
+                    result.declineCode(), "declined", null, fence);
+            // A charge the provider holds but has not finished keeps its id, so lookups ask for it by id,
+            // and what the customer must do, for the front end.
+            case UNKNOWN, NOT_SENT -> new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN,
+                    result.providerPaymentId(), null, result.detail(), now.plus(config.sweep().firstCheckDelay()), fence,
+                    result.customerAction());
+            // The state machine has no PENDING -> NEEDS_REVIEW: UNKNOWN on the way to review, due at once.
+            case NEEDS_REVIEW -> new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, result.providerPaymentId(),
+                    null, Payment.REVIEW_BOUND + result.detail(), now, fence, null, ReviewReason.PROVIDER_REJECTED_REQUEST);
+        };
+    }
+
+    private static Payment settled(Payment p, Transition t, Instant now) {
+        return new Payment(p.id(), p.tenant(), t.to(), p.amount(), p.currency(), p.reference(), p.description(),
+                t.providerPaymentId(), t.declineCode(), t.reason(), p.createdAt(), now, t.fenceEpoch().orElse(0),
+                p.checkAttempts(), p.providerAccount(), p.leaseExpiresAt(), p.instrument(), t.customerAction(),
+                t.reviewReason());
+    }
+
+    private void reached(String paymentId, ChargePhase phase, long epoch) {
+        phases.fire(new ChargePhaseReached(paymentId, phase, epoch));
+    }
+
+    private Duration lease() {
+        return config.idempotency().lease();
+    }
+
+    private RequestInFlightException inFlight() {
+        return new RequestInFlightException(config.charge().inFlightRetryAfter());
+    }
+
+    /** The fleet's protection refused the call before it began: counted here, once per refused request. */
+    private ProviderUnavailableException refused(ProviderRefusal refusal) {
+        if (refusal == ProviderRefusal.AT_CAPACITY) {
+            metrics.count(Metrics.PROVIDER_AT_CAPACITY);
+        }
+        return unavailable(refusal, refusal.detail());
+    }
+
+    private ProviderUnavailableException unavailable(ProviderRefusal refusal, String reason) {
+        return new ProviderUnavailableException(refusal, reason, refusal == ProviderRefusal.AT_CAPACITY
+                ? config.charge().atCapacityRetryAfter() : config.charge().unavailableRetryAfter());
+    }
+}

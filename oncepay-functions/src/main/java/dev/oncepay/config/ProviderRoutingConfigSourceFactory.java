@@ -1,0 +1,109 @@
+package dev.oncepay.config;
+
+import dev.oncepay.contract.DeploymentSettings;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.smallrye.config.ConfigSourceContext;
+import io.smallrye.config.ConfigSourceFactory;
+import io.smallrye.config.PropertiesConfigSource;
+import java.net.URI;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.regex.Pattern;
+import org.eclipse.microprofile.config.spi.ConfigSource;
+
+/**
+ * Plain provider routing for charge and reconcile, from {@value DeploymentSettings#ENV_PROVIDER_ROUTING}:
+ * a JSON object of
+ *
+ * <pre>
+ * { "oncepay.provider.tenants.merchant-a": "stripe-eu",
+ *   "oncepay.provider.accounts.stripe-eu.provider": "stripe",
+ *   "oncepay.provider.accounts.stripe-eu.url": "https://api.stripe.com" }
+ * </pre>
+ *
+ * One variable rather than one per property because Lambda's variable names cannot spell tenant
+ * ids and account names as the properties need them (case, dashes). Nothing else may appear in
+ * it, API keys least of all: those come only from secrets ({@link SecretsManagerConfigSourceFactory}).
+ * Same ordinal as the secrets: above {@code application.properties}, below the environment.
+ * Errors name the key, not the value.
+ */
+public class ProviderRoutingConfigSourceFactory implements ConfigSourceFactory {
+    static final String SOURCE_NAME = "oncepay-provider-routing";
+    private static final Pattern NAME = Pattern.compile(DeploymentSettings.NAME_PATTERN);
+    private static final Pattern TENANT = Pattern.compile(DeploymentSettings.TENANT_PATTERN);
+
+    @Override
+    public Iterable<ConfigSource> getConfigSources(ConfigSourceContext context) {
+        return SecretsManagerConfigSourceFactory.value(context, DeploymentSettings.ENV_PROVIDER_ROUTING)
+                .<Iterable<ConfigSource>>map(json -> {
+                    try {
+                        return List.of(new PropertiesConfigSource(fromJson(json), SOURCE_NAME,
+                                SecretsManagerConfigSourceFactory.ORDINAL));
+                    } catch (IllegalArgumentException refused) {
+                        throw new IllegalStateException(DeploymentSettings.ENV_PROVIDER_ROUTING + ": " + refused.getMessage());
+                    }
+                })
+                .orElse(List.of());
+    }
+
+    /** The routing properties in {@code json}, values escaped against expression expansion. */
+    static Map<String, String> fromJson(String json) {
+        Map<String, String> properties = new TreeMap<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = SecretProperties.object(json, "the provider routing").fields(); it.hasNext();) {
+            Map.Entry<String, JsonNode> entry = it.next();
+            String name = entry.getKey();
+            String value = text(name, entry.getValue());
+            if (SecretScope.of(name).isPresent()) {
+                throw new IllegalArgumentException("'" + name + "' is a secret: it belongs in a Secrets Manager secret");
+            }
+            if (name.startsWith(DeploymentSettings.PROVIDER_TENANTS_PREFIX)) {
+                require(TENANT.matcher(name.substring(DeploymentSettings.PROVIDER_TENANTS_PREFIX.length())).matches(),
+                        name, "does not end in a tenant id");
+                require(NAME.matcher(value).matches(), name, "must name an account (" + DeploymentSettings.NAME_PATTERN + ")");
+            } else if (name.startsWith(DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX)) {
+                String rest = name.substring(DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX.length());
+                int dot = rest.lastIndexOf('.');
+                require(dot > 0 && NAME.matcher(rest.substring(0, dot)).matches(), name, "does not name an account");
+                String setting = rest.substring(dot + 1);
+                if (setting.equals(DeploymentSettings.ACCOUNT_PROVIDER)) {
+                    require(NAME.matcher(value).matches(), name, "must be a provider id (" + DeploymentSettings.NAME_PATTERN + ")");
+                } else if (setting.equals(DeploymentSettings.ACCOUNT_URL)) {
+                    require(isHttpUrl(value), name, "must be an absolute http(s) URL");
+                } else {
+                    throw new IllegalArgumentException("'" + name + "' is not an account's "
+                            + DeploymentSettings.ACCOUNT_PROVIDER + " or " + DeploymentSettings.ACCOUNT_URL);
+                }
+            } else {
+                throw new IllegalArgumentException("'" + name + "' is not provider routing (allowed: "
+                        + DeploymentSettings.PROVIDER_TENANTS_PREFIX + "<tenant>, " + DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX
+                        + "<account>." + DeploymentSettings.ACCOUNT_PROVIDER + ", " + DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX
+                        + "<account>." + DeploymentSettings.ACCOUNT_URL + ")");
+            }
+            properties.put(name, SecretProperties.escape(value));
+        }
+        return properties;
+    }
+
+    private static String text(String name, JsonNode node) {
+        require(node.isTextual() && !node.textValue().isBlank(), name, "must be a non-empty string");
+        return node.textValue();
+    }
+
+    private static boolean isHttpUrl(String value) {
+        try {
+            URI uri = URI.create(value);
+            return (uri.getScheme().equals("https") || uri.getScheme().equals("http")) && uri.getHost() != null;
+        } catch (RuntimeException notAUrl) {
+            return false;
+        }
+    }
+
+    private static void require(boolean condition, String name, String problem) {
+        if (!condition) {
+            throw new IllegalArgumentException("'" + name + "' " + problem);
+        }
+    }
+}

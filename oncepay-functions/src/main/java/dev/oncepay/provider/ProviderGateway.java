@@ -1,0 +1,175 @@
+package dev.oncepay.provider;
+
+import dev.oncepay.contract.DeploymentSettings;
+import dev.oncepay.config.EmbeddedMetrics;
+import dev.oncepay.contract.Metrics;
+import dev.oncepay.http.FieldError;
+import dev.oncepay.payment.Payment;
+import dev.oncepay.payment.PaymentInstrument;
+import dev.oncepay.payment.ProviderAccount;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.eclipse.microprofile.config.inject.ConfigProperty;
+import org.eclipse.microprofile.faulttolerance.exceptions.BulkheadException;
+import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
+import org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException;
+import org.jboss.logging.Logger;
+
+/**
+ * What the use cases see of the providers: a charge ends in exactly one {@link ProviderOutcome},
+ * a lookup in provider-neutral {@link FoundCharge}s. Every call goes to the payment's own provider
+ * account, through that provider's adapter, under that account's guards and fleet breakers.
+ */
+@ApplicationScoped
+public class ProviderGateway {
+    private static final Logger LOG = Logger.getLogger(ProviderGateway.class);
+    /** The functions ({@code quarkus.funqy.export}) that call providers, and so hold API keys; the webhook never does. */
+    private static final Set<String> CALLERS = Set.of(DeploymentSettings.FUNCTION_CHARGE, DeploymentSettings.FUNCTION_RECONCILE);
+    /** A lookup's {@code Outcome} dimension: a list came back (possibly empty), or no answer (a fault). */
+    static final String LOOKUP_FOUND = "found";
+    static final String LOOKUP_FAILED = "failed";
+
+    private final ProviderCalls calls;
+    private final ProviderAccounts accounts;
+    private final ProviderAdapters adapters;
+    private final Clock clock;
+    private final EmbeddedMetrics metrics;
+
+    public ProviderGateway(ProviderCalls calls, ProviderAccounts accounts, ProviderAdapters adapters, Clock clock,
+            EmbeddedMetrics metrics) {
+        this.calls = calls;
+        this.accounts = accounts;
+        this.adapters = adapters;
+        this.clock = clock;
+        this.metrics = metrics;
+    }
+
+    /** Whether {@code function} ({@code quarkus.funqy.export}) calls providers. */
+    public static boolean callsProviders(String function) {
+        return CALLERS.contains(function);
+    }
+
+    /** A function that calls providers refuses to start without a key for every account it may call. */
+    void checkKeys(@Observes StartupEvent start,
+            @ConfigProperty(name = "quarkus.funqy.export", defaultValue = "") String export) {
+        List<ProviderAccount> keyless = accounts.withoutApiKey();
+        if (callsProviders(export) && !keyless.isEmpty()) {
+            throw new IllegalStateException("no API key configured for provider accounts " + keyless
+                    + " (oncepay.provider.api-key, oncepay.provider.accounts.<name>.api-key)");
+        }
+    }
+
+    /** What is wrong with {@code instrument} for a payment charged through {@code account}; empty if nothing. */
+    public List<FieldError> check(ProviderAccount account, PaymentInstrument instrument) {
+        return adapters.of(account.provider()).check(instrument);
+    }
+
+    /** {@link #charge(Payment, Instant)} within the charge call's configured budget. */
+    public ChargeResult charge(Payment payment) {
+        return charge(payment, clock.instant().plus(calls.chargeBudget()));
+    }
+
+    /**
+     * Charges the payment at its provider account, retried only with the provider key derived from
+     * its id, and over by {@code deadline} (or the configured budget, if that ends sooner): no wait
+     * outlives it, and no attempt starts that could not end before it.
+     */
+    public ChargeResult charge(Payment payment, Instant deadline) {
+        CallLog log = calls.chargeCall(Duration.between(clock.instant(), deadline));
+        long start = System.nanoTime();
+        ChargeResult result;
+        if (!log.attemptFitsAfter(Duration.ZERO)) {
+            result = ChargeResult.notSent("no time left for an attempt before " + deadline);
+        } else {
+            try {
+                result = calls.charge(adapterOf(payment), accounts.endpoint(payment.providerAccount()), payment, log);
+            } catch (BulkheadException full) {
+                result = ChargeResult.refused(ProviderRefusal.AT_CAPACITY, full.getMessage());
+            } catch (CircuitBreakerOpenException open) {
+                result = log.anyMaybeExecuted()
+                        ? ChargeResult.unknown("circuit breaker opened after a possibly executed attempt")
+                        : ChargeResult.refused(ProviderRefusal.BREAKER_OPEN, ProviderRefusal.BREAKER_OPEN.detail());
+            } catch (TimeoutException timeout) {
+                result = ChargeResult.unknown("provider call timed out");
+            } catch (ProviderFault fault) {
+                result = fault.maybeExecuted() || log.anyMaybeExecuted() ? ChargeResult.unknown(fault.getMessage())
+                        : ChargeResult.notSent(fault.getMessage());
+            }
+        }
+        measured(ProviderOperation.CHARGE, result.outcome().name(), start, log);
+        LOG.infof("charge paymentId=%s account=%s outcome=%s attempts=%d%s", payment.id(), payment.providerAccount(),
+                result.outcome(), log.attempts(), result.detail() == null ? "" : " detail=" + result.detail());
+        return result;
+    }
+
+    /** {@link #chargesFor(Payment, Instant)} within the lookup call's configured budget. */
+    public List<FoundCharge> chargesFor(Payment payment) {
+        return chargesFor(payment, clock.instant().plus(calls.lookupBudget()));
+    }
+
+    /**
+     * The charges the payment's provider account holds for it (design §4 lookup), asked by
+     * {@code deadline} (or the configured budget, if that ends sooner). Anything but a well-formed
+     * list is a fault, never an empty list: faults propagate, also when there is no time for an attempt.
+     */
+    public List<FoundCharge> chargesFor(Payment payment, Instant deadline) {
+        CallLog log = calls.lookupCall(Duration.between(clock.instant(), deadline));
+        if (!log.attemptFitsAfter(Duration.ZERO)) {
+            throw new OutOfTimeProviderFault("no time left for a lookup before " + deadline, false, null);
+        }
+        long start = System.nanoTime();
+        try {
+            List<FoundCharge> found = calls.lookup(adapterOf(payment), accounts.endpoint(payment.providerAccount()),
+                    payment, log);
+            measured(ProviderOperation.LOOKUP, LOOKUP_FOUND, start, log);
+            return found;
+        } catch (RuntimeException fault) {
+            measured(ProviderOperation.LOOKUP, LOOKUP_FAILED, start, log);
+            throw fault;
+        }
+    }
+
+    /**
+     * One whole call's latency (retries and their waits included) by operation and outcome, and
+     * its retries. A call refused before any attempt (breaker, bulkhead, no time) is measured too:
+     * its short latency under {@code NOT_SENT} shows the protection at work.
+     */
+    private void measured(ProviderOperation operation, String outcome, long startNanos, CallLog log) {
+        String name = operation.id();
+        metrics.measure(Metrics.PROVIDER_LATENCY, (System.nanoTime() - startNanos) / 1_000_000.0, "Milliseconds",
+                Map.of(Metrics.DIM_OPERATION, name, Metrics.DIM_OUTCOME, outcome));
+        if (log.attempts() > 1) {
+            metrics.measure(Metrics.PROVIDER_RETRIES, log.attempts() - 1, "Count", Map.of(Metrics.DIM_OPERATION, name));
+        }
+    }
+
+    /**
+     * How long after a charge was sent to {@code account} its provider's lookups may still miss it:
+     * "none found" before then is no answer yet.
+     */
+    public Duration lookupLag(ProviderAccount account) {
+        return adapters.of(account.provider()).lookupLag();
+    }
+
+    /**
+     * Why a charge through {@code account} would be refused without a call right now, if it would:
+     * the fleet's charge breaker of the account or its bulkhead ({@link FleetBreaker}), the same
+     * for the charge API and the sweep, as this sandbox last read them (at most
+     * {@code breaker-cache} ago).
+     */
+    public Optional<ProviderRefusal> chargeRefusal(ProviderAccount account) {
+        return calls.chargeRefusal(account);
+    }
+
+    private ProviderAdapter adapterOf(Payment payment) {
+        return adapters.of(payment.providerAccount().provider());
+    }
+}

@@ -1,0 +1,76 @@
+package dev.oncepay.charge;
+
+import dev.oncepay.provider.FleetBreakers;
+import dev.oncepay.sim.PspSimulator;
+import dev.oncepay.contract.Table;
+import dev.oncepay.testing.FunctionTestSupport;
+import dev.oncepay.testkit.HttpApiEvents;
+import dev.oncepay.testing.LambdaClient;
+import dev.oncepay.testing.LambdaClient.ApiResponse;
+import dev.oncepay.testing.StoredItems;
+import dev.oncepay.testing.TestEnvironment;
+import jakarta.inject.Inject;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
+/** Shared set-up of the charge function tests: a clean simulator, clock, breaker and hooks. */
+abstract class ChargeTestSupport extends FunctionTestSupport {
+    @Inject
+    FleetBreakers breakers;
+
+    PspSimulator sim;
+    /** A tenant of this test alone, so table checks see only this test's items. */
+    String tenant;
+
+    @BeforeEach
+    void cleanSlate() {
+        sim = TestEnvironment.simulator();
+        sim.reset();
+        clock.reset();
+        hooks.reset();
+        breakers.resetAll();
+        dynamoRequests.reset();
+        tenant = "merchant-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    @AfterEach
+    void releaseParkedRuns() {
+        hooks.reset();
+        sim.releaseCharges();
+    }
+
+    static String body(long amount, String currency, String reference) {
+        return "{\"amount\":" + amount + ",\"currency\":\"" + currency + "\",\"reference\":\"" + reference + "\"}";
+    }
+
+    static String newKey() {
+        return UUID.randomUUID().toString();
+    }
+
+    ApiResponse post(String key, String body) {
+        return LambdaClient.call(HttpApiEvents.postPayment(tenant, key, body));
+    }
+
+    ApiResponse get(String paymentId) {
+        return LambdaClient.call(HttpApiEvents.getPayment(tenant, paymentId));
+    }
+
+    /** Every item this test's tenant owns in the table (keys and payments), read by the test itself. */
+    List<Map<String, AttributeValue>> storedItems() {
+        // Every page: a first-page-only scan would miss items once the shared table grows.
+        return StoredItems.ofTenant(tenant);
+    }
+
+    Map<String, AttributeValue> storedPayment(String paymentId) {
+        return TestEnvironment.dynamo().getItem(b -> b.tableName(TestEnvironment.TABLE).consistentRead(true)
+                .key(Map.of(Table.PK, AttributeValue.fromS("payment#" + paymentId)))).item();
+    }
+
+    long ledgerChargesFor(String paymentId) {
+        return sim.ledger().stream().filter(e -> e.reference().equals(paymentId)).count();
+    }
+}

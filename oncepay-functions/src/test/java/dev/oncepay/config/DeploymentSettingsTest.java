@@ -1,0 +1,128 @@
+package dev.oncepay.config;
+
+import dev.oncepay.contract.DeploymentSettings;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.oncepay.reconcile.ReconcileConfig;
+import io.quarkus.funqy.Funq;
+import io.quarkus.runtime.configuration.DurationConverter;
+import io.smallrye.config.EnvConfigSource;
+import io.smallrye.config.SmallRyeConfig;
+import io.smallrye.config.SmallRyeConfigBuilder;
+import io.smallrye.config.WithDefault;
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.reflect.Field;
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The constants that {@code infra/} deploys with are the ones the application reads: each
+ * environment variable reaches the setting it names, and each timing fact equals the code.
+ */
+class DeploymentSettingsTest {
+
+    @Test
+    void eachEnvironmentVariableReachesItsSetting() {
+        SmallRyeConfig config = new SmallRyeConfigBuilder().addDefaultInterceptors()
+                .withSources(new EnvConfigSource(Map.of(
+                        DeploymentSettings.ENV_FUNQY_EXPORT, DeploymentSettings.FUNCTION_WEBHOOK,
+                        DeploymentSettings.ENV_TABLE, "oncepay-prod",
+                        DeploymentSettings.ENV_PROVIDER_URL, "https://psp.example",
+                        DeploymentSettings.ENV_PROVIDER_ID, "acme",
+                        DeploymentSettings.ENV_TENANT_CLAIM, "org_id",
+                        DeploymentSettings.ENV_CHARGE_MAX_IN_FLIGHT, "7"), 300))
+                // In production the API key comes from the secret (see SecretsManagerConfigSourceFactoryTest).
+                .withDefaultValue("oncepay.provider.api-key", "from-the-secret")
+                // Quarkus' duration format ("35S"), as Quarkus registers it.
+                .withConverter(Duration.class, 100, new DurationConverter())
+                .withMapping(OncepayConfig.class)
+                .build();
+        OncepayConfig oncepay = config.getConfigMapping(OncepayConfig.class);
+
+        assertEquals(DeploymentSettings.FUNCTION_WEBHOOK, config.getValue("quarkus.funqy.export", String.class));
+        assertEquals("oncepay-prod", oncepay.table());
+        assertEquals("https://psp.example", oncepay.provider().url());
+        assertEquals("acme", oncepay.provider().id());
+        assertEquals("org_id", oncepay.tenant().claim());
+        assertEquals(7, oncepay.provider().chargeCall().maxInFlight());
+    }
+
+    @Test
+    void theDefaultTenantClaimIsTheConfiguredDefault() throws NoSuchMethodException {
+        assertEquals(DeploymentSettings.DEFAULT_TENANT_CLAIM,
+                OncepayConfig.Tenant.class.getMethod("claim").getAnnotation(WithDefault.class).value());
+    }
+
+    @Test
+    void theDefaultAccountIsTheConfiguredDefault() throws NoSuchMethodException {
+        assertEquals(DeploymentSettings.DEFAULT_ACCOUNT,
+                OncepayConfig.Provider.class.getMethod("account").getAnnotation(WithDefault.class).value());
+    }
+
+    @Test
+    void theSdkAttemptsAgreeWithTheDynamoDbClient() throws ReflectiveOperationException {
+        Field attempts = Class.forName("dev.oncepay.store.DynamoDbClientProducer").getDeclaredField("MAX_ATTEMPTS");
+        attempts.setAccessible(true);
+        assertEquals(attempts.getInt(null), DeploymentSettings.AWS_MAX_ATTEMPTS);
+    }
+
+    @Test
+    void theLeaseIsTheConfiguredDefault() throws NoSuchMethodException {
+        String lease = OncepayConfig.Idempotency.class.getMethod("lease").getAnnotation(WithDefault.class).value();
+        assertEquals(Duration.ofSeconds(DeploymentSettings.IDEMPOTENCY_LEASE_SECONDS), DurationConverter.parseDuration(lease));
+    }
+
+    @Test
+    void theProviderDeadlineIsTheRetryBudgetWhichHoldsAWholeAttempt() {
+        OncepayConfig.Call charge = defaults().provider().chargeCall();
+        assertEquals(Duration.ofSeconds(DeploymentSettings.PROVIDER_CHARGE_DEADLINE_SECONDS), charge.budget());
+        assertTrue(charge.attemptTimeout().compareTo(charge.budget()) <= 0);
+    }
+
+    @Test
+    void theLookupDeadlineIsTheRetryBudgetWhichHoldsAWholeAttempt() {
+        OncepayConfig.Call lookup = defaults().provider().lookupCall();
+        assertEquals(Duration.ofSeconds(DeploymentSettings.PROVIDER_LOOKUP_DEADLINE_SECONDS), lookup.budget());
+        assertTrue(lookup.attemptTimeout().compareTo(lookup.budget()) <= 0);
+    }
+
+    /** The settings a deployment gets when nothing overrides them (ProviderCalls decides each wait within them). */
+    private static OncepayConfig defaults() {
+        return new SmallRyeConfigBuilder().withConverter(Duration.class, 100, new DurationConverter())
+                .withMapping(OncepayConfig.class).build().getConfigMapping(OncepayConfig.class);
+    }
+
+    private Properties applicationProperties() throws IOException {
+        Properties properties = new Properties();
+        try (InputStream in = getClass().getClassLoader().getResourceAsStream("application.properties")) {
+            properties.load(in);
+        }
+        return properties;
+    }
+
+    @Test
+    void everyFunqFunctionIsOneThatInfraDeploys() {
+        Set<String> deployed = Set.of(DeploymentSettings.FUNCTION_CHARGE, DeploymentSettings.FUNCTION_WEBHOOK,
+                DeploymentSettings.FUNCTION_RECONCILE);
+        Set<String> functions = new TreeSet<>();
+        for (Class<?> type : CompiledClasses.main()) {
+            for (Method method : type.getDeclaredMethods()) {
+                Funq funq = method.getAnnotation(Funq.class);
+                if (funq != null) {
+                    functions.add(funq.value().isEmpty() ? method.getName() : funq.value());
+                }
+            }
+        }
+        assertTrue(functions.contains(DeploymentSettings.FUNCTION_CHARGE), functions.toString());
+        assertTrue(deployed.containsAll(functions), "functions " + functions + " but infra deploys " + deployed);
+    }
+}

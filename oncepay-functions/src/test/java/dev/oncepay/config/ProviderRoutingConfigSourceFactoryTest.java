@@ -1,0 +1,89 @@
+package dev.oncepay.config;
+
+import dev.oncepay.contract.DeploymentSettings;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.smallrye.config.EnvConfigSource;
+import io.smallrye.config.PropertiesConfigSource;
+import io.smallrye.config.SmallRyeConfig;
+import io.smallrye.config.SmallRyeConfigBuilder;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Plain provider routing from one environment variable, as registered (ServiceLoader) in a real configuration. */
+class ProviderRoutingConfigSourceFactoryTest {
+    private static final String ROUTING = """
+            {"oncepay.provider.tenants.Merchant-A": "stripe-eu",
+             "oncepay.provider.tenants.org_7:eu@x": "default",
+             "oncepay.provider.accounts.stripe-eu.provider": "stripe",
+             "oncepay.provider.accounts.stripe-eu.url": "https://api.stripe.com"}
+            """;
+
+    @Test
+    void tenantsAndAccountsBecomeConfigurationSpelledAsGiven() {
+        SmallRyeConfig config = config(Map.of(DeploymentSettings.ENV_PROVIDER_ROUTING, ROUTING));
+
+        assertEquals("stripe-eu", config.getRawValue("oncepay.provider.tenants.Merchant-A"));
+        assertEquals("default", config.getRawValue("oncepay.provider.tenants.org_7:eu@x"));
+        assertEquals("stripe", config.getRawValue("oncepay.provider.accounts.stripe-eu.provider"));
+        assertEquals("https://api.stripe.com", config.getRawValue("oncepay.provider.accounts.stripe-eu.url"));
+    }
+
+    @Test
+    void withoutTheVariableNothingIsAdded() {
+        SmallRyeConfig config = config(Map.of());
+        config.getConfigSources().forEach(s -> assertFalse(s.getName().equals(ProviderRoutingConfigSourceFactory.SOURCE_NAME)));
+    }
+
+    @Test
+    void theEnvironmentStillOverridesIt() {
+        SmallRyeConfig config = new SmallRyeConfigBuilder().addDefaultInterceptors().addDiscoveredSources()
+                .withSources(new PropertiesConfigSource(Map.of("oncepay.provider.accounts.stripe-eu.url", "http://file"),
+                        "application.properties", 250))
+                .withSources(new EnvConfigSource(Map.of(DeploymentSettings.ENV_PROVIDER_ROUTING, ROUTING,
+                        "ONCEPAY_PROVIDER_ACCOUNTS_STRIPE_EU_PROVIDER", "sim"), 300))
+                .build();
+        assertEquals("https://api.stripe.com", config.getRawValue("oncepay.provider.accounts.stripe-eu.url"));
+        assertEquals("sim", config.getRawValue("oncepay.provider.accounts.stripe-eu.provider"));
+    }
+
+    /** An API key in plain configuration would sit in the Lambda console for anyone with read access. */
+    @Test
+    void refusesSecretsAndAnythingElseNamingTheKeyNotTheValue() {
+        assertRefused("{\"oncepay.provider.accounts.stripe-eu.api-key\": \"VALUE-1\"}", "oncepay.provider.accounts.stripe-eu.api-key",
+                "is a secret");
+        assertRefused("{\"oncepay.provider.api-key\": \"VALUE-1\"}", "oncepay.provider.api-key", "is a secret");
+        assertRefused("{\"oncepay.webhook.secrets.stripe\": \"VALUE-1\"}", "oncepay.webhook.secrets.stripe", "is a secret");
+        assertRefused("{\"oncepay.table\": \"VALUE-1\"}", "oncepay.table", "is not provider routing");
+        assertRefused("{\"oncepay.provider.url\": \"https://VALUE-1\"}", "oncepay.provider.url", "is not provider routing");
+        assertRefused("{\"oncepay.provider.accounts.stripe-eu.timeout\": \"VALUE-1\"}", "oncepay.provider.accounts.stripe-eu.timeout", "");
+        assertRefused("{\"oncepay.provider.accounts.a.b.url\": \"https://VALUE-1\"}", "oncepay.provider.accounts.a.b.url", "account");
+        assertRefused("{\"oncepay.provider.accounts.x.url\": \"ftp://VALUE-1\"}", "oncepay.provider.accounts.x.url", "URL");
+        assertRefused("{\"oncepay.provider.accounts.x.url\": \"VALUE-1\"}", "oncepay.provider.accounts.x.url", "URL");
+        assertRefused("{\"oncepay.provider.accounts.x.provider\": \"VALUE 1\"}", "oncepay.provider.accounts.x.provider", "provider id");
+        assertRefused("{\"oncepay.provider.tenants.a.b\": \"x\"}", "oncepay.provider.tenants.a.b", "tenant");
+        assertRefused("{\"oncepay.provider.tenants.t\": \"VALUE 1\"}", "oncepay.provider.tenants.t", "account");
+        assertRefused("{\"oncepay.provider.tenants.t\": 7}", "oncepay.provider.tenants.t", "string");
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> config(Map.of(DeploymentSettings.ENV_PROVIDER_ROUTING, "[\"VALUE-1\"]")));
+        assertFalse(e.getMessage().contains("VALUE-"), e.getMessage());
+    }
+
+    private static void assertRefused(String routing, String key, String problem) {
+        IllegalStateException e = assertThrows(IllegalStateException.class,
+                () -> config(Map.of(DeploymentSettings.ENV_PROVIDER_ROUTING, routing)));
+        assertTrue(e.getMessage().startsWith(DeploymentSettings.ENV_PROVIDER_ROUTING), e.getMessage());
+        assertTrue(e.getMessage().contains("'" + key + "'") && e.getMessage().contains(problem), e.getMessage());
+        assertFalse(e.getMessage().contains("VALUE"), e.getMessage());
+    }
+
+    private static SmallRyeConfig config(Map<String, String> env) {
+        return new SmallRyeConfigBuilder().addDefaultInterceptors().addDiscoveredSources()
+                .withSources(new EnvConfigSource(env, 300))
+                .build();
+    }
+}

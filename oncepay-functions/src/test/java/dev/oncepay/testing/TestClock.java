@@ -1,0 +1,11 @@
+package dev.oncepay.testing;
+
+import dev.oncepay.testkit.SettableClock;
+import io.quarkus.test.Mock;
+import jakarta.inject.Singleton;
+
+/** The application's clock in tests: real time plus an offset a test can move forward. */
+@Mock
+@Singleton
+public class TestClock extends SettableClock {
+}

@@ -1,0 +1,92 @@
+package dev.oncepay.local;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.oncepay.contract.DeploymentSettings;
+import dev.oncepay.sim.StripeMode;
+import dev.oncepay.sim.WebhookTarget;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * The provider accounts of the local run, as each function's environment: the default account
+ * ({@code oncepay.provider.id}, {@code .url}, {@code .api-key}) on the chosen provider, and one more
+ * account per other provider that some tenant is charged through, named after that provider
+ * ({@code oncepay.provider.accounts.<provider>.*}, {@code oncepay.provider.tenants.<tenant>}), all on
+ * the simulator unless {@code --provider-url} says otherwise. As {@code infra/} deploys them:
+ * routing and API keys go to charge and reconcile only, webhook signing secrets to webhook only.
+ */
+final class LocalProviders {
+    /** The simulator's generic API takes any key. */
+    static final String SIM_API_KEY = "local-sim-key";
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private LocalProviders() {
+    }
+
+    /**
+     * The provider part of {@code function}'s environment. The other accounts' API keys are plain
+     * variables ({@code ONCEPAY_PROVIDER_ACCOUNTS_STRIPE_API_KEY}): the routing names the account,
+     * so the variable resolves to {@code oncepay.provider.accounts.stripe.api-key}.
+     *
+     * @param providerUrl where every account is reached (the simulator, or what {@code --provider-url} says)
+     */
+    static Map<String, String> environment(String function, LocalRunOptions options, String providerUrl) {
+        Map<String, String> env = new LinkedHashMap<>();
+        env.put(DeploymentSettings.ENV_PROVIDER_ID, options.provider());
+        env.put(DeploymentSettings.ENV_PROVIDER_URL, providerUrl);
+        if (function.equals(DeploymentSettings.FUNCTION_WEBHOOK)) {
+            // The internet-facing function reads webhook signing secrets only, never an API key.
+            env.put(webhookSecretsVariable(WebhookTarget.DEFAULT_PROVIDER_ID), options.webhookSecret());
+            env.put(webhookSecretsVariable(StripeMode.PROVIDER_ID), options.stripeWebhookSecret());
+            return env;
+        }
+        env.put("ONCEPAY_PROVIDER_API_KEY", apiKey(options.provider(), options));
+        ObjectNode routing = JSON.createObjectNode();
+        for (String account : otherAccounts(options)) {
+            routing.put(DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + account + "." + DeploymentSettings.ACCOUNT_PROVIDER,
+                    account);
+            routing.put(DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + account + "." + DeploymentSettings.ACCOUNT_URL,
+                    providerUrl);
+            env.put("ONCEPAY_PROVIDER_ACCOUNTS_" + account.toUpperCase(Locale.ROOT) + "_API_KEY", apiKey(account, options));
+        }
+        new TreeMap<>(options.tenantProviders()).forEach((tenant, provider) -> {
+            if (!provider.equals(options.provider())) {
+                routing.put(DeploymentSettings.PROVIDER_TENANTS_PREFIX + tenant, provider);
+            }
+        });
+        if (!routing.isEmpty()) {
+            // Charge and reconcile read it from one JSON variable, as deployed: variable names cannot spell tenants.
+            env.put(DeploymentSettings.ENV_PROVIDER_ROUTING, routing.toString());
+        }
+        return env;
+    }
+
+    /** The accounts beside the default one: one per other provider some tenant uses, named after it. */
+    static List<String> otherAccounts(LocalRunOptions options) {
+        TreeSet<String> accounts = new TreeSet<>(options.tenantProviders().values());
+        accounts.remove(options.provider());
+        return List.copyOf(accounts);
+    }
+
+    static String apiKey(String provider, LocalRunOptions options) {
+        return provider.equals(StripeMode.PROVIDER_ID) ? options.stripeApiKey() : SIM_API_KEY;
+    }
+
+    /** {@code oncepay.webhook.secrets.<provider>} as an environment variable (provider ids are plain words). */
+    static String webhookSecretsVariable(String provider) {
+        return "ONCEPAY_WEBHOOK_SECRETS_" + provider.toUpperCase(Locale.ROOT);
+    }
+
+    /** How the banner names the accounts: {@code default stripe; merchant-b -> sim}. */
+    static String describe(LocalRunOptions options) {
+        StringBuilder s = new StringBuilder("default " + options.provider());
+        new TreeMap<>(options.tenantProviders()).forEach((tenant, provider) -> s.append("; ").append(tenant).append(" -> ")
+                .append(provider));
+        return s.toString();
+    }
+}

@@ -1,0 +1,148 @@
+package dev.oncepay.local;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class LocalRunOptionsTest {
+
+    @Test
+    void devModeServesChargeFromTheDevJvmInsteadOfSandboxes() {
+        assertEquals(0, LocalRunOptions.parse(List.of(), Map.of()).devPort(), "no dev mode unless asked");
+        LocalRunOptions o = LocalRunOptions.parse(List.of("--sandboxes", "charge=3,webhook=2", "--dev-port", "19301",
+                "--dev-env", "target/x.env"), Map.of());
+        assertEquals(19301, o.devPort());
+        assertEquals(Path.of("target/x.env"), o.devEnvironment());
+        assertEquals(Map.of("charge", 0, "webhook", 2, "reconcile", 1), o.sandboxes(),
+                "the dev-mode JVM is charge's one execution environment");
+    }
+
+    @Test
+    void defaultsMatchTheDesign() {
+        LocalRunOptions o = LocalRunOptions.parse(List.of(), Map.of());
+        assertEquals(8080, o.apiPort());
+        assertEquals(8090, o.simPort());
+        assertEquals(8000, o.dynamoPort(), "the store fault proxy, in front of dynalite");
+        assertEquals(0, o.dynalitePort(), "dynalite on any free port behind it");
+        assertEquals(7, LocalRunOptions.parse(List.of("--store-seed", "7"), Map.of()).storeSeed());
+        assertEquals(Map.of("charge", 2, "webhook", 1, "reconcile", 1), o.sandboxes());
+        assertEquals(Duration.ofSeconds(28), o.timeout("charge"));
+        assertEquals(Duration.ofSeconds(20), o.timeout("webhook"));
+        assertEquals(Duration.ofSeconds(90), o.timeout("reconcile"));
+        assertEquals(Duration.ofSeconds(29), o.integrationTimeout("charge"), "a second more, at most 29 s");
+        assertEquals(Duration.ofSeconds(21), o.integrationTimeout("webhook"));
+        assertEquals(Duration.ofMillis(500),
+                LocalRunOptions.parse(List.of("--integration-timeout", "500ms"), Map.of()).integrationTimeout("charge"));
+        assertEquals(Duration.ofSeconds(60), o.reconcileEvery());
+        assertEquals(Path.of("oncepay-functions/target/function.zip"), o.app());
+        assertEquals("local-sim-secret", o.webhookSecret());
+        assertNull(o.dynamoPath());
+        assertEquals("sim", o.provider(), "the generic PSP stays the default");
+        assertEquals(Map.of(), o.tenantProviders());
+        assertNull(o.providerUrl(), "the simulator");
+        assertEquals("whsec_local_stripe_secret", o.stripeWebhookSecret());
+        assertEquals("sk_test_oncepay_local", o.stripeApiKey());
+        assertEquals("rk_test_abc", LocalRunOptions.parse(List.of(), Map.of("ONCEPAY_LOCAL_STRIPE_API_KEY", "rk_test_abc"))
+                .stripeApiKey());
+        assertEquals(LocalRunOptions.Cds.AUTO, o.cds());
+    }
+
+    @Test
+    void classDataSharingIsAutoOrOffFromTheFlagOrTheEnvironment() {
+        assertEquals(LocalRunOptions.Cds.OFF, LocalRunOptions.parse(List.of("--cds", "off"), Map.of()).cds());
+        assertEquals(LocalRunOptions.Cds.OFF, LocalRunOptions.parse(List.of(), Map.of("ONCEPAY_LOCAL_CDS", "OFF")).cds());
+        assertEquals(LocalRunOptions.Cds.AUTO,
+                LocalRunOptions.parse(List.of("--cds=auto"), Map.of("ONCEPAY_LOCAL_CDS", "off")).cds(), "the flag wins");
+        assertThrows(LocalRunOptions.UsageException.class, () -> LocalRunOptions.parse(List.of("--cds", "on"), Map.of()));
+        assertTrue(LocalRunOptions.usage().contains("--cds auto|off"));
+    }
+
+    @Test
+    void providersAreChosenForTheDefaultAccountAndPerTenant() {
+        LocalRunOptions o = LocalRunOptions.parse(List.of("--provider", "Stripe", "--tenant-provider", "merchant-b=sim",
+                "--tenant-provider=merchant-c=stripe,merchant_d=sim", "--provider-url", "http://127.0.0.1:9999/",
+                "--stripe-webhook-secret", "whsec_other"), Map.of());
+        assertEquals("stripe", o.provider());
+        assertEquals(Map.of("merchant-b", "sim", "merchant-c", "stripe", "merchant_d", "sim"), o.tenantProviders());
+        assertEquals("http://127.0.0.1:9999", o.providerUrl());
+        assertEquals("whsec_other", o.stripeWebhookSecret());
+        assertEquals("stripe", LocalRunOptions.parse(List.of(), Map.of("ONCEPAY_LOCAL_PROVIDER", "stripe")).provider());
+        assertEquals(Map.of("merchant-a", "stripe"), LocalRunOptions.parse(List.of(),
+                Map.of("ONCEPAY_LOCAL_TENANT_PROVIDER", "merchant-a=stripe")).tenantProviders());
+    }
+
+    /** infra/ deploys the functions with these timeouts; the local run must not drift from them. */
+    @Test
+    void lambdaTimeoutsEqualInfrasSettings() throws Exception {
+        Path settings = LocalRun.projectRoot().resolve("infra/src/main/java/dev/oncepay/infra/OncepaySettings.java");
+        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.exists(settings), "no infra/ in this checkout");
+        String source = java.nio.file.Files.readString(settings);
+        for (Map.Entry<String, Duration> e : LocalRunOptions.LAMBDA_TIMEOUTS.entrySet()) {
+            String constant = e.getKey().toUpperCase(java.util.Locale.ROOT) + "_TIMEOUT_SECONDS";
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile(constant + "\\s*=\\s*(\\d+)\\s*;").matcher(source);
+            assertTrue(m.find(), constant + " in " + settings);
+            assertEquals(Long.parseLong(m.group(1)), e.getValue().toSeconds(), constant);
+        }
+    }
+
+    @Test
+    void flagsOverrideTheEnvironment() {
+        LocalRunOptions o = LocalRunOptions.parse(
+                List.of("--api-port", "9080", "--sandboxes=charge=4", "--timeout", "reconcile=2m",
+                        "--reconcile-every", "10s", "--env", "QUARKUS_LOG_LEVEL=DEBUG", "--env", "A=b=c"),
+                Map.of("ONCEPAY_LOCAL_API_PORT", "7080", "ONCEPAY_LOCAL_SIM_PORT", "7090", "PATH", "/bin"));
+        assertEquals(9080, o.apiPort(), "flag wins");
+        assertEquals(7090, o.simPort(), "env applies");
+        assertEquals(4, o.sandboxCount("charge"));
+        assertEquals(1, o.sandboxCount("webhook"), "unnamed functions keep their default");
+        assertEquals(Duration.ofMinutes(2), o.timeout("reconcile"));
+        assertEquals(Duration.ofSeconds(10), o.reconcileEvery());
+        assertEquals(Map.of("QUARKUS_LOG_LEVEL", "DEBUG", "A", "b=c"), o.env());
+    }
+
+    @Test
+    void durationsReadLikeAPersonWritesThem() {
+        assertEquals(Duration.ofMillis(500), LocalRunOptions.duration("500ms"));
+        assertEquals(Duration.ofSeconds(10), LocalRunOptions.duration("10s"));
+        assertEquals(Duration.ofSeconds(10), LocalRunOptions.duration("10"));
+        assertEquals(Duration.ofMinutes(2), LocalRunOptions.duration("2m"));
+        assertEquals(Duration.ofHours(1), LocalRunOptions.duration("1h"));
+        assertEquals(Duration.ofSeconds(90), LocalRunOptions.duration("PT90S"));
+        assertEquals(Duration.ZERO, LocalRunOptions.parse(List.of("--reconcile-every", "off"), Map.of()).reconcileEvery());
+    }
+
+    @Test
+    void mistakesAreNamed() {
+        assertTrue(message("--nope", "1").contains("unknown option --nope"));
+        assertTrue(message("--api-port", "x").contains("not a number"));
+        assertTrue(message("--api-port", "70000").contains("not a port"));
+        assertTrue(message("--sandboxes", "charg=2").contains("unknown function"));
+        assertTrue(message("--reconcile-every", "soon").contains("not a duration"));
+        assertTrue(message("--table", "ab").contains("3-255"));
+        assertTrue(message("--api-port").contains("needs a value"));
+        assertTrue(message("--provider", "paypal").contains("unknown provider 'paypal' (known: sim, stripe)"));
+        assertTrue(message("--tenant-provider", "merchant-a").contains("needs TENANT=PROVIDER"));
+        assertTrue(message("--tenant-provider", "merchant-a=").contains("needs TENANT=PROVIDER"));
+        assertTrue(message("--tenant-provider", "=stripe").contains("needs TENANT=PROVIDER"));
+        assertTrue(message("--tenant-provider", "merchant-a=adyen").contains("unknown provider 'adyen'"));
+        assertTrue(message("--tenant-provider", "merchant.a=stripe").contains("tenant 'merchant.a' must match [A-Za-z0-9_@:|-]{1,128}"));
+        assertTrue(message("--provider-url", "127.0.0.1:8090").contains("not an http(s) URL"));
+        assertTrue(message("--stripe-webhook-secret", " ").contains("must not be empty"));
+        assertTrue(message("--stripe-api-key", "sk_live_abc").contains("never a live one"));
+        assertTrue(message("--stripe-api-key", "local-sim-key").contains("takes a Stripe test key"));
+        assertNull(assertThrows(LocalRunOptions.UsageException.class,
+                () -> LocalRunOptions.parse(List.of("--help"), Map.of())).getMessage(), "--help is not an error");
+    }
+
+    private static String message(String... args) {
+        return assertThrows(LocalRunOptions.UsageException.class, () -> LocalRunOptions.parse(List.of(args), Map.of()))
+                .getMessage();
+    }
+}
