@@ -57,7 +57,7 @@ import software.amazon.awscdk.services.logs.RetentionDays;
  * @param operatorPrincipals      IAM principals (ARNs) that may assume the operator role, which alone may call
  *                                {@code /admin/*}; empty: the account root, so the account's IAM administrators
  *                                decide who may assume it
- * @param runbookUrl              the README that holds the runbook; each alarm's description links to its section
+ * @param runbookUrl              the page that holds the runbook; each alarm's description links to its section
  * @param openApiDocument         the OpenAPI document of the API, attached to the stack as an asset when present
  */
 public record OncepaySettings(
@@ -100,8 +100,8 @@ public record OncepaySettings(
     private static final Pattern TENANT = Pattern.compile(DeploymentSettings.TENANT_PATTERN);
     /** An IAM user, role or account root, or an STS session, as a trust policy names it. */
     private static final Pattern PRINCIPAL_ARN = Pattern.compile("arn:aws[a-z-]*:(iam|sts)::\\d{12}:\\S+");
-    /** Where the runbook is unless {@code oncepay:runbookUrl} says otherwise: the repository's README. */
-    public static final String DEFAULT_RUNBOOK_URL = "https://github.com/oncepay/oncepay/blob/main/README.md";
+    /** Where the runbook is unless {@code oncepay:runbookUrl} says otherwise: the repository's docs/runbook.md. */
+    public static final String DEFAULT_RUNBOOK_URL = "https://github.com/oncepay/oncepay/blob/main/docs/runbook.md";
     /** The OpenAPI document, relative to {@code infra/} (where cdk runs). */
     public static final String DEFAULT_OPENAPI_DOCUMENT = "../src/main/resources/openapi/oncepay.yaml";
 

@@ -541,7 +541,7 @@ public class OncepayStack extends Stack {
                 .build();
     }
 
-    /** The runbook section of an alarm: the README's {@code ### Runbook: <id>} heading, as GitHub anchors it. */
+    /** The runbook section of an alarm: docs/runbook.md's {@code ### Runbook: <id>} heading, as GitHub anchors it. */
     static String runbookLink(String runbookUrl, String alarmId) {
         return runbookUrl + "#runbook-" + alarmId.toLowerCase(Locale.ROOT);
     }

@@ -29,7 +29,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -622,12 +621,12 @@ class OncepayStackTest {
             "NeedsReviewAlarm", "BreakerOpenAlarm", "BreakerStoreFailedAlarm", "RetryBudgetSpentAlarm",
             "ProviderAtCapacityAlarm", "ReconcileDeadLettersAlarm", "PendingOldestAgeAlarm");
 
-    /** Each alarm's description ends with the link to its section of the README's runbook. */
+    /** Each alarm's description ends with the link to its section of docs/runbook.md. */
     @Test
     void everyAlarmLinksToItsRunbookSection() {
         assertEquals(new TreeSet<>(ALARMS), alarmIds(synth));
         assertRunbookLinks(synth, OncepaySettings.DEFAULT_RUNBOOK_URL);
-        assertEquals("https://github.com/oncepay/oncepay/blob/main/README.md#runbook-needsreviewalarm",
+        assertEquals("https://github.com/oncepay/oncepay/blob/main/docs/runbook.md#runbook-needsreviewalarm",
                 OncepayStack.runbookLink(OncepaySettings.DEFAULT_RUNBOOK_URL, "NeedsReviewAlarm"));
     }
 
@@ -649,15 +648,14 @@ class OncepayStackTest {
     }
 
     /**
-     * Each link lands on a heading: the README's runbook has a {@code ### Runbook: <AlarmId>} section
-     * per alarm (GitHub anchors it {@code #runbook-<alarmid>}). Skipped while the README has no runbook yet.
+     * Each link lands on a heading: docs/runbook.md has a {@code ### Runbook: <AlarmId>} section
+     * per alarm (GitHub anchors it {@code #runbook-<alarmid>}).
      */
     @Test
-    void theReadmeHasARunbookSectionPerAlarm() throws Exception {
-        String readme = Files.readString(Path.of("../README.md"));
-        Assumptions.assumeTrue(readme.contains("### Runbook: "), "the README has no runbook yet");
+    void theRunbookHasASectionPerAlarm() throws Exception {
+        String runbook = Files.readString(Path.of("../docs/runbook.md"));
         for (String id : ALARMS) {
-            assertTrue(readme.lines().anyMatch(line -> line.strip().equals("### Runbook: " + id)), id);
+            assertTrue(runbook.lines().anyMatch(line -> line.strip().equals("### Runbook: " + id)), id);
         }
     }
 
