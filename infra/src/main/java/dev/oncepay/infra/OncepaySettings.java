@@ -103,7 +103,7 @@ public record OncepaySettings(
     /** Where the runbook is unless {@code oncepay:runbookUrl} says otherwise: the repository's docs/runbook.md. */
     public static final String DEFAULT_RUNBOOK_URL = "https://github.com/oncepay/oncepay/blob/main/docs/runbook.md";
     /** The OpenAPI document, relative to {@code infra/} (where cdk runs). */
-    public static final String DEFAULT_OPENAPI_DOCUMENT = "../src/main/resources/openapi/oncepay.yaml";
+    public static final String DEFAULT_OPENAPI_DOCUMENT = "../oncepay-functions/src/main/resources/openapi/oncepay.yaml";
 
     /**
      * Charge's Lambda timeout: above the provider deadline (8 s, every attempt and wait included)

@@ -104,7 +104,7 @@ public class OncepayStack extends Stack {
     public static final List<String> ADMIN_ROUTES = List.of(
             "GET /admin/payments", "GET /admin/payments/{id}", "POST /admin/payments/{id}/resolve");
     /** Where the OpenAPI document lives in the repository. */
-    public static final String OPENAPI_PATH = "src/main/resources/openapi/oncepay.yaml";
+    public static final String OPENAPI_PATH = "oncepay-functions/src/main/resources/openapi/oncepay.yaml";
     public static final String SECRET_ACTION = "secretsmanager:GetSecretValue";
     /**
      * The alias that API Gateway and EventBridge invoke: the version this deploy published. A

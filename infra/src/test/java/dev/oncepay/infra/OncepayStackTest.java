@@ -798,7 +798,7 @@ class OncepayStackTest {
     void theOpenApiDocumentIsReferencedAndAttached() {
         Map<String, Object> outputs = at(synth.json, "Outputs");
         assertEquals(OncepayStack.OPENAPI_PATH, at(outputs, "OpenApiDocumentPath", "Value"));
-        assertEquals("src/main/resources/openapi/oncepay.yaml", OncepayStack.OPENAPI_PATH);
+        assertEquals("oncepay-functions/src/main/resources/openapi/oncepay.yaml", OncepayStack.OPENAPI_PATH);
         assertTrue(at(synth.only("AWS::ApiGatewayV2::Api"), "Description").toString().contains(OncepayStack.OPENAPI_PATH));
         // An S3 URL of the uploaded asset: s3://<bootstrap bucket>/<content hash>.yaml
         String url = at(outputs, "OpenApiDocumentUrl", "Value", "Fn::Sub");
