@@ -17,7 +17,7 @@ import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /**
  * Latency and throughput of the charge path on this machine (dynalite + simulator over loopback).
- * Measured, never asserted: {@code mvn test -Dtest=ChargeBenchmark -Dbenchmark=true}.
+ * Measured, never asserted: {@code ./mvnw verify -pl oncepay-functions -am -Dtest=ChargeBenchmark -Dsurefire.failIfNoSpecifiedTests=false -Dbenchmark=true}.
  */
 @QuarkusTest
 @WithTestResource(value = TestEnvironment.class, scope = TestResourceScope.GLOBAL)

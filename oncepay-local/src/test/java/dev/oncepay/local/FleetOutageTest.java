@@ -50,7 +50,7 @@ import org.junit.jupiter.api.Timeout;
  * ({@code FleetOutageTest measured: ...}). The run uses the functions' defaults but for a longer
  * open period (charge breaker: 5 failed calls fleet-wide, open 20 s) and no reconcile, which would
  * add calls of its own. About 70 s with a built package; kept out of the default suite (tag
- * {@code fleet-outage}): {@code mvn -B -ntp test -Dtest=FleetOutageTest -Dtest.excludedGroups=none}.
+ * {@code fleet-outage}): {@code ./mvnw -B -ntp verify -pl oncepay-local -am -Dtest=FleetOutageTest -Dtest.excludedGroups=none -Dsurefire.failIfNoSpecifiedTests=false}.
  *
  * <p>Measured on 2026-11-30, same configuration. Before, with per-sandbox SmallRye breakers
  * (four runs): 60 charge requests reached the dead provider before every sandbox failed fast
