@@ -327,9 +327,10 @@ public final class StoreFaultProxy implements AutoCloseable {
                 long sent = System.nanoTime();
                 HttpResponse<byte[]> answer = forward(exchange, body);
                 long answered = System.nanoTime();
-                relay(exchange, answer);
-                timed(caller, System.nanoTime() - received, answered - sent,
+                // Counted before the answer is relayed: a caller holding its answer finds it in the stats.
+                timed(caller, answered - received, answered - sent,
                         answer.headers().firstValueAsLong(HANDLED_MICROS_HEADER).orElse(-1));
+                relay(exchange, answer);
                 return;
             }
             switch (fault) {
