@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The chaos drill (issue 5): starts the local run in this JVM, drives N logical payments from M
+ * The chaos drill: starts the local run in this JVM, drives N logical payments from M
  * good clients through it while the provider misbehaves and sandboxes are killed, lets everything
  * settle, and judges the result against the simulator's ledger. {@code ./drill.sh} runs
  * {@link #main}; {@code DrillSmokeTest} runs {@link #run} with a small configuration.
