@@ -270,7 +270,7 @@ class WebhookFunctionTest {
         assertEquals(PaymentStatus.FAILED, payment(paymentId).status());
     }
 
-    // --- provider binding (rule 15) --------------------------------------------------------------
+    // --- provider binding (design rule 15) ---------------------------------------------------------
 
     @Test
     void anEventFromAnotherProviderThanThePaymentsIsJournaledAsAConflictAcknowledgedAndNotApplied() {
