@@ -147,7 +147,7 @@ public final class Bench {
             rss(run, "throughput");
         }
         figures.put("seconds", Math.round((System.nanoTime() - started) / 1e8) / 10.0);
-        // Dollars at published prices from this run's durations and the counted units (README "What it costs").
+        // Dollars at published prices from this run's durations and the counted units (docs/cost.md).
         CostModel cost = new CostModel(CostModel.Prices.US_EAST_1, CostModel.inputs(CostModel.Measured.fromBench(figures),
                 CostModel.Deployment.defaults(), CostModel.Units.measured()));
         figures.set("cost", JSON.valueToTree(cost.compute()));
