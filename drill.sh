@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The chaos drill (issues 5 and 8): starts the local run (dynalite behind the store fault proxy, PSP
+# The chaos drill: starts the local run (dynalite behind the store fault proxy, PSP
 # simulator, the three functions in sandbox JVMs, API gateway, reconcile every few seconds) on free
 # ports, drives N orders from M clients (some of them shoppers who pay again under a fresh key after
 # a gateway error) through the profile's provider or store faults, outages and SIGKILLed sandboxes,
@@ -25,12 +25,12 @@
 # breaker transitions and BreakerOpen metric from the functions' own output, and the charge requests
 # and lookups the simulator itself counted (/_sim/stats) during the provider outage.
 #
-# With --bench (or --bench-quick: every figure once, small counts) it runs the benchmark instead
-# (issue 12): cold start to first answer per function, a killed sandbox's replacement, the latency
-# and throughput oncepay adds over direct provider calls, DynamoDB requests and provider calls per
-# charge, RSS per sandbox, DynamoDB requests per wallet operation, and the hot wallet: debits per
-# second on one wallet and on 8 (--hot-wallet-duration); a table on the screen and every figure in
-# target/bench/bench.json.
+# With --bench (or --bench-quick: every figure once, small counts) it runs the benchmark
+# (docs/benchmark.md) instead: cold start to first answer per function, a killed sandbox's
+# replacement, the latency and throughput oncepay adds over direct provider calls, DynamoDB requests
+# and provider calls per charge, RSS per sandbox, DynamoDB requests per wallet operation, and the
+# hot wallet: debits per second on one wallet and on 8 (--hot-wallet-duration); a table on the
+# screen and every figure in target/bench/bench.json.
 #
 #   ./drill.sh --bench [--cold-repeats N] [--latency-requests N] [--throughput-duration D] ...
 #   ./drill.sh [--skip-build] [--provider sim|stripe] [--payments N] [--clients M] [--seed S]

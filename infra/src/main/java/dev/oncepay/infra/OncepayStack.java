@@ -269,7 +269,7 @@ public class OncepayStack extends Stack {
             // hash, environment, memory, runtime, SnapStart...): a deploy that changes any of them
             // publishes a new version (and snapshot) and moves the alias to it; otherwise nothing moves.
             // Old versions are kept: requests still running on one finish there, and rolling back is
-            // one `aws lambda update-alias` (see infra/README.md, "Versions and the live alias").
+            // one `aws lambda update-alias` (see infra/README.md, "SnapStart, versions and the live alias").
             function.currentVersionOptions(VersionOptions.builder()
                     .description("oncepay " + name + ", published by the stack's deploy")
                     .removalPolicy(RemovalPolicy.RETAIN)

@@ -704,7 +704,7 @@ class OncepayStackTest {
     // --- The dashboard and the API's description ------------------------------------------
 
     /**
-     * One dashboard, named after the stack: every alarm's state, the issue-11 metrics (dimensioned
+     * One dashboard, named after the stack: every alarm's state, the on-call metrics (dimensioned
      * ones by SEARCH, so each function, status and operation gets its line), the API's 4xx/5xx and
      * each function's errors and throttles.
      */

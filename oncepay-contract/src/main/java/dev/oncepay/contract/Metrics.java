@@ -49,7 +49,7 @@ public final class Metrics {
      */
     public static final String PROVIDER_AT_CAPACITY = "ProviderAtCapacity";
 
-    // --- issue 11: what on-call needs (dimensions named below; the alarms above stay dimensionless) ---
+    // --- What on-call needs: dimensioned metrics (dimensions named below; the alarms above stay dimensionless) ---
 
     /** Dimension: the function that emitted a metric ({@code charge}, {@code webhook}, {@code reconcile}). */
     public static final String DIM_FUNCTION = "Function";

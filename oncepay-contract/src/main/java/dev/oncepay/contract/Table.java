@@ -84,7 +84,7 @@ public final class Table {
     public static final String REVIEW_REASON = "reviewReason";
     public static final String UPDATED_AT = "updatedAt";
     public static final String CHECK_ATTEMPTS = "checkAttempts";
-    /** Provider id and account that charge the payment; absent on payments recorded before issue 8. */
+    /** Provider id and account that charge the payment; an item without them reads as the default account. */
     public static final String PROVIDER = "provider";
     public static final String PROVIDER_ACCOUNT = "providerAccount";
     /** The payment's instrument: provider tokens, never card data. */

@@ -26,8 +26,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The benchmark ({@code ./drill.sh --bench}, issue 12): starts the local run itself and measures,
- * in one invocation, what the issue's goals are stated in:
+ * The benchmark ({@code ./drill.sh --bench}): starts the local run itself and measures, in one
+ * invocation, the figures docs/benchmark.md reports:
  * <ol>
  * <li>cold start to first answer per function, one function at a time on an otherwise idle run:
  * the sandbox is recycled (its process ended, left cold) and sent its first event through the real
@@ -46,7 +46,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <li>DynamoDB requests (counted by the store proxy, per function) and provider calls (the
  * simulator's count) of a first charge, of the provider's webhook for it, and of a replay;</li>
  * <li>RSS of every sandbox after the load;</li>
- * <li>wallets (issue 13): DynamoDB requests of a credit, a debit, its replay, a refused debit
+ * <li>wallets: DynamoDB requests of a credit, a debit, its replay, a refused debit
  * ({@code 402}) and a {@code GET}; and the hot wallet: the throughput run's clients debit ONE wallet
  * back to back (distinct keys, a balance that never runs out), then eight wallets for contrast,
  * debits per second and the DynamoDB requests per debit under that load.</li>
@@ -147,7 +147,7 @@ public final class Bench {
             rss(run, "throughput");
         }
         figures.put("seconds", Math.round((System.nanoTime() - started) / 1e8) / 10.0);
-        // Dollars at published prices from this run's durations and the counted units (README "What it costs").
+        // Dollars at published prices from this run's durations and the counted units (docs/cost.md).
         CostModel cost = new CostModel(CostModel.Prices.US_EAST_1, CostModel.inputs(CostModel.Measured.fromBench(figures),
                 CostModel.Deployment.defaults(), CostModel.Units.measured()));
         figures.set("cost", JSON.valueToTree(cost.compute()));

@@ -13,7 +13,7 @@ import java.util.Map;
 import java.util.stream.Stream;
 
 /**
- * Where the CPU goes during a phase of the benchmark (issue 12: is the throughput phase spent in
+ * Where the CPU goes during a phase of the benchmark (is the throughput phase spent in
  * oncepay's functions or in the local run's stand-ins?). A {@link Sample} reads, from Linux's
  * {@code /proc}, the user+system time every process of the run has spent so far — and each thread of
  * the local-run JVM, which hosts the gateway, the Runtime APIs, the store fault proxy and the

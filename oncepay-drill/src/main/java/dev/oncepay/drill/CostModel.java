@@ -31,7 +31,7 @@ public record CostModel(Prices prices, Inputs inputs) {
 
     public enum Architecture { X86_64, ARM64 }
 
-    /** Lines of the bill, in the order the README shows them. */
+    /** Lines of the bill, in the order docs/cost.md shows them. */
     public enum Service {
         LAMBDA_REQUESTS("Lambda requests"),
         LAMBDA_DURATION("Lambda duration (GB-s)"),
@@ -310,7 +310,10 @@ public record CostModel(Prices prices, Inputs inputs) {
         return new Breakdown(dollars);
     }
 
-    /** The README's table: each line of the bill per million charges, and what each delta adds. */
+    /**
+     * docs/cost.md's table (Worked example): each line of the bill per million charges, and what
+     * each delta adds.
+     */
     public String markdown() {
         Estimate e = compute();
         List<String> lines = new ArrayList<>();

@@ -24,7 +24,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The chaos drill (issue 5): starts the local run in this JVM, drives N logical payments from M
+ * The chaos drill: starts the local run in this JVM, drives N logical payments from M
  * good clients through it while the provider misbehaves and sandboxes are killed, lets everything
  * settle, and judges the result against the simulator's ledger. {@code ./drill.sh} runs
  * {@link #main}; {@code DrillSmokeTest} runs {@link #run} with a small configuration.
@@ -33,9 +33,10 @@ public final class Drill {
     static final String TABLE = "oncepay-drill";
     /**
      * Time compression for a drill that fits in minutes: a shorter charge timeout and lease (the
-     * lease still exceeds the timeout, as the design requires), a first reconcile check after 3 s
-     * instead of 30 s, and reconcile backoff 2 s..10 s instead of 1 min..6 h. The breaker keeps its
-     * production values (10 calls, 50 %, 10 s), and so do all provider timeouts and retries.
+     * lease still exceeds the timeout, as in docs/design.md, "A charge in three writes"), a first
+     * reconcile check after 3 s instead of 30 s, and reconcile backoff 2 s..10 s instead of
+     * 1 min..6 h. The breaker keeps its production values (10 calls, 50 %, 10 s), and so do all
+     * provider timeouts and retries.
      */
     static final List<String> COMPRESSED_TIME = List.of(
             "--timeout", "charge=12s",

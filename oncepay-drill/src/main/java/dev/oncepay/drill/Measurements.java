@@ -45,7 +45,7 @@ final class Measurements {
     Map<String, Long> protectionMetrics = Map.of();
     /** The provider's own request counts around the outage, or null without one. */
     FaultSchedule.OutageStats outageStats;
-    /** The wallets' verdict (issue 13). */
+    /** The wallets' verdict ({@link WalletAudit}). */
     WalletAudit.Verdict wallets;
     boolean naiveRan;
     long naiveDurationMs;

@@ -420,7 +420,7 @@ final class Oracle {
                     inFlight++;
                     details.add("KEY IN FLIGHT " + k.storageId + " (payment " + k.paymentId + " not recorded, lease live)");
                 } else {
-                    abandoned++; // claimed, never recorded, lease over: nothing was sent (rule 1); a retry takes over
+                    abandoned++; // claimed, never recorded, lease over: nothing was sent (design rule 8); a retry takes over
                     if (byReference.containsKey(k.paymentId)) {
                         lost++;
                         details.add("LOST " + k.paymentId + ": charged, but only a claimed key in oncepay");

@@ -15,7 +15,7 @@ import java.util.TreeSet;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * The wallet verdict (issue 13): every wallet the drill used, read through the API (every page of
+ * The wallet verdict: every wallet the drill used, read through the API (every page of
  * {@code GET /wallets/{walletId}}) and from the table (a scan through dynalite), against each other
  * and against every final answer the clients got. Each key's body carries its own reference, so an
  * entry names its key through the API alone.

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * The drill's seeded wallet traffic (issue 13), mixed into the payments' workload: per tenant a few
+ * The drill's seeded wallet traffic, mixed into the payments' workload: per tenant a few
  * wallets, each opened by a credit, then credits and debits in a shuffled order that several
  * workers take at once, so debits of one wallet race each other and some exceed its balance.
  */

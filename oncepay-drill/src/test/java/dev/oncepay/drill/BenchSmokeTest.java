@@ -118,7 +118,7 @@ class BenchSmokeTest {
                     operation + " is the charge function's alone: " + wallet);
             assertEquals(0, wallet.path(operation).path("providerCharges").asInt(), operation + " never reaches the provider");
         }
-        // Exact, as the wallet design spends them (README, Wallets): read the wallet, claim the key,
+        // Exact, as the wallet design spends them (docs/wallets.md, Requests): read the wallet, claim the key,
         // mark the wallet item, write the operation's item; a refusal marks after a failed debit and a
         // read; a replay reads the wallet, loses the claim, reads the key and the operation's item.
         Map<String, Map<String, Integer>> expected = Map.of(

@@ -118,7 +118,7 @@ public interface OncepayConfig {
 
         /**
          * The merchant account at that provider; recorded on every payment, so facts from another
-         * account cannot move it (old payments without it read as this one).
+         * account cannot move it (payments without it read as this one).
          */
         @WithDefault("default")
         String account();

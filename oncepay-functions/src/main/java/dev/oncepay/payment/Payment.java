@@ -14,7 +14,7 @@ import java.time.Instant;
  * @param customerAction while the provider waits for the customer (3-D Secure): what the front end
  *        needs to finish it; {@code null} otherwise
  * @param reviewReason why it is in NEEDS_REVIEW (or on its way there); {@code null} otherwise, and
- *        for payments moved to review before the reason was recorded
+ *        for a NEEDS_REVIEW item without {@code reviewReason}
  */
 public record Payment(
         String id,
@@ -47,7 +47,7 @@ public record Payment(
      * holds no 202, so its charge is never re-sent; a sweep finishes the move.
      */
     public static final String REVIEW_BOUND = "on the way to review: ";
-    /** The same, written by an earlier version for an UNKNOWN payment past the provider's key window. */
+    /** Read as {@link #NOT_CHARGED} (no code writes it): an UNKNOWN payment failed past the provider's key window. */
     public static final String NO_CHARGE_AT_PROVIDER = "no_charge_at_provider";
 
     public Payment {

@@ -34,7 +34,7 @@ public class PaymentRepository {
     private final EmbeddedMetrics metrics;
     private final String table;
     private final int shards;
-    /** What a payment recorded before payments carried their provider account reads as. */
+    /** What a payment item without {@code provider} reads as: the default account. */
     private final ProviderAccount legacyAccount;
     private final Duration lease;
 
@@ -43,7 +43,7 @@ public class PaymentRepository {
         this.metrics = metrics;
         this.table = config.table();
         this.shards = config.sweep().shards();
-        // The default account: the only one there was before payments recorded theirs.
+        // The default account (oncepay.provider.id and .account).
         this.legacyAccount = new ProviderAccount(config.provider().id(), config.provider().account());
         this.lease = config.idempotency().lease();
     }
@@ -301,7 +301,7 @@ public class PaymentRepository {
                 (int) Attr.number(item, Table.CHECK_ATTEMPTS, 0),
                 provider == null ? legacyAccount
                         : new ProviderAccount(provider, Attr.string(item, Table.PROVIDER_ACCOUNT)),
-                // Older items: the first run's lease (a takeover's later fence is not known).
+                // Without a lease end: the first run's lease (a takeover's later fence is not known).
                 leaseEnd < 0 ? createdAt.plus(lease) : Instant.ofEpochMilli(leaseEnd),
                 new PaymentInstrument(Attr.string(item, Table.PAYMENT_METHOD), Attr.string(item, Table.CUSTOMER)),
                 customerAction(item),

@@ -2,7 +2,7 @@ package dev.oncepay.wallet;
 
 /**
  * The atomic phases of a wallet operation: each ends with one durable write, and a run that dies
- * after any of them is resumed by a retry once its lease expires (see README, Wallets).
+ * after any of them is resumed by a retry once its lease expires (see docs/wallets.md).
  */
 public enum WalletPhase {
     /** The key is ours (claimed fresh or taken over), the operation id fixed in it. */

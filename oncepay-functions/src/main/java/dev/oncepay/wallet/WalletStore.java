@@ -26,7 +26,7 @@ import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 /**
  * Wallet and wallet-operation items. Every change of a wallet is ONE conditional UpdateItem on its
  * item that writes the operation's marker with it, conditioned on the marker's absence and on the
- * prune horizon (see README, Wallets): the store, never a read in code, decides.
+ * prune horizon (see docs/wallets.md): the store, never a read in code, decides.
  */
 @ApplicationScoped
 public class WalletStore {

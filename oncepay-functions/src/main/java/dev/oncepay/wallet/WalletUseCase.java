@@ -29,7 +29,7 @@ import software.amazon.awssdk.core.exception.SdkException;
  * single-item conditional writes only: claim the key (the operation id fixed in it), mark the
  * operation on the wallet item in the same write that moves the balance (or records the refusal),
  * write the operation's own item from the marker. A retry resumes from whatever the last write
- * left; the proof is in the README (Wallets).
+ * left; the proof is in docs/wallets.md.
  */
 @ApplicationScoped
 public class WalletUseCase {
@@ -62,7 +62,7 @@ public class WalletUseCase {
      */
     public WalletAnswer operate(WalletCommand command) {
         // What this run knows before its claim: no run of this key's operation can mark it before
-        // the claim, so anything marked after this version is someone else's (README, Wallets).
+        // the claim, so anything marked after this version is someone else's (docs/wallets.md).
         long known = wallets.read(command.wallet()).version();
         Instant now = clock.instant();
         KeyRecord proposed = new KeyRecord(command.key().storageId(), command.key().tenant(), command.fingerprint(),
@@ -124,7 +124,7 @@ public class WalletUseCase {
                 now.plus(config.idempotency().lease())).orElseThrow(this::inFlight);
         LOG.infof("took over wallet operation %s at epoch=%d", stored.resourceId(), claim.record().leaseEpoch());
         // The wallet first, then the operation's item: a marker dropped before the first read had
-        // its item written before, so the second read finds it (README, Wallets).
+        // its item written before, so the second read finds it (docs/wallets.md).
         WalletState state = wallets.read(command.wallet());
         Optional<WalletOperation> marked = state.marker(stored.resourceId());
         if (marked.isPresent()) {

@@ -201,7 +201,7 @@ public class WebhookUseCase {
             }
             Payment payment = found.get();
             if (!payment.providerAccount().provider().equals(provider)) {
-                // Rule 15: only the provider that charged a payment speaks for it. Acknowledged, so
+                // Design rule 15: only the provider that charged a payment speaks for it. Acknowledged, so
                 // the sender stops retrying; journaled with both parties for whoever looks into it.
                 String detail = "payment " + payment.id() + " was charged through " + payment.providerAccount()
                         + "; an event from provider " + provider + " is not applied";

@@ -1,5 +1,5 @@
 /**
- * The {@code webhook} function: {@code POST /webhooks/{provider}} (design §1, §3).
+ * The {@code webhook} function: {@code POST /webhooks/{provider}} (design §1 and §3).
  *
  * <p>{@link dev.oncepay.webhook.WebhookFunction} (thin) → {@link dev.oncepay.webhook.WebhooksHttp}
  * (API Gateway event ↔ response) → {@link dev.oncepay.webhook.WebhookUseCase} (no API Gateway

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * The process dies between steps (rule 8). No clean-up code runs; a retry after the lease has
+ * The process dies between steps (design rule 8). No clean-up code runs; a retry after the lease has
  * expired takes over and finishes with exactly one provider charge and the right answer.
  */
 @QuarkusTest

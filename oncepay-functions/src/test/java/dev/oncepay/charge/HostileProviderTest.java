@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The charge function against a provider with real providers' habits (the simulator's hostile
  * faults, over HTTP): only an explicit final answer is an outcome (design rule 11), and every wait
- * fits the deadline (rule 12). Through the function with real API Gateway event JSON.
+ * fits the deadline (design rule 12). Through the function with real API Gateway event JSON.
  */
 @QuarkusTest
 @WithTestResource(value = TestEnvironment.class, scope = TestResourceScope.GLOBAL)

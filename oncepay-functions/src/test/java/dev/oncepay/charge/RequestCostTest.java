@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * DynamoDB requests and provider calls per operation, counted by the SDK execution interceptor.
- * They are deterministic, so they are asserted; the figures go into the README.
+ * They are deterministic, so they are asserted; the figures are in docs/benchmark.md and docs/cost.md.
  */
 @QuarkusTest
 @WithTestResource(value = TestEnvironment.class, scope = TestResourceScope.GLOBAL)

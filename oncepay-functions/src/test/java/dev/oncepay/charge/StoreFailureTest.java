@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * The store stalls, throttles and fails (issue 8): through the charge function, with dynalite
+ * The store stalls, throttles and fails: through the charge function, with dynalite
  * behind the fault proxy. Before the provider call a store failure is a {@code 503}
  * store-unavailable and nothing was charged; after it, the answer is what is known: {@code 202}.
  */
@@ -32,8 +32,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 @WithTestResource(value = TestEnvironment.class, scope = TestResourceScope.GLOBAL)
 class StoreFailureTest extends ChargeTestSupport {
     /**
-     * Far inside the charge Lambda's 28 s, and below the 6 s after which the old client gave up
-     * (with a 500): the SDK's total budget per call is 3 s.
+     * Far inside the charge Lambda's 28 s: the SDK's total budget per call is 3 s.
      */
     private static final Duration STORE_FAILURE_ANSWERED_WITHIN = Duration.ofSeconds(5);
 

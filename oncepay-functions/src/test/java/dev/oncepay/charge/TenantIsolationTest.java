@@ -25,7 +25,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Keys and payments are scoped per tenant (design rule 3, §3 {@code GET} → 404 for another tenant's payment). */
+/** Keys and payments are scoped per tenant (design rule 3; design §3: {@code GET} → 404 for another tenant's payment). */
 @QuarkusTest
 @WithTestResource(value = TestEnvironment.class, scope = TestResourceScope.GLOBAL)
 class TenantIsolationTest extends ChargeTestSupport {

@@ -22,7 +22,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * Issue 8, input: the body must be the client's bytes, valid UTF-8. Whatever replaced or lost
+ * Input: the body must be the client's bytes, valid UTF-8. Whatever replaced or lost
  * bytes on the way (a lossy gateway's U+FFFD, an unpaired surrogate that no bytes decode to, a
  * "base64" body that is not) is a {@code 400} naming {@code body}: nothing stored, nothing
  * written, no provider call, and the key stays usable.

@@ -31,9 +31,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The requests each adapter puts on the wire, byte for byte: method, path and query, the headers
- * that carry meaning, and the body. The expected texts are what the MicroProfile REST client sent
- * before the transport moved to the JDK's client (captured the same way), so the move changed
- * nothing a provider reads; Stripe's form in particular is compared as bytes, not as parsed fields.
+ * that carry meaning, and the body. The expected texts are fixed captures of those requests, so a
+ * change of HTTP client cannot change what a provider reads; Stripe's form in particular is compared
+ * as bytes, not as parsed fields.
  * One header differs: JDK 17's client adds {@code Content-Length: 0} to a GET (JDK-8283544, gone in
  * JDK 19), which HTTP allows and servers ignore.
  */

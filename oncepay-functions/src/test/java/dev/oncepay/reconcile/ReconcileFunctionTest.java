@@ -296,7 +296,7 @@ class ReconcileFunctionTest {
     }
 
     @Test
-    void aPaymentFailedAsNoChargeByAnEarlierVersionIsReplayedAsNotCharged() throws Exception {
+    void aPaymentFailedWithDeclineCodeNoChargeAtProviderIsReplayedAsNotCharged() throws Exception {
         String key = UUID.randomUUID().toString();
         String body = body(930, "order_legacy");
         fx.sim().setFaults(Faults.none().withResetRate(1.0)); // dropped before the provider executed it
@@ -304,7 +304,7 @@ class ReconcileFunctionTest {
         fx.sim().setFaults(Faults.none());
         assertEquals(202, accepted.statusCode(), accepted.body());
         String id = paymentId(accepted);
-        // As an earlier version left a payment the provider never had a charge for.
+        // A payment the provider never had a charge for, FAILED with declineCode no_charge_at_provider.
         TestEnvironment.dynamo().updateItem(b -> b.tableName(TestEnvironment.TABLE)
                 .key(Attr.key(PaymentRepository.pk(id)))
                 .updateExpression("SET #s = :failed, #d = :code REMOVE #shard, #next")

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The sweep when the store fails (issue 8): it survives, counts the errors and leaves the payments
+ * The sweep when the store fails: it survives, counts the errors and leaves the payments
  * due for the next sweep; and a payment whose settle write failed after the provider call (the
  * client got a 202) stays in the sweep and is settled by it.
  */

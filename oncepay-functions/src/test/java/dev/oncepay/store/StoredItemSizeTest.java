@@ -66,7 +66,7 @@ class StoredItemSizeTest {
     void aFirstChargesItemsAndIndexEntriesEachFitOneWriteUnit() throws Exception {
         String tenant = "merchant-" + UUID.randomUUID().toString().substring(0, 8);
         String key = UUID.randomUUID().toString();
-        // A typical request: the README's example, with a description.
+        // A typical request: design §3's example, with a description.
         String body = "{\"amount\":4200,\"currency\":\"EUR\",\"reference\":\"order_9182\","
                 + "\"description\":\"Order 9182, 2 items\"}";
         hooks.parkOnceAfter(ChargePhase.PAYMENT_RECORDED);

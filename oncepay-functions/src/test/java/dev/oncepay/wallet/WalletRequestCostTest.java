@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * DynamoDB requests per wallet operation, counted by the SDK execution interceptor: deterministic,
- * so asserted; the figures are in the README (Wallets). dynalite ignores
+ * so asserted; the figures are in docs/wallets.md (Requests). dynalite ignores
  * ReturnValuesOnConditionCheckFailure, so a replay's failed claim costs one GetItem more here than
  * on DynamoDB.
  */

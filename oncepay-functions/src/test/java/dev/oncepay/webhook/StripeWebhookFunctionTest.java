@@ -281,7 +281,7 @@ class StripeWebhookFunctionTest {
         assertEquals(charged.intentId(), review.providerPaymentId());
     }
 
-    // --- provider binding (rule 15) --------------------------------------------------------------
+    // --- provider binding (design rule 15) ---------------------------------------------------------
 
     // A Stripe event about a sim-charged payment: WebhookFunctionTest.anEventFromAnotherProviderThanThePayments...
 

@@ -270,7 +270,7 @@ class WebhookFunctionTest {
         assertEquals(PaymentStatus.FAILED, payment(paymentId).status());
     }
 
-    // --- provider binding (rule 15) --------------------------------------------------------------
+    // --- provider binding (design rule 15) ---------------------------------------------------------
 
     @Test
     void anEventFromAnotherProviderThanThePaymentsIsJournaledAsAConflictAcknowledgedAndNotApplied() {
@@ -312,10 +312,10 @@ class WebhookFunctionTest {
     }
 
     @Test
-    void aPaymentStoredBeforePaymentsRecordedTheirProviderReadsAsTheConfiguredOne() {
+    void aPaymentItemWithoutProviderOrAccountReadsAsTheDefaultAccount() {
         String paymentId = unknownPayment(4300, "EUR");
         Instant createdAt = payment(paymentId).createdAt();
-        // As an item written before issue 8 looks: no provider, account or lease end.
+        // An item without provider, account or lease end: it reads as the default account and the first run's lease.
         TestEnvironment.dynamo().updateItem(b -> b.tableName(TestEnvironment.TABLE)
                 .key(Attr.key("payment#" + paymentId))
                 .updateExpression("REMOVE #p, #a, #l").expressionAttributeNames(Map.of("#p", Table.PROVIDER,

@@ -43,7 +43,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The webhook when the store fails, and webhook bodies that are not UTF-8 (issue 8): a store
+ * The webhook when the store fails, and webhook bodies that are not UTF-8: a store
  * failure is a {@code 503} so the provider redelivers, with nothing half-applied; a correctly
  * signed body that is not UTF-8 is a {@code 400} and nothing is stored.
  */

@@ -37,7 +37,8 @@ import java.util.stream.Stream;
  * then a JVM with the sandboxes' flags and class path dumps the archive from that list
  * ({@code -Xshare:dump}). Static rather than dynamic ({@code -XX:ArchiveClassesAtExit}): JDK 17
  * keeps pre-Java 6 classes (joda-time's, which Quarkus' Lambda mapper loads) only in a static
- * archive, and a sandbox maps one archive instead of the JDK's plus its own (README: Benchmark).
+ * archive, and a sandbox maps one archive instead of the JDK's plus its own
+ * (docs/adr/0004-appcds-in-the-local-run.md).
  * The archive is kept under {@code <work-dir>/cds/}, named after the function and a key of what it
  * depends on: the task root's content, the JVM build and the sandboxes' class path (a JVM refuses
  * an archive whose class path jars changed). Local only: the Lambda managed runtime's JDK is

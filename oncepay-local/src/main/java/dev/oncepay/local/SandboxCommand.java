@@ -32,8 +32,9 @@ import java.util.stream.Stream;
  * asks the system class loader first. Why not the task root alone, as the managed runtime has it:
  * JDK 17 keeps the lambda proxies only of its own class loaders in an AppCDS archive, and an
  * archived class of another loader costs a read of its bytes from the jar; with the function on the
- * class path, a charge sandbox's cold start fell from 1581 to 1100 ms (median of 8 interleaved
- * pairs, README). On AWS the zip variant starts from a SnapStart snapshot instead.
+ * class path, a charge sandbox's init and first invocation take 1100 ms instead of 1581 ms (median
+ * of 8 interleaved pairs, docs/adr/0004-appcds-in-the-local-run.md). On AWS the zip variant starts
+ * from a SnapStart snapshot instead.
  */
 final class SandboxCommand {
     static final String HANDLER = DeploymentSettings.JVM_HANDLER;

@@ -31,7 +31,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * A full provider outage met by a fleet of six charge sandboxes (issue 10), measured where it
+ * A full provider outage met by a fleet of six charge sandboxes, measured where it
  * lands: at the provider ({@code /_sim/stats}) and in the functions' own log lines ({@code circuit
  * breaker <name> is now <state>}), never inferred from the clients.
  *

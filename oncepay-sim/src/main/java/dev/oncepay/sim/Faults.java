@@ -18,9 +18,9 @@ import java.util.Set;
 
 /**
  * The simulator's fault settings, as read and written by {@code /_sim/faults} (field by field in
- * this package's README.md). Rates are probabilities per request in 0..1.
+ * oncepay-sim/README.md). Rates are probabilities per request in 0..1.
  *
- * <p>Besides the design's list: {@code commitThenTimeoutMs} (how long a commit-then-timeout answer
+ * <p>Besides the plain fault rates: {@code commitThenTimeoutMs} (how long a commit-then-timeout answer
  * is held back) and the habits of real providers: {@code nonFinalRate} (a {@code 2xx} saying
  * {@code processing}), {@code emptyBodyRate} (a {@code 200}/{@code 204} without a body),
  * {@code serverErrorRetryAfterSeconds} ({@code Retry-After} on every {@code 5xx}),

@@ -9,7 +9,7 @@ import java.time.Duration;
  * @param port 0 for a free port
  * @param seed seeds the fault dice, so a run with the same requests meets the same faults
  * @param clock the provider's time (idempotency expiry, charge timestamps)
- * @param idempotencyRetention how long a key replays its first answer (24 h like the design)
+ * @param idempotencyRetention how long a key replays its first answer (24 h, as in design §4)
  */
 public record SimulatorOptions(int port, long seed, Clock clock, Duration idempotencyRetention) {
 
