@@ -61,7 +61,7 @@ class DevLoopTest {
     @Timeout(420)
     void aSavedChangeIsServedByTheNextRequestWithoutARestart() throws Exception {
         Path root = LocalRun.projectRoot();
-        Path work = root.resolve("target/dev-loop-test");
+        Path work = Path.of("target/dev-loop-test").toAbsolutePath();
         LambdaPackage.built();
         Path project = copyOfProject(root, work.resolve("project"));
 

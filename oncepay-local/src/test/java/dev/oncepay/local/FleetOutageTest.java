@@ -104,13 +104,12 @@ class FleetOutageTest {
     @Test
     @Timeout(600)
     void aFleetOfSandboxesProtectsADeadProviderWithOneBreaker() throws Exception {
-        Path root = LocalRun.projectRoot();
         Path app = LambdaPackage.built();
         int apiPort = LocalRunChild.freePort();
         int simPort = LocalRunChild.freePort();
         List<String> args = List.of(
                 "--app", app.toString(),
-                "--work-dir", root.resolve("target/fleet-outage-test/run").toString(),
+                "--work-dir", Path.of("target/fleet-outage-test/run").toAbsolutePath().toString(),
                 "--api-port", Integer.toString(apiPort),
                 "--sim-port", Integer.toString(simPort),
                 "--dynamo-port", Integer.toString(LocalRunChild.freePort()),

@@ -66,7 +66,7 @@ class LocalRunTest {
                 "-cp", testClasspath(),
                 LocalRun.class.getName(),
                 "--app", app.toString(),
-                "--work-dir", root.resolve("target/local-run-test/run").toString(),
+                "--work-dir", Path.of("target/local-run-test/run").toAbsolutePath().toString(),
                 "--api-port", Integer.toString(apiPort),
                 "--sim-port", Integer.toString(simPort),
                 "--dynamo-port", Integer.toString(storePort),

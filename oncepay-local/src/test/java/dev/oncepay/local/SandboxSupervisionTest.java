@@ -52,8 +52,8 @@ class SandboxSupervisionTest {
 
     /** The task root is the test classes directory: the client's customer class loader finds the handler there. */
     private static SandboxCommand command(String workDir) throws java.io.IOException {
-        Path root = LocalRun.projectRoot();
-        return new SandboxCommand(root.resolve("target/test-classes"), root.resolve("target/local-run-test/" + workDir),
+        Path module = Path.of("").toAbsolutePath();
+        return new SandboxCommand(module.resolve("target/test-classes"), module.resolve("target/local-run-test/" + workDir),
                 "64m", ScriptedHandler.class.getName() + "::handleRequest");
     }
 
