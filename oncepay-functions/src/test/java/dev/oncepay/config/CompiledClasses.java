@@ -1,5 +1,6 @@
 package dev.oncepay.config;
 
+import dev.oncepay.startup.NativeReflection;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;

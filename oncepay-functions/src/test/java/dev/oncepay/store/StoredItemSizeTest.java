@@ -9,7 +9,6 @@ import dev.oncepay.charge.ChargePhase;
 import dev.oncepay.provider.ProviderEvent;
 import dev.oncepay.provider.sim.SimWebhookFormat;
 import dev.oncepay.sim.WebhookSignature;
-import dev.oncepay.store.DynamoRequestCounter;
 import dev.oncepay.contract.Table;
 import dev.oncepay.testkit.HttpApiEvents;
 import dev.oncepay.testing.LambdaClient;

@@ -1,7 +1,8 @@
-package dev.oncepay.config;
+package dev.oncepay.startup;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import dev.oncepay.config.CompiledClasses;
 import io.quarkus.funqy.Funq;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.lang.annotation.Annotation;

@@ -1,4 +1,4 @@
-package dev.oncepay.config;
+package dev.oncepay.startup;
 
 import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.http.HttpApiResponse;
