@@ -3,6 +3,7 @@ package dev.oncepay.http;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import dev.oncepay.idempotency.IdempotencyKey;
+import dev.oncepay.validation.InvalidRequestException;
 import java.net.URLDecoder;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;

@@ -1,6 +1,6 @@
 package dev.oncepay.provider;
 
-import dev.oncepay.http.FieldError;
+import dev.oncepay.validation.FieldError;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentInstrument;
 import java.time.Duration;

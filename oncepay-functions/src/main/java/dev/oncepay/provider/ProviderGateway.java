@@ -3,7 +3,7 @@ package dev.oncepay.provider;
 import dev.oncepay.contract.DeploymentSettings;
 import dev.oncepay.config.EmbeddedMetrics;
 import dev.oncepay.contract.Metrics;
-import dev.oncepay.http.FieldError;
+import dev.oncepay.validation.FieldError;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentInstrument;
 import dev.oncepay.payment.ProviderAccount;

@@ -5,7 +5,7 @@ import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.provider.WebhookFormat;
 import dev.oncepay.provider.WebhookFormats;
 import dev.oncepay.webhook.WebhookConfig;
-import dev.oncepay.webhook.WebhooksHttp;
+import dev.oncepay.api.WebhooksHttp;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.util.List;

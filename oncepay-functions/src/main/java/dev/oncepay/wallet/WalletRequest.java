@@ -1,8 +1,8 @@
 package dev.oncepay.wallet;
 
 import dev.oncepay.charge.ChargeRequest;
-import dev.oncepay.http.FieldError;
-import dev.oncepay.http.InvalidRequestException;
+import dev.oncepay.validation.FieldError;
+import dev.oncepay.validation.InvalidRequestException;
 import dev.oncepay.payment.PaymentInstrument;
 import java.util.ArrayList;
 import java.util.List;

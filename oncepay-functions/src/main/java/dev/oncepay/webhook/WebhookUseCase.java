@@ -2,7 +2,7 @@ package dev.oncepay.webhook;
 
 import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.config.Secrets;
-import dev.oncepay.http.RequestLog;
+import dev.oncepay.api.RequestLog;
 import dev.oncepay.payment.Actor;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;

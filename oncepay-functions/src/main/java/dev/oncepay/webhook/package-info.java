@@ -1,7 +1,7 @@
 /**
  * The {@code webhook} function: {@code POST /webhooks/{provider}} (design §1, §3).
  *
- * <p>{@link dev.oncepay.webhook.WebhookFunction} (thin) → {@link dev.oncepay.webhook.WebhooksHttp}
+ * <p>{@link dev.oncepay.function.WebhookFunction} (thin) → {@link dev.oncepay.api.WebhooksHttp}
  * (API Gateway event ↔ response) → {@link dev.oncepay.webhook.WebhookUseCase} (no API Gateway
  * types): verify and read with the provider's {@link dev.oncepay.provider.WebhookFormat} (its
  * signature header and event format; the {@code t=,v1=} HMAC scheme is shared,

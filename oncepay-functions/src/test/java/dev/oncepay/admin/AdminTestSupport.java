@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.oncepay.idempotency.IdempotencyKey;
 import dev.oncepay.provider.FleetBreakers;
-import dev.oncepay.reconcile.ReconcileFunction;
+import dev.oncepay.function.ReconcileFunction;
 import dev.oncepay.reconcile.ScheduledEvent;
 import dev.oncepay.reconcile.SweepSummary;
 import dev.oncepay.sim.Faults;

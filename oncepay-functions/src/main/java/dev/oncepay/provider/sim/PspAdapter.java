@@ -2,7 +2,7 @@ package dev.oncepay.provider.sim;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.oncepay.http.FieldError;
+import dev.oncepay.validation.FieldError;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentInstrument;
 import dev.oncepay.provider.AccountEndpoint;

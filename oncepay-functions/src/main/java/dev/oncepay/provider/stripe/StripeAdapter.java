@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.config.OncepayConfig;
-import dev.oncepay.http.FieldError;
+import dev.oncepay.validation.FieldError;
 import dev.oncepay.payment.CustomerAction;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentInstrument;

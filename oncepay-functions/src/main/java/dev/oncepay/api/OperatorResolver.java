@@ -1,6 +1,7 @@
-package dev.oncepay.http;
+package dev.oncepay.api;
 
 import dev.oncepay.config.OncepayConfig;
+import dev.oncepay.http.HttpApiEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Optional;
 import java.util.regex.Pattern;

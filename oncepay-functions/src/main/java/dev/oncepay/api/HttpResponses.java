@@ -1,7 +1,9 @@
-package dev.oncepay.http;
+package dev.oncepay.api;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.oncepay.http.HttpApiResponse;
+import dev.oncepay.validation.InvalidRequestException;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.util.LinkedHashMap;

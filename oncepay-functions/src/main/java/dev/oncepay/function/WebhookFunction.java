@@ -1,8 +1,9 @@
-package dev.oncepay.webhook;
+package dev.oncepay.function;
 
+import dev.oncepay.api.WebhooksHttp;
 import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.http.HttpApiResponse;
-import dev.oncepay.http.RequestLog;
+import dev.oncepay.api.RequestLog;
 import io.quarkus.funqy.Funq;
 import jakarta.inject.Inject;
 

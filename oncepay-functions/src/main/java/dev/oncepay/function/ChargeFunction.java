@@ -1,10 +1,11 @@
-package dev.oncepay.charge;
+package dev.oncepay.function;
 
-import dev.oncepay.admin.AdminHttp;
+import dev.oncepay.api.AdminHttp;
+import dev.oncepay.api.PaymentsHttp;
 import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.http.HttpApiResponse;
-import dev.oncepay.http.RequestLog;
-import dev.oncepay.wallet.WalletsHttp;
+import dev.oncepay.api.RequestLog;
+import dev.oncepay.api.WalletsHttp;
 import io.quarkus.funqy.Funq;
 import jakarta.inject.Inject;
 

@@ -1,4 +1,4 @@
-package dev.oncepay.http;
+package dev.oncepay.api;
 
 /** The stable problem types of oncepay's API (RFC 9457 {@code type} URIs). */
 public enum ProblemType {

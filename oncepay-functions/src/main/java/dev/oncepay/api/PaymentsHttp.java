@@ -1,12 +1,12 @@
-package dev.oncepay.charge;
+package dev.oncepay.api;
 
+import dev.oncepay.charge.ChargeAnswer;
+import dev.oncepay.charge.ChargeCommand;
+import dev.oncepay.charge.ChargeRequest;
+import dev.oncepay.charge.ChargeUseCase;
 import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.http.HttpApiResponse;
-import dev.oncepay.http.HttpResponses;
-import dev.oncepay.http.ProblemMapping;
-import dev.oncepay.http.ProblemType;
-import dev.oncepay.http.TenantResolver;
 import dev.oncepay.idempotency.IdempotencyKey;
 import dev.oncepay.idempotency.RequestFingerprint;
 import dev.oncepay.payment.Payment;

@@ -1,4 +1,4 @@
-package dev.oncepay.http;
+package dev.oncepay.api;
 
 /** The operator API was called without an operator's identity: answer 403, read and write nothing. */
 public class ForbiddenException extends RuntimeException {

@@ -1,4 +1,4 @@
-package dev.oncepay.charge;
+package dev.oncepay.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,12 +1,13 @@
-package dev.oncepay.admin;
+package dev.oncepay.api;
 
+import dev.oncepay.admin.AdminUseCase;
+import dev.oncepay.admin.AttentionList;
+import dev.oncepay.admin.ProviderContradictsException;
+import dev.oncepay.admin.ResolutionNotAllowedException;
+import dev.oncepay.admin.ResolutionRequest;
 import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.http.HttpApiResponse;
-import dev.oncepay.http.HttpResponses;
-import dev.oncepay.http.InvalidRequestException;
-import dev.oncepay.http.OperatorResolver;
-import dev.oncepay.http.ProblemMapping;
-import dev.oncepay.http.ProblemType;
+import dev.oncepay.validation.InvalidRequestException;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentHistory;
 import dev.oncepay.payment.PaymentStatus;

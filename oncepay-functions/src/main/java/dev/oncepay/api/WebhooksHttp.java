@@ -1,12 +1,14 @@
-package dev.oncepay.webhook;
+package dev.oncepay.api;
 
 import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.http.HttpApiResponse;
-import dev.oncepay.http.HttpResponses;
-import dev.oncepay.http.InvalidRequestException;
-import dev.oncepay.http.ProblemType;
+import dev.oncepay.validation.InvalidRequestException;
 import dev.oncepay.provider.InvalidSignatureException;
 import dev.oncepay.provider.MalformedEventException;
+import dev.oncepay.webhook.UnknownProviderException;
+import dev.oncepay.webhook.WebhookDelivery;
+import dev.oncepay.webhook.WebhookReceipt;
+import dev.oncepay.webhook.WebhookUseCase;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -33,7 +35,7 @@ import software.amazon.awssdk.core.exception.SdkException;
 @ApplicationScoped
 public class WebhooksHttp {
     private static final Logger LOG = Logger.getLogger(WebhooksHttp.class);
-    static final String PREFIX = "/webhooks/";
+    public static final String PREFIX = "/webhooks/";
     /** Providers redeliver on their own schedule; this is a hint for those that read it. */
     private static final Duration STORE_RETRY_AFTER = Duration.ofSeconds(5);
 

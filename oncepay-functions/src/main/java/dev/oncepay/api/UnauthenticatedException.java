@@ -1,4 +1,4 @@
-package dev.oncepay.http;
+package dev.oncepay.api;
 
 /** No trusted tenant in the request context: answer 401. */
 public class UnauthenticatedException extends RuntimeException {

@@ -1,6 +1,9 @@
-package dev.oncepay.reconcile;
+package dev.oncepay.function;
 
-import dev.oncepay.http.RequestLog;
+import dev.oncepay.api.RequestLog;
+import dev.oncepay.reconcile.ReconcileUseCase;
+import dev.oncepay.reconcile.ScheduledEvent;
+import dev.oncepay.reconcile.SweepSummary;
 import io.quarkus.funqy.Funq;
 import jakarta.inject.Inject;
 

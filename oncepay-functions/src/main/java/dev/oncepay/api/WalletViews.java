@@ -1,5 +1,7 @@
-package dev.oncepay.wallet;
+package dev.oncepay.api;
 
+import dev.oncepay.wallet.WalletOperation;
+import dev.oncepay.wallet.WalletPage;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

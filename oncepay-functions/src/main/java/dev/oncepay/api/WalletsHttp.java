@@ -1,15 +1,20 @@
-package dev.oncepay.wallet;
+package dev.oncepay.api;
 
 import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.http.HttpApiResponse;
-import dev.oncepay.http.HttpResponses;
-import dev.oncepay.http.InvalidRequestException;
-import dev.oncepay.http.ProblemMapping;
-import dev.oncepay.http.ProblemType;
-import dev.oncepay.http.TenantResolver;
+import dev.oncepay.validation.InvalidRequestException;
 import dev.oncepay.idempotency.IdempotencyKey;
 import dev.oncepay.idempotency.RequestFingerprint;
+import dev.oncepay.wallet.CurrencyMismatchException;
+import dev.oncepay.wallet.EntriesNotListedException;
+import dev.oncepay.wallet.EntryKind;
+import dev.oncepay.wallet.InsufficientFundsException;
+import dev.oncepay.wallet.WalletAnswer;
+import dev.oncepay.wallet.WalletCommand;
+import dev.oncepay.wallet.WalletRef;
+import dev.oncepay.wallet.WalletRequest;
+import dev.oncepay.wallet.WalletUseCase;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.LinkedHashMap;
 import java.util.Map;

@@ -1,4 +1,4 @@
-package dev.oncepay.admin;
+package dev.oncepay.api;
 
 import dev.oncepay.payment.HistoryEntry;
 import dev.oncepay.payment.Payment;

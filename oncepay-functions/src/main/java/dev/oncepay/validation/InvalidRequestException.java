@@ -1,4 +1,4 @@
-package dev.oncepay.http;
+package dev.oncepay.validation;
 
 import java.util.List;
 import java.util.stream.Collectors;

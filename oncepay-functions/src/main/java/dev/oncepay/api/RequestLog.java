@@ -1,9 +1,11 @@
-package dev.oncepay.http;
+package dev.oncepay.api;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.config.EmbeddedMetrics;
 import dev.oncepay.contract.Metrics;
+import dev.oncepay.http.HttpApiEvent;
+import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.idempotency.IdempotencyKey;
 import dev.oncepay.payment.Payment;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -26,7 +28,8 @@ import org.jboss.logging.MDC;
  */
 @ApplicationScoped
 public class RequestLog {
-    private static final Logger LOG = Logger.getLogger(RequestLog.class);
+    /** The logger's name is what operators' log queries filter on (operations.md), so it keeps its published name. */
+    private static final Logger LOG = Logger.getLogger("dev.oncepay.http.RequestLog");
     /** The Lambda runtime's MDC entry for the invocation's request id (Quarkus' poll loop sets it). */
     static final String LAMBDA_REQUEST_ID = "AWSRequestId";
     /** What every problem type URI starts with; the rest is the type's short name ({@code store-unavailable}). */

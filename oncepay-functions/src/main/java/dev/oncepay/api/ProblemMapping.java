@@ -1,8 +1,10 @@
-package dev.oncepay.http;
+package dev.oncepay.api;
 
 import dev.oncepay.config.OncepayConfig;
+import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.idempotency.FingerprintMismatchException;
 import dev.oncepay.idempotency.RequestInFlightException;
+import dev.oncepay.validation.InvalidRequestException;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.Map;
 import org.jboss.logging.Logger;
