@@ -1,6 +1,6 @@
 package dev.oncepay.admin;
 
-import dev.oncepay.provider.FoundCharge;
+import dev.oncepay.provider.spi.FoundCharge;
 import java.util.List;
 
 /** What the provider says contradicts the resolution, and it carries no override: 409, nothing written. */

@@ -11,7 +11,7 @@ import dev.oncepay.validation.InvalidRequestException;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentHistory;
 import dev.oncepay.payment.PaymentStatus;
-import dev.oncepay.provider.ProviderUnavailableException;
+import dev.oncepay.provider.spi.ProviderUnavailableException;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -2,8 +2,8 @@ package dev.oncepay.startup;
 
 import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.http.HttpApiResponse;
-import dev.oncepay.provider.sim.PspCharge;
-import dev.oncepay.provider.sim.PspChargeRequest;
+import dev.oncepay.provider.psp.PspCharge;
+import dev.oncepay.provider.psp.PspChargeRequest;
 import dev.oncepay.reconcile.ScheduledEvent;
 import dev.oncepay.reconcile.SweepSummary;
 import io.quarkus.runtime.annotations.RegisterForReflection;

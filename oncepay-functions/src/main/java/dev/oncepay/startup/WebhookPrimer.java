@@ -2,8 +2,8 @@ package dev.oncepay.startup;
 
 import dev.oncepay.contract.DeploymentSettings;
 import dev.oncepay.payment.PaymentRepository;
-import dev.oncepay.provider.WebhookFormat;
-import dev.oncepay.provider.WebhookFormats;
+import dev.oncepay.provider.webhook.WebhookFormat;
+import dev.oncepay.provider.webhook.WebhookFormats;
 import dev.oncepay.webhook.WebhookConfig;
 import dev.oncepay.api.WebhooksHttp;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.oncepay.idempotency.IdempotencyKey;
-import dev.oncepay.provider.FleetBreakers;
+import dev.oncepay.provider.policy.FleetBreakers;
 import dev.oncepay.function.ReconcileFunction;
 import dev.oncepay.reconcile.ScheduledEvent;
 import dev.oncepay.reconcile.SweepSummary;

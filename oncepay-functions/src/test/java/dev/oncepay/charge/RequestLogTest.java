@@ -12,7 +12,7 @@ import dev.oncepay.contract.Metrics;
 import dev.oncepay.idempotency.IdempotencyKey;
 import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.payment.ProviderAccount;
-import dev.oncepay.provider.ProviderOperation;
+import dev.oncepay.provider.spi.ProviderOperation;
 import dev.oncepay.function.ReconcileFunction;
 import dev.oncepay.reconcile.ScheduledEvent;
 import dev.oncepay.sim.Faults;

@@ -14,7 +14,7 @@ import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentRepository.SweepState;
 import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.payment.ProviderAccount;
-import dev.oncepay.provider.FleetBreakers;
+import dev.oncepay.provider.policy.FleetBreakers;
 import dev.oncepay.provider.ProviderAccounts;
 import dev.oncepay.payment.Transition;
 import dev.oncepay.sim.Faults;
