@@ -116,7 +116,7 @@ public class AdminHttp {
         if (!Payment.isWellFormedId(id)) {
             return responses.problem(ProblemType.NOT_FOUND, "no such payment");
         }
-        String key = event.idempotencyKey();
+        String key = IdempotencyKeyHeader.of(event);
         ResolutionRequest request = ResolutionRequest.parse(event.jsonBody());
         return admin.resolve(operator, id, key, request)
                 .map(answer -> responses.json(200, AdminViews.detail(answer.resolved()),

@@ -68,7 +68,7 @@ public class PaymentsHttp {
 
     private HttpApiResponse create(HttpApiEvent event) {
         String tenant = tenants.tenantOf(event);
-        String key = event.idempotencyKey();
+        String key = IdempotencyKeyHeader.of(event);
         ChargeRequest request = ChargeRequest.parse(event.jsonBody());
         RequestFingerprint fingerprint = RequestFingerprint.of("POST", COLLECTION, request.canonicalJson());
         ChargeAnswer answer = charges.charge(new ChargeCommand(new IdempotencyKey(tenant, key), fingerprint, request));

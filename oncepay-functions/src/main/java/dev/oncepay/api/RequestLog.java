@@ -3,6 +3,7 @@ package dev.oncepay.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.config.EmbeddedMetrics;
+import dev.oncepay.config.LoggedPayment;
 import dev.oncepay.contract.Metrics;
 import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.http.HttpApiResponse;
@@ -35,8 +36,6 @@ public class RequestLog {
     /** What every problem type URI starts with; the rest is the type's short name ({@code store-unavailable}). */
     private static final String PROBLEM_TYPE_BASE = ProblemType.INTERNAL.uri()
             .substring(0, ProblemType.INTERNAL.uri().lastIndexOf('/') + 1);
-    /** The payment the current invocation is about, when only the code handling it knows (a webhook's event). */
-    private static final ThreadLocal<String> PAYMENT = new ThreadLocal<>();
     private static final String WALLETS = "/wallets/";
 
     private final EmbeddedMetrics metrics;
@@ -49,20 +48,10 @@ public class RequestLog {
         this.json = json;
     }
 
-    /**
-     * Names the payment the current invocation is about, for its log line; does nothing outside
-     * one. For the code that learns the id from what it processes (a webhook's event).
-     */
-    public static void aboutPayment(String paymentId) {
-        if (Payment.isWellFormedId(paymentId)) {
-            PAYMENT.set(paymentId);
-        }
-    }
-
     /** {@code handler}'s answer to {@code event}, counted and logged as {@code function}'s. */
     public HttpApiResponse answer(String function, HttpApiEvent event, Function<HttpApiEvent, HttpApiResponse> handler) {
         long start = System.nanoTime();
-        PAYMENT.remove();
+        LoggedPayment.clear();
         HttpApiResponse response = null;
         Throwable failure = null;
         try {
@@ -78,7 +67,7 @@ public class RequestLog {
                 // The answer is what matters; a line that cannot be written must not replace it.
                 LOG.warnf("request log failed: %s", e.getClass().getName());
             } finally {
-                PAYMENT.remove();
+                LoggedPayment.clear();
             }
         }
     }
@@ -190,8 +179,8 @@ public class RequestLog {
 
     /** The payment named by the handler, else by the path ({@code /payments/{id}}, {@code /admin/payments/{id}/…}), else by the answer. */
     private static String paymentIdOf(HttpApiEvent event, JsonNode body) {
-        if (PAYMENT.get() != null) {
-            return PAYMENT.get();
+        if (Payment.isWellFormedId(LoggedPayment.current())) {
+            return LoggedPayment.current();
         }
         String path = event.path();
         if (path != null) {

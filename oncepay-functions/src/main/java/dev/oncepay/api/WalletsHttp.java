@@ -80,7 +80,7 @@ public class WalletsHttp {
 
     private HttpApiResponse operate(HttpApiEvent event, String walletId, EntryKind kind) {
         String tenant = tenants.tenantOf(event);
-        String key = event.idempotencyKey();
+        String key = IdempotencyKeyHeader.of(event);
         if (!WalletRef.isWellFormedId(walletId)) {
             throw invalidWalletId();
         }

@@ -1,8 +1,8 @@
 package dev.oncepay.webhook;
 
+import dev.oncepay.config.LoggedPayment;
 import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.config.Secrets;
-import dev.oncepay.api.RequestLog;
 import dev.oncepay.payment.Actor;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
@@ -99,7 +99,7 @@ public class WebhookUseCase {
         }
         ProviderEvent event = format.read(delivery.signatureHeader(), delivery.rawBody(), secrets, clock.instant(),
                 config.tolerance());
-        RequestLog.aboutPayment(event.reference()); // verified: the payment this delivery is about
+        LoggedPayment.name(event.reference()); // verified: the payment this delivery is about
 
         // Most facts arrive after the charge run has settled the payment: one read answers them, and a
         // fact that changes nothing needs neither a journal entry nor a write (2 requests saved).
