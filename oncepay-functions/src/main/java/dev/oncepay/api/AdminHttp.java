@@ -2,8 +2,6 @@ package dev.oncepay.api;
 
 import dev.oncepay.admin.AdminUseCase;
 import dev.oncepay.admin.AttentionList;
-import dev.oncepay.admin.ProviderContradictsException;
-import dev.oncepay.admin.ResolutionNotAllowedException;
 import dev.oncepay.admin.ResolutionRequest;
 import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.http.HttpApiResponse;
@@ -11,11 +9,7 @@ import dev.oncepay.validation.InvalidRequestException;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentHistory;
 import dev.oncepay.payment.PaymentStatus;
-import dev.oncepay.provider.spi.ProviderUnavailableException;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -64,25 +58,8 @@ public class AdminHttp {
                 return "GET".equals(method) ? show(rest) : responses.methodNotAllowed("GET");
             }
             return responses.problem(ProblemType.NOT_FOUND, "no such route");
-        } catch (ResolutionNotAllowedException e) {
-            return responses.problem(ProblemType.RESOLUTION_NOT_ALLOWED, e.getMessage(),
-                    Map.of("paymentStatus", e.status().name().toLowerCase(Locale.ROOT)), Map.of());
-        } catch (ProviderContradictsException e) {
-            List<Map<String, Object>> said = e.charges().stream().map(c -> {
-                Map<String, Object> charge = new LinkedHashMap<>();
-                charge.put("id", c.id());
-                charge.put("status", c.providerStatus());
-                return charge;
-            }).toList();
-            return responses.problem(ProblemType.PROVIDER_CONTRADICTS, e.getMessage(), Map.of("provider", said),
-                    Map.of());
-        } catch (ProviderUnavailableException e) {
-            return responses.problem(ProblemType.PROVIDER_UNAVAILABLE, e.getMessage(), Map.of(),
-                    HttpResponses.retryAfter(e.retryAfter()));
         } catch (RuntimeException e) {
-            return problems.problemFor(e,
-                    "the payment store is unavailable; retry later (a resolution: with the same Idempotency-Key)",
-                    "an internal error occurred");
+            return problems.problemFor(e, ProblemMapping.Api.OPERATOR);
         }
     }
 

@@ -10,8 +10,6 @@ import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.idempotency.IdempotencyKey;
 import dev.oncepay.idempotency.RequestFingerprint;
 import dev.oncepay.payment.Payment;
-import dev.oncepay.provider.spi.ProviderRefusal;
-import dev.oncepay.provider.spi.ProviderUnavailableException;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -51,18 +49,10 @@ public class PaymentsHttp {
                         : responses.methodNotAllowed("GET");
             }
             return responses.problem(ProblemType.NOT_FOUND, "no such route");
-        } catch (ProviderUnavailableException e) {
-            return responses.problem(e.refusal() == ProviderRefusal.AT_CAPACITY ? ProblemType.PROVIDER_AT_CAPACITY
-                    : ProblemType.PROVIDER_UNAVAILABLE,
-                    "the payment provider is unavailable (" + e.getMessage()
-                            + ") and nothing was charged; retry with the same Idempotency-Key",
-                    Map.of(), HttpResponses.retryAfter(e.retryAfter()));
         } catch (RuntimeException e) {
             // The store failed before anything reached the provider (the use case answers store
             // failures after the provider call itself): nothing was charged.
-            return problems.problemFor(e, "the payment store is unavailable and this request charged nothing;"
-                    + " retry later (a payment: with the same Idempotency-Key)",
-                    "an internal error occurred; retry with the same Idempotency-Key");
+            return problems.problemFor(e, ProblemMapping.Api.PAYMENTS);
         }
     }
 

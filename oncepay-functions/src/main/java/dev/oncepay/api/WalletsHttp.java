@@ -6,10 +6,7 @@ import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.validation.InvalidRequestException;
 import dev.oncepay.idempotency.IdempotencyKey;
 import dev.oncepay.idempotency.RequestFingerprint;
-import dev.oncepay.wallet.CurrencyMismatchException;
-import dev.oncepay.wallet.EntriesNotListedException;
 import dev.oncepay.wallet.EntryKind;
-import dev.oncepay.wallet.InsufficientFundsException;
 import dev.oncepay.wallet.WalletAnswer;
 import dev.oncepay.wallet.WalletCommand;
 import dev.oncepay.wallet.WalletRef;
@@ -60,21 +57,8 @@ public class WalletsHttp {
             }
             return "POST".equals(event.method()) ? operate(event, segments[0], kind)
                     : responses.methodNotAllowed("POST");
-        } catch (InsufficientFundsException e) {
-            return responses.problem(ProblemType.INSUFFICIENT_FUNDS, e.getMessage(), WalletViews.refusal(e.refused()),
-                    e.replayed() ? Map.of("Idempotent-Replayed", "true") : Map.of());
-        } catch (CurrencyMismatchException e) {
-            Map<String, Object> extensions = new LinkedHashMap<>();
-            extensions.put("walletId", e.walletId());
-            extensions.put("currency", e.walletCurrency());
-            return responses.problem(ProblemType.CURRENCY_MISMATCH, e.getMessage(), extensions, Map.of());
-        } catch (EntriesNotListedException e) {
-            return responses.problem(ProblemType.STORE_UNAVAILABLE, e.getMessage(), Map.of(),
-                    HttpResponses.retryAfter(config.charge().inFlightRetryAfter()));
         } catch (RuntimeException e) {
-            return problems.problemFor(e, "the wallet store is unavailable; retry later (a credit or debit: with"
-                    + " the same Idempotency-Key, which applies it at most once)",
-                    "an internal error occurred; retry with the same Idempotency-Key");
+            return problems.problemFor(e, ProblemMapping.Api.WALLETS);
         }
     }
 

@@ -10,7 +10,6 @@ import dev.oncepay.webhook.WebhookDelivery;
 import dev.oncepay.webhook.WebhookReceipt;
 import dev.oncepay.webhook.WebhookUseCase;
 import jakarta.enterprise.context.ApplicationScoped;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import org.jboss.logging.Logger;
@@ -36,15 +35,15 @@ import software.amazon.awssdk.core.exception.SdkException;
 public class WebhooksHttp {
     private static final Logger LOG = Logger.getLogger(WebhooksHttp.class);
     public static final String PREFIX = "/webhooks/";
-    /** Providers redeliver on their own schedule; this is a hint for those that read it. */
-    private static final Duration STORE_RETRY_AFTER = Duration.ofSeconds(5);
 
     private final WebhookUseCase webhooks;
     private final HttpResponses responses;
+    private final ProblemMapping problems;
 
-    public WebhooksHttp(WebhookUseCase webhooks, HttpResponses responses) {
+    public WebhooksHttp(WebhookUseCase webhooks, HttpResponses responses, ProblemMapping problems) {
         this.webhooks = webhooks;
         this.responses = responses;
+        this.problems = problems;
     }
 
     public HttpApiResponse handle(HttpApiEvent event) {
@@ -74,23 +73,25 @@ public class WebhooksHttp {
             answer.put("outcome", receipt.outcome().apiName());
             answer.put("duplicate", receipt.duplicate());
             return responses.json(200, answer, Map.of());
-        } catch (UnknownProviderException e) {
+        } catch (RuntimeException e) {
+            logRefusal(provider, requestId, e);
+            return problems.problemFor(e, ProblemMapping.Api.WEBHOOKS);
+        }
+    }
+
+    private static void logRefusal(String provider, String requestId, RuntimeException e) {
+        if (e instanceof UnknownProviderException) {
             LOG.warnf("webhook for unconfigured provider=%s requestId=%s", provider, requestId);
-            return responses.problem(ProblemType.NOT_FOUND, e.getMessage());
-        } catch (InvalidSignatureException e) {
+        } else if (e instanceof InvalidSignatureException) {
             // The reason only: never the header, the body or a secret.
             LOG.warnf("webhook rejected provider=%s requestId=%s: %s", provider, requestId, e.getMessage());
-            return responses.problem(ProblemType.INVALID_SIGNATURE, e.getMessage());
-        } catch (MalformedEventException e) {
+        } else if (e instanceof MalformedEventException) {
             LOG.warnf("webhook malformed provider=%s requestId=%s: %s", provider, requestId, e.getMessage());
-            return responses.invalid(new InvalidRequestException(e.field(), e.reason()));
-        } catch (SdkException e) {
+        } else if (e instanceof SdkException) {
             // Journaled at most (RECEIVED): the provider's redelivery resumes it. A 503, not a
             // failed invocation, so the provider sees a clear "try again" and our logs say why.
             LOG.warnf("webhook store unavailable provider=%s requestId=%s: %s: %s", provider, requestId,
                     e.getClass().getSimpleName(), e.getMessage());
-            return responses.problem(ProblemType.STORE_UNAVAILABLE, "the event store is unavailable; redeliver later",
-                    Map.of(), HttpResponses.retryAfter(STORE_RETRY_AFTER));
         }
     }
 
