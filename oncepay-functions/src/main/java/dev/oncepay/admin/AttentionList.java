@@ -4,5 +4,5 @@ import dev.oncepay.payment.Payment;
 import java.util.List;
 
 /** One page of payments that need attention, newest first; {@code nextCursor} {@code null} at the end. */
-record AttentionList(List<Payment> items, String nextCursor) {
+public record AttentionList(List<Payment> items, String nextCursor) {
 }

@@ -4,7 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.oncepay.http.InvalidRequestException;
+import dev.oncepay.validation.InvalidRequestException;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository.AttentionPosition;
 import dev.oncepay.payment.PaymentStatus;

@@ -1,10 +1,10 @@
 package dev.oncepay.admin;
 
-import dev.oncepay.provider.FoundCharge;
+import dev.oncepay.provider.spi.FoundCharge;
 import java.util.List;
 
 /** What the provider says contradicts the resolution, and it carries no override: 409, nothing written. */
-class ProviderContradictsException extends RuntimeException {
+public class ProviderContradictsException extends RuntimeException {
     private final List<FoundCharge> charges;
 
     ProviderContradictsException(String detail, List<FoundCharge> charges) {
@@ -13,7 +13,7 @@ class ProviderContradictsException extends RuntimeException {
     }
 
     /** The provider's charges for the payment, as it reported them. */
-    List<FoundCharge> charges() {
+    public List<FoundCharge> charges() {
         return charges;
     }
 }

@@ -3,5 +3,5 @@ package dev.oncepay.admin;
 import dev.oncepay.payment.PaymentHistory;
 
 /** A resolved payment with its history; {@code replayed} when a request with the same key had resolved it. */
-record ResolutionAnswer(PaymentHistory resolved, boolean replayed) {
+public record ResolutionAnswer(PaymentHistory resolved, boolean replayed) {
 }

@@ -3,7 +3,7 @@ package dev.oncepay.admin;
 import dev.oncepay.payment.PaymentStatus;
 
 /** The payment is in a state no resolution leaves (only NEEDS_REVIEW and UNKNOWN): 409, nothing written. */
-class ResolutionNotAllowedException extends RuntimeException {
+public class ResolutionNotAllowedException extends RuntimeException {
     private final PaymentStatus status;
 
     ResolutionNotAllowedException(PaymentStatus status) {
@@ -12,7 +12,7 @@ class ResolutionNotAllowedException extends RuntimeException {
         this.status = status;
     }
 
-    PaymentStatus status() {
+    public PaymentStatus status() {
         return status;
     }
 }

@@ -3,8 +3,8 @@ package dev.oncepay.admin;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.oncepay.http.FieldError;
-import dev.oncepay.http.InvalidRequestException;
+import dev.oncepay.validation.FieldError;
+import dev.oncepay.validation.InvalidRequestException;
 import dev.oncepay.payment.PaymentStatus;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -19,14 +19,14 @@ import java.util.Set;
  * @param status SUCCEEDED or FAILED
  * @param providerPaymentId the provider's charge: required for SUCCEEDED, optional for FAILED
  */
-record ResolutionRequest(PaymentStatus status, String providerPaymentId, String reason, boolean override) {
+public record ResolutionRequest(PaymentStatus status, String providerPaymentId, String reason, boolean override) {
     static final int MAX_REASON = 500;
     private static final int MAX_ID = 255;
     private static final Set<String> FIELDS = Set.of("status", "providerPaymentId", "reason", "override");
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** @throws InvalidRequestException naming every field that is wrong; nothing is stored */
-    static ResolutionRequest parse(byte[] body) {
+    public static ResolutionRequest parse(byte[] body) {
         JsonNode root;
         try {
             root = JSON.readTree(body);

@@ -2,7 +2,7 @@ package dev.oncepay.http;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import dev.oncepay.idempotency.IdempotencyKey;
+import dev.oncepay.validation.InvalidRequestException;
 import java.net.URLDecoder;
 import java.nio.ByteBuffer;
 import java.nio.CharBuffer;
@@ -140,20 +140,6 @@ public record HttpApiEvent(
             throw new InvalidRequestException("body", "must be valid UTF-8");
         }
         return raw;
-    }
-
-    /**
-     * The {@code Idempotency-Key} header of a request that must carry one.
-     *
-     * @throws InvalidRequestException naming {@code Idempotency-Key}: missing or malformed
-     */
-    public String idempotencyKey() {
-        String key = header("Idempotency-Key");
-        String keyProblem = IdempotencyKey.problemWith(key);
-        if (keyProblem != null) {
-            throw new InvalidRequestException("Idempotency-Key", keyProblem);
-        }
-        return key;
     }
 
     /**

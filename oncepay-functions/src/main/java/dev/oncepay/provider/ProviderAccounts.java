@@ -4,6 +4,7 @@ import dev.oncepay.contract.DeploymentSettings;
 import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.config.Secrets;
 import dev.oncepay.payment.ProviderAccount;
+import dev.oncepay.provider.spi.AccountEndpoint;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.net.URI;
 import java.util.HashMap;

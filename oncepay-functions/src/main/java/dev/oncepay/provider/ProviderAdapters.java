@@ -1,5 +1,6 @@
 package dev.oncepay.provider;
 
+import dev.oncepay.provider.spi.ProviderAdapter;
 import io.quarkus.arc.All;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;

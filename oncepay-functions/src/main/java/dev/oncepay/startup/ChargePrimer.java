@@ -1,14 +1,14 @@
 package dev.oncepay.startup;
 
-import dev.oncepay.admin.AdminHttp;
-import dev.oncepay.charge.PaymentsHttp;
+import dev.oncepay.api.AdminHttp;
+import dev.oncepay.api.PaymentsHttp;
 import dev.oncepay.contract.DeploymentSettings;
 import dev.oncepay.config.OncepayConfig;
-import dev.oncepay.provider.FleetBreaker;
+import dev.oncepay.provider.policy.FleetBreaker;
 import dev.oncepay.provider.ProviderAccounts;
-import dev.oncepay.provider.ProviderOperation;
+import dev.oncepay.provider.spi.ProviderOperation;
 import dev.oncepay.provider.ProviderPriming;
-import dev.oncepay.wallet.WalletsHttp;
+import dev.oncepay.api.WalletsHttp;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
 import java.util.List;

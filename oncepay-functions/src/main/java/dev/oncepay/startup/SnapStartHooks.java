@@ -1,10 +1,10 @@
 package dev.oncepay.startup;
 
-import dev.oncepay.provider.Jitter;
+import dev.oncepay.provider.policy.Jitter;
 import dev.oncepay.config.Secrets;
-import dev.oncepay.provider.FleetBreaker;
+import dev.oncepay.provider.policy.FleetBreaker;
 import dev.oncepay.provider.ProviderGateway;
-import dev.oncepay.provider.ProviderHttp;
+import dev.oncepay.provider.transport.ProviderHttp;
 import dev.oncepay.store.StoreHttpClient;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;

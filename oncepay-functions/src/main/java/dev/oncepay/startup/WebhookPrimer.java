@@ -2,10 +2,10 @@ package dev.oncepay.startup;
 
 import dev.oncepay.contract.DeploymentSettings;
 import dev.oncepay.payment.PaymentRepository;
-import dev.oncepay.provider.WebhookFormat;
-import dev.oncepay.provider.WebhookFormats;
+import dev.oncepay.provider.webhook.WebhookFormat;
+import dev.oncepay.provider.webhook.WebhookFormats;
 import dev.oncepay.webhook.WebhookConfig;
-import dev.oncepay.webhook.WebhooksHttp;
+import dev.oncepay.api.WebhooksHttp;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.util.List;

@@ -2,7 +2,7 @@ package dev.oncepay.wallet;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.oncepay.http.InvalidRequestException;
+import dev.oncepay.validation.InvalidRequestException;
 import java.nio.charset.StandardCharsets;
 import java.util.Base64;
 

@@ -1,7 +1,7 @@
 package dev.oncepay.webhook;
 
 import dev.oncepay.config.OncepayConfig;
-import dev.oncepay.provider.ProviderEvent;
+import dev.oncepay.provider.webhook.ProviderEvent;
 import dev.oncepay.contract.Attr;
 import dev.oncepay.contract.Table;
 import dev.oncepay.store.TableItems;

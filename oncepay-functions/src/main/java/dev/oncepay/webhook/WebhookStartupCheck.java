@@ -1,6 +1,6 @@
 package dev.oncepay.webhook;
 
-import dev.oncepay.provider.WebhookFormats;
+import dev.oncepay.provider.webhook.WebhookFormats;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;

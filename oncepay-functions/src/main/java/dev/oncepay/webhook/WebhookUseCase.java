@@ -1,20 +1,20 @@
 package dev.oncepay.webhook;
 
+import dev.oncepay.config.LoggedPayment;
 import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.config.Secrets;
-import dev.oncepay.http.RequestLog;
 import dev.oncepay.payment.Actor;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.payment.ReviewReason;
 import dev.oncepay.payment.Transition;
-import dev.oncepay.provider.InvalidSignatureException;
-import dev.oncepay.provider.MalformedEventException;
-import dev.oncepay.provider.ProviderEvent;
-import dev.oncepay.provider.ProviderEvent.ChargeFact;
-import dev.oncepay.provider.WebhookFormat;
-import dev.oncepay.provider.WebhookFormats;
+import dev.oncepay.provider.webhook.InvalidSignatureException;
+import dev.oncepay.provider.webhook.MalformedEventException;
+import dev.oncepay.provider.webhook.ProviderEvent;
+import dev.oncepay.provider.webhook.ProviderEvent.ChargeFact;
+import dev.oncepay.provider.webhook.WebhookFormat;
+import dev.oncepay.provider.webhook.WebhookFormats;
 import dev.oncepay.webhook.JournalEntry.State;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
@@ -99,7 +99,7 @@ public class WebhookUseCase {
         }
         ProviderEvent event = format.read(delivery.signatureHeader(), delivery.rawBody(), secrets, clock.instant(),
                 config.tolerance());
-        RequestLog.aboutPayment(event.reference()); // verified: the payment this delivery is about
+        LoggedPayment.name(event.reference()); // verified: the payment this delivery is about
 
         // Most facts arrive after the charge run has settled the payment: one read answers them, and a
         // fact that changes nothing needs neither a journal entry nor a write (2 requests saved).

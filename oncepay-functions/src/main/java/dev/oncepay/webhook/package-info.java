@@ -1,12 +1,12 @@
 /**
  * The {@code webhook} function: {@code POST /webhooks/{provider}} (design §1 and §3).
  *
- * <p>{@link dev.oncepay.webhook.WebhookFunction} (thin) → {@link dev.oncepay.webhook.WebhooksHttp}
+ * <p>{@link dev.oncepay.function.WebhookFunction} (thin) → {@link dev.oncepay.api.WebhooksHttp}
  * (API Gateway event ↔ response) → {@link dev.oncepay.webhook.WebhookUseCase} (no API Gateway
- * types): verify and read with the provider's {@link dev.oncepay.provider.WebhookFormat} (its
+ * types): verify and read with the provider's {@link dev.oncepay.provider.webhook.WebhookFormat} (its
  * signature header and event format; the {@code t=,v1=} HMAC scheme is shared,
- * {@link dev.oncepay.provider.SignatureVerifier}) into a provider-neutral
- * {@link dev.oncepay.provider.ProviderEvent}, journal ({@link dev.oncepay.webhook.EventJournal}),
+ * {@link dev.oncepay.provider.webhook.SignatureVerifier}) into a provider-neutral
+ * {@link dev.oncepay.provider.webhook.ProviderEvent}, journal ({@link dev.oncepay.webhook.EventJournal}),
  * apply through the payment state machine (one for every provider), complete the journal.
  *
  * <p>Answers: {@code 200} processed or duplicate (also unknown payment, ignored type);

@@ -1,6 +1,6 @@
 package dev.oncepay.charge;
 
-import dev.oncepay.provider.FleetBreakers;
+import dev.oncepay.provider.policy.FleetBreakers;
 import dev.oncepay.sim.PspSimulator;
 import dev.oncepay.contract.Table;
 import dev.oncepay.testing.FunctionTestSupport;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.oncepay.contract.Metrics;
 import dev.oncepay.payment.ProviderAccount;
-import dev.oncepay.provider.ProviderOperation;
+import dev.oncepay.provider.spi.ProviderOperation;
 import dev.oncepay.sim.Faults;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
 import dev.oncepay.testing.RecordingMetrics;

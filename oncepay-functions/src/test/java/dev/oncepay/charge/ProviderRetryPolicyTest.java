@@ -3,7 +3,7 @@ package dev.oncepay.charge;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.oncepay.provider.ProviderRefusal;
+import dev.oncepay.provider.spi.ProviderRefusal;
 import dev.oncepay.contract.Metrics;
 import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.provider.ProviderGateway;

@@ -12,7 +12,7 @@ import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentInstrument;
 import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.payment.ProviderAccount;
-import dev.oncepay.provider.AccountEndpoint;
+import dev.oncepay.provider.spi.AccountEndpoint;
 import dev.oncepay.provider.stripe.StripeAdapter;
 import dev.oncepay.sim.LedgerEntry;
 import dev.oncepay.contract.Table;

@@ -1,5 +1,6 @@
 package dev.oncepay.config;
 
+import dev.oncepay.startup.NativeReflection;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URISyntaxException;
@@ -9,11 +10,11 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /** The application's compiled classes (target/classes), for tests that check rules over all of them. */
-final class CompiledClasses {
+public final class CompiledClasses {
     private CompiledClasses() {
     }
 
-    static List<Class<?>> main() {
+    public static List<Class<?>> main() {
         Path root;
         try {
             root = Path.of(NativeReflection.class.getProtectionDomain().getCodeSource().getLocation().toURI());

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.oncepay.charge.PaymentsHttp;
+import dev.oncepay.api.PaymentsHttp;
 import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.payment.Payment;
@@ -14,7 +14,7 @@ import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentRepository.SweepState;
 import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.payment.ProviderAccount;
-import dev.oncepay.provider.FleetBreakers;
+import dev.oncepay.provider.policy.FleetBreakers;
 import dev.oncepay.provider.ProviderAccounts;
 import dev.oncepay.payment.Transition;
 import dev.oncepay.sim.Faults;

@@ -8,7 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import dev.oncepay.provider.ProviderRefusal;
+import dev.oncepay.provider.spi.ProviderRefusal;
 import dev.oncepay.charge.ChargePhase;
 import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.payment.Payment;

@@ -1,12 +1,12 @@
 package dev.oncepay.startup;
 
-import dev.oncepay.provider.Jitter;
+import dev.oncepay.provider.policy.Jitter;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.oncepay.contract.Metrics;
-import dev.oncepay.provider.FleetBreakers;
+import dev.oncepay.provider.policy.FleetBreakers;
 import dev.oncepay.store.DynamoRequestCounter;
 import dev.oncepay.testing.RecordingMetrics;
 import dev.oncepay.testing.TestEnvironment;

@@ -5,7 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import dev.oncepay.contract.Metrics;
 import dev.oncepay.config.OncepayConfig;
-import dev.oncepay.provider.ProviderHttp;
+import dev.oncepay.provider.transport.ProviderHttp;
 import dev.oncepay.contract.Table;
 import dev.oncepay.store.DynamoRequestCounter;
 import dev.oncepay.testing.RecordingMetrics;

@@ -6,10 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.oncepay.charge.ChargePhase;
-import dev.oncepay.provider.ProviderEvent;
-import dev.oncepay.provider.sim.SimWebhookFormat;
+import dev.oncepay.provider.webhook.ProviderEvent;
+import dev.oncepay.provider.psp.PspWebhookFormat;
 import dev.oncepay.sim.WebhookSignature;
-import dev.oncepay.store.DynamoRequestCounter;
 import dev.oncepay.contract.Table;
 import dev.oncepay.testkit.HttpApiEvents;
 import dev.oncepay.testing.LambdaClient;
@@ -53,7 +52,7 @@ class StoredItemSizeTest {
     @Inject
     EventJournal journal;
     @Inject
-    SimWebhookFormat simEvents;
+    PspWebhookFormat simEvents;
     @Inject
     DynamoRequestCounter dynamoRequests;
 
@@ -147,7 +146,7 @@ class StoredItemSizeTest {
     @Test
     void aWebhookEventsJournalEntryFitsOneWriteUnit() {
         String eventId = WebhookRequests.newEventId();
-        String body = WebhookRequests.chargeEvent(eventId, SimWebhookFormat.CHARGE_SUCCEEDED,
+        String body = WebhookRequests.chargeEvent(eventId, PspWebhookFormat.CHARGE_SUCCEEDED,
                 "pay_" + UUID.randomUUID().toString().replace("-", ""), "ch_" + UUID.randomUUID().toString()
                         .replace("-", "").substring(0, 24), 4200, "EUR");
         Instant now = Instant.now();
@@ -156,10 +155,10 @@ class StoredItemSizeTest {
         ProviderEvent event = simEvents.read(
                 WebhookSignature.header(secret, body, now.getEpochSecond()), body.getBytes(StandardCharsets.UTF_8),
                 List.of(secret), now, Duration.ofMinutes(5));
-        assertTrue(journal.receive(SimWebhookFormat.PROVIDER_ID, event, now, now.plus(Duration.ofDays(7))).isEmpty());
-        String pk = EventJournal.pk(SimWebhookFormat.PROVIDER_ID, eventId);
+        assertTrue(journal.receive(PspWebhookFormat.PROVIDER_ID, event, now, now.plus(Duration.ofDays(7))).isEmpty());
+        String pk = EventJournal.pk(PspWebhookFormat.PROVIDER_ID, eventId);
         int received = ItemSize.bytes(StoredItems.item(pk).orElseThrow());
-        assertTrue(journal.markProcessed(SimWebhookFormat.PROVIDER_ID, eventId, WebhookOutcome.ALREADY_SETTLED, null, now));
+        assertTrue(journal.markProcessed(PspWebhookFormat.PROVIDER_ID, eventId, WebhookOutcome.ALREADY_SETTLED, null, now));
         int processed = ItemSize.bytes(StoredItems.item(pk).orElseThrow());
         System.out.printf("journal entry (bytes, DynamoDB rules): received %d, processed %d (event body %d)%n",
                 received, processed, body.getBytes(StandardCharsets.UTF_8).length);

@@ -5,7 +5,7 @@ import dev.oncepay.testing.LambdaClient.ApiResponse;
 import dev.oncepay.testkit.HttpApiEvents;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.oncepay.charge.ChargeFunction;
+import dev.oncepay.function.ChargeFunction;
 import dev.oncepay.http.HttpApiEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;

@@ -10,7 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.oncepay.http.ProblemType;
+import dev.oncepay.api.ProblemType;
 import dev.oncepay.payment.Actor;
 import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.webhook.WebhookOutcome;

@@ -2,6 +2,7 @@ package dev.oncepay.webhook;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.oncepay.api.WebhooksHttp;
 import dev.oncepay.sim.StripeMode;
 import dev.oncepay.sim.WebhookSignature;
 import dev.oncepay.testing.LambdaClient.ApiResponse;

@@ -14,6 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.oncepay.function.WebhookFunction;
 import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.payment.Payment;

@@ -1,7 +1,7 @@
 package dev.oncepay.webhook;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.oncepay.charge.PaymentsHttp;
+import dev.oncepay.api.PaymentsHttp;
 import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.payment.PaymentRepository;

@@ -1,6 +1,6 @@
 package dev.oncepay.provider.stripe;
 
-import dev.oncepay.provider.ProviderOutcome;
+import dev.oncepay.provider.spi.ProviderOutcome;
 
 /**
  * The statuses a Stripe PaymentIntent may carry, and the one mapping of each to what it means for

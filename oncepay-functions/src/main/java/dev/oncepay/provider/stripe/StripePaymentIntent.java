@@ -3,8 +3,8 @@ package dev.oncepay.provider.stripe;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.CustomerAction;
-import dev.oncepay.provider.FoundCharge;
-import dev.oncepay.provider.ProviderOutcome;
+import dev.oncepay.provider.spi.FoundCharge;
+import dev.oncepay.provider.spi.ProviderOutcome;
 import java.util.Locale;
 import java.util.regex.Pattern;
 

@@ -2,12 +2,12 @@ package dev.oncepay.provider.stripe;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.oncepay.payment.PaymentStatus;
-import dev.oncepay.provider.EventBody;
-import dev.oncepay.provider.MalformedEventException;
-import dev.oncepay.provider.ProviderEvent;
-import dev.oncepay.provider.ProviderEvent.ChargeFact;
-import dev.oncepay.provider.SignatureVerifier;
-import dev.oncepay.provider.WebhookFormat;
+import dev.oncepay.provider.webhook.EventBody;
+import dev.oncepay.provider.webhook.MalformedEventException;
+import dev.oncepay.provider.webhook.ProviderEvent;
+import dev.oncepay.provider.webhook.ProviderEvent.ChargeFact;
+import dev.oncepay.provider.webhook.SignatureVerifier;
+import dev.oncepay.provider.webhook.WebhookFormat;
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import jakarta.enterprise.context.ApplicationScoped;

@@ -6,12 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import dev.oncepay.payment.Payment;
-import dev.oncepay.provider.ChargeResult;
-import dev.oncepay.provider.FoundCharge;
-import dev.oncepay.provider.IndeterminateProviderFault;
-import dev.oncepay.provider.ProviderOutcome;
-import dev.oncepay.provider.ProviderReply;
-import dev.oncepay.provider.ReplyClass;
+import dev.oncepay.provider.spi.ChargeResult;
+import dev.oncepay.provider.spi.FoundCharge;
+import dev.oncepay.provider.spi.IndeterminateProviderFault;
+import dev.oncepay.provider.spi.ProviderOutcome;
+import dev.oncepay.provider.spi.ProviderReply;
+import dev.oncepay.provider.spi.ReplyClass;
 import dev.oncepay.testing.TestEnvironment;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;

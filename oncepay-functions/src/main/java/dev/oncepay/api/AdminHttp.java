@@ -1,0 +1,103 @@
+package dev.oncepay.api;
+
+import dev.oncepay.admin.AdminUseCase;
+import dev.oncepay.admin.AttentionList;
+import dev.oncepay.admin.ResolutionRequest;
+import dev.oncepay.http.HttpApiEvent;
+import dev.oncepay.http.HttpApiResponse;
+import dev.oncepay.validation.InvalidRequestException;
+import dev.oncepay.payment.Payment;
+import dev.oncepay.payment.PaymentHistory;
+import dev.oncepay.payment.PaymentStatus;
+import jakarta.enterprise.context.ApplicationScoped;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The operator API ({@code /admin/...}) of the charge function: API Gateway events in, responses
+ * out. Every request is an operator's or is refused (403) before anything is read.
+ */
+@ApplicationScoped
+public class AdminHttp {
+    public static final String PREFIX = "/admin/";
+    static final String COLLECTION = "/admin/payments";
+    private static final String RESOLVE = "/resolve";
+    static final int DEFAULT_LIMIT = 50;
+    static final int MAX_LIMIT = 200;
+    private static final Set<String> LIST_PARAMETERS = Set.of("status", "tenant", "limit", "cursor");
+    private static final Map<String, PaymentStatus> LISTED = Map.of("needs_review", PaymentStatus.NEEDS_REVIEW,
+            "unknown", PaymentStatus.UNKNOWN, "pending", PaymentStatus.PENDING);
+
+    private final AdminUseCase admin;
+    private final OperatorResolver operators;
+    private final HttpResponses responses;
+    private final ProblemMapping problems;
+
+    public AdminHttp(AdminUseCase admin, OperatorResolver operators, HttpResponses responses, ProblemMapping problems) {
+        this.admin = admin;
+        this.operators = operators;
+        this.responses = responses;
+        this.problems = problems;
+    }
+
+    public HttpApiResponse handle(HttpApiEvent event) {
+        try {
+            String operator = operators.operatorOf(event); // first: nothing is read for anyone else
+            String method = event.method();
+            String path = event.path();
+            if (COLLECTION.equals(path)) {
+                return "GET".equals(method) ? list(event) : responses.methodNotAllowed("GET");
+            }
+            if (path != null && path.startsWith(COLLECTION + "/")) {
+                String rest = path.substring(COLLECTION.length() + 1);
+                if (rest.endsWith(RESOLVE)) {
+                    String id = rest.substring(0, rest.length() - RESOLVE.length());
+                    return "POST".equals(method) ? resolve(event, operator, id) : responses.methodNotAllowed("POST");
+                }
+                return "GET".equals(method) ? show(rest) : responses.methodNotAllowed("GET");
+            }
+            return responses.problem(ProblemType.NOT_FOUND, "no such route");
+        } catch (RuntimeException e) {
+            return problems.problemFor(e, ProblemMapping.Api.OPERATOR);
+        }
+    }
+
+    private HttpApiResponse list(HttpApiEvent event) {
+        Map<String, String> query = event.query(LIST_PARAMETERS);
+        String statusName = query.get("status");
+        PaymentStatus status = statusName == null ? null : LISTED.get(statusName);
+        if (status == null) {
+            throw new InvalidRequestException("status", "is required: needs_review, unknown or pending");
+        }
+        int limit = HttpApiEvent.limit(query, DEFAULT_LIMIT, MAX_LIMIT);
+        String tenant = query.get("tenant");
+        if (tenant != null && (tenant.isEmpty() || tenant.length() > 128)) {
+            throw new InvalidRequestException("tenant", "must be 1 to 128 characters");
+        }
+        String cursor = query.get("cursor");
+        if (cursor != null && cursor.isEmpty()) {
+            throw new InvalidRequestException("cursor", "must not be empty");
+        }
+        AttentionList page = admin.list(status, tenant, limit, cursor);
+        return responses.json(200, AdminViews.page(page.items(), page.nextCursor()), Map.of());
+    }
+
+    private HttpApiResponse show(String id) {
+        return (Payment.isWellFormedId(id) ? admin.payment(id) : Optional.<PaymentHistory>empty())
+                .map(found -> responses.json(200, AdminViews.detail(found), Map.of()))
+                .orElseGet(() -> responses.problem(ProblemType.NOT_FOUND, "no such payment"));
+    }
+
+    private HttpApiResponse resolve(HttpApiEvent event, String operator, String id) {
+        if (!Payment.isWellFormedId(id)) {
+            return responses.problem(ProblemType.NOT_FOUND, "no such payment");
+        }
+        String key = IdempotencyKeyHeader.of(event);
+        ResolutionRequest request = ResolutionRequest.parse(event.jsonBody());
+        return admin.resolve(operator, id, key, request)
+                .map(answer -> responses.json(200, AdminViews.detail(answer.resolved()),
+                        answer.replayed() ? Map.of("Idempotent-Replayed", "true") : Map.of()))
+                .orElseGet(() -> responses.problem(ProblemType.NOT_FOUND, "no such payment"));
+    }
+}

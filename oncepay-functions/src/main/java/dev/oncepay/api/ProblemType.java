@@ -1,0 +1,54 @@
+package dev.oncepay.api;
+
+/** The stable problem types of oncepay's API (RFC 9457 {@code type} URIs). */
+public enum ProblemType {
+    INVALID_REQUEST(400, "invalid-request", "The request is invalid"),
+    UNAUTHENTICATED(401, "unauthenticated", "No authenticated tenant"),
+    /** A wallet credit or debit in a currency other than the one the wallet's first credit fixed. */
+    CURRENCY_MISMATCH(400, "currency-mismatch", "The wallet holds another currency"),
+    INVALID_SIGNATURE(401, "invalid-signature", "The webhook signature is invalid"),
+    PAYMENT_DECLINED(402, "payment-declined", "The payment was declined"),
+    /** Failed without any charge: the provider never received it. Not a decline; paying again is safe. */
+    PAYMENT_NOT_CHARGED(402, "payment-not-charged", "The payment failed and nothing was charged"),
+    /** A wallet debit larger than the balance: nothing changed, and the answer is recorded for the key. */
+    INSUFFICIENT_FUNDS(402, "insufficient-funds", "The wallet's balance is too low"),
+    /** The operator API without an operator's identity (a merchant's token among others): nothing read. */
+    FORBIDDEN(403, "forbidden", "Operator access only"),
+    NOT_FOUND(404, "not-found", "Not found"),
+    METHOD_NOT_ALLOWED(405, "method-not-allowed", "Method not allowed"),
+    REQUEST_IN_FLIGHT(409, "request-in-flight", "A request with this Idempotency-Key is in progress"),
+    /** An operator's resolution of a payment in a state it may not be resolved from (only needs_review, unknown). */
+    RESOLUTION_NOT_ALLOWED(409, "resolution-not-allowed", "The payment cannot be resolved in its state"),
+    /** An operator's resolution that what the provider says contradicts; nothing written. */
+    PROVIDER_CONTRADICTS(409, "provider-contradicts", "The provider contradicts the resolution"),
+    KEY_REUSED(422, "idempotency-key-reused", "The Idempotency-Key was used with a different request"),
+    INTERNAL(500, "internal", "Internal error"),
+    PROVIDER_UNAVAILABLE(503, "provider-unavailable", "The payment provider is unavailable"),
+    /** The tenant's provider account already has its fleet-wide cap of calls in flight (the bulkhead); nothing was sent. */
+    PROVIDER_AT_CAPACITY(503, "provider-at-capacity", "The payment provider account is at capacity"),
+    STORE_UNAVAILABLE(503, "store-unavailable", "The payment store is unavailable");
+
+    private static final String BASE = "https://oncepay.dev/problems/";
+
+    private final int status;
+    private final String slug;
+    private final String title;
+
+    ProblemType(int status, String slug, String title) {
+        this.status = status;
+        this.slug = slug;
+        this.title = title;
+    }
+
+    public int status() {
+        return status;
+    }
+
+    public String uri() {
+        return BASE + slug;
+    }
+
+    public String title() {
+        return title;
+    }
+}

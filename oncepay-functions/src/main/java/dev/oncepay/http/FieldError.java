@@ -1,5 +1,0 @@
-package dev.oncepay.http;
-
-/** One invalid part of a request, named so a client can fix exactly that. */
-public record FieldError(String field, String message) {
-}

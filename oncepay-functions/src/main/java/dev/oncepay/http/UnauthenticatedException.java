@@ -1,8 +1,0 @@
-package dev.oncepay.http;
-
-/** No trusted tenant in the request context: answer 401. */
-public class UnauthenticatedException extends RuntimeException {
-    public UnauthenticatedException(String message) {
-        super(message);
-    }
-}

@@ -1,8 +1,0 @@
-package dev.oncepay.provider;
-
-/** The provider refused our credentials ({@code 401}/{@code 403}): nothing was executed, and retrying will not help. */
-public class CredentialsRefusedFault extends ProviderFault {
-    CredentialsRefusedFault(String detail) {
-        super(detail, false, null);
-    }
-}

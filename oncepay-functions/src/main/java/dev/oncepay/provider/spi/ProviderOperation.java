@@ -1,0 +1,12 @@
+package dev.oncepay.provider.spi;
+
+/** What a provider call does: each provider account has one fleet breaker per operation. */
+public enum ProviderOperation {
+    CHARGE,
+    LOOKUP;
+
+    /** As in breaker item keys and log lines. */
+    public String id() {
+        return name().toLowerCase(java.util.Locale.ROOT);
+    }
+}
