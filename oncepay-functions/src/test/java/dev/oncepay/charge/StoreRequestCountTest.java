@@ -29,6 +29,10 @@ class StoreRequestCountTest extends ChargeTestSupport {
     @Test
     void theStoreProxyCountsExactlyTheRequestsOfAFirstChargeAndOfItsReplay() {
         StoreFaultProxy proxy = TestEnvironment.storeProxy();
+        // A charge before counting: a pooled connection an earlier test's stalled store left behind
+        // fails here, and its retry (one SDK call, two requests at the proxy) is not counted below.
+        assertEquals(201, post(newKey(), body(100, "EUR", "order_bench_warm_up")).status());
+        long charged = sim.chargeRequests();
         String key = newKey();
         proxy.reset();
         dynamoRequests.reset();
@@ -38,14 +42,14 @@ class StoreRequestCountTest extends ChargeTestSupport {
         Map<String, Long> firstCharge = counted(proxy);
         assertEquals(dynamoRequests.snapshot(), firstCharge);
         assertTrue(firstCharge.getOrDefault("PutItem", 0L) >= 1, "the claim is a write: " + firstCharge);
-        assertEquals(1, sim.chargeRequests());
+        assertEquals(charged + 1, sim.chargeRequests());
 
         proxy.reset();
         dynamoRequests.reset();
         assertEquals(201, post(key, body(4200, "EUR", "order_bench_counts")).status());
 
         assertEquals(dynamoRequests.snapshot(), counted(proxy));
-        assertEquals(1, sim.chargeRequests(), "a replay calls no provider");
+        assertEquals(charged + 1, sim.chargeRequests(), "a replay calls no provider");
     }
 
     private static Map<String, Long> counted(StoreFaultProxy proxy) {
