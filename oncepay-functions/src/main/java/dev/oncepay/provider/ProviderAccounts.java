@@ -2,6 +2,7 @@ package dev.oncepay.provider;
 
 import dev.oncepay.contract.DeploymentSettings;
 import dev.oncepay.config.OncepayConfig;
+import dev.oncepay.config.ProviderConfig;
 import dev.oncepay.config.Secrets;
 import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.provider.spi.AccountEndpoint;
@@ -44,7 +45,7 @@ public class ProviderAccounts {
     private final Secrets secrets;
 
     public ProviderAccounts(OncepayConfig config, ProviderAdapters adapters, Secrets secrets) {
-        OncepayConfig.Provider provider = config.provider();
+        ProviderConfig provider = config.provider();
         this.secrets = secrets;
         this.defaultAccount = configured(config);
         add(provider.account(), defaultAccount, provider.url(), DeploymentSettings.PROVIDER_API_KEY_PROPERTY,

@@ -59,13 +59,13 @@ class DeploymentSettingsTest {
     @Test
     void theDefaultTenantClaimIsTheConfiguredDefault() throws NoSuchMethodException {
         assertEquals(DeploymentSettings.DEFAULT_TENANT_CLAIM,
-                OncepayConfig.Tenant.class.getMethod("claim").getAnnotation(WithDefault.class).value());
+                TenantConfig.class.getMethod("claim").getAnnotation(WithDefault.class).value());
     }
 
     @Test
     void theDefaultAccountIsTheConfiguredDefault() throws NoSuchMethodException {
         assertEquals(DeploymentSettings.DEFAULT_ACCOUNT,
-                OncepayConfig.Provider.class.getMethod("account").getAnnotation(WithDefault.class).value());
+                ProviderConfig.class.getMethod("account").getAnnotation(WithDefault.class).value());
     }
 
     @Test
@@ -77,20 +77,20 @@ class DeploymentSettingsTest {
 
     @Test
     void theLeaseIsTheConfiguredDefault() throws NoSuchMethodException {
-        String lease = OncepayConfig.Idempotency.class.getMethod("lease").getAnnotation(WithDefault.class).value();
+        String lease = IdempotencyConfig.class.getMethod("lease").getAnnotation(WithDefault.class).value();
         assertEquals(Duration.ofSeconds(DeploymentSettings.IDEMPOTENCY_LEASE_SECONDS), DurationConverter.parseDuration(lease));
     }
 
     @Test
     void theProviderDeadlineIsTheRetryBudgetWhichHoldsAWholeAttempt() {
-        OncepayConfig.Call charge = defaults().provider().chargeCall();
+        ProviderCallConfig charge = defaults().provider().chargeCall();
         assertEquals(Duration.ofSeconds(DeploymentSettings.PROVIDER_CHARGE_DEADLINE_SECONDS), charge.budget());
         assertTrue(charge.attemptTimeout().compareTo(charge.budget()) <= 0);
     }
 
     @Test
     void theLookupDeadlineIsTheRetryBudgetWhichHoldsAWholeAttempt() {
-        OncepayConfig.Call lookup = defaults().provider().lookupCall();
+        ProviderCallConfig lookup = defaults().provider().lookupCall();
         assertEquals(Duration.ofSeconds(DeploymentSettings.PROVIDER_LOOKUP_DEADLINE_SECONDS), lookup.budget());
         assertTrue(lookup.attemptTimeout().compareTo(lookup.budget()) <= 0);
     }

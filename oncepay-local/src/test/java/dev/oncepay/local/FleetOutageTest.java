@@ -66,7 +66,7 @@ class FleetOutageTest {
     private static final int SANDBOXES = 6;
     private static final int PAYMENTS = 60;
     private static final int WAVE = 30;
-    /** OncepayConfig's default charge breaker-failures: the failed calls, fleet-wide, that open the breaker. */
+    /** ChargeCallConfig's default breaker-failures: the failed calls, fleet-wide, that open the breaker. */
     private static final int THRESHOLD = 5;
     /**
      * How long an open breaker refuses calls, set for this run (default 10 s): the 60 payments,

@@ -3,6 +3,8 @@ package dev.oncepay.provider.policy;
 import dev.oncepay.config.EmbeddedMetrics;
 import dev.oncepay.contract.Metrics;
 import dev.oncepay.config.OncepayConfig;
+import dev.oncepay.config.ProviderCallConfig;
+import dev.oncepay.config.ProviderConfig;
 import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.contract.Attr;
 import dev.oncepay.contract.Table;
@@ -84,7 +86,7 @@ public class FleetBreaker {
     /** How one operation's breaker trips and probes, and how many of its calls may be in flight. */
     record Limits(int failures, Duration window, Duration openFor, Duration slowCall, Duration probeLease,
             int maxInFlight, Duration slotLease) {
-        static Limits of(OncepayConfig.Call call) {
+        static Limits of(ProviderCallConfig call) {
             // A probe is one attempt, a slot one whole call: each lease outlives what it covers, so
             // a live holder keeps it and a dead one's ends soon after.
             return new Limits(call.breakerFailures(), call.breakerWindow(), call.breakerDelay(), call.slowCall(),
@@ -95,7 +97,7 @@ public class FleetBreaker {
     /** Every breaker's limits, how long a sandbox trusts a read, the retry budget, and when a call takes a slot. */
     record Settings(Map<ProviderOperation, Limits> limits, Duration cacheFor, double retryShare, int retryBurst,
             Duration inFlightAfter) {
-        static Settings of(OncepayConfig.Provider provider) {
+        static Settings of(ProviderConfig provider) {
             Map<ProviderOperation, Limits> limits = new EnumMap<>(ProviderOperation.class);
             limits.put(ProviderOperation.CHARGE, Limits.of(provider.chargeCall()));
             limits.put(ProviderOperation.LOOKUP, Limits.of(provider.lookupCall()));

@@ -1,6 +1,7 @@
 package dev.oncepay.provider.policy;
 
 import dev.oncepay.config.OncepayConfig;
+import dev.oncepay.config.ProviderCallConfig;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.provider.spi.AccountEndpoint;
@@ -50,8 +51,8 @@ import org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException;
  */
 @ApplicationScoped
 public class ProviderCalls {
-    private final OncepayConfig.Call chargeLimits;
-    private final OncepayConfig.Call lookupLimits;
+    private final ProviderCallConfig chargeLimits;
+    private final ProviderCallConfig lookupLimits;
     private final Duration maxRetryAfter;
     private final Duration backoffCap;
     private final FleetBreaker breaker;
@@ -91,7 +92,7 @@ public class ProviderCalls {
         return lookupLimits.budget();
     }
 
-    private CallLog call(OncepayConfig.Call limits, Duration deadlineIn) {
+    private CallLog call(ProviderCallConfig limits, Duration deadlineIn) {
         Duration budget = deadlineIn.compareTo(limits.budget()) < 0 ? deadlineIn : limits.budget();
         return new CallLog(budget, limits.attemptTimeout(), new FullJitterBackoff(limits.backoffBase(), backoffCap));
     }
@@ -129,7 +130,7 @@ public class ProviderCalls {
         return (Class<List<FoundCharge>>) (Class<?>) List.class;
     }
 
-    private static <T> TypedGuard<T> retries(Class<T> type, OncepayConfig.Call limits) {
+    private static <T> TypedGuard<T> retries(Class<T> type, ProviderCallConfig limits) {
         return TypedGuard.create(type)
                 .withRetry()
                         .maxRetries(limits.maxRetries())
@@ -142,7 +143,7 @@ public class ProviderCalls {
                 .build();
     }
 
-    private static <T> TypedGuard<T> attempts(Class<T> type, OncepayConfig.Call limits) {
+    private static <T> TypedGuard<T> attempts(Class<T> type, ProviderCallConfig limits) {
         return TypedGuard.create(type)
                 .withTimeout().duration(limits.attemptTimeout().toMillis(), ChronoUnit.MILLIS).done()
                 .build();
@@ -154,14 +155,14 @@ public class ProviderCalls {
      * {@code CircuitBreakerOpenException}, nothing sent), then runs under its timeout, and its
      * result goes to the breaker — outside the timeout, so a timed-out attempt is counted too.
      */
-    private <T> T guarded(TypedGuard<T> retries, TypedGuard<T> attempts, OncepayConfig.Call limits,
+    private <T> T guarded(TypedGuard<T> retries, TypedGuard<T> attempts, ProviderCallConfig limits,
             ProviderAccount account, ProviderOperation operation, CallLog log, Callable<T> attempt) {
         try (FleetBreaker.InFlight call = breaker.enter(account, operation)) {
             return attempted(retries, attempts, limits, account, operation, log, attempt);
         }
     }
 
-    private <T> T attempted(TypedGuard<T> retries, TypedGuard<T> attempts, OncepayConfig.Call limits,
+    private <T> T attempted(TypedGuard<T> retries, TypedGuard<T> attempts, ProviderCallConfig limits,
             ProviderAccount account, ProviderOperation operation, CallLog log, Callable<T> attempt) {
         return guarded(retries, () -> {
             FleetBreaker.Admission admission = breaker.admit(account, operation, log.attempts() > 0);

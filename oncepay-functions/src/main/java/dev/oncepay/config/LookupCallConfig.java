@@ -1,0 +1,48 @@
+package dev.oncepay.config;
+
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+
+/**
+ * The limits of a lookup ({@code oncepay.provider.lookup-call.*}): an attempt (5 s, the read
+ * timeout) fits its budget (6 s), so a retry only follows a fast failure; at most 2 retries; the
+ * breaker as for charges.
+ */
+public interface LookupCallConfig extends ProviderCallConfig {
+
+    @Override
+    @WithDefault("6S")
+    Duration budget();
+
+    @Override
+    @WithDefault("5S")
+    Duration attemptTimeout();
+
+    @Override
+    @WithDefault("2")
+    int maxRetries();
+
+    @Override
+    @WithDefault("100MS")
+    Duration backoffBase();
+
+    @Override
+    @WithDefault("5")
+    int breakerFailures();
+
+    @Override
+    @WithDefault("10S")
+    Duration breakerWindow();
+
+    @Override
+    @WithDefault("10S")
+    Duration breakerDelay();
+
+    @Override
+    @WithDefault("3S")
+    Duration slowCall();
+
+    @Override
+    @WithDefault("25")
+    int maxInFlight();
+}

@@ -1,0 +1,16 @@
+package dev.oncepay.config;
+
+import java.util.Optional;
+
+/** A provider account besides the default one ({@code oncepay.provider.accounts.<name>.*}). */
+public interface ProviderAccountConfig {
+
+    /** Provider id: {@code sim} or {@code stripe}. */
+    String provider();
+
+    /** Base URL of its API, e.g. {@code https://api.stripe.com}. */
+    String url();
+
+    /** Its API key (charge and reconcile only; from Secrets Manager in production). */
+    Optional<String> apiKey();
+}

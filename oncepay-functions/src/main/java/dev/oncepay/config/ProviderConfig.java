@@ -1,0 +1,90 @@
+package dev.oncepay.config;
+
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The provider accounts ({@code oncepay.provider.*}). The default account (tenants without their
+ * own) is described by {@code id}, {@code account}, {@code url} and {@code api-key}; more accounts by
+ * {@code accounts.<name>.*}, and tenants are bound to them by {@code tenants.<tenant>=<name>}.
+ */
+public interface ProviderConfig {
+
+    /** Provider id of the default account: {@code sim} (the generic REST PSP) or {@code stripe}. */
+    @WithDefault("sim")
+    String id();
+
+    /**
+     * The merchant account at that provider; recorded on every payment, so facts from another
+     * account cannot move it (payments without it read as this one).
+     */
+    @WithDefault("default")
+    String account();
+
+    /** Base URL of the default account's provider API. */
+    @WithDefault("http://127.0.0.1:8090")
+    String url();
+
+    /** Accounts besides the default one, by account name (unique across providers). */
+    Map<String, ProviderAccountConfig> accounts();
+
+    /** Tenant id → account name; a tenant not listed is charged through the default account. */
+    Map<String, String> tenants();
+
+    /** Connect timeout of every provider HTTP client. */
+    @WithDefault("1S")
+    Duration connectTimeout();
+
+    /** Read timeout of every provider HTTP client; at most a call's attempt timeout. */
+    @WithDefault("5S")
+    Duration readTimeout();
+
+    /** Limits of charge calls ({@code charge-call.*}). */
+    ChargeCallConfig chargeCall();
+
+    /** Limits of lookup calls ({@code lookup-call.*}). */
+    LookupCallConfig lookupCall();
+
+    /**
+     * How long a sandbox trusts its last read of a fleet breaker's item before reading it again:
+     * the healthy path's only cost (one read per breaker per period), and how late a sandbox may
+     * see another's transition.
+     */
+    @WithDefault("1S")
+    Duration breakerCache();
+
+    /** Retries allowed fleet-wide, as a share of calls ({@code retry-budget.*}). */
+    RetryBudgetConfig retryBudget();
+
+    /**
+     * A provider call in flight longer than this takes a slot in its account's bulkhead (one
+     * write, and one to give it back): healthy calls, quicker than this, cost nothing.
+     */
+    @WithDefault("500MS")
+    Duration inFlightAfter();
+
+    /** Settings of the Stripe adapter ({@code stripe.*}). */
+    StripeConfig stripe();
+
+    /** Ceiling of the full-jitter backoff between charge attempts. */
+    @WithDefault("2S")
+    Duration backoffCap();
+
+    /**
+     * The default account's API key, sent as a bearer token; in production from Secrets
+     * Manager, never logged. Only charge and reconcile hold API keys (the webhook function
+     * holds signing secrets only); those two refuse to start without a key for every account
+     * ({@code ProviderAccounts}) rather than call a provider with a placeholder.
+     */
+    Optional<String> apiKey();
+
+    /**
+     * A {@code Retry-After} (on 408, 409, 429 or 5xx) longer than this ends the retries instead of
+     * blocking the caller, even where it would fit the call's deadline; a shorter one is honoured
+     * only if it and a whole further attempt fit that deadline.
+     */
+    @WithDefault("2S")
+    Duration maxRetryAfter();
+}
