@@ -15,12 +15,4 @@ public interface TenantConfig {
      * a client-supplied tenant would let one merchant act as another.
      */
     Optional<String> trustedHeader();
-
-    /**
-     * The IAM role whose sessions alone may call the operator API ({@code OperatorRole}; infra
-     * sets it). HTTP APIs have no resource policy, so an IAM administrator allowed
-     * {@code execute-api:Invoke} on everything would otherwise pass API Gateway's check too.
-     * Empty: any principal API Gateway authorized (local runs, tests).
-     */
-    Optional<String> roleName();
 }
