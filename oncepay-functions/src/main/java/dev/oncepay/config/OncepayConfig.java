@@ -233,7 +233,7 @@ public interface OncepayConfig {
         /**
          * The bulkhead: calls of this kind in flight to one provider account, fleet-wide, beyond
          * which new calls are refused at once (503, or the sweep defers). Approximate: only calls
-         * older than {@code in-flight-after} are counted ({@code FleetBreaker}).
+         * older than {@code in-flight-after} are counted ({@code Bulkhead}).
          */
         int maxInFlight();
     }
@@ -322,7 +322,7 @@ public interface OncepayConfig {
         int maxInFlight();
     }
 
-    /** Retries fleet-wide per provider account and operation, as a share of its calls ({@code FleetBreaker}). */
+    /** Retries fleet-wide per provider account and operation, as a share of its calls ({@code RetryBudget}). */
     interface RetryBudget {
         /** Retries earned per call: 0.1 lets one call in ten be retried once. */
         @WithDefault("0.1")
