@@ -5,7 +5,7 @@ import java.time.Duration;
 /**
  * The limits of one kind of provider call: timeout and retries by SmallRye Fault Tolerance guards
  * (one per provider account, see {@code ProviderCalls}), the breaker by the fleet breaker
- * shared through the table ({@code FleetBreaker}). Each kind's defaults are in its own mapping
+ * shared through the table ({@code FleetProtection}). Each kind's defaults are in its own mapping
  * ({@link ChargeCallConfig}, {@link LookupCallConfig}).
  */
 public interface ProviderCallConfig {
@@ -40,7 +40,7 @@ public interface ProviderCallConfig {
     /**
      * The bulkhead: calls of this kind in flight to one provider account, fleet-wide, beyond
      * which new calls are refused at once (503, or the sweep defers). Approximate: only calls
-     * older than {@code in-flight-after} are counted ({@code FleetBreaker}).
+     * older than {@code in-flight-after} are counted ({@code Bulkhead}).
      */
     int maxInFlight();
 }

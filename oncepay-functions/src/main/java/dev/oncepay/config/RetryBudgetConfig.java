@@ -2,7 +2,7 @@ package dev.oncepay.config;
 
 import io.smallrye.config.WithDefault;
 
-/** Retries fleet-wide per provider account and operation, as a share of its calls ({@code FleetBreaker}). */
+/** Retries fleet-wide per provider account and operation, as a share of its calls ({@code RetryBudget}). */
 public interface RetryBudgetConfig {
 
     /** Retries earned per call: 0.1 lets one call in ten be retried once. */

@@ -170,7 +170,7 @@ public class ProviderGateway {
 
     /**
      * Why a charge through {@code account} would be refused without a call right now, if it would:
-     * the fleet's charge breaker of the account or its bulkhead ({@link FleetBreaker}), the same
+     * the fleet's charge breaker of the account or its bulkhead ({@link FleetProtection}), the same
      * for the charge API and the sweep, as this sandbox last read them (at most
      * {@code breaker-cache} ago).
      */

@@ -4,7 +4,7 @@ import dev.oncepay.api.AdminHttp;
 import dev.oncepay.api.PaymentsHttp;
 import dev.oncepay.contract.DeploymentSettings;
 import dev.oncepay.config.OncepayConfig;
-import dev.oncepay.provider.policy.FleetBreaker;
+import dev.oncepay.provider.policy.FleetProtection;
 import dev.oncepay.provider.ProviderAccounts;
 import dev.oncepay.provider.spi.ProviderOperation;
 import dev.oncepay.provider.ProviderPriming;
@@ -35,18 +35,18 @@ class ChargePrimer implements Primer {
     private final AdminHttp admin;
     private final WalletsHttp wallets;
     private final ProviderAccounts accounts;
-    private final FleetBreaker breaker;
+    private final FleetProtection fleet;
     private final ProviderPriming providerPriming;
     private final String tenantClaim;
 
     ChargePrimer(PaymentsHttp http, RefusedWrites refusedWrites, AdminHttp admin, WalletsHttp wallets, ProviderAccounts accounts,
-            FleetBreaker breaker, ProviderPriming providerPriming, OncepayConfig config) {
+            FleetProtection fleet, ProviderPriming providerPriming, OncepayConfig config) {
         this.http = http;
         this.refusedWrites = refusedWrites;
         this.admin = admin;
         this.wallets = wallets;
         this.accounts = accounts;
-        this.breaker = breaker;
+        this.fleet = fleet;
         this.providerPriming = providerPriming;
         this.tenantClaim = config.tenant().claim();
     }
@@ -81,7 +81,7 @@ class ChargePrimer implements Primer {
         }
         done.add("provider calls " + providerPriming.chargeEachAdapter());
         done.add("writes refused " + refusedWrites.refuse());
-        breaker.refusal(accounts.forTenant(SyntheticEvents.TENANT), ProviderOperation.CHARGE);
+        fleet.refusal(accounts.forTenant(SyntheticEvents.TENANT), ProviderOperation.CHARGE);
         done.add("breaker read");
         return done;
     }

@@ -2,7 +2,7 @@ package dev.oncepay.startup;
 
 import dev.oncepay.provider.policy.Jitter;
 import dev.oncepay.config.Secrets;
-import dev.oncepay.provider.policy.FleetBreaker;
+import dev.oncepay.provider.policy.FleetProtection;
 import dev.oncepay.provider.ProviderGateway;
 import dev.oncepay.provider.transport.ProviderHttp;
 import dev.oncepay.store.StoreHttpClient;
@@ -53,18 +53,18 @@ public class SnapStartHooks implements Resource {
     private static volatile SnapStartHooks registered;
 
     private final Priming priming;
-    private final FleetBreaker breaker;
+    private final FleetProtection fleet;
     private final Secrets secrets;
     private final ProviderHttp providerHttp;
     private final StoreHttpClient storeHttp;
     private final boolean primeAtInit;
     private final boolean callsProviders;
 
-    SnapStartHooks(Priming priming, FleetBreaker breaker, Secrets secrets, ProviderHttp providerHttp,
+    SnapStartHooks(Priming priming, FleetProtection fleet, Secrets secrets, ProviderHttp providerHttp,
             StoreHttpClient storeHttp, PrimingConfig config,
             @ConfigProperty(name = "quarkus.funqy.export", defaultValue = "charge") String function) {
         this.priming = priming;
-        this.breaker = breaker;
+        this.fleet = fleet;
         this.secrets = secrets;
         this.providerHttp = providerHttp;
         this.storeHttp = storeHttp;
@@ -95,7 +95,7 @@ public class SnapStartHooks implements Resource {
         Jitter.reseed();
         providerHttp.forgetConnections();
         storeHttp.forgetConnections();
-        Set<String> forgotten = breaker.forgetReads();
+        Set<String> forgotten = fleet.forgetReads();
         String reloaded;
         try {
             Set<String> names = secrets.reload();

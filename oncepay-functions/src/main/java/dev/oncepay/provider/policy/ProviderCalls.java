@@ -37,9 +37,9 @@ import org.eclipse.microprofile.faulttolerance.exceptions.TimeoutException;
  * circuit breaker is the fleet's ({@link FleetBreaker}), one per provider account and operation,
  * asked before every attempt and told every attempt's result (so one provider's outage opens only
  * its own breakers, in every sandbox at once). A retry also needs a token of the account's
- * fleet-wide retry budget; without one the call ends with a {@link RetryBudgetSpentFault}. Each
- * whole call also holds a place in the account's fleet-wide bulkhead, so a slow account cannot
- * take every sandbox.
+ * fleet-wide {@link RetryBudget}; without one the call ends with a {@link RetryBudgetSpentFault}.
+ * Each whole call also holds a place in the account's fleet-wide {@link Bulkhead}, so a slow
+ * account cannot take every sandbox.
  *
  * <p>Only {@link RetryableProviderFault} is retried, always with the same provider idempotency
  * key; a timeout or a reset after send is never retried for a charge: it becomes UNKNOWN. Every
@@ -55,19 +55,25 @@ public class ProviderCalls {
     private final ProviderCallConfig lookupLimits;
     private final Duration maxRetryAfter;
     private final Duration backoffCap;
+    private final FleetProtection fleet;
     private final FleetBreaker breaker;
+    private final RetryBudget retryBudget;
+    private final Bulkhead bulkhead;
     /** Retry and per-attempt timeout; they hold no state of any account, so one of each serves all. */
     private final TypedGuard<ChargeResult> chargeRetries;
     private final TypedGuard<ChargeResult> chargeAttempts;
     private final TypedGuard<List<FoundCharge>> lookupRetries;
     private final TypedGuard<List<FoundCharge>> lookupAttempts;
 
-    public ProviderCalls(OncepayConfig config, FleetBreaker breaker) {
+    public ProviderCalls(OncepayConfig config, FleetProtection fleet) {
         this.chargeLimits = config.provider().chargeCall();
         this.lookupLimits = config.provider().lookupCall();
         this.maxRetryAfter = config.provider().maxRetryAfter();
         this.backoffCap = config.provider().backoffCap();
-        this.breaker = breaker;
+        this.fleet = fleet;
+        this.breaker = fleet.breaker();
+        this.retryBudget = fleet.retryBudget();
+        this.bulkhead = fleet.bulkhead();
         this.chargeRetries = retries(ChargeResult.class, chargeLimits);
         this.chargeAttempts = attempts(ChargeResult.class, chargeLimits);
         this.lookupRetries = retries(listOfCharges(), lookupLimits);
@@ -99,7 +105,7 @@ public class ProviderCalls {
 
     /** Why the fleet's protection of {@code account} refuses charge calls right now, if it does. */
     public Optional<ProviderRefusal> chargeRefusal(ProviderAccount account) {
-        return breaker.refusal(account, ProviderOperation.CHARGE);
+        return fleet.refusal(account, ProviderOperation.CHARGE);
     }
 
     /** Charges {@code payment} at {@code endpoint}, retried within {@code log}'s deadline. */
@@ -157,7 +163,7 @@ public class ProviderCalls {
      */
     private <T> T guarded(TypedGuard<T> retries, TypedGuard<T> attempts, ProviderCallConfig limits,
             ProviderAccount account, ProviderOperation operation, CallLog log, Callable<T> attempt) {
-        try (FleetBreaker.InFlight call = breaker.enter(account, operation)) {
+        try (Bulkhead.InFlight call = bulkhead.enter(account, operation)) {
             return attempted(retries, attempts, limits, account, operation, log, attempt);
         }
     }
@@ -165,7 +171,10 @@ public class ProviderCalls {
     private <T> T attempted(TypedGuard<T> retries, TypedGuard<T> attempts, ProviderCallConfig limits,
             ProviderAccount account, ProviderOperation operation, CallLog log, Callable<T> attempt) {
         return guarded(retries, () -> {
-            FleetBreaker.Admission admission = breaker.admit(account, operation, log.attempts() > 0);
+            if (log.attempts() == 0) {
+                retryBudget.earn(account, operation);
+            }
+            FleetBreaker.Admission admission = breaker.admit(account, operation);
             long start = System.nanoTime();
             try {
                 T answer = guarded(attempts, attempt);
@@ -176,7 +185,7 @@ public class ProviderCalls {
                 // Only a retry SmallRye would make takes a token; a failed probe re-opened the
                 // breaker, which refuses the retry without one.
                 if (!admission.probe() && log.attempts() <= limits.maxRetries()
-                        && !breaker.mayRetry(account, operation)) {
+                        && !retryBudget.mayRetry(account, operation)) {
                     throw new RetryBudgetSpentFault(retryable);
                 }
                 throw retryable;

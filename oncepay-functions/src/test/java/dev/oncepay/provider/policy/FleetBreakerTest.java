@@ -48,9 +48,9 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * The fleet breaker's store protocol against real dynalite, each {@link FleetBreaker} instance a
- * sandbox of its own (own cache, own earnings) sharing one table: racing writers meet only the
- * conditional writes, as sandboxes of several functions would.
+ * The fleet protection's store protocol (breaker, retry budget, bulkhead) against real dynalite,
+ * each {@link FleetProtection} instance a sandbox of its own (own cache, own earnings) sharing one
+ * table: racing writers meet only the conditional writes, as sandboxes of several functions would.
  */
 class FleetBreakerTest {
     private static final int THRESHOLD = 4;
@@ -101,24 +101,24 @@ class FleetBreakerTest {
         TestEnvironment.storeProxy().reset();
     }
 
-    private FleetBreaker sandbox(DynamoDbClient client, double retryShare, int retryBurst) {
+    private FleetProtection sandbox(DynamoDbClient client, double retryShare, int retryBurst) {
         return sandbox(client, retryShare, retryBurst, IN_FLIGHT_AFTER);
     }
 
-    private FleetBreaker sandbox(DynamoDbClient client, double retryShare, int retryBurst, Duration inFlightAfter) {
-        FleetBreaker.Limits limits = new FleetBreaker.Limits(THRESHOLD, WINDOW, OPEN_FOR, SLOW, LEASE, MAX_IN_FLIGHT,
-                SLOT_LEASE);
-        return new FleetBreaker(client, TestEnvironment.TABLE, clock, metrics, new FleetBreaker.Settings(
+    private FleetProtection sandbox(DynamoDbClient client, double retryShare, int retryBurst, Duration inFlightAfter) {
+        FleetProtection.Limits limits = new FleetProtection.Limits(THRESHOLD, WINDOW, OPEN_FOR, SLOW, LEASE,
+                MAX_IN_FLIGHT, SLOT_LEASE);
+        return new FleetProtection(client, TestEnvironment.TABLE, clock, metrics, new FleetProtection.Settings(
                 Map.of(ProviderOperation.CHARGE, limits, ProviderOperation.LOOKUP, limits), CACHE, retryShare,
                 retryBurst, inFlightAfter));
     }
 
-    private FleetBreaker sandbox() {
+    private FleetProtection sandbox() {
         return sandbox(TestEnvironment.dynamo(), 0.1, 10);
     }
 
-    private List<FleetBreaker> sandboxes() {
-        List<FleetBreaker> fleet = new ArrayList<>();
+    private List<FleetProtection> sandboxes() {
+        List<FleetProtection> fleet = new ArrayList<>();
         for (int i = 0; i < SANDBOXES; i++) {
             fleet.add(sandbox());
         }
@@ -134,9 +134,16 @@ class FleetBreakerTest {
         return BreakerItem.from(item());
     }
 
-    private void fail(FleetBreaker sandbox) {
-        FleetBreaker.Admission call = sandbox.admit(account, ProviderOperation.CHARGE, false);
-        sandbox.record(account, ProviderOperation.CHARGE, call, "503 from the provider", Duration.ofMillis(5));
+    /** A first attempt, as {@link ProviderCalls} makes it: it earns a share of a retry, then asks the breaker. */
+    private FleetBreaker.Admission firstAttempt(FleetProtection sandbox) {
+        sandbox.retryBudget().earn(account, ProviderOperation.CHARGE);
+        return sandbox.breaker().admit(account, ProviderOperation.CHARGE);
+    }
+
+    private void fail(FleetProtection sandbox) {
+        FleetBreaker.Admission call = firstAttempt(sandbox);
+        sandbox.breaker().record(account, ProviderOperation.CHARGE, call, "503 from the provider",
+                Duration.ofMillis(5));
     }
 
     /** Runs every task at once (released together by a latch) and returns their results. */
@@ -166,9 +173,9 @@ class FleetBreakerTest {
 
     @Test
     void sandboxesRacingToOpenMakeExactlyOneTransition() throws Exception {
-        List<FleetBreaker> fleet = sandboxes();
+        List<FleetProtection> fleet = sandboxes();
         List<Callable<Boolean>> failures = new ArrayList<>();
-        for (FleetBreaker sandbox : fleet) {
+        for (FleetProtection sandbox : fleet) {
             failures.add(() -> {
                 fail(sandbox);
                 return true;
@@ -183,25 +190,25 @@ class FleetBreakerTest {
         assertEquals(1, opened.openings());
         assertTrue(opened.failures() >= THRESHOLD, opened::toString);
         clock.advance(CACHE); // every sandbox reads again: all of them refuse now
-        for (FleetBreaker sandbox : fleet) {
+        for (FleetProtection sandbox : fleet) {
             assertEquals(Optional.of(ProviderRefusal.BREAKER_OPEN), sandbox.refusal(account, ProviderOperation.CHARGE));
-            assertThrows(CircuitBreakerOpenException.class, () -> sandbox.admit(account, ProviderOperation.CHARGE, false));
+            assertThrows(CircuitBreakerOpenException.class, () -> firstAttempt(sandbox));
         }
     }
 
     @Test
     void aDeadProviderGetsAtMostThresholdPlusOneRequestPerSandboxBeforeTheWholeFleetFailsFast() throws Exception {
-        List<FleetBreaker> fleet = sandboxes();
+        List<FleetProtection> fleet = sandboxes();
         AtomicInteger requests = new AtomicInteger();
         List<Callable<Integer>> callers = new ArrayList<>();
-        for (FleetBreaker sandbox : fleet) {
+        for (FleetProtection sandbox : fleet) {
             callers.add(() -> {
                 int refused = 0;
                 for (int call = 0; call < 20; call++) {
                     try {
-                        FleetBreaker.Admission admitted = sandbox.admit(account, ProviderOperation.CHARGE, false);
+                        FleetBreaker.Admission admitted = firstAttempt(sandbox);
                         requests.incrementAndGet(); // reaches the dead provider
-                        sandbox.record(account, ProviderOperation.CHARGE, admitted, "connection refused",
+                        sandbox.breaker().record(account, ProviderOperation.CHARGE, admitted, "connection refused",
                                 Duration.ofMillis(1));
                     } catch (CircuitBreakerOpenException open) {
                         refused++;
@@ -223,7 +230,7 @@ class FleetBreakerTest {
 
     @Test
     void failuresBelowTheThresholdOrSpreadOverWindowsKeepItClosedAndHealthyCallsWriteNothing() {
-        FleetBreaker sandbox = sandbox();
+        FleetProtection sandbox = sandbox();
         for (int i = 0; i < THRESHOLD - 1; i++) {
             fail(sandbox);
         }
@@ -235,18 +242,18 @@ class FleetBreakerTest {
         assertEquals(THRESHOLD - 1, state().failures(), "a new window began");
 
         Map<String, AttributeValue> before = item();
-        FleetBreaker.Admission call = sandbox.admit(account, ProviderOperation.CHARGE, false);
-        sandbox.record(account, ProviderOperation.CHARGE, call, null, Duration.ofMillis(40));
+        FleetBreaker.Admission call = firstAttempt(sandbox);
+        sandbox.breaker().record(account, ProviderOperation.CHARGE, call, null, Duration.ofMillis(40));
         assertEquals(before, item(), "a healthy call leaves the item as it was");
         assertEquals(0, metrics.counted(Metrics.BREAKER_OPEN));
     }
 
     @Test
     void slowAnswersCountAsFailures() {
-        FleetBreaker sandbox = sandbox();
+        FleetProtection sandbox = sandbox();
         for (int i = 0; i < THRESHOLD; i++) {
-            FleetBreaker.Admission call = sandbox.admit(account, ProviderOperation.CHARGE, false);
-            sandbox.record(account, ProviderOperation.CHARGE, call, null, SLOW.plusMillis(1));
+            FleetBreaker.Admission call = firstAttempt(sandbox);
+            sandbox.breaker().record(account, ProviderOperation.CHARGE, call, null, SLOW.plusMillis(1));
         }
         assertEquals(BreakerState.OPEN, state().state());
         assertEquals(1, metrics.counted(Metrics.BREAKER_OPEN));
@@ -254,14 +261,14 @@ class FleetBreakerTest {
 
     @Test
     void sandboxesRacingForTheProbeLeaveExactlyOneHolderWhoseAnswerClosesItForEveryone() throws Exception {
-        List<FleetBreaker> fleet = sandboxes();
+        List<FleetProtection> fleet = sandboxes();
         for (int i = 0; i < THRESHOLD; i++) {
             fail(fleet.get(0));
         }
         clock.advance(OPEN_FOR);
         List<Callable<FleetBreaker.Admission>> probes = new ArrayList<>();
-        for (FleetBreaker sandbox : fleet) {
-            probes.add(() -> sandbox.admit(account, ProviderOperation.CHARGE, false));
+        for (FleetProtection sandbox : fleet) {
+            probes.add(() -> firstAttempt(sandbox));
         }
 
         List<Optional<FleetBreaker.Admission>> admitted = atOnce(probes);
@@ -276,44 +283,46 @@ class FleetBreakerTest {
         assertEquals(1, holders.size(), () -> "probe holders: " + holders);
         assertEquals(1, metrics.counted(Metrics.BREAKER_HALF_OPEN));
         assertEquals(BreakerState.HALF_OPEN, state().state());
-        for (FleetBreaker sandbox : fleet) {
+        for (FleetProtection sandbox : fleet) {
             assertEquals(Optional.of(ProviderRefusal.BREAKER_OPEN), sandbox.refusal(account, ProviderOperation.CHARGE),
                     "the probe's lease is live");
         }
 
-        FleetBreaker holder = fleet.get(holders.get(0));
-        holder.record(account, ProviderOperation.CHARGE, admitted.get(holders.get(0)).get(), null, Duration.ofMillis(30));
+        FleetProtection holder = fleet.get(holders.get(0));
+        holder.breaker().record(account, ProviderOperation.CHARGE, admitted.get(holders.get(0)).get(), null,
+                Duration.ofMillis(30));
 
         assertEquals(BreakerState.CLOSED, state().state());
         assertNull(state().probeOwner());
         assertEquals(1, metrics.counted(Metrics.BREAKER_CLOSED));
         clock.advance(CACHE);
-        for (FleetBreaker sandbox : fleet) {
-            assertFalse(sandbox.admit(account, ProviderOperation.CHARGE, false).probe(), "closed for every sandbox");
+        for (FleetProtection sandbox : fleet) {
+            assertFalse(firstAttempt(sandbox).probe(), "closed for every sandbox");
         }
     }
 
     @Test
     void aProbeWhoseHolderDiedIsTakenOverAndOnlyTheNewHoldersAnswerCounts() {
-        FleetBreaker dies = sandbox();
-        FleetBreaker takesOver = sandbox();
+        FleetProtection dies = sandbox();
+        FleetProtection takesOver = sandbox();
         for (int i = 0; i < THRESHOLD; i++) {
             fail(dies);
         }
         clock.advance(OPEN_FOR);
-        FleetBreaker.Admission lost = dies.admit(account, ProviderOperation.CHARGE, false);
+        FleetBreaker.Admission lost = firstAttempt(dies);
         assertTrue(lost.probe());
-        assertThrows(CircuitBreakerOpenException.class, () -> takesOver.admit(account, ProviderOperation.CHARGE, false),
+        assertThrows(CircuitBreakerOpenException.class, () -> firstAttempt(takesOver),
                 "a live lease is not taken over");
 
         clock.advance(LEASE.plusMillis(1));
-        FleetBreaker.Admission probe = takesOver.admit(account, ProviderOperation.CHARGE, false);
+        FleetBreaker.Admission probe = firstAttempt(takesOver);
         assertTrue(probe.probe(), "the expired lease is taken over");
-        dies.record(account, ProviderOperation.CHARGE, lost, null, Duration.ofMillis(10));
+        dies.breaker().record(account, ProviderOperation.CHARGE, lost, null, Duration.ofMillis(10));
         assertEquals(BreakerState.HALF_OPEN, state().state(), "the dead holder's late answer has no say");
         assertEquals(0, metrics.counted(Metrics.BREAKER_CLOSED));
 
-        takesOver.record(account, ProviderOperation.CHARGE, probe, "connection refused", Duration.ofMillis(10));
+        takesOver.breaker().record(account, ProviderOperation.CHARGE, probe, "connection refused",
+                Duration.ofMillis(10));
 
         BreakerItem reopened = state();
         assertEquals(BreakerState.OPEN, reopened.state());
@@ -324,41 +333,43 @@ class FleetBreakerTest {
 
     @Test
     void whenTheBreakersStoreFailsCallsGoThroughAndTheFailureIsAMetric() {
-        FleetBreaker healthy = sandbox();
+        FleetProtection healthy = sandbox();
         for (int i = 0; i < THRESHOLD; i++) {
             fail(healthy);
         }
         String pk = BreakerItem.pk(account, ProviderOperation.CHARGE);
-        FleetBreaker sick = sandbox(viaProxy, 0.1, 10);
+        FleetProtection sick = sandbox(viaProxy, 0.1, 10);
         TestEnvironment.storeProxy().failNext("GetItem", pk, StoreFault.SERVER_ERROR, 1);
 
-        FleetBreaker.Admission call = sick.admit(account, ProviderOperation.CHARGE, false);
+        FleetBreaker.Admission call = firstAttempt(sick);
 
         assertFalse(call.probe());
         assertEquals(1, metrics.counted(Metrics.BREAKER_STORE_FAILED));
         TestEnvironment.storeProxy().failNext("UpdateItem", pk, StoreFault.SERVER_ERROR, 2);
-        sick.record(account, ProviderOperation.CHARGE, call, "503 from the provider", Duration.ofMillis(5));
-        assertTrue(sick.mayRetry(account, ProviderOperation.CHARGE), "a retry token the store cannot give is granted");
+        sick.breaker().record(account, ProviderOperation.CHARGE, call, "503 from the provider", Duration.ofMillis(5));
+        assertTrue(sick.retryBudget().mayRetry(account, ProviderOperation.CHARGE),
+                "a retry token the store cannot give is granted");
         assertEquals(3, metrics.counted(Metrics.BREAKER_STORE_FAILED));
         assertEquals(1, metrics.counted(Metrics.BREAKER_OPEN), "nothing else was written");
     }
 
     @Test
     void retriesAreLimitedToAShareOfTheCallsFleetWide() {
-        FleetBreaker first = sandbox(TestEnvironment.dynamo(), 0.1, 2);
-        FleetBreaker second = sandbox(TestEnvironment.dynamo(), 0.1, 2);
+        FleetProtection first = sandbox(TestEnvironment.dynamo(), 0.1, 2);
+        FleetProtection second = sandbox(TestEnvironment.dynamo(), 0.1, 2);
 
-        assertTrue(first.mayRetry(account, ProviderOperation.CHARGE));
-        assertTrue(second.mayRetry(account, ProviderOperation.CHARGE));
-        assertFalse(first.mayRetry(account, ProviderOperation.CHARGE), "the burst of 2 is spent fleet-wide");
-        assertFalse(second.mayRetry(account, ProviderOperation.CHARGE));
+        assertTrue(first.retryBudget().mayRetry(account, ProviderOperation.CHARGE));
+        assertTrue(second.retryBudget().mayRetry(account, ProviderOperation.CHARGE));
+        assertFalse(first.retryBudget().mayRetry(account, ProviderOperation.CHARGE),
+                "the burst of 2 is spent fleet-wide");
+        assertFalse(second.retryBudget().mayRetry(account, ProviderOperation.CHARGE));
         assertEquals(2, metrics.counted(Metrics.RETRY_BUDGET_SPENT));
 
         for (int i = 0; i < 10; i++) { // ten calls earn one retry at 10 %
-            second.admit(account, ProviderOperation.CHARGE, false);
+            firstAttempt(second);
         }
-        assertTrue(second.mayRetry(account, ProviderOperation.CHARGE));
-        assertFalse(second.mayRetry(account, ProviderOperation.CHARGE));
+        assertTrue(second.retryBudget().mayRetry(account, ProviderOperation.CHARGE));
+        assertFalse(second.retryBudget().mayRetry(account, ProviderOperation.CHARGE));
         assertEquals(0, Attr.number(item(), BreakerItem.RETRY_TOKENS, -1));
     }
 
@@ -381,16 +392,16 @@ class FleetBreakerTest {
 
     @Test
     void callsStillInFlightFillTheAccountsCapFleetWideAndGiveTheirSlotsBackWhenTheyEnd() throws Exception {
-        List<FleetBreaker.InFlight> slow = new ArrayList<>();
+        List<Bulkhead.InFlight> slow = new ArrayList<>();
         for (int i = 0; i < MAX_IN_FLIGHT; i++) {
-            slow.add(sandbox().enter(account, ProviderOperation.CHARGE)); // one slow call per sandbox
+            slow.add(sandbox().bulkhead().enter(account, ProviderOperation.CHARGE)); // one slow call per sandbox
         }
         awaitSlots(MAX_IN_FLIGHT);
-        FleetBreaker other = sandbox();
+        FleetProtection other = sandbox();
 
         assertEquals(Optional.of(ProviderRefusal.AT_CAPACITY), other.refusal(account, ProviderOperation.CHARGE));
         BulkheadException full = assertThrows(BulkheadException.class,
-                () -> other.enter(account, ProviderOperation.CHARGE));
+                () -> other.bulkhead().enter(account, ProviderOperation.CHARGE));
         assertTrue(full.getMessage().contains("3 of 3 charge calls to " + account), full.getMessage());
         assertEquals(1, metrics.counted(Metrics.PROVIDER_AT_CAPACITY), "a refused call; asking is not refusing");
         assertEquals(Optional.empty(), other.refusal(account, ProviderOperation.LOOKUP), "each operation has its own");
@@ -399,8 +410,8 @@ class FleetBreakerTest {
         slow.get(0).close();
         assertEquals(MAX_IN_FLIGHT - 1, state().inFlight().size(), "the ended call gave its slot back");
         clock.advance(CACHE);
-        other.enter(account, ProviderOperation.CHARGE).close();
-        for (FleetBreaker.InFlight call : slow.subList(1, slow.size())) {
+        other.bulkhead().enter(account, ProviderOperation.CHARGE).close();
+        for (Bulkhead.InFlight call : slow.subList(1, slow.size())) {
             call.close();
         }
         assertEquals(Map.of(), state().inFlight());
@@ -408,9 +419,9 @@ class FleetBreakerTest {
 
     @Test
     void aCallQuickerThanInFlightAfterWritesNothing() {
-        FleetBreaker sandbox = sandbox(TestEnvironment.dynamo(), 0.1, 10, Duration.ofSeconds(30));
+        FleetProtection sandbox = sandbox(TestEnvironment.dynamo(), 0.1, 10, Duration.ofSeconds(30));
         for (int i = 0; i < MAX_IN_FLIGHT * 3; i++) {
-            sandbox.enter(account, ProviderOperation.CHARGE).close();
+            sandbox.bulkhead().enter(account, ProviderOperation.CHARGE).close();
         }
         assertEquals(Optional.empty(), TableItems.readConsistently(TestEnvironment.dynamo(), TestEnvironment.TABLE,
                 BreakerItem.pk(account, ProviderOperation.CHARGE)), "no item: nothing was counted or written");
@@ -418,16 +429,16 @@ class FleetBreakerTest {
 
     @Test
     void aSlotWhoseHolderDiedEndsWithItsLeaseAndTheNextSlotTakenRemovesIt() throws Exception {
-        FleetBreaker dies = sandbox();
+        FleetProtection dies = sandbox();
         for (int i = 0; i < MAX_IN_FLIGHT; i++) {
-            dies.enter(account, ProviderOperation.CHARGE); // never closed: the sandbox died mid-call
+            dies.bulkhead().enter(account, ProviderOperation.CHARGE); // never closed: the sandbox died mid-call
         }
         Map<String, Long> dead = awaitSlots(MAX_IN_FLIGHT);
-        FleetBreaker next = sandbox();
-        assertThrows(BulkheadException.class, () -> next.enter(account, ProviderOperation.CHARGE));
+        FleetProtection next = sandbox();
+        assertThrows(BulkheadException.class, () -> next.bulkhead().enter(account, ProviderOperation.CHARGE));
 
         clock.advance(SLOT_LEASE.plusMillis(1));
-        FleetBreaker.InFlight call = next.enter(account, ProviderOperation.CHARGE);
+        Bulkhead.InFlight call = next.bulkhead().enter(account, ProviderOperation.CHARGE);
         Map<String, Long> slots = awaitSlots(1);
 
         assertTrue(dead.keySet().stream().noneMatch(slots::containsKey), "the ended slots are gone: " + slots);
@@ -437,11 +448,11 @@ class FleetBreakerTest {
 
     @Test
     void whenTheStoreCannotTakeASlotTheCallGoesOnUncountedAndTheFailureIsAMetric() throws Exception {
-        FleetBreaker sick = sandbox(viaProxy, 0.1, 10);
+        FleetProtection sick = sandbox(viaProxy, 0.1, 10);
         String pk = BreakerItem.pk(account, ProviderOperation.CHARGE);
         TestEnvironment.storeProxy().failNext("UpdateItem", pk, StoreFault.SERVER_ERROR, 1);
 
-        FleetBreaker.InFlight call = sick.enter(account, ProviderOperation.CHARGE);
+        Bulkhead.InFlight call = sick.bulkhead().enter(account, ProviderOperation.CHARGE);
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (metrics.counted(Metrics.BREAKER_STORE_FAILED) == 0 && System.nanoTime() < until) {
             Thread.sleep(20);
@@ -455,39 +466,39 @@ class FleetBreakerTest {
 
     @Test
     void whileTheAccountIsSlowCallersArrivingTogetherTakeTheirSlotsAgainstTheCapAndNoMore() throws Exception {
-        FleetBreaker.InFlight first = sandbox().enter(account, ProviderOperation.CHARGE);
+        Bulkhead.InFlight first = sandbox().bulkhead().enter(account, ProviderOperation.CHARGE);
         awaitSlots(1); // the account is slow: one call is counted
-        List<FleetBreaker> fleet = sandboxes();
-        List<Callable<FleetBreaker.InFlight>> arriving = new ArrayList<>();
-        for (FleetBreaker sandbox : fleet) {
+        List<FleetProtection> fleet = sandboxes();
+        List<Callable<Bulkhead.InFlight>> arriving = new ArrayList<>();
+        for (FleetProtection sandbox : fleet) {
             arriving.add(() -> {
                 try {
-                    return sandbox.enter(account, ProviderOperation.CHARGE);
+                    return sandbox.bulkhead().enter(account, ProviderOperation.CHARGE);
                 } catch (BulkheadException full) {
                     return null;
                 }
             });
         }
 
-        List<Optional<FleetBreaker.InFlight>> entered = atOnce(arriving);
+        List<Optional<Bulkhead.InFlight>> entered = atOnce(arriving);
 
         assertEquals(MAX_IN_FLIGHT - 1, entered.stream().filter(Optional::isPresent).count(),
                 "each slot was taken at entry, against the cap");
         assertEquals(MAX_IN_FLIGHT, state().inFlight().size());
         assertEquals(SANDBOXES - (MAX_IN_FLIGHT - 1), metrics.counted(Metrics.PROVIDER_AT_CAPACITY));
-        entered.forEach(call -> call.ifPresent(FleetBreaker.InFlight::close));
+        entered.forEach(call -> call.ifPresent(Bulkhead.InFlight::close));
         first.close();
         assertEquals(Map.of(), state().inFlight());
     }
 
     @Test
     void aCallThatEndsWhileItsSlotIsBeingTakenGivesTheSlotBack() throws Exception {
-        FleetBreaker.InFlight earlier = sandbox().enter(account, ProviderOperation.CHARGE);
+        Bulkhead.InFlight earlier = sandbox().bulkhead().enter(account, ProviderOperation.CHARGE);
         awaitSlots(1);
         earlier.close(); // the slot map exists now: the next take is one write
         String pk = BreakerItem.pk(account, ProviderOperation.CHARGE);
         HeldAnswer held = TestEnvironment.storeProxy().holdNextAnswer("UpdateItem", pk);
-        FleetBreaker.InFlight call = sandbox(viaProxy, 0.1, 10).enter(account, ProviderOperation.CHARGE);
+        Bulkhead.InFlight call = sandbox(viaProxy, 0.1, 10).bulkhead().enter(account, ProviderOperation.CHARGE);
         assertTrue(held.awaitCommitted(Duration.ofSeconds(10)), "the slot's write reached the store");
 
         // The call ends while its slot's write waits for an answer: the end must wait for it too.

@@ -19,13 +19,13 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The fleet breakers in function tests: closed between tests (their items deleted, the sandbox's
- * reads forgotten), and moved by another sandbox — a second {@link FleetBreaker} of the same
+ * reads forgotten), and moved by another sandbox — a second {@link FleetProtection} of the same
  * configuration over the same table, as another Lambda sandbox would be.
  */
 @ApplicationScoped
 public class FleetBreakers {
     @Inject
-    FleetBreaker breaker;
+    FleetProtection fleet;
     @Inject
     OncepayConfig config;
     @Inject
@@ -37,7 +37,7 @@ public class FleetBreakers {
 
     /** Every breaker this application used is closed, with a full retry budget, for every function alike. */
     public synchronized void resetAll() {
-        Set<String> used = new HashSet<>(breaker.forgetReads());
+        Set<String> used = new HashSet<>(fleet.forgetReads());
         used.addAll(movedElsewhere);
         movedElsewhere.clear();
         for (String pk : used) {
@@ -47,17 +47,17 @@ public class FleetBreakers {
 
     /** Another sandbox meets failures enough to open the breaker of {@code account}'s {@code operation}. */
     public synchronized void openFromAnotherSandbox(ProviderAccount account, ProviderOperation operation) {
-        FleetBreaker other = anotherSandbox(account, operation);
-        int threshold = FleetBreaker.Settings.of(config.provider()).limits().get(operation).failures();
+        FleetBreaker other = anotherSandbox(account, operation).breaker();
+        int threshold = FleetProtection.Settings.of(config.provider()).limits().get(operation).failures();
         for (int i = 0; i < threshold; i++) {
-            FleetBreaker.Admission call = other.admit(account, operation, false);
+            FleetBreaker.Admission call = other.admit(account, operation);
             other.record(account, operation, call, "503 from the provider", Duration.ofMillis(5));
         }
     }
 
     /** Other sandboxes retry until the fleet's retry budget for {@code account}'s {@code operation} is spent. */
     public synchronized void spendRetryBudgetFromAnotherSandbox(ProviderAccount account, ProviderOperation operation) {
-        FleetBreaker other = anotherSandbox(account, operation);
+        RetryBudget other = anotherSandbox(account, operation).retryBudget();
         while (other.mayRetry(account, operation)) {
             // each granted retry takes a token
         }
@@ -69,11 +69,11 @@ public class FleetBreakers {
      */
     public synchronized Runnable fillFromOtherSandboxes(ProviderAccount account,
             ProviderOperation operation) throws InterruptedException {
-        FleetBreaker.Settings settings = FleetBreaker.Settings.of(config.provider());
-        FleetBreaker other = anotherSandbox(account, operation, new FleetBreaker.Settings(settings.limits(),
-                settings.cacheFor(), settings.retryShare(), settings.retryBurst(), Duration.ZERO));
+        FleetProtection.Settings settings = FleetProtection.Settings.of(config.provider());
+        Bulkhead other = anotherSandbox(account, operation, new FleetProtection.Settings(settings.limits(),
+                settings.cacheFor(), settings.retryShare(), settings.retryBurst(), Duration.ZERO)).bulkhead();
         int cap = settings.limits().get(operation).maxInFlight();
-        List<FleetBreaker.InFlight> calls = new ArrayList<>();
+        List<Bulkhead.InFlight> calls = new ArrayList<>();
         for (int i = 0; i < cap; i++) {
             calls.add(other.enter(account, operation));
         }
@@ -84,12 +84,12 @@ public class FleetBreakers {
             }
             Thread.sleep(10);
         }
-        return () -> calls.forEach(FleetBreaker.InFlight::close);
+        return () -> calls.forEach(Bulkhead.InFlight::close);
     }
 
     /** This sandbox forgets what it read of every breaker, as if its {@code breaker-cache} had passed. */
     public synchronized void readAgainHere() {
-        movedElsewhere.addAll(breaker.forgetReads());
+        movedElsewhere.addAll(fleet.forgetReads());
     }
 
     /** The slots {@code account}'s {@code operation} item holds, as the table says now. */
@@ -98,13 +98,13 @@ public class FleetBreakers {
                 BreakerItem.pk(account, operation)).map(BreakerItem::from).map(b -> b.inFlight().size()).orElse(0);
     }
 
-    private FleetBreaker anotherSandbox(ProviderAccount account, ProviderOperation operation) {
-        return anotherSandbox(account, operation, FleetBreaker.Settings.of(config.provider()));
+    private FleetProtection anotherSandbox(ProviderAccount account, ProviderOperation operation) {
+        return anotherSandbox(account, operation, FleetProtection.Settings.of(config.provider()));
     }
 
-    private FleetBreaker anotherSandbox(ProviderAccount account, ProviderOperation operation,
-            FleetBreaker.Settings settings) {
+    private FleetProtection anotherSandbox(ProviderAccount account, ProviderOperation operation,
+            FleetProtection.Settings settings) {
         movedElsewhere.add(BreakerItem.pk(account, operation));
-        return new FleetBreaker(TestEnvironment.dynamo(), TestEnvironment.TABLE, clock, metrics, settings);
+        return new FleetProtection(TestEnvironment.dynamo(), TestEnvironment.TABLE, clock, metrics, settings);
     }
 }
