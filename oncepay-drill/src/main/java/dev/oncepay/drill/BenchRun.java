@@ -144,7 +144,7 @@ final class BenchRun implements AutoCloseable {
         }
     }
 
-    /** The CPU every process of the run (and each thread of the local-run JVM) has spent so far. */
+    /** The CPU every process of the run (and each thread of the local-run JVM and of the charge sandboxes) has spent so far. */
     BenchCpu.Sample cpuSample() throws IOException, InterruptedException {
         Map<Long, BenchCpu.Part> processes = new HashMap<>();
         for (SandboxStatus s : sandboxes()) {
@@ -158,7 +158,7 @@ final class BenchRun implements AutoCloseable {
                 .forEach(p -> processes.put(p.pid(), BenchCpu.Part.DYNALITE));
         processes.put(localRun.pid(), BenchCpu.Part.LOCAL_RUN);
         processes.put(ProcessHandle.current().pid(), BenchCpu.Part.BENCH);
-        return BenchCpu.Sample.take(processes, localRun.pid());
+        return BenchCpu.Sample.take(processes);
     }
 
     /** The local run's own JVM (gateway, Runtime APIs, store fault proxy, simulator): this JVM's child with its arguments. */
