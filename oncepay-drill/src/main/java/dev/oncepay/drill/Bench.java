@@ -135,7 +135,8 @@ public final class Bench {
                 .put("throughputClients", options.throughputClients())
                 .put("throughputSandboxes", options.throughputSandboxes())
                 .put("providerLatencyMs", options.providerLatency().toMillis())
-                .put("hotWalletSeconds", options.hotWalletDuration().toMillis() / 1000.0);
+                .put("hotWalletSeconds", options.hotWalletDuration().toMillis() / 1000.0)
+                .put("primed", options.primed());
 
         Path singleLog = options.reportDir().resolve("local-run-single.log");
         out.printf("bench: local run with one sandbox per function (output: %s)%n", singleLog);

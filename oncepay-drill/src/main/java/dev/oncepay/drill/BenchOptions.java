@@ -22,6 +22,9 @@ import java.util.List;
  * @param throughputSandboxes charge sandboxes of the throughput phase's local run
  * @param providerLatency the simulator's latency in the throughput phase
  * @param hotWalletDuration how long the throughput phase's clients debit one wallet, then eight
+ * @param primed every sandbox primes at init ({@code ONCEPAY_PRIMING_AT_INIT=true}), as the SnapStart snapshot
+ *        it is restored from on AWS holds it primed; its init (cold starts, a killed sandbox's replacement) then
+ *        includes the priming, which on AWS runs once per published version
  * @param reportDir where bench.json and the local runs' logs go
  * @param app the Lambda package (function.zip)
  */
@@ -37,6 +40,7 @@ public record BenchOptions(
         int throughputSandboxes,
         Duration providerLatency,
         Duration hotWalletDuration,
+        boolean primed,
         Path reportDir,
         Path app) {
 
@@ -53,20 +57,20 @@ public record BenchOptions(
 
     public static BenchOptions defaults() {
         return new BenchOptions(3, 3, 200, 300, 2, 200, Duration.ofSeconds(20), 8, 8, Duration.ofMillis(200),
-                Duration.ofSeconds(20), Path.of("target/bench"), Path.of("oncepay-functions/target/function.zip"));
+                Duration.ofSeconds(20), false, Path.of("target/bench"), Path.of("oncepay-functions/target/function.zip"));
     }
 
     /** Every figure once, with small counts: for CI and a first look. */
     public static BenchOptions quick() {
         return new BenchOptions(1, 1, 30, 5, 2, 10, Duration.ofSeconds(4), 2, 2, Duration.ofMillis(200),
-                Duration.ofSeconds(3), Path.of("target/bench"), Path.of("oncepay-functions/target/function.zip"));
+                Duration.ofSeconds(3), false, Path.of("target/bench"), Path.of("oncepay-functions/target/function.zip"));
     }
 
     /** The same knobs, writing to {@code reportDir} and measuring the package {@code app}. */
     public BenchOptions at(Path reportDir, Path app) {
         return new BenchOptions(coldRepeats, killRepeats, latencyRequests, warmup, earlyWarmup, earlyCharges,
-                throughputDuration, throughputClients, throughputSandboxes, providerLatency, hotWalletDuration, reportDir,
-                app);
+                throughputDuration, throughputClients, throughputSandboxes, providerLatency, hotWalletDuration, primed,
+                reportDir, app);
     }
 
     public static boolean wanted(List<String> args) {
@@ -90,6 +94,9 @@ public record BenchOptions(
                 "  --throughput-sandboxes N  charge sandboxes of the throughput phase (default 8)",
                 "  --provider-latency D      the simulator's latency in the throughput phase (default 200ms)",
                 "  --hot-wallet-duration D   the throughput clients debit one wallet, then 8 wallets (default 20s)",
+                "  --primed                  every sandbox primes at init, as the SnapStart snapshot it is restored from on",
+                "                            AWS holds it (cold starts then include the priming; default: sandboxes as a",
+                "                            JVM without a snapshot starts them)",
                 "  --report-dir DIR          bench.json and the local runs' logs (default target/bench)",
                 "  --app PATH                the Lambda package (default oncepay-functions/target/function.zip)",
                 "Durations: 500ms, 10s, 2m (a bare number is seconds). Exit status: 0 measured, 2 usage error,",
@@ -109,6 +116,7 @@ public record BenchOptions(
         int sandboxes = o.throughputSandboxes;
         Duration providerLatency = o.providerLatency;
         Duration hotWallet = o.hotWalletDuration;
+        boolean primed = o.primed;
         Path reportDir = o.reportDir;
         Path app = o.app;
         for (int i = 0; i < args.size(); i++) {
@@ -118,6 +126,10 @@ public record BenchOptions(
             }
             if (arg.equals("-h") || arg.equals("--help")) {
                 throw new IllegalArgumentException("");
+            }
+            if (arg.equals("--primed")) {
+                primed = true;
+                continue;
             }
             String value;
             int eq = arg.indexOf('=');
@@ -151,6 +163,6 @@ public record BenchOptions(
             }
         }
         return new BenchOptions(cold, kills, latency, warmup, earlyWarmup, earlyCharges, duration, clients, sandboxes,
-                providerLatency, hotWallet, reportDir, app);
+                providerLatency, hotWallet, primed, reportDir, app);
     }
 }

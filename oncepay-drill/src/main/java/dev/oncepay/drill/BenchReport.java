@@ -19,6 +19,10 @@ final class BenchReport {
                 f.path("date").asText(), f.path("cores").asInt(), f.path("loadAverageAtStart").asDouble(),
                 f.path("seconds").asText()));
         lines.add("Times are this machine's this time (shared, noisy); the counts are exact.");
+        if (f.path("options").path("primed").asBoolean()) {
+            lines.add("Every sandbox primed at init, as the SnapStart snapshot it is restored from on AWS: its init (cold"
+                    + " start, a killed sandbox's replacement) includes the priming.");
+        }
         lines.add("");
         JsonNode cold = f.path("coldStart");
         lines.add(String.format("Cold start to first answer, %d run(s) per function, median (min-max), ms:",

@@ -72,10 +72,13 @@ final class BenchRun implements AutoCloseable {
                 .connectTimeout(Duration.ofSeconds(3)).build();
     }
 
-    /** Starts a local run with {@code chargeSandboxes} charge sandboxes and one of each other function. */
+    /**
+     * Starts a local run with {@code chargeSandboxes} charge sandboxes and one of each other function,
+     * primed at init if the options say so.
+     */
     static BenchRun start(BenchOptions options, int chargeSandboxes, Path log) throws Exception {
         List<Integer> ports = Drill.freePorts(4);
-        List<String> args = List.of(
+        List<String> args = new ArrayList<>(List.of(
                 "--app", options.app().toString(),
                 "--work-dir", options.reportDir().resolve("run").toString(),
                 "--api-port", Integer.toString(ports.get(0)),
@@ -84,7 +87,10 @@ final class BenchRun implements AutoCloseable {
                 "--dynalite-port", Integer.toString(ports.get(3)),
                 "--sandboxes", "charge=" + chargeSandboxes + ",webhook=1,reconcile=1",
                 "--reconcile-every", "off",
-                "--table", "oncepay-bench");
+                "--table", "oncepay-bench"));
+        if (options.primed()) {
+            args.addAll(List.of("--env", DeploymentSettings.ENV_PRIMING_AT_INIT + "=true"));
+        }
         LocalRunProcess process = LocalRunProcess.start(args, log);
         BenchRun run = new BenchRun(process, ports.get(0), "http://127.0.0.1:" + ports.get(0), "http://127.0.0.1:" + ports.get(1),
                 "http://127.0.0.1:" + ports.get(2));
