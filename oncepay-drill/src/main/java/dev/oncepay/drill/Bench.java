@@ -43,8 +43,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * charge sandbox after its first {@code earlyWarmup} charges, its first charges listed one by one)
  * and the warm one (after {@code warmup} charges);</li>
  * <li>throughput, N clients, provider latency, N charge sandboxes (a second local run), in the same
- * two regimes (the run's new sandboxes after about {@code earlyWarmup} charges each, then after
- * {@code warmup}): charges per second through oncepay and direct over the same duration, and, for
+ * two regimes (new sandboxes, which replace those that warmed the run's stand-ins for AWS's services,
+ * after about {@code earlyWarmup} charges each; then after {@code warmup}): charges per second through oncepay and direct over the same duration, and, for
  * each side, the charge function's DynamoDB requests and mean run per charge, and the CPU per charge
  * each kind of process spent ({@link BenchCpu}: sandboxes, the charge sandboxes by thread (request,
  * JIT compiler, HTTP clients), dynalite, the local-run JVM by thread group, this JVM's clients, and
@@ -142,8 +142,8 @@ public final class Bench {
         out.printf("bench: local run with one sandbox per function (output: %s)%n", singleLog);
         try (BenchRun run = BenchRun.start(options, 1, singleLog)) {
             coldStarts(run);
-            earlyLatency(run);
             addedLatency(run);
+            earlyLatency(run);
             requestsPerCharge(run);
             requestsPerWalletOperation(run);
             rss(run, "single"); // before the kills: the charge sandbox that carried the load is still there
@@ -267,7 +267,9 @@ public final class Bench {
     /**
      * The early regime: a new charge sandbox (the one before it ended, as each burst on Lambda starts
      * new ones; its first charge starts it) serves {@code earlyWarmup} charges, then
-     * {@code earlyCharges} are measured as {@link #sequential} measures them. The first
+     * {@code earlyCharges} are measured as {@link #sequential} measures them. The warm regime ran
+     * first, so the local run's stand-ins for AWS's services (gateway, store proxy, dynalite, the
+     * webhook sandbox) are warm, as AWS's are: only the charge sandbox is new. The first
      * {@value #EARLY_SERIES} charges of the sandbox, its warm-up included, are listed one by one.
      */
     private void earlyLatency(BenchRun run) throws Exception {
@@ -419,19 +421,30 @@ public final class Bench {
     // --- 4. throughput --------------------------------------------------------------------------
 
     /**
-     * The early regime first: the charge sandboxes are new (the run has just started them) and each
-     * serves about {@code earlyWarmup} charges before the load. Then the warm regime: each serves
-     * its share of {@code warmup} charges first, without provider latency so that it takes seconds (a
-     * Lambda sandbox serves thousands in its life; the JIT compiles a method after about 200 calls).
+     * The early regime first: the local run's stand-ins for AWS's services (gateway, store proxy,
+     * dynalite, the webhook sandbox) serve {@value #STAND_IN_WARMUP} charges per charge sandbox (at
+     * most {@code warmup}), as AWS's services are warm; then every charge sandbox is replaced by a new
+     * one, and each new one serves about {@code earlyWarmup} charges before the load. Then the warm
+     * regime: each serves its share of {@code warmup} charges first, without provider latency so that
+     * it takes seconds (a Lambda sandbox serves thousands in its life; the JIT compiles a method after
+     * about 200 calls).
      */
     private void throughput(BenchRun run) throws Exception {
         run.simFaults("{\"latencyMs\":0}");
+        warmUp(run, Math.min(STAND_IN_WARMUP, options.warmup()) * options.throughputSandboxes());
+        run.awaitQuiet(Duration.ofSeconds(60));
+        for (int slot = 1; slot <= options.throughputSandboxes(); slot++) {
+            run.recycle(DeploymentSettings.FUNCTION_CHARGE, slot); // the next charge that needs it starts a new one
+        }
         warmUp(run, options.earlyWarmup() * options.throughputSandboxes());
         figures.set("throughputEarly", throughputRegime(run, "early"));
         run.simFaults("{\"latencyMs\":0}");
         warmUp(run, Math.max(0, options.warmup() - options.earlyWarmup()) * options.throughputSandboxes());
         figures.set("throughput", throughputRegime(run, "warm"));
     }
+
+    /** Charges per charge sandbox that warm the local run's stand-ins before the early regime's new sandboxes. */
+    static final int STAND_IN_WARMUP = 50;
 
     /** Both sides of one regime at the provider's latency: charges per second, latency, CPU per charge. */
     private ObjectNode throughputRegime(BenchRun run, String regime) throws Exception {
