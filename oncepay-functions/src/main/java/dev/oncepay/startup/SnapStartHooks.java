@@ -39,8 +39,8 @@ import org.jboss.logging.Logger;
  *
  * <p>At startup the provider's HTTP client, in a function that calls providers
  * ({@link ProviderGateway#callsProviders}; not the webhook), is built in the background
- * ({@link ProviderHttp#buildInBackground()}): it initializes the JDK's TLS context, which then runs
- * beside the first request (or priming) instead of inside it.
+ * ({@link ProviderHttp#buildInBackground()}): loading and linking the REST client then runs beside
+ * the first request (or priming) instead of inside it.
  *
  * <p>The CRaC context holds its resources weakly: the bean (application scoped, so the container
  * holds it) registers itself, and a static field keeps it reachable besides.
