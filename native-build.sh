@@ -136,7 +136,7 @@ missing_toolchain() {
     fi
     echo "Where one is, ./mvnw package -Dnative compiles and packages the classes, then runs Quarkus' native-image"
     echo "step (quarkus.native.enabled=true): native-image from GRAALVM_HOME or PATH, or else the same inside"
-    echo "$MANDREL_IMAGE (docker or podman run); the binary becomes bootstrap in"
+    echo "$(builder_image) (docker or podman run); the binary becomes bootstrap in"
     echo "oncepay-functions/target/function.zip (Lambda runtime provided.al2023)."
     echo "Or build the JVM artifact instead: ./native-build.sh --jvm (deploy it with -c oncepay:runtime=jvm)."
   } >&2
