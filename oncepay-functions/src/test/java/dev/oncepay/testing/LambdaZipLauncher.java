@@ -48,6 +48,9 @@ public final class LambdaZipLauncher implements JarArtifactLauncher {
     /** Quarkus' start line, which a function logs once its application is up (and it then polls). */
     private static final String STARTED = " started in ";
 
+    /** Where the runtime interface client loads its native library from, when set (the managed runtime sets it too). */
+    private static final String JNI_PROPERTY = "com.amazonaws.services.lambda.runtime.api.client.runtimeapi.NativeClient.JNI";
+
     private final Map<String, String> systemProperties = new HashMap<>();
     private Path zip;
     private Duration waitTime;
@@ -88,6 +91,7 @@ public final class LambdaZipLauncher implements JarArtifactLauncher {
         // The flags Lambda's Java runtime starts its JVM with.
         command.addAll(List.of("-XX:+TieredCompilation", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xshare:auto",
                 "-XX:-UsePerfData", "-Djava.net.preferIPv4Stack=true", "-Xmx512m"));
+        command.add("-D" + JNI_PROPERTY + "=" + jniLibrary(work));
         command.addAll(argLine);
         systemProperties.forEach((name, value) -> command.add("-D" + name + "=" + value));
         command.addAll(List.of("-cp", runtimeClientClasspath(),
@@ -163,6 +167,30 @@ public final class LambdaZipLauncher implements JarArtifactLauncher {
             }
         }
         return String.join(File.pathSeparator, jars);
+    }
+
+    /**
+     * The client's native library for this machine, unpacked into {@code work}. Left to itself, every
+     * client writes it to the same {@code /tmp/.libaws-lambda-jni.so}, which a client of another build
+     * on this machine may be writing at the same moment.
+     */
+    private static String jniLibrary(Path work) throws IOException {
+        String cpu = switch (System.getProperty("os.arch")) {
+            case "amd64", "x86_64" -> "x86_64";
+            case "aarch64", "arm64" -> "aarch_64";
+            default -> throw new IllegalStateException("the runtime interface client has no library for " + System.getProperty("os.arch"));
+        };
+        boolean musl = Files.exists(Path.of("/lib/ld-musl-" + (cpu.equals("x86_64") ? "x86_64" : "aarch64") + ".so.1"));
+        String name = "libaws-lambda-jni.linux" + (musl ? "_musl-" : "-") + cpu + ".so";
+        Path target = work.resolve(name);
+        Files.createDirectories(work);
+        try (InputStream in = com.amazonaws.services.lambda.runtime.api.client.AWSLambda.class.getResourceAsStream("/jni/" + name)) {
+            if (in == null) {
+                throw new IllegalStateException("the runtime interface client jar has no /jni/" + name);
+            }
+            Files.copy(in, target, StandardCopyOption.REPLACE_EXISTING);
+        }
+        return target.toString();
     }
 
     /** The zip unpacked as Lambda unpacks it into {@code /var/task}. */
