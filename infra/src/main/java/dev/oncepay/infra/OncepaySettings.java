@@ -30,7 +30,8 @@ import software.amazon.awscdk.services.logs.RetentionDays;
  * @param functionZip             the function.zip that {@code ./native-build.sh} (or {@code --jvm}) produced
  * @param placeholderCode         synthesize without a function.zip (CI, tests): a stub that cannot serve
  * @param chargeMemoryMb          memory of charge ({@code chargeMemoryMb}, else {@code memoryMb}, else the runtime's
- *                                default: see {@link #defaultMemoryMb}); CPU share, and so JVM speed, grows with it
+ *                                default: see {@link DeploymentSettings#defaultMemoryMb}); CPU share, and so JVM speed,
+ *                                grows with it
  * @param webhookMemoryMb         memory of webhook (likewise)
  * @param reconcileMemoryMb       memory of reconcile (likewise)
  * @param chargeConcurrency       reserved concurrency of charge (a bulkhead: a slow provider cannot starve the others)
@@ -89,9 +90,6 @@ public record OncepaySettings(
     public static final String NATIVE = "native";
     public static final String JVM = "jvm";
     public static final String PREFIX = "oncepay:";
-    /** The functions, as {@code QUARKUS_FUNQY_EXPORT} names them. */
-    public static final List<String> FUNCTIONS = List.of(DeploymentSettings.FUNCTION_CHARGE,
-            DeploymentSettings.FUNCTION_WEBHOOK, DeploymentSettings.FUNCTION_RECONCILE);
     /** Lambda's memory range, in MB (any whole MB within it). */
     public static final int MIN_MEMORY_MB = 128;
     public static final int MAX_MEMORY_MB = 10240;
@@ -104,24 +102,6 @@ public record OncepaySettings(
     public static final String DEFAULT_RUNBOOK_URL = "https://github.com/oncepay/oncepay/blob/main/docs/runbook.md";
     /** The OpenAPI document, relative to {@code infra/} (where cdk runs). */
     public static final String DEFAULT_OPENAPI_DOCUMENT = "../oncepay-functions/src/main/resources/openapi/oncepay.yaml";
-
-    /**
-     * Charge's Lambda timeout: above the provider deadline (8 s, every attempt and wait included)
-     * with 20 s left for the DynamoDB calls around it (each at most 3 s), below the idempotency
-     * lease (35 s) so a live request is never taken over, and a second inside API Gateway's
-     * integration timeout (29 s) so the caller gets the function's answer, not the gateway's 503.
-     */
-    public static final int CHARGE_TIMEOUT_SECONDS = 28;
-    /** Webhook: no provider call; a few DynamoDB calls (journal, read, conditional transition), each at most 3 s. */
-    public static final int WEBHOOK_TIMEOUT_SECONDS = 20;
-    /**
-     * Reconcile: a sweep starts no new payment after its 40 s time budget, and its provider calls
-     * end by that budget too; the payment in hand may still need its DynamoDB writes. The margin
-     * also covers a lookup (6 s) and a re-sent charge (8 s) in full. A run may outlast the
-     * 1-minute schedule: with reserved concurrency 1 the next event waits its turn in Lambda's
-     * asynchronous queue (up to the 5-minute event age) instead of running alongside.
-     */
-    public static final int RECONCILE_TIMEOUT_SECONDS = 90;
 
     private static final Map<Integer, RetentionDays> RETENTIONS = Map.ofEntries(
             Map.entry(1, RetentionDays.ONE_DAY), Map.entry(3, RetentionDays.THREE_DAYS),
@@ -171,9 +151,9 @@ public record OncepaySettings(
         }
         // The parameters, not the fields: a compact constructor assigns those only after its body.
         List<Integer> memory = List.of(chargeMemoryMb, webhookMemoryMb, reconcileMemoryMb);
-        for (int i = 0; i < FUNCTIONS.size(); i++) {
+        for (int i = 0; i < DeploymentSettings.FUNCTIONS.size(); i++) {
             if (memory.get(i) < MIN_MEMORY_MB || memory.get(i) > MAX_MEMORY_MB) {
-                throw new IllegalArgumentException(PREFIX + FUNCTIONS.get(i) + "MemoryMb (or " + PREFIX + "memoryMb) must be within "
+                throw new IllegalArgumentException(PREFIX + DeploymentSettings.FUNCTIONS.get(i) + "MemoryMb (or " + PREFIX + "memoryMb) must be within "
                         + MIN_MEMORY_MB + ".." + MAX_MEMORY_MB + " (Lambda's range), not " + memory.get(i));
             }
         }
@@ -219,7 +199,7 @@ public record OncepaySettings(
         int retentionDays = get.apply("logRetentionDays").map(Integer::parseInt).orElse(30);
         RetentionDays retention = Optional.ofNullable(RETENTIONS.get(retentionDays)).orElseThrow(
                 () -> new IllegalArgumentException(PREFIX + "logRetentionDays must be one of " + RETENTIONS.keySet()));
-        Optional<Integer> chargeConcurrency = reserved(get, "chargeConcurrency", 50);
+        Optional<Integer> chargeConcurrency = reserved(get, DeploymentSettings.FUNCTION_CHARGE);
         List<ProviderAccountSettings> accounts = accounts(context.apply(PREFIX + "accounts"));
         return new OncepaySettings(
                 runtime,
@@ -230,11 +210,11 @@ public record OncepaySettings(
                 memoryMb(get, runtime, DeploymentSettings.FUNCTION_WEBHOOK),
                 memoryMb(get, runtime, DeploymentSettings.FUNCTION_RECONCILE),
                 chargeConcurrency,
-                reserved(get, "webhookConcurrency", 20),
-                reserved(get, "reconcileConcurrency", 1),
+                reserved(get, DeploymentSettings.FUNCTION_WEBHOOK),
+                reserved(get, DeploymentSettings.FUNCTION_RECONCILE),
                 get.apply("providerMaxInFlight").map(Integer::parseInt)
                         .or(() -> chargeConcurrency.map(c -> DeploymentSettings.chargeMaxInFlight(c, 1 + accounts.size()))),
-                get.apply("reconcileRateMinutes").map(Integer::parseInt).orElse(1),
+                get.apply("reconcileRateMinutes").map(Integer::parseInt).orElse(DeploymentSettings.RECONCILE_RATE_MINUTES),
                 retention,
                 get.apply("apiKeySecretArn"),
                 get.apply("signingSecretArn"),
@@ -339,21 +319,6 @@ public record OncepaySettings(
         return tenants;
     }
 
-    /** Lambda timeout of a function, in seconds. */
-    public static int timeoutSeconds(String function) {
-        return switch (function) {
-            case DeploymentSettings.FUNCTION_CHARGE -> CHARGE_TIMEOUT_SECONDS;
-            case DeploymentSettings.FUNCTION_WEBHOOK -> WEBHOOK_TIMEOUT_SECONDS;
-            case DeploymentSettings.FUNCTION_RECONCILE -> RECONCILE_TIMEOUT_SECONDS;
-            default -> throw new IllegalArgumentException(function);
-        };
-    }
-
-    /** API Gateway waits a second longer than the function, so the function's own answer gets through. */
-    public static int integrationTimeoutSeconds(String function) {
-        return Math.min(timeoutSeconds(function) + 1, DeploymentSettings.HTTP_API_MAX_INTEGRATION_TIMEOUT_SECONDS);
-    }
-
     public Optional<Integer> reservedConcurrency(String function) {
         return switch (function) {
             case DeploymentSettings.FUNCTION_CHARGE -> chargeConcurrency;
@@ -373,33 +338,18 @@ public record OncepaySettings(
         };
     }
 
-    /**
-     * Memory of a function unless context says otherwise: JVM charge 1024, webhook 768, reconcile
-     * 1024; native 256 each. Each size's reason is in infra/README.md ("Memory").
-     */
-    public static int defaultMemoryMb(String runtime, String function) {
-        if (!runtime.equals(JVM)) {
-            return 256;
-        }
-        return switch (function) {
-            case DeploymentSettings.FUNCTION_CHARGE, DeploymentSettings.FUNCTION_RECONCILE -> 1024;
-            case DeploymentSettings.FUNCTION_WEBHOOK -> 768;
-            default -> throw new IllegalArgumentException(function);
-        };
-    }
-
     /** {@code <function>MemoryMb}, else {@code memoryMb} (every function, as before per-function sizes), else the default. */
     private static int memoryMb(Function<String, Optional<String>> get, String runtime, String function) {
         return get.apply(function + "MemoryMb").or(() -> get.apply("memoryMb")).map(Integer::parseInt)
-                .orElseGet(() -> defaultMemoryMb(runtime, function));
+                .orElseGet(() -> DeploymentSettings.defaultMemoryMb(!runtime.equals(JVM), function));
     }
 
-    /** {@code none} leaves a function unreserved (for accounts with a small concurrency quota). */
-    private static Optional<Integer> reserved(Function<String, Optional<String>> get, String name, int fallback) {
-        Optional<String> value = get.apply(name);
+    /** {@code <function>Concurrency}; {@code none} leaves a function unreserved (for accounts with a small concurrency quota). */
+    private static Optional<Integer> reserved(Function<String, Optional<String>> get, String function) {
+        Optional<String> value = get.apply(function + "Concurrency");
         if (value.isPresent() && value.get().equalsIgnoreCase("none")) {
             return Optional.empty();
         }
-        return Optional.of(value.map(Integer::parseInt).orElse(fallback));
+        return Optional.of(value.map(Integer::parseInt).orElseGet(() -> DeploymentSettings.defaultReservedConcurrency(function)));
     }
 }

@@ -96,13 +96,6 @@ public class OncepayStack extends Stack {
      * operator's listing) and wallet entries (the older pages of {@code GET /wallets/{walletId}}).
      */
     public static final List<String> INDEX_ACTIONS = List.of("dynamodb:Query");
-    /** The merchants' API: behind the JWT authorizer (the tenant is a claim), served by the charge function. */
-    public static final List<String> MERCHANT_ROUTES = List.of(
-            "POST /payments", "GET /payments/{id}",
-            "POST /wallets/{walletId}/credits", "POST /wallets/{walletId}/debits", "GET /wallets/{walletId}");
-    /** The operator API: IAM-authorized, served by the charge function (it holds what resolving needs). */
-    public static final List<String> ADMIN_ROUTES = List.of(
-            "GET /admin/payments", "GET /admin/payments/{id}", "POST /admin/payments/{id}/resolve");
     /** Where the OpenAPI document lives in the repository. */
     public static final String OPENAPI_PATH = "oncepay-functions/src/main/resources/openapi/oncepay.yaml";
     public static final String SECRET_ACTION = "secretsmanager:GetSecretValue";
@@ -229,7 +222,7 @@ public class OncepayStack extends Stack {
             environment.put(DeploymentSettings.ENV_DISABLE_SIGNAL_HANDLERS, "true");
         }
 
-        for (String name : OncepaySettings.FUNCTIONS) {
+        for (String name : DeploymentSettings.FUNCTIONS) {
             Map<String, String> env = new LinkedHashMap<>(environment);
             env.put(DeploymentSettings.ENV_FUNQY_EXPORT, name);
             boolean callsProviders = !name.equals(DeploymentSettings.FUNCTION_WEBHOOK);
@@ -255,7 +248,7 @@ public class OncepayStack extends Stack {
                     .code(code)
                     .architecture(settings.arm64() ? Architecture.ARM_64 : Architecture.X86_64)
                     .memorySize(settings.memoryMb(name))
-                    .timeout(Duration.seconds(OncepaySettings.timeoutSeconds(name)))
+                    .timeout(Duration.seconds(DeploymentSettings.timeoutSeconds(name)))
                     .environment(env)
                     .logGroup(logs);
             // Reserved concurrency is the function's, shared by all its versions: the alias keeps the bulkhead.
@@ -336,13 +329,13 @@ public class OncepayStack extends Stack {
                         .identitySource(List.of("$request.header.Authorization"))
                         .build());
         HttpLambdaIntegration charge = integration(DeploymentSettings.FUNCTION_CHARGE);
-        for (String merchantRoute : MERCHANT_ROUTES) {
+        for (String merchantRoute : DeploymentSettings.MERCHANT_ROUTES) {
             route(api, merchantRoute, charge, jwt);
         }
-        route(api, "POST /webhooks/{provider}", integration(DeploymentSettings.FUNCTION_WEBHOOK),
+        route(api, DeploymentSettings.WEBHOOK_ROUTE, integration(DeploymentSettings.FUNCTION_WEBHOOK),
                 new HttpNoneAuthorizer());
         HttpIamAuthorizer iam = new HttpIamAuthorizer();
-        for (String adminRoute : ADMIN_ROUTES) {
+        for (String adminRoute : DeploymentSettings.ADMIN_ROUTES) {
             route(api, adminRoute, charge, iam);
         }
         Role operator = operatorRole(settings, api);
@@ -384,13 +377,13 @@ public class OncepayStack extends Stack {
         IPrincipal trusted = settings.operatorPrincipals().isEmpty() ? new AccountRootPrincipal()
                 : new CompositePrincipal(settings.operatorPrincipals().stream().map(ArnPrincipal::new).toArray(IPrincipal[]::new));
         Role role = Role.Builder.create(this, "OperatorRole")
-                .description("oncepay operator: may call the operator API (" + String.join(", ", ADMIN_ROUTES) + ")")
+                .description("oncepay operator: may call the operator API (" + String.join(", ", DeploymentSettings.ADMIN_ROUTES) + ")")
                 .assumedBy(trusted)
                 .build();
         role.addToPolicy(PolicyStatement.Builder.create()
                 .effect(Effect.ALLOW)
                 .actions(List.of("execute-api:Invoke"))
-                .resources(ADMIN_ROUTES.stream().map(r -> routeArn(api, r)).toList())
+                .resources(DeploymentSettings.ADMIN_ROUTES.stream().map(r -> routeArn(api, r)).toList())
                 .build());
         return role;
     }
@@ -466,7 +459,7 @@ public class OncepayStack extends Stack {
         return new HttpLambdaIntegration(Character.toUpperCase(name.charAt(0)) + name.substring(1) + "Integration",
                 alias(name), HttpLambdaIntegrationProps.builder()
                         .payloadFormatVersion(PayloadFormatVersion.VERSION_2_0)
-                        .timeout(Duration.seconds(OncepaySettings.integrationTimeoutSeconds(name)))
+                        .timeout(Duration.seconds(DeploymentSettings.integrationTimeoutSeconds(name)))
                         .build());
     }
 

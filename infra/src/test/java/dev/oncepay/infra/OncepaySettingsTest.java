@@ -104,7 +104,7 @@ class OncepaySettingsTest {
     }
 
     private static List<Integer> memory(OncepaySettings settings) {
-        return OncepaySettings.FUNCTIONS.stream().map(settings::memoryMb).toList();
+        return DeploymentSettings.FUNCTIONS.stream().map(settings::memoryMb).toList();
     }
 
     /**

@@ -426,14 +426,14 @@ class OncepayStackTest {
         Map<String, Map<String, Object>> routes = routes(synth);
 
         Set<String> expected = new TreeSet<>(Set.of("POST /webhooks/{provider}"));
-        expected.addAll(OncepayStack.MERCHANT_ROUTES);
-        expected.addAll(OncepayStack.ADMIN_ROUTES);
+        expected.addAll(DeploymentSettings.MERCHANT_ROUTES);
+        expected.addAll(DeploymentSettings.ADMIN_ROUTES);
         assertEquals(expected, routes.keySet());
         assertEquals(Set.of("POST /payments", "GET /payments/{id}", "POST /wallets/{walletId}/credits",
-                "POST /wallets/{walletId}/debits", "GET /wallets/{walletId}"), Set.copyOf(OncepayStack.MERCHANT_ROUTES));
+                "POST /wallets/{walletId}/debits", "GET /wallets/{walletId}"), Set.copyOf(DeploymentSettings.MERCHANT_ROUTES));
         assertEquals(Set.of("GET /admin/payments", "GET /admin/payments/{id}", "POST /admin/payments/{id}/resolve"),
-                Set.copyOf(OncepayStack.ADMIN_ROUTES));
-        for (String merchant : OncepayStack.MERCHANT_ROUTES) {
+                Set.copyOf(DeploymentSettings.ADMIN_ROUTES));
+        for (String merchant : DeploymentSettings.MERCHANT_ROUTES) {
             // Payments and wallets alike: the tenant is the token's claim, and the charge function serves them.
             assertEquals("JWT", routes.get(merchant).get("AuthorizationType"), merchant);
             assertEquals(ref(authorizer), routes.get(merchant).get("AuthorizerId"), merchant);
@@ -442,7 +442,7 @@ class OncepayStackTest {
         assertEquals("NONE", routes.get("POST /webhooks/{provider}").get("AuthorizationType"));
         assertFalse(routes.get("POST /webhooks/{provider}").containsKey("AuthorizerId"));
         assertNotEquals(routes.get("POST /payments").get("Target"), routes.get("POST /webhooks/{provider}").get("Target"));
-        for (String admin : OncepayStack.ADMIN_ROUTES) {
+        for (String admin : DeploymentSettings.ADMIN_ROUTES) {
             assertEquals("AWS_IAM", routes.get(admin).get("AuthorizationType"), admin);
             assertFalse(routes.get(admin).containsKey("AuthorizerId"), admin);
             // The charge function serves them: it holds what resolving needs (table, provider API keys).

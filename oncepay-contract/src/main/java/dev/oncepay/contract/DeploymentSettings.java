@@ -1,9 +1,14 @@
 package dev.oncepay.contract;
 
+import java.util.List;
+import java.util.stream.Stream;
+
 /**
- * What a deployment hands the functions: environment variable names, function names, handlers
- * and the timing facts the infrastructure must respect. {@code infra/} compiles this very file
- * (it has no dependencies), so the stack and the application cannot drift apart;
+ * What a deployment hands the functions: environment variable names, function names, handlers,
+ * each function's Lambda settings (runtime, timeout, default memory and reserved concurrency,
+ * routes, schedule) and the timing facts the infrastructure must respect. The CDK app
+ * ({@code infra/}) deploys with these, and the SAM templates ({@link SamTemplate}) are written
+ * from them, so the stack, the templates and the application cannot drift apart;
  * {@code DeploymentSettingsTest} checks each name against the configuration the app reads and
  * each timing fact against the code that defines it.
  */
@@ -15,6 +20,8 @@ public final class DeploymentSettings {
     public static final String FUNCTION_CHARGE = "charge";
     public static final String FUNCTION_WEBHOOK = "webhook";
     public static final String FUNCTION_RECONCILE = "reconcile";
+    /** The three functions, one Lambda function each, all from one function.zip. */
+    public static final List<String> FUNCTIONS = List.of(FUNCTION_CHARGE, FUNCTION_WEBHOOK, FUNCTION_RECONCILE);
 
     // Environment variables. Each maps to a configuration property by MicroProfile's env rules.
     /** {@code quarkus.funqy.export}: which function this Lambda runs. */
@@ -73,11 +80,38 @@ public final class DeploymentSettings {
     /** Default {@code oncepay.tenant.claim}. */
     public static final String DEFAULT_TENANT_CLAIM = "tenant_id";
 
-    // Handlers.
-    /** The JVM ({@code java21}) Lambda handler. */
+    // Runtimes and handlers.
+    /** Lambda's managed Java runtime, which runs the JVM function.zip. */
+    public static final String JVM_RUNTIME = "java21";
+    /** Lambda's OS-only runtime, which runs the native function.zip's {@code bootstrap}. */
+    public static final String NATIVE_RUNTIME = "provided.al2023";
+    /** The JVM ({@value #JVM_RUNTIME}) Lambda handler. */
     public static final String JVM_HANDLER = "io.quarkus.funqy.lambda.FunqyStreamHandler::handleRequest";
-    /** The native ({@code provided.al2023}) runtime runs {@code bootstrap}; Lambda still wants a name. */
+    /** The native ({@value #NATIVE_RUNTIME}) runtime runs {@code bootstrap}; Lambda still wants a name. */
     public static final String NATIVE_HANDLER = "not.used.in.provided.runtime";
+
+    // What triggers each function.
+    /** The merchants' API: behind the JWT authorizer (the tenant is a claim), served by the charge function. */
+    public static final List<String> MERCHANT_ROUTES = List.of(
+            "POST /payments", "GET /payments/{id}",
+            "POST /wallets/{walletId}/credits", "POST /wallets/{walletId}/debits", "GET /wallets/{walletId}");
+    /** The operator API: IAM-authorized, served by the charge function (it holds what resolving needs). */
+    public static final List<String> ADMIN_ROUTES = List.of(
+            "GET /admin/payments", "GET /admin/payments/{id}", "POST /admin/payments/{id}/resolve");
+    /** Provider webhooks: no authorizer (the function checks the provider's signature), served by the webhook function. */
+    public static final String WEBHOOK_ROUTE = "POST /webhooks/{provider}";
+    /** How often the schedule runs reconcile unless a deployment says otherwise. */
+    public static final int RECONCILE_RATE_MINUTES = 1;
+
+    /** The HTTP API routes ({@code METHOD /path}) a function serves; none for reconcile, which a schedule runs. */
+    public static List<String> routes(String function) {
+        return switch (function) {
+            case FUNCTION_CHARGE -> Stream.concat(MERCHANT_ROUTES.stream(), ADMIN_ROUTES.stream()).toList();
+            case FUNCTION_WEBHOOK -> List.of(WEBHOOK_ROUTE);
+            case FUNCTION_RECONCILE -> List.of();
+            default -> throw new IllegalArgumentException(function);
+        };
+    }
 
     // Configuration properties that only a secret may carry (SecretScope says which function may hold which).
     /** The default provider account's API key (charge and reconcile only). */
@@ -146,4 +180,66 @@ public final class DeploymentSettings {
      * must finish first.
      */
     public static final int HTTP_API_MAX_INTEGRATION_TIMEOUT_SECONDS = 29;
+
+    // Each function's Lambda settings.
+    /**
+     * Charge's Lambda timeout: above the provider deadline (8 s, every attempt and wait included)
+     * with 20 s left for the DynamoDB calls around it (each at most 3 s), below the idempotency
+     * lease (35 s) so a live request is never taken over, and a second inside API Gateway's
+     * integration timeout (29 s) so the caller gets the function's answer, not the gateway's 503.
+     */
+    public static final int CHARGE_TIMEOUT_SECONDS = 28;
+    /** Webhook: no provider call; a few DynamoDB calls (journal, read, conditional transition), each at most 3 s. */
+    public static final int WEBHOOK_TIMEOUT_SECONDS = 20;
+    /**
+     * Reconcile: a sweep starts no new payment after its 40 s time budget, and its provider calls
+     * end by that budget too; the payment in hand may still need its DynamoDB writes. The margin
+     * also covers a lookup (6 s) and a re-sent charge (8 s) in full. A run may outlast the
+     * 1-minute schedule: with reserved concurrency 1 the next event waits its turn in Lambda's
+     * asynchronous queue (up to the 5-minute event age) instead of running alongside.
+     */
+    public static final int RECONCILE_TIMEOUT_SECONDS = 90;
+
+    /** Lambda timeout of a function, in seconds. */
+    public static int timeoutSeconds(String function) {
+        return switch (function) {
+            case FUNCTION_CHARGE -> CHARGE_TIMEOUT_SECONDS;
+            case FUNCTION_WEBHOOK -> WEBHOOK_TIMEOUT_SECONDS;
+            case FUNCTION_RECONCILE -> RECONCILE_TIMEOUT_SECONDS;
+            default -> throw new IllegalArgumentException(function);
+        };
+    }
+
+    /** API Gateway waits a second longer than the function, so the function's own answer gets through. */
+    public static int integrationTimeoutSeconds(String function) {
+        return Math.min(timeoutSeconds(function) + 1, HTTP_API_MAX_INTEGRATION_TIMEOUT_SECONDS);
+    }
+
+    /**
+     * Memory of a function unless a deployment says otherwise: JVM charge 1024, webhook 768,
+     * reconcile 1024; native 256 each. Each size's reason is in infra/README.md ("Memory").
+     */
+    public static int defaultMemoryMb(boolean nativeRuntime, String function) {
+        if (nativeRuntime) {
+            return 256;
+        }
+        return switch (function) {
+            case FUNCTION_CHARGE, FUNCTION_RECONCILE -> 1024;
+            case FUNCTION_WEBHOOK -> 768;
+            default -> throw new IllegalArgumentException(function);
+        };
+    }
+
+    /**
+     * Reserved concurrency of a function unless a deployment says otherwise, a bulkhead each:
+     * charge 50, webhook 20, reconcile 1 (sweeps never overlap).
+     */
+    public static int defaultReservedConcurrency(String function) {
+        return switch (function) {
+            case FUNCTION_CHARGE -> 50;
+            case FUNCTION_WEBHOOK -> 20;
+            case FUNCTION_RECONCILE -> 1;
+            default -> throw new IllegalArgumentException(function);
+        };
+    }
 }

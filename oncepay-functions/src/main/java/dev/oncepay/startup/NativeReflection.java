@@ -12,8 +12,9 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
  * Every class that Jackson binds by reflection, registered in one place for the native image
  * (a JVM build does not need this; a native one fails at run time without it, and only there).
  * The rule, which {@code NativeReflectionTest} enforces: a class with Jackson annotations (such as
- * a provider request body) or a {@code @Funq} parameter or result is listed here, nested records
- * included (targets do not register nested classes).
+ * a provider request body), a {@code @Funq} parameter or result, or a type the code hands to Jackson
+ * (read into from a class literal, or written as a value) is listed here, nested records included
+ * (targets do not register nested classes).
  *
  * <p>Responses written from ordered maps ({@code PaymentView}, problem+json) need nothing.
  */

@@ -5,7 +5,6 @@ import dev.oncepay.config.Secrets;
 import dev.oncepay.provider.policy.FleetProtection;
 import dev.oncepay.provider.ProviderGateway;
 import dev.oncepay.provider.transport.ProviderHttp;
-import dev.oncepay.store.StoreHttpClient;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -33,15 +32,15 @@ import org.jboss.logging.Logger;
  * owners and probe ids are {@code UUID.randomUUID()} drawn at each use from {@code SecureRandom}
  * (on Linux NativePRNG, which mixes {@code /dev/urandom}, reseeded in a restored VM, into every
  * draw), and deadlines are taken per call. Connections: priming's provider calls go to a loopback
- * provider that closes each connection; the store's and the provider's HTTP clients are dropped
- * after a restore ({@link StoreHttpClient#forgetConnections()}, {@link ProviderHttp#forgetConnections()}),
- * so that no pooled connection of the snapshot is ever reused. (Primed at init without a snapshot,
- * the store connection priming opened is kept: the first request reuses it.)
+ * provider that closes each connection; the provider's HTTP client is dropped after a restore
+ * ({@link ProviderHttp#forgetConnections()}); the store's (the SDK's url-connection client) reuses
+ * a pooled connection only within its keep-alive lifetime, by the wall clock, and probes it before
+ * each request: no pooled connection of the snapshot is ever reused.
  *
- * <p>At startup the store's HTTP client, and the provider's in a function that calls providers
- * ({@link ProviderGateway#callsProviders}; not the webhook), are built in the background
- * ({@link StoreHttpClient#buildInBackground()}): the first one initializes the JDK's TLS context,
- * which then runs beside the first request (or priming) instead of inside it.
+ * <p>At startup the provider's HTTP client, in a function that calls providers
+ * ({@link ProviderGateway#callsProviders}; not the webhook), is built in the background
+ * ({@link ProviderHttp#buildInBackground()}): loading and linking the REST client then runs beside
+ * the first request (or priming) instead of inside it.
  *
  * <p>The CRaC context holds its resources weakly: the bean (application scoped, so the container
  * holds it) registers itself, and a static field keeps it reachable besides.
@@ -56,25 +55,22 @@ public class SnapStartHooks implements Resource {
     private final FleetProtection fleet;
     private final Secrets secrets;
     private final ProviderHttp providerHttp;
-    private final StoreHttpClient storeHttp;
     private final boolean primeAtInit;
     private final boolean callsProviders;
 
     SnapStartHooks(Priming priming, FleetProtection fleet, Secrets secrets, ProviderHttp providerHttp,
-            StoreHttpClient storeHttp, PrimingConfig config,
+            PrimingConfig config,
             @ConfigProperty(name = "quarkus.funqy.export", defaultValue = "charge") String function) {
         this.priming = priming;
         this.fleet = fleet;
         this.secrets = secrets;
         this.providerHttp = providerHttp;
-        this.storeHttp = storeHttp;
         this.primeAtInit = config.atInit();
         this.callsProviders = ProviderGateway.callsProviders(function);
     }
 
     void start(@Observes StartupEvent start) {
         // Beside the rest of init and the first request (or priming), not inside it.
-        storeHttp.buildInBackground();
         if (callsProviders) {
             providerHttp.buildInBackground();
         }
@@ -94,7 +90,6 @@ public class SnapStartHooks implements Resource {
     public void afterRestore(Context<? extends Resource> context) {
         Jitter.reseed();
         providerHttp.forgetConnections();
-        storeHttp.forgetConnections();
         Set<String> forgotten = fleet.forgetReads();
         String reloaded;
         try {
@@ -105,7 +100,7 @@ public class SnapStartHooks implements Resource {
             LOG.warnf("after restore: secrets not reloaded, the snapshot's stay in use: %s", e.getMessage());
             reloaded = "secrets not reloaded";
         }
-        LOG.infof("after restore: jitter reseeded, provider and store connections dropped, %d breaker copies dropped, %s", forgotten.size(), reloaded);
+        LOG.infof("after restore: jitter reseeded, provider connections dropped, %d breaker copies dropped, %s", forgotten.size(), reloaded);
     }
 
     /** Whether these are the hooks registered with the CRaC context (for tests). */

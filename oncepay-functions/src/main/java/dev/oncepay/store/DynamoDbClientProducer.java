@@ -16,7 +16,10 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClientBuilder;
  * and each caller recognises its own earlier write when the retry's condition fails. The time a
  * call may take is bounded by {@code quarkus.dynamodb.api-call-timeout} (all attempts) and
  * {@code api-call-attempt-timeout} (one attempt, so a stalled connection is abandoned and retried);
- * see application.properties for why the numbers. Its HTTP transport is {@link StoreHttpClient}.
+ * see application.properties for why the numbers. Its HTTP transport is the one the extension
+ * configures ({@code quarkus.dynamodb.sync-client.type=url}: the SDK's url-connection client, on
+ * {@code HttpURLConnection}), which sends a request once: it never re-sends a POST whose body it
+ * streamed, and an attempt timeout's abort disconnects the stalled exchange (StoreTransportTest).
  */
 @ApplicationScoped
 public class DynamoDbClientProducer {
@@ -24,12 +27,10 @@ public class DynamoDbClientProducer {
 
     @Produces
     @ApplicationScoped
-    DynamoDbClient dynamoDbClient(DynamoDbClientBuilder builder, StoreHttpClient http) {
+    DynamoDbClient dynamoDbClient(DynamoDbClientBuilder builder) {
         // Amend, not replace: the extension's configuration carries the execution interceptors.
         ClientOverrideConfiguration configured = builder.overrideConfiguration();
         return builder
-                .httpClientBuilder(null)
-                .httpClient(http)
                 .overrideConfiguration(configured.toBuilder()
                         .retryStrategy(AwsRetryStrategy.standardRetryStrategy().toBuilder()
                                 .maxAttempts(MAX_ATTEMPTS).build())

@@ -5,7 +5,10 @@ import dev.oncepay.contract.DeploymentSettings;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.amazonaws.services.lambda.runtime.Context;
+import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
 import dev.oncepay.reconcile.ReconcileConfig;
+import dev.oncepay.testing.OpenApiContract;
 import io.quarkus.funqy.Funq;
 import io.quarkus.runtime.configuration.DurationConverter;
 import io.smallrye.config.EnvConfigSource;
@@ -14,10 +17,13 @@ import io.smallrye.config.SmallRyeConfigBuilder;
 import io.smallrye.config.WithDefault;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -29,6 +35,7 @@ import org.junit.jupiter.api.Test;
  * environment variable reaches the setting it names, and each timing fact equals the code.
  */
 class DeploymentSettingsTest {
+    private static final Set<String> HTTP_METHODS = Set.of("get", "put", "post", "delete", "options", "head", "patch", "trace");
 
     @Test
     void eachEnvironmentVariableReachesItsSetting() {
@@ -107,6 +114,35 @@ class DeploymentSettingsTest {
             properties.load(in);
         }
         return properties;
+    }
+
+    /** The routes the stack and the SAM templates give the functions are the operations the OpenAPI document describes. */
+    @Test
+    void theDeployedRoutesAreTheDocumentedOperations() {
+        Set<String> documented = new TreeSet<>();
+        OpenApiContract.document().tree().get("paths").fields().forEachRemaining(path -> path.getValue().fieldNames()
+                .forEachRemaining(field -> {
+                    if (HTTP_METHODS.contains(field)) {
+                        documented.add(field.toUpperCase(Locale.ROOT) + " " + path.getKey());
+                    }
+                }));
+        Set<String> deployed = new TreeSet<>();
+        DeploymentSettings.FUNCTIONS.forEach(function -> deployed.addAll(DeploymentSettings.routes(function)));
+
+        assertEquals(documented, deployed);
+        assertEquals(List.of(DeploymentSettings.WEBHOOK_ROUTE), DeploymentSettings.routes(DeploymentSettings.FUNCTION_WEBHOOK));
+        assertEquals(List.of(), DeploymentSettings.routes(DeploymentSettings.FUNCTION_RECONCILE), "a schedule runs reconcile");
+    }
+
+    /** The JVM handler is Funqy's Lambda entry point, as the functions' class path has it. */
+    @Test
+    void theJvmHandlerIsFunqysStreamHandler() throws ReflectiveOperationException {
+        String[] classAndMethod = DeploymentSettings.JVM_HANDLER.split("::");
+        Class<?> handler = Class.forName(classAndMethod[0]);
+
+        assertTrue(RequestStreamHandler.class.isAssignableFrom(handler), handler.getName());
+        assertEquals("handleRequest", classAndMethod[1]);
+        handler.getMethod(classAndMethod[1], InputStream.class, OutputStream.class, Context.class);
     }
 
     @Test

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,11 +24,14 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code native-build.sh}'s choices, with stand-in tools on a bare PATH: which build it picks
- * (local native-image, Docker, Podman, JVM), what it says when nothing can build natively, and
- * that it checks the zip it built. The Maven Wrapper is a stub here; the real builds are not run.
+ * (local native-image, Docker, Podman, JVM), what it prints it will run, what it says when nothing
+ * can build natively (also as the native Maven profile's first step, {@code --check}), and that it
+ * checks the zip it built. The Maven Wrapper is a stub here; the real builds are not run.
  */
 class NativeBuildScriptTest {
     private static final Path SCRIPT = Path.of("../native-build.sh").toAbsolutePath().normalize();
+    /** The builder image the script names: the line {@code MANDREL_IMAGE=...}. */
+    private static final String MANDREL_IMAGE = mandrelImage();
 
     @TempDir
     Path dir;
@@ -38,7 +42,8 @@ class NativeBuildScriptTest {
     void bareMachine() throws IOException {
         bin = Files.createDirectories(dir.resolve("bin"));
         // Only what the script uses besides the tools under test.
-        for (String tool : List.of("uname", "dirname", "cat", "rm", "grep", "du", "cut", "cp", "mkdir", "unzip")) {
+        for (String tool : List.of("uname", "dirname", "cat", "rm", "grep", "sed", "head", "tail", "du", "cut", "cp", "mkdir",
+                "unzip")) {
             for (String location : List.of("/usr/bin/", "/bin/")) {
                 Path real = Path.of(location + tool);
                 if (Files.isExecutable(real)) {
@@ -95,7 +100,7 @@ class NativeBuildScriptTest {
         tool("docker", "exit 0");
         Run run = run(Map.of(), "--dry-run");
         assertEquals(0, run.exit, run.err);
-        assertEquals("./mvnw -B package -pl oncepay-functions -am -DskipTests -Pnative", run.out.strip());
+        assertEquals("./mvnw -B package -pl oncepay-functions -am -DskipTests -Dnative", run.out.strip());
     }
 
     @Test
@@ -104,8 +109,8 @@ class NativeBuildScriptTest {
         executable(graal.resolve("native-image"), "exit 0");
         Run run = run(Map.of("GRAALVM_HOME", graal.getParent().toString()), "--dry-run");
         assertEquals(0, run.exit, run.err);
-        assertEquals("./mvnw -B package -pl oncepay-functions -am -DskipTests -Pnative", run.out.strip());
-        assertTrue(run.err.contains("local GraalVM/Mandrel at " + graal.getParent()), run.err);
+        assertEquals("./mvnw -B package -pl oncepay-functions -am -DskipTests -Dnative", run.out.strip());
+        assertTrue(run.err.contains("native-image: " + graal.resolve("native-image") + " ("), run.err);
     }
 
     @Test
@@ -113,7 +118,7 @@ class NativeBuildScriptTest {
         tool("docker", "[ \"$1\" = info ]");
         Run run = run(Map.of(), "--dry-run");
         assertEquals(0, run.exit, run.err);
-        assertEquals("./mvnw -B package -pl oncepay-functions -am -DskipTests -Pnative -Dquarkus.native.container-build=true"
+        assertEquals("./mvnw -B package -pl oncepay-functions -am -DskipTests -Dnative -Dquarkus.native.container-build=true"
                 + " -Dquarkus.native.container-runtime=docker", run.out.strip());
     }
 
@@ -171,6 +176,65 @@ class NativeBuildScriptTest {
         assertFalse(Files.exists(project.resolve("oncepay-functions/target/function.zip")));
     }
 
+    @Test
+    void theCheckOfTheNativeProfileFailsAtOnceAndSaysWhatTheBuildWouldRun() throws Exception {
+        Run run = run(Map.of(), "--check");
+        assertEquals(3, run.exit, run.err);
+        assertTrue(run.err.contains("cannot build the native function.zip here"), run.err);
+        assertTrue(run.err.contains("./mvnw package -Dnative"), run.err);
+        assertTrue(run.err.contains(MANDREL_IMAGE), run.err);
+        assertTrue(run.err.contains("bootstrap in\noncepay-functions/target/function.zip"), run.err);
+        assertFalse(Files.exists(project.resolve("mvn.log")), "Maven must not run");
+    }
+
+    @Test
+    void theCheckPassesWithARunningContainerEngineAndNamesTheBuilderImage() throws Exception {
+        tool("podman", "[ \"$1\" = info ]");
+        Run run = run(Map.of(), "--check");
+        assertEquals(0, run.exit, run.err);
+        assertTrue(run.err.contains("native-image: in a container of " + MANDREL_IMAGE + ", run by podman"), run.err);
+    }
+
+    @Test
+    void aDryRunPrintsTheNativeImageSettingsBesideTheCommand() throws Exception {
+        tool("docker", "[ \"$1\" = info ]");
+        Run run = run(Map.of(), "--dry-run", "--", "-Dquarkus.native.native-image-xmx=6g");
+        assertEquals(0, run.exit, run.err);
+        assertTrue(run.out.strip().endsWith("-Dquarkus.native.native-image-xmx=6g"), run.out);
+        assertTrue(run.err.contains("native settings: quarkus.native.enabled=true quarkus.package.jar.enabled=false"
+                + " quarkus.native.native-image-xmx=6g"), run.err);
+    }
+
+    @Test
+    void aLocalToolchainIsNamedWithItsVersion() throws Exception {
+        tool("native-image", "echo 'native-image 25.0.1 2025-10-21'");
+        Run run = run(Map.of(), "--dry-run");
+        assertEquals(0, run.exit, run.err);
+        assertTrue(run.err.contains("native-image: " + bin.resolve("native-image") + " (native-image 25.0.1 2025-10-21), on this machine"),
+                run.err);
+    }
+
+    @Test
+    void itSaysWhatItRunsBeforeRunningIt() throws Exception {
+        tool("native-image", "exit 0");
+        maven("echo MAVEN-RAN >&2; mkdir -p oncepay-functions/target; cp \"$ZIP\" oncepay-functions/target/function.zip");
+        Run run = run(Map.of("ZIP", zip(true).toString()));
+        assertEquals(0, run.exit, run.err);
+        int plan = run.err.indexOf("native function.zip: ./mvnw -B package -pl oncepay-functions -am -DskipTests -Dnative");
+        assertTrue(plan >= 0 && plan < run.err.indexOf("MAVEN-RAN"), run.err);
+    }
+
+    /** The script names Quarkus' default builder image; the Quarkus on this class path must agree. */
+    @Test
+    void theBuilderImageIsTheOneOfTheQuarkusInUse() throws Exception {
+        String config = "io/quarkus/deployment/pkg/NativeConfig$BuilderImageConfig.class";
+        try (InputStream in = getClass().getClassLoader().getResourceAsStream(config)) {
+            assertTrue(in != null, config);
+            assertTrue(new String(in.readAllBytes(), StandardCharsets.ISO_8859_1).contains(MANDREL_IMAGE),
+                    "Quarkus' default Mandrel builder image is no longer " + MANDREL_IMAGE);
+        }
+    }
+
     private Path zip(boolean nativeBuild) throws IOException {
         Path zip = dir.resolve(nativeBuild ? "native.zip" : "jvm.zip");
         try (OutputStream out = Files.newOutputStream(zip); ZipOutputStream z = new ZipOutputStream(out)) {
@@ -188,6 +252,15 @@ class NativeBuildScriptTest {
     /** The project's Maven Wrapper, which the script runs (not a Maven on the PATH). */
     private void maven(String body) throws IOException {
         executable(project.resolve("mvnw"), body);
+    }
+
+    private static String mandrelImage() {
+        try {
+            return Files.readAllLines(SCRIPT).stream().filter(l -> l.startsWith("MANDREL_IMAGE="))
+                    .map(l -> l.substring("MANDREL_IMAGE=".length())).findFirst().orElseThrow();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     private static void executable(Path file, String body) throws IOException {

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * Everything the local run can be told, from flags and {@code ONCEPAY_LOCAL_*} environment
@@ -83,11 +84,9 @@ public record LocalRunOptions(
     /** API Gateway HTTP API's largest integration timeout (as CDK enforces it). */
     public static final Duration MAX_INTEGRATION_TIMEOUT =
             Duration.ofSeconds(DeploymentSettings.HTTP_API_MAX_INTEGRATION_TIMEOUT_SECONDS);
-    /** The Lambda timeouts of {@code infra/}'s OncepaySettings (a test keeps the two equal). */
-    static final Map<String, Duration> LAMBDA_TIMEOUTS = Map.of(
-            DeploymentSettings.FUNCTION_CHARGE, Duration.ofSeconds(28),
-            DeploymentSettings.FUNCTION_WEBHOOK, Duration.ofSeconds(20),
-            DeploymentSettings.FUNCTION_RECONCILE, Duration.ofSeconds(90));
+    /** The Lambda timeouts the CDK app deploys the functions with. */
+    static final Map<String, Duration> LAMBDA_TIMEOUTS = DeploymentSettings.FUNCTIONS.stream().collect(
+            Collectors.toUnmodifiableMap(f -> f, f -> Duration.ofSeconds(DeploymentSettings.timeoutSeconds(f))));
 
     /** {@code --cds}: AppCDS archives for the sandboxes (trained and cached) or none. */
     public enum Cds {

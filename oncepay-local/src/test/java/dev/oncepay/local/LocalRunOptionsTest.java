@@ -78,20 +78,6 @@ class LocalRunOptionsTest {
                 Map.of("ONCEPAY_LOCAL_TENANT_PROVIDER", "merchant-a=stripe")).tenantProviders());
     }
 
-    /** infra/ deploys the functions with these timeouts; the local run must not drift from them. */
-    @Test
-    void lambdaTimeoutsEqualInfrasSettings() throws Exception {
-        Path settings = LocalRun.projectRoot().resolve("infra/src/main/java/dev/oncepay/infra/OncepaySettings.java");
-        org.junit.jupiter.api.Assumptions.assumeTrue(java.nio.file.Files.exists(settings), "no infra/ in this checkout");
-        String source = java.nio.file.Files.readString(settings);
-        for (Map.Entry<String, Duration> e : LocalRunOptions.LAMBDA_TIMEOUTS.entrySet()) {
-            String constant = e.getKey().toUpperCase(java.util.Locale.ROOT) + "_TIMEOUT_SECONDS";
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile(constant + "\\s*=\\s*(\\d+)\\s*;").matcher(source);
-            assertTrue(m.find(), constant + " in " + settings);
-            assertEquals(Long.parseLong(m.group(1)), e.getValue().toSeconds(), constant);
-        }
-    }
-
     @Test
     void flagsOverrideTheEnvironment() {
         LocalRunOptions o = LocalRunOptions.parse(

@@ -120,8 +120,8 @@ public class StripeAdapter implements ProviderAdapter {
 
     /**
      * One form field: the value URL-encoded, the name (always one of ours: letters, {@code _} and
-     * brackets) as written, brackets unencoded, byte for byte what the REST client this replaced
-     * sent (ProviderWireFormatTest).
+     * brackets) as written, brackets unencoded, as ProviderWireFormatTest fixes the
+     * form byte for byte and StripeWireCompatibilityTest matches it with stripe-java's.
      */
     private static void field(StringJoiner form, String name, String value) {
         form.add(name + "=" + ProviderHttp.encoded(value));

@@ -41,8 +41,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The provider transport ({@link ProviderHttp}, the JDK's client) against providers scripted at
- * the socket, where the JDK client's own behaviour decides: what counts as never sent, what may
+ * The provider transport ({@link ProviderHttp}, the Quarkus REST client) against providers scripted at
+ * the socket, where the client's own behaviour decides: what counts as never sent, what may
  * have executed, a body that breaks off or stalls after its status, a POST on a connection the provider
  * closed (never re-sent by the transport), and an attempt timeout's interrupt ending a stalled
  * exchange. Counts and events, no timings.
@@ -76,7 +76,7 @@ class ProviderTransportTest {
                 calls.chargeCall(Duration.ofSeconds(5))));
 
         assertFalse(fault.maybeExecuted(), fault::toString);
-        assertTrue(ProviderHttp.neverSent(fault), "the JDK's connect timeout is the cause: " + fault);
+        assertTrue(ProviderHttp.neverSent(fault), "the connect timeout is the cause: " + fault);
     }
 
     @Test

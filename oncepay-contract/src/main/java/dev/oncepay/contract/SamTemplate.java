@@ -1,0 +1,234 @@
+package dev.oncepay.contract;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * The SAM templates of the three functions, {@value #JVM_FILE} and {@value #NATIVE_FILE}, for
+ * {@code sam local invoke} and {@code sam local start-api} on {@code function.zip} where Docker
+ * exists. oncepay-functions' package phase writes them beside {@code function.zip}, over the
+ * single-function ones Quarkus generates. Every value comes from {@link DeploymentSettings}, which
+ * the CDK app deploys with: the same handler, runtime, memory, timeout, reserved concurrency,
+ * environment variables, routes and schedule per function ({@code SamTemplateTest} in
+ * {@code infra/} compares them with the synthesized stack). The CDK app stays the deployment:
+ * what a stack creates (the table, the secrets, the operator role) is a parameter here, named
+ * after the stack's output that holds it, and what only a deployed stack has (authorizers,
+ * versions and aliases, roles, alarms) is left out.
+ */
+public final class SamTemplate {
+    public static final String JVM_FILE = "sam.jvm.yaml";
+    public static final String NATIVE_FILE = "sam.native.yaml";
+    /** The package the templates name, relative to them. */
+    public static final String CODE_URI = "function.zip";
+
+    // Parameters: the CDK stack's own parameters by the same names, and a stand-in for each resource it creates.
+    public static final String PROVIDER_URL = "ProviderUrl";
+    public static final String PROVIDER_ID = "ProviderId";
+    public static final String TENANT_CLAIM = "TenantClaim";
+    public static final String TABLE_NAME = "TableName";
+    public static final String API_KEY_SECRET_ARNS = "ApiKeySecretArns";
+    public static final String SIGNING_SECRET_ARNS = "SigningSecretArns";
+    public static final String OPERATOR_ROLE_NAME = "OperatorRoleName";
+
+    private SamTemplate() {
+    }
+
+    /** Writes both templates into {@code args[0]} (oncepay-functions' {@code target/}). */
+    public static void main(String[] args) throws IOException {
+        Path dir = Path.of(args[0]);
+        Files.writeString(dir.resolve(JVM_FILE), yaml(false), StandardCharsets.UTF_8);
+        Files.writeString(dir.resolve(NATIVE_FILE), yaml(true), StandardCharsets.UTF_8);
+        System.out.println("[sam] " + dir.resolve(JVM_FILE) + " and " + NATIVE_FILE + ": "
+                + DeploymentSettings.FUNCTIONS.stream().map(SamTemplate::logicalId).collect(Collectors.joining(", "))
+                + ", from DeploymentSettings");
+    }
+
+    /** The template as YAML text. */
+    public static String yaml(boolean nativeRuntime) {
+        StringBuilder out = new StringBuilder()
+                .append("# Written by dev.oncepay.contract.SamTemplate at package, from DeploymentSettings (the values the\n")
+                .append("# CDK app in infra/ deploys with). Change those, not this file. Use: docs/operations.md, \"SAM\".\n");
+        Yaml.block(out, template(nativeRuntime), 0);
+        return out.toString();
+    }
+
+    /** The template as CloudFormation's data model: ordered maps, lists, strings and integers. */
+    public static Map<String, Object> template(boolean nativeRuntime) {
+        Map<String, Object> template = new LinkedHashMap<>();
+        template.put("AWSTemplateFormatVersion", "2010-09-09");
+        template.put("Transform", "AWS::Serverless-2016-10-31");
+        template.put("Description", "oncepay: charge, webhook and reconcile on the "
+                + (nativeRuntime ? "native (" + DeploymentSettings.NATIVE_RUNTIME + ")" : "JVM (" + DeploymentSettings.JVM_RUNTIME + ")")
+                + " function.zip, for sam local. Deploy with the CDK app in infra/.");
+        Map<String, Object> parameters = new LinkedHashMap<>();
+        parameters.put(TABLE_NAME, parameter("The DynamoDB table: the stack's TableName output", "oncepay"));
+        parameters.put(PROVIDER_URL, parameter("Base URL of the payment provider's REST API; empty: the application's default", ""));
+        parameters.put(PROVIDER_ID, parameter("The default account's provider id; empty: the application's default", ""));
+        parameters.put(TENANT_CLAIM, parameter("The JWT claim that carries the tenant id", DeploymentSettings.DEFAULT_TENANT_CLAIM));
+        parameters.put(API_KEY_SECRET_ARNS, parameter("Charge and reconcile: the API-key secrets' ARNs, comma-separated"
+                + " (the stack's ...ApiKeySecretArn outputs); empty: none is read", ""));
+        parameters.put(SIGNING_SECRET_ARNS, parameter("Webhook: the signing secrets' ARNs, comma-separated"
+                + " (the stack's ...SigningSecretArn outputs); empty: none is read", ""));
+        parameters.put(OPERATOR_ROLE_NAME, parameter("Charge: the role whose sessions alone may call the operator API"
+                + " (the name in the stack's OperatorRoleArn output); empty: any caller the gateway let through", ""));
+        template.put("Parameters", parameters);
+        Map<String, Object> resources = new LinkedHashMap<>();
+        for (String function : DeploymentSettings.FUNCTIONS) {
+            resources.put(logicalId(function), typed("AWS::Serverless::Function", function(function, nativeRuntime)));
+        }
+        template.put("Resources", resources);
+        return template;
+    }
+
+    /** {@code ChargeFunction}: the logical id the CDK stack gives the function too (before its hash). */
+    public static String logicalId(String function) {
+        return capitalized(function) + "Function";
+    }
+
+    /** An event's logical id: {@code GET /wallets/{walletId}} is {@code GetWalletsWalletId}. */
+    public static String eventId(String route) {
+        String[] methodAndPath = route.split(" ");
+        return capitalized(methodAndPath[0].toLowerCase(Locale.ROOT)) + Arrays.stream(methodAndPath[1].split("[^A-Za-z0-9]+"))
+                .filter(part -> !part.isEmpty()).map(SamTemplate::capitalized).collect(Collectors.joining());
+    }
+
+    /** EventBridge's rate expression for a schedule of {@code minutes}, as CDK writes it. */
+    public static String rate(int minutes) {
+        return "rate(" + minutes + (minutes == 1 ? " minute)" : " minutes)");
+    }
+
+    private static Map<String, Object> function(String function, boolean nativeRuntime) {
+        Map<String, Object> properties = new LinkedHashMap<>();
+        properties.put("Description", "oncepay " + function);
+        properties.put("Runtime", nativeRuntime ? DeploymentSettings.NATIVE_RUNTIME : DeploymentSettings.JVM_RUNTIME);
+        properties.put("Handler", nativeRuntime ? DeploymentSettings.NATIVE_HANDLER : DeploymentSettings.JVM_HANDLER);
+        properties.put("CodeUri", CODE_URI);
+        properties.put("Architectures", List.of("x86_64"));
+        properties.put("MemorySize", DeploymentSettings.defaultMemoryMb(nativeRuntime, function));
+        properties.put("Timeout", DeploymentSettings.timeoutSeconds(function));
+        properties.put("ReservedConcurrentExecutions", DeploymentSettings.defaultReservedConcurrency(function));
+        properties.put("Environment", Map.of("Variables", environment(function, nativeRuntime)));
+        properties.put("Events", events(function));
+        return properties;
+    }
+
+    /** The variables the CDK stack sets on the function. */
+    private static Map<String, Object> environment(String function, boolean nativeRuntime) {
+        boolean callsProviders = !function.equals(DeploymentSettings.FUNCTION_WEBHOOK);
+        Map<String, Object> env = new LinkedHashMap<>();
+        env.put(DeploymentSettings.ENV_TABLE, ref(TABLE_NAME));
+        env.put(DeploymentSettings.ENV_PROVIDER_URL, ref(PROVIDER_URL));
+        env.put(DeploymentSettings.ENV_PROVIDER_ID, ref(PROVIDER_ID));
+        env.put(DeploymentSettings.ENV_TENANT_CLAIM, ref(TENANT_CLAIM));
+        env.put(DeploymentSettings.ENV_AWS_RETRY_MODE, DeploymentSettings.AWS_RETRY_MODE);
+        env.put(DeploymentSettings.ENV_AWS_MAX_ATTEMPTS, Integer.toString(DeploymentSettings.AWS_MAX_ATTEMPTS));
+        if (nativeRuntime) {
+            env.put(DeploymentSettings.ENV_DISABLE_SIGNAL_HANDLERS, "true");
+        }
+        env.put(DeploymentSettings.ENV_FUNQY_EXPORT, function);
+        env.put(DeploymentSettings.ENV_SECRET_ARNS, ref(callsProviders ? API_KEY_SECRET_ARNS : SIGNING_SECRET_ARNS));
+        if (callsProviders) {
+            // Charge and reconcile count the same calls in flight: the cap of a stack with the default
+            // reserved concurrency and one provider account.
+            env.put(DeploymentSettings.ENV_CHARGE_MAX_IN_FLIGHT, Integer.toString(DeploymentSettings.chargeMaxInFlight(
+                    DeploymentSettings.defaultReservedConcurrency(DeploymentSettings.FUNCTION_CHARGE), 1)));
+        }
+        if (function.equals(DeploymentSettings.FUNCTION_CHARGE)) {
+            env.put(DeploymentSettings.ENV_OPERATOR_ROLE_NAME, ref(OPERATOR_ROLE_NAME));
+        }
+        return env;
+    }
+
+    private static Map<String, Object> events(String function) {
+        Map<String, Object> events = new LinkedHashMap<>();
+        for (String route : DeploymentSettings.routes(function)) {
+            String[] methodAndPath = route.split(" ");
+            Map<String, Object> properties = new LinkedHashMap<>();
+            properties.put("Method", methodAndPath[0]);
+            properties.put("Path", methodAndPath[1]);
+            properties.put("PayloadFormatVersion", "2.0");
+            properties.put("TimeoutInMillis", DeploymentSettings.integrationTimeoutSeconds(function) * 1000);
+            events.put(eventId(route), typed("HttpApi", properties));
+        }
+        if (function.equals(DeploymentSettings.FUNCTION_RECONCILE)) {
+            events.put("Schedule", typed("Schedule", Map.of("Schedule", rate(DeploymentSettings.RECONCILE_RATE_MINUTES))));
+        }
+        return events;
+    }
+
+    /** A resource or event: its type, then its properties. */
+    private static Map<String, Object> typed(String type, Map<String, Object> properties) {
+        Map<String, Object> typed = new LinkedHashMap<>();
+        typed.put("Type", type);
+        typed.put("Properties", properties);
+        return typed;
+    }
+
+    private static Map<String, Object> parameter(String description, String defaultValue) {
+        Map<String, Object> parameter = new LinkedHashMap<>();
+        parameter.put("Type", "String");
+        parameter.put("Description", description);
+        parameter.put("Default", defaultValue);
+        return parameter;
+    }
+
+    private static Map<String, Object> ref(String parameter) {
+        return Map.of("Ref", parameter);
+    }
+
+    private static String capitalized(String word) {
+        return Character.toUpperCase(word.charAt(0)) + word.substring(1);
+    }
+
+    /**
+     * Block-style YAML of the model above (maps, lists, strings, integers): strings single-quoted,
+     * so none is read as a number, boolean or date; keys bare (they are identifiers).
+     */
+    private static final class Yaml {
+        private Yaml() {
+        }
+
+        static void block(StringBuilder out, Map<?, ?> map, int indent) {
+            for (Map.Entry<?, ?> entry : map.entrySet()) {
+                out.append(" ".repeat(indent)).append(entry.getKey()).append(':');
+                value(out, entry.getValue(), indent + 2);
+            }
+        }
+
+        private static void value(StringBuilder out, Object value, int indent) {
+            if (value instanceof Map<?, ?> map && !map.isEmpty()) {
+                out.append('\n');
+                block(out, map, indent);
+            } else if (value instanceof List<?> list && !list.isEmpty()) {
+                out.append('\n');
+                for (Object item : list) {
+                    out.append(" ".repeat(indent)).append('-');
+                    value(out, item, indent + 2);
+                }
+            } else {
+                out.append(' ').append(scalar(value)).append('\n');
+            }
+        }
+
+        private static String scalar(Object value) {
+            if (value instanceof Map<?, ?>) {
+                return "{}";
+            }
+            if (value instanceof List<?>) {
+                return "[]";
+            }
+            if (value instanceof Integer) {
+                return value.toString();
+            }
+            return "'" + value.toString().replace("'", "''") + "'";
+        }
+    }
+}
