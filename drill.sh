@@ -27,7 +27,8 @@
 #
 # With --bench (or --bench-quick: every figure once, small counts) it runs the benchmark
 # (docs/benchmark.md) instead: cold start to first answer per function, a killed sandbox's
-# replacement, the latency and throughput oncepay adds over direct provider calls, DynamoDB requests
+# replacement, the latency and throughput oncepay adds over direct provider calls (early: new sandboxes
+# after 2 charges, and warm: after 300), DynamoDB requests
 # and provider calls per charge, RSS per sandbox, DynamoDB requests per wallet operation, and the
 # hot wallet: debits per second on one wallet and on 8 (--hot-wallet-duration); a table on the
 # screen and every figure in target/bench/bench.json.

@@ -54,6 +54,13 @@ public final class DeploymentSettings {
      * secrets are read only where this is set.
      */
     public static final String ENV_LAMBDA_RUNTIME_API = "AWS_LAMBDA_RUNTIME_API";
+    /**
+     * {@code oncepay.priming.at-init}: the function primes at init too, not only before a SnapStart
+     * snapshot (the local run's class-data training; the bench's {@code --primed}).
+     */
+    public static final String ENV_PRIMING_AT_INIT = "ONCEPAY_PRIMING_AT_INIT";
+    /** {@code oncepay.priming.rounds}: how many times priming runs the charge function's path. */
+    public static final String ENV_PRIMING_ROUNDS = "ONCEPAY_PRIMING_ROUNDS";
     /** AWS SDK retry mode for DynamoDB (the SDK's own standard env variable). */
     public static final String ENV_AWS_RETRY_MODE = "AWS_RETRY_MODE";
     public static final String AWS_RETRY_MODE = "standard";

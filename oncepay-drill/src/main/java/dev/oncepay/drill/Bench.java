@@ -38,11 +38,17 @@ import java.util.concurrent.atomic.AtomicLong;
  * <li>a killed charge sandbox's replacement: SIGKILL after it lived past the supervisor's healthy
  * lifetime (so it is replaced at once), a {@code POST /payments} at once, kill to {@code 201};</li>
  * <li>added latency, 1 client, no provider latency: sequential charges through oncepay and straight
- * to the simulator, alternating, the same client and body;</li>
- * <li>throughput, N clients, provider latency, N charge sandboxes (a second local run): charges per
- * second through oncepay and direct over the same duration, and, for each side, the CPU per charge
- * each kind of process spent ({@link BenchCpu}: sandboxes, dynalite, the local-run JVM by thread
- * group, this JVM's clients, and the machine as a whole);</li>
+ * to the simulator, alternating, the same client and body, each charge's time split between the
+ * function, the local store and the local run's stand-ins; in two regimes: the early one (a new
+ * charge sandbox after its first {@code earlyWarmup} charges, its first charges listed one by one)
+ * and the warm one (after {@code warmup} charges);</li>
+ * <li>throughput, N clients, provider latency, N charge sandboxes (a second local run), in the same
+ * two regimes (new sandboxes, which replace those that warmed the run's stand-ins for AWS's services,
+ * after about {@code earlyWarmup} charges each; then after {@code warmup}): charges per second through oncepay and direct over the same duration, and, for
+ * each side, the charge function's DynamoDB requests and mean run per charge, and the CPU per charge
+ * each kind of process spent ({@link BenchCpu}: sandboxes, the charge sandboxes by thread (request,
+ * JIT compiler, HTTP clients), dynalite, the local-run JVM by thread group, this JVM's clients, and
+ * the machine as a whole);</li>
  * <li>DynamoDB requests (counted by the store proxy, per function) and provider calls (the
  * simulator's count) of a first charge, of the provider's webhook for it, and of a replay;</li>
  * <li>RSS of every sandbox after the load;</li>
@@ -123,17 +129,21 @@ public final class Bench {
                 .put("killRepeats", options.killRepeats())
                 .put("latencyRequests", options.latencyRequests())
                 .put("warmup", options.warmup())
+                .put("earlyWarmup", options.earlyWarmup())
+                .put("earlyCharges", options.earlyCharges())
                 .put("throughputSeconds", options.throughputDuration().toMillis() / 1000.0)
                 .put("throughputClients", options.throughputClients())
                 .put("throughputSandboxes", options.throughputSandboxes())
                 .put("providerLatencyMs", options.providerLatency().toMillis())
-                .put("hotWalletSeconds", options.hotWalletDuration().toMillis() / 1000.0);
+                .put("hotWalletSeconds", options.hotWalletDuration().toMillis() / 1000.0)
+                .put("primed", options.primed());
 
         Path singleLog = options.reportDir().resolve("local-run-single.log");
         out.printf("bench: local run with one sandbox per function (output: %s)%n", singleLog);
         try (BenchRun run = BenchRun.start(options, 1, singleLog)) {
             coldStarts(run);
             addedLatency(run);
+            earlyLatency(run);
             requestsPerCharge(run);
             requestsPerWalletOperation(run);
             rss(run, "single"); // before the kills: the charge sandbox that carried the load is still there
@@ -249,8 +259,39 @@ public final class Bench {
         killed.set("killToAnswerMs", range(values));
     }
 
-    // --- 3. added latency, 1 client -------------------------------------------------------------
+    // --- 3. added latency, 1 client: the early and the warm regime -------------------------------
 
+    /** Charges of a new sandbox whose breakdown bench.json lists one by one (the rest only in its figures). */
+    static final int EARLY_SERIES = 20;
+
+    /**
+     * The early regime: a new charge sandbox (the one before it ended, as each burst on Lambda starts
+     * new ones; its first charge starts it) serves {@code earlyWarmup} charges, then
+     * {@code earlyCharges} are measured as {@link #sequential} measures them. The warm regime ran
+     * first, so the local run's stand-ins for AWS's services (gateway, store proxy, dynalite, the
+     * webhook sandbox) are warm, as AWS's are: only the charge sandbox is new. The first
+     * {@value #EARLY_SERIES} charges of the sandbox, its warm-up included, are listed one by one.
+     */
+    private void earlyLatency(BenchRun run) throws Exception {
+        run.simFaults("{\"latencyMs\":0}");
+        run.awaitQuiet(Duration.ofSeconds(60));
+        run.recycle(DeploymentSettings.FUNCTION_CHARGE, 1);
+        List<Step> warmup = sequentialSteps(run, options.earlyWarmup(), "bench_early_warm_");
+        List<Step> measured = sequentialSteps(run, options.earlyCharges(), "bench_early_");
+        ObjectNode early = sequential(measured);
+        early.put("warmupCharges", options.earlyWarmup());
+        List<Step> all = new ArrayList<>(warmup);
+        all.addAll(measured);
+        ArrayNode series = early.putArray("firstCharges");
+        for (int i = 0; i < Math.min(EARLY_SERIES, all.size()); i++) {
+            series.add(all.get(i).figures(i + 1));
+        }
+        figures.set("earlyLatency", early);
+        out.printf("bench: early regime, 1 client: added p50 %s ms over the %d charges after a new sandbox's first %d%n",
+                early.path("addedP50Ms").asText(), options.earlyCharges(), options.earlyWarmup());
+    }
+
+    /** The warm regime: the sandbox serves {@code warmup} charges (and as many go direct), then {@link #sequential}. */
     private void addedLatency(BenchRun run) throws Exception {
         run.simFaults("{\"latencyMs\":0}");
         for (int i = 0; i < options.warmup(); i++) {
@@ -258,71 +299,155 @@ public final class Bench {
             run.directCharge(key(), "bench_warm_direct_" + i);
         }
         run.awaitQuiet(Duration.ofSeconds(60));
+        ObjectNode latency = sequential(sequentialSteps(run, options.latencyRequests(), "bench_latency_"));
+        figures.set("addedLatency", latency);
+        out.printf("bench: added latency, 1 client: oncepay p50 %s ms, direct p50 %s ms%n",
+                latency.path("oncepay").path("p50Ms").asText(), latency.path("direct").path("p50Ms").asText());
+    }
+
+    /**
+     * One charge through oncepay and one straight to the simulator, as the client saw them, and how the
+     * charge's time split: the function's run (hand-out to answer, as the local run timed it; null if
+     * the sandbox was replaced meanwhile), and of the charge function's store requests in that time the
+     * time they took at the local store (the fault proxy), in dynalite behind it, and dynalite's own
+     * work (null unless it reported it for each).
+     */
+    private record Step(int status, double ms, int directStatus, double directMs, Double functionMs, long storeRequests,
+            double storeMs, double dynaliteMs, Double dynaliteOwnMs) {
+        boolean answered() {
+            return status == 201 && directStatus == 200;
+        }
+
+        ObjectNode figures(int charge) {
+            ObjectNode n = JSON.createObjectNode().put("charge", charge).put("status", status).put("clientMs", round(ms))
+                    .put("directMs", round(directMs)).put("addedMs", round(ms - directMs));
+            n.put("functionMs", functionMs == null ? null : round(functionMs));
+            n.put("storeRequests", storeRequests).put("storeMs", round(storeMs)).put("dynaliteMs", round(dynaliteMs));
+            n.put("dynaliteOwnMs", dynaliteOwnMs == null ? null : round(dynaliteOwnMs));
+            if (functionMs != null) {
+                n.put("functionOwnMs", round(functionMs - storeMs));
+                n.put("localRunMs", round(ms - functionMs));
+            }
+            return n;
+        }
+    }
+
+    /**
+     * {@code count} charges through oncepay and as many straight to the simulator, alternating (so drift
+     * on a shared machine touches both sides alike), with the same client and body; each charge's time
+     * split by the local run's and the store proxy's own figures, read between the requests.
+     */
+    private List<Step> sequentialSteps(BenchRun run, int count, String reference) throws Exception {
+        List<Step> steps = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            BenchRun.SandboxStatus before = run.sandbox(DeploymentSettings.FUNCTION_CHARGE, 1);
+            JsonNode storeBefore = chargeStoreTiming(run);
+            BenchRun.Answer a = run.charge(key(), reference + i);
+            BenchRun.SandboxStatus after = run.sandbox(DeploymentSettings.FUNCTION_CHARGE, 1);
+            JsonNode storeAfter = chargeStoreTiming(run);
+            BenchRun.Answer d = run.directCharge(key(), reference + "direct_" + i);
+            // A new sandbox's first invocation counts from zero; a sandbox replaced meanwhile has no figure.
+            boolean sameSandbox = after.invocations() == (after.generation() == before.generation() ? before.invocations() : 0) + 1;
+            Double function = !sameSandbox ? null
+                    : after.busyMs() - (after.generation() == before.generation() ? before.busyMs() : 0);
+            long requests = storeAfter.path("requests").asLong() - storeBefore.path("requests").asLong();
+            long ownReported = storeAfter.path("upstreamOwnRequests").asLong() - storeBefore.path("upstreamOwnRequests").asLong();
+            steps.add(new Step(a.status(), a.ms(), d.status(), d.ms(), function, requests,
+                    storeAfter.path("handledMs").asDouble() - storeBefore.path("handledMs").asDouble(),
+                    storeAfter.path("upstreamMs").asDouble() - storeBefore.path("upstreamMs").asDouble(),
+                    ownReported == requests ? storeAfter.path("upstreamOwnMs").asDouble()
+                            - storeBefore.path("upstreamOwnMs").asDouble() : null));
+        }
+        return steps;
+    }
+
+    /** The charge function's store requests so far and their time at the store proxy ({@code /_store/stats}). */
+    private static JsonNode chargeStoreTiming(BenchRun run) throws IOException, InterruptedException {
+        return run.storeStats().path("timingByCaller").path(DeploymentSettings.FUNCTION_CHARGE);
+    }
+
+    /**
+     * The added latency of sequential charges, and where it goes: the function's runs against what
+     * the client saw (the rest is the local stand-ins': gateway, event mapping, Runtime API hand-out,
+     * loopback HTTP), and of the function's run the time its store requests took at the local store:
+     * in the fault proxy and in dynalite behind it (the webhook's requests not included).
+     */
+    private static ObjectNode sequential(List<Step> steps) {
         List<Double> oncepay = new ArrayList<>();
         List<Double> direct = new ArrayList<>();
-        int failures = 0;
-        BenchRun.SandboxStatus before = run.sandbox(DeploymentSettings.FUNCTION_CHARGE, 1);
-        run.resetStoreStats(); // faults are off: only the counts and the store's timing start over
-        // Alternating, so drift on a shared machine touches both sides alike.
-        for (int i = 0; i < options.latencyRequests(); i++) {
-            BenchRun.Answer a = run.charge(key(), "bench_latency_" + i);
-            BenchRun.Answer d = run.directCharge(key(), "bench_latency_direct_" + i);
-            if (a.status() == 201 && d.status() == 200) {
-                oncepay.add(a.ms());
-                direct.add(d.ms());
-            } else {
-                failures++;
+        List<Double> added = new ArrayList<>();
+        for (Step step : steps) {
+            if (step.answered()) {
+                oncepay.add(step.ms());
+                direct.add(step.directMs());
+                added.add(step.ms() - step.directMs());
             }
         }
-        ObjectNode latency = figures.putObject("addedLatency");
+        ObjectNode latency = JSON.createObjectNode();
         latency.put("clients", 1);
         latency.put("providerLatencyMs", 0);
         latency.put("requests", oncepay.size());
-        latency.put("failures", failures);
+        latency.put("failures", steps.size() - oncepay.size());
         latency.set("oncepay", percentiles(oncepay));
         latency.set("direct", percentiles(direct));
         latency.put("addedP50Ms", round(percentile(oncepay, 50) - percentile(direct, 50)));
         latency.put("addedP99Ms", round(percentile(oncepay, 99) - percentile(direct, 99)));
-        // Where the added time goes: the function's own runs (hand-out to answer, as the local run
-        // timed them) against what the client saw; the rest is the local stand-ins' (gateway, event
-        // mapping, Runtime API hand-out) and loopback HTTP.
-        BenchRun.SandboxStatus after = run.sandbox(DeploymentSettings.FUNCTION_CHARGE, 1);
-        if (after.generation() == before.generation() && after.invocations() > before.invocations()) {
-            double functionMean = (after.busyMs() - before.busyMs()) / (after.invocations() - before.invocations());
-            double clientMean = oncepay.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
-            latency.put("oncepayMeanMs", round(clientMean));
-            latency.put("chargeFunctionMeanMs", round(functionMean));
-            latency.put("localRunMeanMs", round(clientMean - functionMean));
-            // Of the function's run, the time its requests spent at the local store: in the fault
-            // proxy and in dynalite behind it (per charge, the webhook's requests not included).
-            JsonNode store = run.storeStats().path("timingByCaller").path(DeploymentSettings.FUNCTION_CHARGE);
-            int charges = oncepay.size() + failures;
-            if (charges > 0 && store.path("requests").asLong() > 0) {
-                double storeMs = store.path("handledMs").asDouble() / charges;
-                double dynaliteMs = store.path("upstreamMs").asDouble() / charges;
-                latency.put("storeMeanMs", round(storeMs));
-                latency.put("dynaliteMeanMs", round(dynaliteMs));
-                // Of that, dynalite's own work (as it reports it); the rest is the HTTP hop to it and the
-                // wait for its one thread (busy with another request: the webhook's, a breaker read).
-                if (store.path("upstreamOwnRequests").asLong() == store.path("requests").asLong()) {
-                    latency.put("dynaliteOwnMeanMs", round(store.path("upstreamOwnMs").asDouble() / charges));
-                }
-                latency.put("storeRequestsPerCharge", round((double) store.path("requests").asLong() / charges));
-                latency.put("chargeFunctionOwnMeanMs", round(functionMean - storeMs));
-            }
+        latency.put("addedMeanMs", round(mean(added)));
+        List<Step> timed = steps.stream().filter(step -> step.functionMs() != null).toList();
+        if (timed.isEmpty()) {
+            return latency;
         }
-        out.printf("bench: added latency, 1 client: oncepay p50 %.1f ms, direct p50 %.1f ms%n",
-                percentile(oncepay, 50), percentile(direct, 50));
+        double clientMean = mean(timed.stream().map(Step::ms).toList());
+        double functionMean = mean(timed.stream().map(Step::functionMs).toList());
+        latency.put("oncepayMeanMs", round(clientMean));
+        latency.put("chargeFunctionMeanMs", round(functionMean));
+        latency.put("localRunMeanMs", round(clientMean - functionMean));
+        long requests = steps.stream().mapToLong(Step::storeRequests).sum();
+        if (requests > 0) {
+            double storeMean = mean(steps.stream().map(Step::storeMs).toList());
+            latency.put("storeMeanMs", round(storeMean));
+            latency.put("dynaliteMeanMs", round(mean(steps.stream().map(Step::dynaliteMs).toList())));
+            // Of that, dynalite's own work (as it reports it); the rest is the HTTP hop to it and the
+            // wait for its one thread (busy with another request: the webhook's, a breaker read).
+            if (steps.stream().allMatch(step -> step.dynaliteOwnMs() != null)) {
+                latency.put("dynaliteOwnMeanMs", round(mean(steps.stream().map(Step::dynaliteOwnMs).toList())));
+            }
+            latency.put("storeRequestsPerCharge", round((double) requests / steps.size()));
+            latency.put("chargeFunctionOwnMeanMs", round(functionMean - storeMean));
+        }
+        return latency;
     }
 
     // --- 4. throughput --------------------------------------------------------------------------
 
+    /**
+     * The early regime first: the local run's stand-ins for AWS's services (gateway, store proxy,
+     * dynalite, the webhook sandbox) serve {@value #STAND_IN_WARMUP} charges per charge sandbox (at
+     * most {@code warmup}), as AWS's services are warm; then every charge sandbox is replaced by a new
+     * one, and each new one serves about {@code earlyWarmup} charges before the load. Then the warm
+     * regime: each serves its share of {@code warmup} charges first, without provider latency so that
+     * it takes seconds (a Lambda sandbox serves thousands in its life; the JIT compiles a method after
+     * about 200 calls).
+     */
     private void throughput(BenchRun run) throws Exception {
-        // Steady state: each charge sandbox serves its warm-up share first, without provider latency so
-        // that it takes seconds (a Lambda sandbox serves thousands in its life; the JIT compiles a
-        // method after about 200 calls, so a cold fleet would measure the interpreter).
         run.simFaults("{\"latencyMs\":0}");
-        warmUp(run, options.warmup() * options.throughputSandboxes());
+        warmUp(run, Math.min(STAND_IN_WARMUP, options.warmup()) * options.throughputSandboxes());
+        run.awaitQuiet(Duration.ofSeconds(60));
+        for (int slot = 1; slot <= options.throughputSandboxes(); slot++) {
+            run.recycle(DeploymentSettings.FUNCTION_CHARGE, slot); // the next charge that needs it starts a new one
+        }
+        warmUp(run, options.earlyWarmup() * options.throughputSandboxes());
+        figures.set("throughputEarly", throughputRegime(run, "early"));
+        run.simFaults("{\"latencyMs\":0}");
+        warmUp(run, Math.max(0, options.warmup() - options.earlyWarmup()) * options.throughputSandboxes());
+        figures.set("throughput", throughputRegime(run, "warm"));
+    }
+
+    /** Charges per charge sandbox that warm the local run's stand-ins before the early regime's new sandboxes. */
+    static final int STAND_IN_WARMUP = 50;
+
+    /** Both sides of one regime at the provider's latency: charges per second, latency, CPU per charge. */
+    private ObjectNode throughputRegime(BenchRun run, String regime) throws Exception {
         run.simFaults("{\"latencyMs\":" + options.providerLatency().toMillis() + "}");
         // Every charge sandbox has answered at the provider's latency before the clock starts.
         load(run, Duration.ofSeconds(Math.max(3, options.throughputDuration().toSeconds() / 4)), false);
@@ -332,7 +457,7 @@ public final class Bench {
         ObjectNode oncepay = oncepaySide.figures();
         ObjectNode direct = directSide.figures();
         run.simFaults("{\"latencyMs\":0}");
-        ObjectNode t = figures.putObject("throughput");
+        ObjectNode t = JSON.createObjectNode();
         t.put("clients", options.throughputClients());
         t.put("chargeSandboxes", options.throughputSandboxes());
         t.put("providerLatencyMs", options.providerLatency().toMillis());
@@ -345,9 +470,11 @@ public final class Bench {
         ObjectNode cpu = t.putObject("cpu");
         cpu.set("oncepay", oncepaySide.cpu());
         cpu.set("direct", directSide.cpu());
-        out.printf("bench: throughput: oncepay %.1f/s, direct %.1f/s%n", oncepay.path("perSecond").asDouble(),
-                direct.path("perSecond").asDouble());
+        out.printf("bench: throughput, %s regime: oncepay %.1f/s, direct %.1f/s; the charge sandboxes had served %s charges"
+                + " when the clock started%n", regime, oncepay.path("perSecond").asDouble(), direct.path("perSecond").asDouble(),
+                oncepay.path("sandboxes").path("chargesBefore"));
         BenchReport.cpu(cpu).forEach(line -> out.println("bench:" + line));
+        return t;
     }
 
     /** A measured side of the throughput phase: its load's figures, and the CPU each part spent per charge. */
@@ -357,14 +484,64 @@ public final class Bench {
     /**
      * The load of one side on a quiet run; the CPU is counted from its start until the run is quiet
      * again (the provider's webhooks for the charges are part of what they cost), per charge
-     * answered (those that ended after the window too: their CPU is in it).
+     * answered (those that ended after the window too: their CPU is in it). The charge function's
+     * DynamoDB requests in that time, per charge answered; and each charge sandbox: the charges it
+     * had served when the clock started, those it served in the window, and its mean run.
      */
     private Side measuredSide(BenchRun run, boolean direct) throws Exception {
         run.awaitQuiet(Duration.ofSeconds(60));
+        run.resetStoreStats(); // faults are off: only the counts and the store's timing start over
+        List<BenchRun.SandboxStatus> before = run.sandboxes();
         BenchCpu.Sample start = run.cpuSample();
         Load load = load(run, options.throughputDuration(), direct);
         run.awaitQuiet(Duration.ofSeconds(60));
-        return new Side(load.figures(), BenchCpu.perUnit(start, run.cpuSample(), load.expectedAnswers()));
+        BenchCpu.Sample end = run.cpuSample();
+        ObjectNode figures = load.figures();
+        JsonNode store = run.storeStats();
+        ObjectNode dynamo = figures.putObject("dynamo");
+        long requests = 0;
+        for (Map.Entry<String, JsonNode> e : (Iterable<Map.Entry<String, JsonNode>>) store.path("byCaller")
+                .path(DeploymentSettings.FUNCTION_CHARGE)::fields) {
+            dynamo.put(e.getKey(), e.getValue().asLong());
+            requests += e.getValue().asLong();
+        }
+        dynamo.put("total", requests);
+        figures.put("dynamoPerCharge", load.expectedAnswers() == 0 ? Double.NaN
+                : Math.round(requests * 100.0 / load.expectedAnswers()) / 100.0);
+        figures.set("sandboxes", chargeSandboxes(before, run.sandboxes()));
+        return new Side(figures, BenchCpu.perUnit(start, end, load.expectedAnswers()));
+    }
+
+    /**
+     * The charge sandboxes over a window: the charges each had served when it started (min–max), and
+     * each one's charges in it and mean run (hand-out to answer); a sandbox replaced meanwhile is left out.
+     */
+    private static ObjectNode chargeSandboxes(List<BenchRun.SandboxStatus> before, List<BenchRun.SandboxStatus> after) {
+        ObjectNode result = JSON.createObjectNode();
+        ArrayNode each = result.putArray("each");
+        List<Double> served = new ArrayList<>();
+        double busy = 0;
+        long invocations = 0;
+        for (BenchRun.SandboxStatus b : before) {
+            if (!b.function().equals(DeploymentSettings.FUNCTION_CHARGE)) {
+                continue;
+            }
+            served.add((double) b.invocations());
+            BenchRun.SandboxStatus a = after.stream().filter(s -> s.function().equals(b.function()) && s.slot() == b.slot())
+                    .findFirst().orElse(null);
+            if (a == null || a.generation() != b.generation()) {
+                continue;
+            }
+            int charges = a.invocations() - b.invocations();
+            double ms = a.busyMs() - b.busyMs();
+            busy += ms;
+            invocations += charges;
+            each.addObject().put("slot", b.slot()).put("chargesBefore", b.invocations()).put("charges", charges)
+                    .put("meanRunMs", charges == 0 ? null : round(ms / charges));
+        }
+        result.set("chargesBefore", range(served));
+        result.put("meanRunMs", invocations == 0 ? Double.NaN : round(busy / invocations));
+        return result;
     }
 
     /** {@code charges} charges through oncepay from the load's clients, spread over the charge sandboxes. */
@@ -661,6 +838,10 @@ public final class Bench {
             copy = List.copyOf(samples);
         }
         return JSON.createObjectNode().put("p50Ms", round(percentile(copy, 50))).put("p99Ms", round(percentile(copy, 99)));
+    }
+
+    private static double mean(List<Double> values) {
+        return values.stream().mapToDouble(Double::doubleValue).average().orElse(Double.NaN);
     }
 
     /** Median and range of a few repeats. */

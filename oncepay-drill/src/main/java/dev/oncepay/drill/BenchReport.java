@@ -19,6 +19,10 @@ final class BenchReport {
                 f.path("date").asText(), f.path("cores").asInt(), f.path("loadAverageAtStart").asDouble(),
                 f.path("seconds").asText()));
         lines.add("Times are this machine's this time (shared, noisy); the counts are exact.");
+        if (f.path("options").path("primed").asBoolean()) {
+            lines.add("Every sandbox primed at init, as the SnapStart snapshot it is restored from on AWS: its init (cold"
+                    + " start, a killed sandbox's replacement) includes the priming.");
+        }
         lines.add("");
         JsonNode cold = f.path("coldStart");
         lines.add(String.format("Cold start to first answer, %d run(s) per function, median (min-max), ms:",
@@ -34,39 +38,22 @@ final class BenchReport {
         lines.add(String.format("Killed charge sandbox (SIGKILL) to the next POST's 201: %s ms (%d of %d answered 201)",
                 range(killed.path("killToAnswerMs")), killed.path("answered201").asInt(), killed.path("runs").size()));
         lines.add("");
-        JsonNode latency = f.path("addedLatency");
-        lines.add(String.format(Locale.ROOT,
-                "Added latency, 1 client, no provider latency, %d charges each way: p50 %s ms, p99 %s ms",
-                latency.path("requests").asInt(), latency.path("addedP50Ms").asText(), latency.path("addedP99Ms").asText()));
-        lines.add(String.format("  oncepay p50 %s / p99 %s ms; direct to the provider p50 %s / p99 %s ms",
-                latency.path("oncepay").path("p50Ms").asText(), latency.path("oncepay").path("p99Ms").asText(),
-                latency.path("direct").path("p50Ms").asText(), latency.path("direct").path("p99Ms").asText()));
-        if (latency.has("chargeFunctionMeanMs")) {
-            lines.add(String.format("  of oncepay's mean %s ms the charge function ran %s ms (hand-out to answer); the local"
-                    + " run's gateway, Runtime API and loopback HTTP took %s ms", latency.path("oncepayMeanMs").asText(),
-                    latency.path("chargeFunctionMeanMs").asText(), latency.path("localRunMeanMs").asText()));
+        JsonNode early = f.path("earlyLatency");
+        lines.addAll(sequential(String.format("Early regime: a new charge sandbox's charges after its first %d,",
+                early.path("warmupCharges").asInt()), early));
+        lines.add("  its first charges one by one, ms (added: client minus direct; function: hand-out to answer; store:"
+                + " its requests' time at the local store):");
+        lines.add(String.format("    %3s %7s %7s %7s %9s %7s %7s", "#", "client", "added", "function", "requests", "store",
+                "own"));
+        for (JsonNode c : early.path("firstCharges")) {
+            lines.add(String.format("    %3d %7s %7s %7s %9d %7s %7s", c.path("charge").asInt(), c.path("clientMs").asText(),
+                    c.path("addedMs").asText(), c.path("functionMs").asText(), c.path("storeRequests").asInt(),
+                    c.path("storeMs").asText(), c.path("functionOwnMs").asText("-")));
         }
-        if (latency.has("storeMeanMs")) {
-            lines.add(String.format("  of the function's run, %s store requests per charge took %s ms at the local store (%s ms in"
-                    + " dynalite%s, the rest in the fault proxy); the function's own part: %s ms",
-                    latency.path("storeRequestsPerCharge").asText(), latency.path("storeMeanMs").asText(),
-                    latency.path("dynaliteMeanMs").asText(),
-                    latency.has("dynaliteOwnMeanMs") ? ", of which its own work " + latency.path("dynaliteOwnMeanMs").asText() + " ms and the rest the HTTP hop and the wait for its one thread" : "",
-                    latency.path("chargeFunctionOwnMeanMs").asText()));
-        }
-        JsonNode t = f.path("throughput");
-        lines.add(String.format(Locale.ROOT,
-                "Throughput, %d clients, provider latency %d ms, %d charge sandboxes, %s s each: ratio %s, added p50 %s ms",
-                t.path("clients").asInt(), t.path("providerLatencyMs").asInt(), t.path("chargeSandboxes").asInt(),
-                t.path("seconds").asText(), t.path("ratio").asText(), t.path("addedP50Ms").asText()));
-        for (String side : List.of("oncepay", "direct")) {
-            JsonNode s = t.path(side);
-            lines.add(String.format("  %-8s %s charges/s (%d charges; other answers %s), p50 %s ms, p99 %s ms", side,
-                    s.path("perSecond").asText(), s.path("charges").asInt(),
-                    s.path("failures").asInt() == 0 ? "none" : s.path("failuresByStatus").toString(),
-                    s.path("p50Ms").asText(), s.path("p99Ms").asText()));
-        }
-        lines.addAll(cpu(t.path("cpu")));
+        lines.addAll(sequential("Warm regime (after " + f.path("options").path("warmup").asInt() + " charges),",
+                f.path("addedLatency")));
+        lines.addAll(throughput("Throughput, early regime (new sandboxes),", f.path("throughputEarly")));
+        lines.addAll(throughput("Throughput, warm regime,", f.path("throughput")));
         lines.add("");
         lines.add("Requests per charge (DynamoDB requests by function at the store proxy; provider calls at the simulator):");
         JsonNode costs = f.path("requestsPerCharge");
@@ -109,7 +96,58 @@ final class BenchReport {
         return String.join("\n", lines);
     }
 
-    /** Each side's CPU per charge by part ({@code throughput.cpu}), two lines a side. */
+    /** A sequential phase's added latency ({@code earlyLatency}, {@code addedLatency}) and where it went. */
+    private static List<String> sequential(String regime, JsonNode latency) {
+        List<String> lines = new ArrayList<>();
+        lines.add("");
+        lines.add(String.format(Locale.ROOT,
+                "%s 1 client, no provider latency, %d charges each way: added p50 %s ms, mean %s ms, p99 %s ms", regime,
+                latency.path("requests").asInt(), latency.path("addedP50Ms").asText(), latency.path("addedMeanMs").asText(),
+                latency.path("addedP99Ms").asText()));
+        lines.add(String.format("  oncepay p50 %s / p99 %s ms; direct to the provider p50 %s / p99 %s ms",
+                latency.path("oncepay").path("p50Ms").asText(), latency.path("oncepay").path("p99Ms").asText(),
+                latency.path("direct").path("p50Ms").asText(), latency.path("direct").path("p99Ms").asText()));
+        if (latency.has("chargeFunctionMeanMs")) {
+            lines.add(String.format("  of oncepay's mean %s ms the charge function ran %s ms (hand-out to answer); the local"
+                    + " run's gateway, Runtime API and loopback HTTP took %s ms", latency.path("oncepayMeanMs").asText(),
+                    latency.path("chargeFunctionMeanMs").asText(), latency.path("localRunMeanMs").asText()));
+        }
+        if (latency.has("storeMeanMs")) {
+            lines.add(String.format("  of the function's run, %s store requests per charge took %s ms at the local store (%s ms in"
+                    + " dynalite%s, the rest in the fault proxy); the function's own part: %s ms",
+                    latency.path("storeRequestsPerCharge").asText(), latency.path("storeMeanMs").asText(),
+                    latency.path("dynaliteMeanMs").asText(),
+                    latency.has("dynaliteOwnMeanMs") ? ", of which its own work " + latency.path("dynaliteOwnMeanMs").asText()
+                            + " ms and the rest the HTTP hop and the wait for its one thread" : "",
+                    latency.path("chargeFunctionOwnMeanMs").asText()));
+        }
+        return lines;
+    }
+
+    /** A throughput regime ({@code throughputEarly}, {@code throughput}): both sides, the charge sandboxes, the CPU. */
+    private static List<String> throughput(String regime, JsonNode t) {
+        List<String> lines = new ArrayList<>();
+        JsonNode sandboxes = t.path("oncepay").path("sandboxes");
+        lines.add(String.format(Locale.ROOT,
+                "%s %d clients, provider latency %d ms, %d charge sandboxes (%s charges served before), %s s each: ratio %s,"
+                        + " added p50 %s ms", regime, t.path("clients").asInt(), t.path("providerLatencyMs").asInt(),
+                t.path("chargeSandboxes").asInt(), range(sandboxes.path("chargesBefore")), t.path("seconds").asText(),
+                t.path("ratio").asText(), t.path("addedP50Ms").asText()));
+        for (String side : List.of("oncepay", "direct")) {
+            JsonNode s = t.path(side);
+            lines.add(String.format("  %-8s %s charges/s (%d charges; other answers %s), p50 %s ms, p99 %s ms", side,
+                    s.path("perSecond").asText(), s.path("charges").asInt(),
+                    s.path("failures").asInt() == 0 ? "none" : s.path("failuresByStatus").toString(),
+                    s.path("p50Ms").asText(), s.path("p99Ms").asText()));
+        }
+        lines.add(String.format("  oncepay: the charge function ran %s ms per charge (mean, hand-out to answer) with %s DynamoDB"
+                + " requests (%s)", sandboxes.path("meanRunMs").asText(), t.path("oncepay").path("dynamoPerCharge").asText(),
+                counts(t.path("oncepay").path("dynamo"))));
+        lines.addAll(cpu(t.path("cpu")));
+        return lines;
+    }
+
+    /** Each side's CPU per charge by part ({@code throughput.cpu}), three lines a side. */
     static List<String> cpu(JsonNode cpu) {
         List<String> lines = new ArrayList<>();
         for (String side : List.of("oncepay", "direct")) {
@@ -123,12 +161,14 @@ final class BenchReport {
                     + " machine busy %d%% over %s s, %d charges", side, String.join(", ", parts), ms.path("total").asText(),
                     ms.path("machine").asText(), ms.path("other").asText(), c.path("machineBusyPercent").asInt(),
                     c.path("seconds").asText(), c.path("charges").asLong()));
-            List<String> threads = new ArrayList<>();
-            for (BenchCpu.LocalRunThreads group : BenchCpu.LocalRunThreads.values()) {
-                threads.add(group.label + " " + ms.path("localRunThreads").path(group.key).asText());
+            for (BenchCpu.Part part : List.of(BenchCpu.Part.CHARGE_SANDBOXES, BenchCpu.Part.LOCAL_RUN)) {
+                List<String> threads = new ArrayList<>();
+                for (BenchCpu.Threads group : BenchCpu.Threads.of(part)) {
+                    threads.add(group.label + " " + ms.path(part.threadsKey).path(group.key).asText());
+                }
+                threads.add("other " + ms.path(part.threadsKey).path("other").asText());
+                lines.add(String.format("  %-8s   %s by thread: %s", "", part.label, String.join(", ", threads)));
             }
-            threads.add("other " + ms.path("localRunThreads").path("other").asText());
-            lines.add(String.format("  %-8s   of the local-run JVM's: %s", "", String.join(", ", threads)));
         }
         return lines;
     }

@@ -72,10 +72,13 @@ final class BenchRun implements AutoCloseable {
                 .connectTimeout(Duration.ofSeconds(3)).build();
     }
 
-    /** Starts a local run with {@code chargeSandboxes} charge sandboxes and one of each other function. */
+    /**
+     * Starts a local run with {@code chargeSandboxes} charge sandboxes and one of each other function,
+     * primed at init if the options say so.
+     */
     static BenchRun start(BenchOptions options, int chargeSandboxes, Path log) throws Exception {
         List<Integer> ports = Drill.freePorts(4);
-        List<String> args = List.of(
+        List<String> args = new ArrayList<>(List.of(
                 "--app", options.app().toString(),
                 "--work-dir", options.reportDir().resolve("run").toString(),
                 "--api-port", Integer.toString(ports.get(0)),
@@ -84,7 +87,10 @@ final class BenchRun implements AutoCloseable {
                 "--dynalite-port", Integer.toString(ports.get(3)),
                 "--sandboxes", "charge=" + chargeSandboxes + ",webhook=1,reconcile=1",
                 "--reconcile-every", "off",
-                "--table", "oncepay-bench");
+                "--table", "oncepay-bench"));
+        if (options.primed()) {
+            args.addAll(List.of("--env", DeploymentSettings.ENV_PRIMING_AT_INIT + "=true"));
+        }
         LocalRunProcess process = LocalRunProcess.start(args, log);
         BenchRun run = new BenchRun(process, ports.get(0), "http://127.0.0.1:" + ports.get(0), "http://127.0.0.1:" + ports.get(1),
                 "http://127.0.0.1:" + ports.get(2));
@@ -144,7 +150,7 @@ final class BenchRun implements AutoCloseable {
         }
     }
 
-    /** The CPU every process of the run (and each thread of the local-run JVM) has spent so far. */
+    /** The CPU every process of the run (and each thread of the local-run JVM and of the charge sandboxes) has spent so far. */
     BenchCpu.Sample cpuSample() throws IOException, InterruptedException {
         Map<Long, BenchCpu.Part> processes = new HashMap<>();
         for (SandboxStatus s : sandboxes()) {
@@ -158,7 +164,7 @@ final class BenchRun implements AutoCloseable {
                 .forEach(p -> processes.put(p.pid(), BenchCpu.Part.DYNALITE));
         processes.put(localRun.pid(), BenchCpu.Part.LOCAL_RUN);
         processes.put(ProcessHandle.current().pid(), BenchCpu.Part.BENCH);
-        return BenchCpu.Sample.take(processes, localRun.pid());
+        return BenchCpu.Sample.take(processes);
     }
 
     /** The local run's own JVM (gateway, Runtime APIs, store fault proxy, simulator): this JVM's child with its arguments. */

@@ -25,7 +25,7 @@ class BenchCpuTest {
     void aThreadsCpuCountsInItsGroupAndInItsProcess() throws Exception {
         long self = ProcessHandle.current().pid();
         Map<Long, BenchCpu.Part> processes = Map.of(self, BenchCpu.Part.LOCAL_RUN);
-        BenchCpu.Sample start = BenchCpu.Sample.take(processes, self);
+        BenchCpu.Sample start = BenchCpu.Sample.take(processes);
         CountDownLatch spun = new CountDownLatch(2);
         CountDownLatch sampled = new CountDownLatch(1);
         List<Thread> threads = new ArrayList<>();
@@ -47,7 +47,7 @@ class BenchCpuTest {
             threads.add(t);
         }
         spun.await();
-        BenchCpu.Sample end = BenchCpu.Sample.take(processes, self);
+        BenchCpu.Sample end = BenchCpu.Sample.take(processes);
         sampled.countDown();
         for (Thread t : threads) {
             t.join();

@@ -35,10 +35,7 @@ class BenchSmokeTest {
             root = root.getParent();
         }
         Path app = LambdaPackage.built();
-        BenchOptions quick = BenchOptions.quick();
-        BenchOptions options = new BenchOptions(quick.coldRepeats(), quick.killRepeats(), quick.latencyRequests(),
-                quick.warmup(), quick.throughputDuration(), quick.throughputClients(), quick.throughputSandboxes(),
-                quick.providerLatency(), quick.hotWalletDuration(), root.resolve("target/bench-test"), app);
+        BenchOptions options = BenchOptions.quick().at(root.resolve("target/bench-test"), app);
 
         Bench.Outcome outcome = Bench.run(options, System.out);
 
@@ -54,24 +51,50 @@ class BenchSmokeTest {
         assertEquals(options.killRepeats(), killed.path("answered201").asInt(), "no 502 after a kill: " + killed);
         assertTrue(killed.path("killToAnswerMs").path("median").asDouble() > 0, killed.toString());
 
-        JsonNode latency = f.path("addedLatency");
-        assertEquals(options.latencyRequests(), latency.path("requests").asInt(), latency.toString());
-        assertTrue(latency.path("oncepay").path("p99Ms").asDouble() >= latency.path("oncepay").path("p50Ms").asDouble());
-        assertTrue(latency.path("direct").path("p50Ms").asDouble() > 0, latency.toString());
-        assertTrue(latency.has("addedP50Ms") && latency.has("addedP99Ms"), latency.toString());
-        assertTrue(latency.path("chargeFunctionMeanMs").asDouble() > 0, latency.toString());
-        // dynalite's own work on the charge's store requests, inside the time they took at the store
-        assertTrue(latency.path("dynaliteOwnMeanMs").asDouble() > 0
-                && latency.path("dynaliteOwnMeanMs").asDouble() < latency.path("dynaliteMeanMs").asDouble(), latency.toString());
-        assertTrue(latency.path("oncepayMeanMs").asDouble() > latency.path("chargeFunctionMeanMs").asDouble(),
-                "the client's time includes the function's: " + latency);
-
-        JsonNode throughput = f.path("throughput");
-        for (String side : List.of("oncepay", "direct")) {
-            assertTrue(throughput.path(side).path("charges").asInt() > 0, side + ": " + throughput);
-            assertTrue(throughput.path(side).path("perSecond").asDouble() > 0, side + ": " + throughput);
+        for (String regime : List.of("earlyLatency", "addedLatency")) {
+            JsonNode latency = f.path(regime);
+            assertEquals(regime.equals("earlyLatency") ? options.earlyCharges() : options.latencyRequests(),
+                    latency.path("requests").asInt(), regime + ": " + latency);
+            assertTrue(latency.path("oncepay").path("p99Ms").asDouble() >= latency.path("oncepay").path("p50Ms").asDouble());
+            assertTrue(latency.path("direct").path("p50Ms").asDouble() > 0, latency.toString());
+            assertTrue(latency.has("addedP50Ms") && latency.has("addedP99Ms") && latency.has("addedMeanMs"), latency.toString());
+            assertTrue(latency.path("chargeFunctionMeanMs").asDouble() > 0, latency.toString());
+            // dynalite's own work on the charge's store requests, inside the time they took at the store
+            assertTrue(latency.path("dynaliteOwnMeanMs").asDouble() > 0
+                    && latency.path("dynaliteOwnMeanMs").asDouble() < latency.path("dynaliteMeanMs").asDouble(), latency.toString());
+            assertTrue(latency.path("oncepayMeanMs").asDouble() > latency.path("chargeFunctionMeanMs").asDouble(),
+                    "the client's time includes the function's: " + latency);
         }
-        assertTrue(throughput.path("ratio").asDouble() > 0, throughput.toString());
+        // A new sandbox's first charges one by one, from its first (which started it) on: each a first
+        // charge's three store requests at least (a breaker read may add one), each timed inside its client's time.
+        JsonNode early = f.path("earlyLatency");
+        assertEquals(options.earlyWarmup(), early.path("warmupCharges").asInt(), early.toString());
+        JsonNode series = early.path("firstCharges");
+        assertEquals(Math.min(Bench.EARLY_SERIES, options.earlyWarmup() + options.earlyCharges()), series.size(), early.toString());
+        for (int i = 0; i < series.size(); i++) {
+            JsonNode c = series.get(i);
+            assertEquals(i + 1, c.path("charge").asInt(), c.toString());
+            assertEquals(201, c.path("status").asInt(), c.toString());
+            assertTrue(c.path("storeRequests").asInt() >= 3, c.toString());
+            assertTrue(c.path("functionMs").asDouble() > c.path("storeMs").asDouble()
+                    && c.path("clientMs").asDouble() > c.path("functionMs").asDouble(), c.toString());
+        }
+
+        for (String regime : List.of("throughputEarly", "throughput")) {
+            JsonNode throughput = f.path(regime);
+            for (String side : List.of("oncepay", "direct")) {
+                assertTrue(throughput.path(side).path("charges").asInt() > 0, regime + " " + side + ": " + throughput);
+                assertTrue(throughput.path(side).path("perSecond").asDouble() > 0, regime + " " + side + ": " + throughput);
+            }
+            assertTrue(throughput.path("ratio").asDouble() > 0, regime + ": " + throughput);
+            JsonNode sandboxes = throughput.path("oncepay").path("sandboxes");
+            assertEquals(options.throughputSandboxes(), sandboxes.path("each").size(), regime + ": " + sandboxes);
+            assertTrue(sandboxes.path("meanRunMs").asDouble() > 0, regime + ": " + sandboxes);
+            // Every charge claims its key and records its payment: two PutItems at least, however the breaker reads fall.
+            assertTrue(throughput.path("oncepay").path("dynamoPerCharge").asDouble() >= 2, regime + ": " + throughput);
+            assertEquals(0, throughput.path("direct").path("dynamo").path("total").asInt(), regime + ": " + throughput);
+        }
+        JsonNode throughput = f.path("throughput");
         // CPU per charge by part: every figure there, those the side's charges run through above zero.
         Map<String, List<String>> busy = Map.of(
                 "oncepay", List.of("chargeSandboxes", "otherSandboxes", "dynalite", "localRun", "bench", "total", "machine"),
@@ -84,8 +107,8 @@ class BenchSmokeTest {
             for (BenchCpu.Part part : BenchCpu.Part.values()) {
                 assertTrue(ms.path(part.key).isNumber() && ms.path(part.key).asDouble() >= 0, side + " " + part + ": " + cpu);
             }
-            for (BenchCpu.LocalRunThreads group : BenchCpu.LocalRunThreads.values()) {
-                assertTrue(ms.path("localRunThreads").path(group.key).asDouble() >= 0, side + " " + group + ": " + cpu);
+            for (BenchCpu.Threads group : BenchCpu.Threads.values()) {
+                assertTrue(ms.path(group.part.threadsKey).path(group.key).asDouble() >= 0, side + " " + group + ": " + cpu);
             }
             for (String part : busy.get(side)) {
                 assertTrue(ms.path(part).asDouble() > 0, side + " " + part + ": " + cpu);
@@ -93,6 +116,9 @@ class BenchSmokeTest {
             assertTrue(ms.path("localRunThreads").path("simulator").asDouble() > 0, side + ": " + cpu);
         }
         assertTrue(throughput.path("cpu").path("oncepay").path("msPerCharge").path("localRunThreads").path("gateway")
+                .asDouble() > 0, throughput.toString());
+        // The charge sandboxes' request threads ran the charges (the JIT's share moves with the regime).
+        assertTrue(throughput.path("cpu").path("oncepay").path("msPerCharge").path("chargeSandboxThreads").path("request")
                 .asDouble() > 0, throughput.toString());
         assertTrue(outcome.table().contains("CPU ms per charge"), outcome.table());
 

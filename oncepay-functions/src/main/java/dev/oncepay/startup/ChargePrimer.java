@@ -57,7 +57,12 @@ class ChargePrimer implements Primer {
     }
 
     @Override
-    public List<String> prime(SyntheticEvents events) {
+    public boolean clientsWait() {
+        return true;
+    }
+
+    @Override
+    public Round prime(SyntheticEvents events) {
         List<String> done = new ArrayList<>();
         int found = events.written(http.handle(events.http("GET /payments/{id}", "/payments/" + NEVER_ISSUED_ID,
                 Map.of("id", NEVER_ISSUED_ID), tenantClaim, Map.of("accept", "application/json"), null)));
@@ -77,12 +82,12 @@ class ChargePrimer implements Primer {
             // The store did not answer (the handler said so, once): no breaker read and no provider
             // call, whose breaker reads would fail open and count it.
             done.add("breaker not read, provider path not primed (store unavailable)");
-            return done;
+            return new Round(done, false);
         }
         done.add("provider calls " + providerPriming.chargeEachAdapter());
         done.add("writes refused " + refusedWrites.refuse());
         fleet.refusal(accounts.forTenant(SyntheticEvents.TENANT), ProviderOperation.CHARGE);
         done.add("breaker read");
-        return done;
+        return new Round(done, true);
     }
 }

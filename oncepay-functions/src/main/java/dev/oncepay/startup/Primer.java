@@ -12,6 +12,22 @@ interface Primer {
     /** The function ({@code quarkus.funqy.export}) this primes. */
     String function();
 
-    /** Runs the path; what it did, one short entry per step (a route and its status, never a value). */
-    List<String> prime(SyntheticEvents events);
+    /**
+     * Whether clients wait on the function's answers (an API's requests; not a provider's
+     * deliveries, which it retries, nor a schedule's sweeps): its path is then run
+     * {@code oncepay.priming.rounds} times, so that it is compiled, not only loaded, when the
+     * first requests come.
+     */
+    boolean clientsWait();
+
+    /** Runs the path once. */
+    Round prime(SyntheticEvents events);
+
+    /**
+     * What one run of the path did, one short entry per step (a route and its status, never a
+     * value); {@code complete} false if it ended early (the store did not answer), which ends the
+     * priming too.
+     */
+    record Round(List<String> steps, boolean complete) {
+    }
 }

@@ -12,8 +12,10 @@ import software.amazon.awssdk.core.exception.SdkException;
 /**
  * Runs the {@link Primer} of the function this deployment exports: before a SnapStart snapshot
  * ({@link SnapStartHooks}) and, with {@code oncepay.priming.at-init=true}, at startup (the local
- * run's class-data training). Priming never stops a start: whatever fails (a store that cannot be
- * reached, most likely) is one WARN line, and the function starts unprimed.
+ * run's class-data training). The path of a function whose clients wait is run
+ * {@code oncepay.priming.rounds} times, any other's once. Priming never stops a start: whatever
+ * fails (a store that cannot be reached, most likely) is one WARN line, and the function starts
+ * unprimed.
  */
 @ApplicationScoped
 public class Priming {
@@ -22,18 +24,20 @@ public class Priming {
     private final List<Primer> primers;
     private final ObjectMapper json;
     private final String function;
+    private final int rounds;
 
-    Priming(@All List<Primer> primers, ObjectMapper json,
+    Priming(@All List<Primer> primers, ObjectMapper json, PrimingConfig config,
             @ConfigProperty(name = "quarkus.funqy.export", defaultValue = "charge") String function) {
         this.primers = primers;
         this.json = json;
         this.function = function;
+        this.rounds = config.rounds();
     }
 
     /**
      * Primes the exported function; {@code occasion} says when, for the log.
      *
-     * @return what it did (empty if it failed or the function has no primer)
+     * @return what its last round did (empty if it failed or the function has no primer)
      */
     public List<String> run(String occasion) {
         Primer primer = primers.stream().filter(p -> p.function().equals(function)).findFirst().orElse(null);
@@ -43,10 +47,17 @@ public class Priming {
         }
         long start = System.nanoTime();
         try {
-            List<String> done = primer.prime(new SyntheticEvents(json));
-            LOG.infof("primed %s (%s) in %d ms: %s", function, occasion,
-                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), done);
-            return done;
+            SyntheticEvents events = new SyntheticEvents(json);
+            int wanted = primer.clientsWait() ? rounds : 1;
+            Primer.Round round;
+            int ran = 0;
+            do {
+                round = primer.prime(events);
+                ran++;
+            } while (round.complete() && ran < wanted);
+            LOG.infof("primed %s (%s) in %d ms, %d round(s): %s", function, occasion,
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start), ran, round.steps());
+            return round.steps();
         } catch (SdkException e) {
             LOG.warnf("priming %s (%s) stopped, the store is unavailable: %s", function, occasion,
                     e.getClass().getSimpleName());

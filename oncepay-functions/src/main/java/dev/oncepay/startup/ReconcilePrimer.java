@@ -26,7 +26,12 @@ class ReconcilePrimer implements Primer {
     }
 
     @Override
-    public List<String> prime(SyntheticEvents events) {
+    public boolean clientsWait() {
+        return false;
+    }
+
+    @Override
+    public Round prime(SyntheticEvents events) {
         List<String> done = new ArrayList<>();
         done.add("schedule " + events.schedule().trigger());
         int queries = 0;
@@ -37,6 +42,6 @@ class ReconcilePrimer implements Primer {
             queries += 3;
         }
         done.add("backlog queries " + queries);
-        return done;
+        return new Round(done, true);
     }
 }

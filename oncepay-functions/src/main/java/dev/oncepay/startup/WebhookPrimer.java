@@ -44,8 +44,14 @@ class WebhookPrimer implements Primer {
         return DeploymentSettings.FUNCTION_WEBHOOK;
     }
 
+    /** Providers wait on its answers, but retry late ones; and each round would log its refused delivery. */
     @Override
-    public List<String> prime(SyntheticEvents events) {
+    public boolean clientsWait() {
+        return false;
+    }
+
+    @Override
+    public Round prime(SyntheticEvents events) {
         String provider = new TreeSet<>(config.secrets().keySet()).stream()
                 .filter(p -> formats.forProvider(p).isPresent()).findFirst().orElse("sim");
         String header = formats.forProvider(provider).map(WebhookFormat::signatureHeader).orElse("Payment-Signature");
@@ -57,6 +63,7 @@ class WebhookPrimer implements Primer {
                 body)));
         // A store that cannot be reached ends the priming here; Priming says so and the function starts.
         payments.find(ChargePrimer.NEVER_ISSUED_ID);
-        return List.of("POST /webhooks/" + provider + " " + status, "payment read", "writes refused " + refusedWrites.refuse());
+        return new Round(List.of("POST /webhooks/" + provider + " " + status, "payment read",
+                "writes refused " + refusedWrites.refuse()), true);
     }
 }

@@ -73,10 +73,11 @@ class ChargeSnapStartHooksTest {
 
         hooks.beforeCheckpoint(null);
 
-        // One consistent GetItem for the payment that cannot exist, one for the never-credited wallet,
-        // one for the default account's breaker, and one for the breaker of each adapter's priming
-        // account (sim, stripe): the loopback charges; the write path once each, refused by its own conditions.
-        assertEquals(Map.of("GetItem", 5L, "UpdateItem", 1L, "PutItem", 1L), dynamoRequests.snapshot());
+        // Each of the two rounds (oncepay.priming.rounds in tests): one consistent GetItem for the payment
+        // that cannot exist, one for the never-credited wallet, and the write path once each, refused by
+        // its own conditions; the first round also reads the default account's breaker and the breaker
+        // of each adapter's priming account (sim, stripe: the loopback charges), which the second finds cached.
+        assertEquals(Map.of("GetItem", 2L * 2 + 3, "UpdateItem", 2L, "PutItem", 2L), dynamoRequests.snapshot());
         for (String key : List.of(ChargePrimer.NEVER_ISSUED_ID, ChargePrimer.NEVER_ISSUED_ID + "#priming")) {
             assertFalse(dynamo.getItem(b -> b.tableName(table).key(Map.of(Table.PK, AttributeValue.fromS(key)))
                     .consistentRead(true)).hasItem(), key + " was written");
@@ -104,15 +105,16 @@ class ChargeSnapStartHooksTest {
     void afterARestoreTheBreakerItemIsReadAgain() {
         hooks.beforeCheckpoint(null);
         dynamoRequests.reset();
-        hooks.beforeCheckpoint(null); // the breakers' copies are fresh: only the payment and the wallet are read
-        assertEquals(2L, dynamoRequests.snapshot().get("GetItem"));
+        hooks.beforeCheckpoint(null); // the breakers' copies are fresh: each round reads only the payment and the wallet
+        assertEquals(2L * 2, dynamoRequests.snapshot().get("GetItem"));
 
         hooks.afterRestore(null);
         dynamoRequests.reset();
         hooks.beforeCheckpoint(null);
 
-        // The payment, the wallet, and the three breaker items again (the default account's, each priming account's).
-        assertEquals(5L, dynamoRequests.snapshot().get("GetItem"), "the breaker items are read again");
+        // Each round's payment and wallet, and the three breaker items again in the first (the default
+        // account's, each priming account's).
+        assertEquals(2L * 2 + 3, dynamoRequests.snapshot().get("GetItem"), "the breaker items are read again");
     }
 
     @Test

@@ -62,7 +62,7 @@ class WebhookPrimingTest {
         dynamoRequests.reset();
         hooks.beforeCheckpoint(null);
         assertEquals(Map.of("GetItem", 1L, "UpdateItem", 1L, "PutItem", 1L), dynamoRequests.snapshot(),
-                "the snapshot's priming runs the same path");
+                "the snapshot's priming runs the same path, once: a provider's deliveries are not repeated in rounds");
         assertEquals(before, SimStats.read());
         assertEquals(answers, metrics.counted(Metrics.ANSWERS));
         assertFalse(providerHttp.clientBuilt(), "the webhook function never calls a provider: no client built for it");

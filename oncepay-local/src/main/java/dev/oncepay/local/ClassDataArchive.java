@@ -2,6 +2,7 @@ package dev.oncepay.local;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
+import dev.oncepay.contract.DeploymentSettings;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -32,8 +33,8 @@ import java.util.stream.Stream;
  * A static AppCDS archive per function, so that its sandboxes map the classes their init loads
  * (Quarkus, the AWS SDK, the app, and the lambda proxies they spin: thousands) instead of loading
  * and verifying each again. A training sandbox of the function (the sandboxes' own flags plus
- * {@code -XX:DumpLoadedClassList}, and {@value #PRIMING_AT_INIT}{@code =true} so the app runs its
- * request path during init) is stopped with SIGTERM as soon as it polls for its first invocation;
+ * {@code -XX:DumpLoadedClassList}, and {@code ONCEPAY_PRIMING_AT_INIT=true} so the app runs its
+ * request path during init, once: the classes are loaded in the first round) is stopped with SIGTERM as soon as it polls for its first invocation;
  * then a JVM with the sandboxes' flags and class path dumps the archive from that list
  * ({@code -Xshare:dump}). Static rather than dynamic ({@code -XX:ArchiveClassesAtExit}): JDK 17
  * keeps pre-Java 6 classes (joda-time's, which Quarkus' Lambda mapper loads) only in a static
@@ -45,8 +46,6 @@ import java.util.stream.Stream;
  * another build, which would refuse it (SnapStart is AWS's way).
  */
 final class ClassDataArchive {
-    /** Makes the app prime its request path at init (see {@code dev.oncepay.startup}). */
-    static final String PRIMING_AT_INIT = "ONCEPAY_PRIMING_AT_INIT";
     private static final long INIT_TIMEOUT_SECONDS = 180;
     private static final long DUMP_TIMEOUT_SECONDS = 120;
     private static final long CHECK_TIMEOUT_SECONDS = 60;
@@ -130,7 +129,8 @@ final class ClassDataArchive {
         Files.deleteIfExists(temp);
         Files.deleteIfExists(classList);
         Map<String, String> trainingEnv = new LinkedHashMap<>(env);
-        trainingEnv.put(PRIMING_AT_INIT, "true");
+        trainingEnv.put(DeploymentSettings.ENV_PRIMING_AT_INIT, "true");
+        trainingEnv.put(DeploymentSettings.ENV_PRIMING_ROUNDS, "1");
         TrainingRuntimeApi api = TrainingRuntimeApi.start();
         Process process = null;
         try {
