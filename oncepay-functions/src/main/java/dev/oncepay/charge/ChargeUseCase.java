@@ -133,8 +133,16 @@ public class ChargeUseCase {
             }
             throw refused(refusal.get()); // no run recorded a payment, so none sent a charge
         }
-        KeyClaim claim = keys.takeOver(stored, UUID.randomUUID().toString(), now, now.plus(lease()))
-                .orElseThrow(this::inFlight);
+        KeyClaim claim;
+        try {
+            claim = keys.takeOver(stored, UUID.randomUUID().toString(), now, now.plus(lease()))
+                    .orElseThrow(this::inFlight);
+        } catch (SdkException storeFailed) {
+            if (payment.isPresent()) {
+                return storeFailedOnTakeover(payment.get(), storeFailed);
+            }
+            throw storeFailed;
+        }
         LOG.infof("took over paymentId=%s at epoch=%d", stored.resourceId(), claim.record().leaseEpoch());
         return run(claim, command.request(), payment);
     }
@@ -217,8 +225,8 @@ public class ChargeUseCase {
     }
 
     /**
-     * A takeover of a payment an earlier run recorded, and so may have charged, whose fence the
-     * store failed: the payment as this request read it, PENDING and in the sweep index, never a
+     * A takeover of a payment an earlier run recorded, and so may have charged, whose lease or
+     * fence the store failed to write: the payment as this request read it, PENDING and in the sweep index, never a
      * 503 that says nothing was charged.
      */
     private ChargeAnswer storeFailedOnTakeover(Payment seen, SdkException storeFailed) {
