@@ -38,8 +38,8 @@ public class ProblemMapping {
 
     /** The APIs, each with the detail of a {@code 503 store-unavailable} (what the failure did not change) and of a {@code 500} (how to retry safely). */
     public enum Api {
-        PAYMENTS("the payment store is unavailable and this request charged nothing;"
-                + " retry later (a payment: with the same Idempotency-Key)",
+        PAYMENTS("the payment store is unavailable and this request sent nothing to the provider; retry later"
+                + " (a payment: with the same Idempotency-Key, which keeps any payment taken under it)",
                 "an internal error occurred; retry with the same Idempotency-Key"),
         WALLETS("the wallet store is unavailable; retry later (a credit or debit: with"
                 + " the same Idempotency-Key, which applies it at most once)",

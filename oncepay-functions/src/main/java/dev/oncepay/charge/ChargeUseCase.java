@@ -124,10 +124,25 @@ public class ChargeUseCase {
                 .orElseGet(() -> accounts.forTenant(stored.tenant()));
         Optional<ProviderRefusal> refusal = provider.chargeRefusal(account);
         if (refusal.isPresent()) {
-            throw refused(refusal.get());
+            if (payment.isPresent()) {
+                // An earlier run recorded it and may have sent the charge: "nothing was charged"
+                // would be a guess. The payment as stored, its key left bound to it, the sweep on it.
+                LOG.infof("paymentId=%s left as stored: its takeover is refused (%s)", stored.resourceId(),
+                        refusal.get().detail());
+                return new ChargeAnswer(payment.get(), false);
+            }
+            throw refused(refusal.get()); // no run recorded a payment, so none sent a charge
         }
-        KeyClaim claim = keys.takeOver(stored, UUID.randomUUID().toString(), now, now.plus(lease()))
-                .orElseThrow(this::inFlight);
+        KeyClaim claim;
+        try {
+            claim = keys.takeOver(stored, UUID.randomUUID().toString(), now, now.plus(lease()))
+                    .orElseThrow(this::inFlight);
+        } catch (SdkException storeFailed) {
+            if (payment.isPresent()) {
+                return storeFailedOnTakeover(payment.get(), storeFailed);
+            }
+            throw storeFailed;
+        }
         LOG.infof("took over paymentId=%s at epoch=%d", stored.resourceId(), claim.record().leaseEpoch());
         return run(claim, command.request(), payment);
     }
@@ -141,6 +156,9 @@ public class ChargeUseCase {
         try {
             payment = record(key, request, seen);
         } catch (SdkException storeFailed) {
+            if (seen.isPresent()) {
+                return storeFailedOnTakeover(seen.get(), storeFailed);
+            }
             if (!claim.takenOver()) {
                 // A fresh claim has sent nothing: free the key, so the 503's "retry with the same
                 // key" works at once instead of meeting our lease (409) until it ends.
@@ -196,11 +214,25 @@ public class ChargeUseCase {
                 LOG.warnf("payment %s moved to NEEDS_REVIEW: %s", unknown.id(), result.detail());
                 return settled(unknown, review, now);
             }
+            // Lost: a webhook, the sweep or an SDK retry of this very write moved it first.
+            return payments.find(unknown.id()).orElse(unknown);
         } catch (SdkException storeFailed) {
+            // The charge may have been sent: the payment as this run left it (UNKNOWN, 202), never a 503.
             LOG.warnf("store failed moving paymentId=%s to review: %s; the sweep finishes it", unknown.id(),
                     storeFailed.getMessage());
+            return unknown;
         }
-        return payments.find(unknown.id()).orElse(unknown);
+    }
+
+    /**
+     * A takeover of a payment an earlier run recorded, and so may have charged, whose lease or
+     * fence the store failed to write: the payment as this request read it, PENDING and in the sweep index, never a
+     * 503 that says nothing was charged.
+     */
+    private ChargeAnswer storeFailedOnTakeover(Payment seen, SdkException storeFailed) {
+        LOG.warnf("store failed taking over paymentId=%s: %s; answering it as stored", seen.id(),
+                storeFailed.getMessage());
+        return new ChargeAnswer(seen, false);
     }
 
     /**

@@ -4,11 +4,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.oncepay.contract.Metrics;
+import dev.oncepay.contract.Table;
 import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.provider.spi.ProviderOperation;
 import dev.oncepay.sim.Faults;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
 import dev.oncepay.testing.RecordingMetrics;
+import dev.oncepay.testing.StoredItems;
 import dev.oncepay.testkit.StoreFault;
 import dev.oncepay.testing.TestEnvironment;
 import io.quarkus.test.common.TestResourceScope;
@@ -60,6 +62,67 @@ class FleetBreakerChargeTest extends ChargeTestSupport {
         assertEquals("https://oncepay.dev/problems/provider-unavailable", refused.json().get("type").asText());
         assertEquals(calls, sim.chargeRequests(), "no request reached the provider");
         assertEquals(before, storedItems(), "nothing stored: the key is free for a retry");
+    }
+
+    @Test
+    void aTakeoverOfAPaymentThatMayBeChargedMeetingAnOpenBreakerAnswersTheStoredPaymentNot503() {
+        String key = newKey();
+        String body = body(4300, "EUR", "order_takeover_breaker");
+        String paymentId = chargedButNotRecorded(key, body);
+        breakers.openFromAnotherSandbox(ACCOUNT, ProviderOperation.CHARGE);
+        breakers.readAgainHere();
+
+        ApiResponse retried = post(key, body);
+
+        assertStoredPaymentAnswered(retried, key, paymentId);
+    }
+
+    @Test
+    void aTakeoverOfAPaymentThatMayBeChargedMeetingAFullBulkheadAnswersTheStoredPaymentNot503() throws Exception {
+        String key = newKey();
+        String body = body(4300, "EUR", "order_takeover_bulkhead");
+        String paymentId = chargedButNotRecorded(key, body);
+        Runnable endSlowCalls = breakers.fillFromOtherSandboxes(ACCOUNT, ProviderOperation.CHARGE);
+        try {
+            breakers.readAgainHere();
+
+            ApiResponse retried = post(key, body);
+
+            assertStoredPaymentAnswered(retried, key, paymentId);
+        } finally {
+            endSlowCalls.run();
+        }
+    }
+
+    /**
+     * A charge the provider executed whose settle the store lost: answered {@code 202}, the payment
+     * PENDING, the key's lease over by the time the client retries.
+     */
+    private String chargedButNotRecorded(String key, String body) {
+        TestEnvironment.storeProxy().failNext("UpdateItem", "payment#", StoreFault.SERVER_ERROR, 3);
+        try {
+            ApiResponse first = post(key, body);
+            assertEquals(202, first.status(), first::body);
+            String paymentId = first.json().path("id").asText();
+            assertEquals(1, ledgerChargesFor(paymentId), "the provider charged it");
+            clock.advance(lease.plusSeconds(1));
+            return paymentId;
+        } finally {
+            TestEnvironment.storeProxy().reset();
+        }
+    }
+
+    /** Never "nothing was charged": the payment as stored, the key still bound to it, one charge. */
+    private void assertStoredPaymentAnswered(ApiResponse retried, String key, String paymentId) {
+        assertEquals(202, retried.status(), retried::body);
+        assertEquals(paymentId, retried.json().path("id").asText());
+        assertEquals("pending", retried.json().path("status").asText());
+        assertEquals("/payments/" + paymentId, retried.header("Location"));
+        assertTrue(retried.header("Retry-After") != null, retried::toString);
+        assertEquals(paymentId, StoredItems.keyItem(tenant, key).orElseThrow().get(Table.RESOURCE_ID).s(),
+                "the key stays bound to its payment");
+        assertEquals(1, ledgerChargesFor(paymentId), "exactly one charge at the provider");
+        assertEquals(1, sim.chargeRequests(), "the retry sent nothing");
     }
 
     @Test

@@ -43,6 +43,7 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BillingMode;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
@@ -216,6 +217,23 @@ class StoreFaultProxyTest {
             Throwable outcome = deleting.get(10, TimeUnit.SECONDS);
             assertEquals(500, assertInstanceOf(DynamoDbException.class, outcome).statusCode());
         }
+    }
+
+    @Test
+    void aFaultCanBeAimedAtTheNthMatchingRequestAndAConditionCanFailWithoutReachingTheStore() {
+        String target = "nth-" + UUID.randomUUID();
+        proxy.failAfter("PutItem", "nth-", 2, StoreFault.CONDITION_FAILED, 1);
+
+        viaProxy.putItem(b -> b.tableName(TABLE).item(item(newKey(), "x"))); // does not match: not counted
+        viaProxy.putItem(b -> b.tableName(TABLE).item(item(target + "-1", "x")));
+        viaProxy.putItem(b -> b.tableName(TABLE).item(item(target + "-2", "x")));
+        assertThrows(ConditionalCheckFailedException.class,
+                () -> viaProxy.putItem(b -> b.tableName(TABLE).item(item(target + "-3", "x"))));
+        viaProxy.putItem(b -> b.tableName(TABLE).item(item(target + "-4", "x")));
+
+        assertTrue(storedDirectly(target + "-1") && storedDirectly(target + "-2") && storedDirectly(target + "-4"));
+        assertFalse(storedDirectly(target + "-3"), "the failed condition never reached the store");
+        assertEquals(1, proxy.injected(StoreFault.CONDITION_FAILED));
     }
 
     @Test

@@ -14,6 +14,11 @@ public enum StoreFault {
     /** Forwarded (a write commits), then answered {@code 500}: the caller never learns it committed. */
     LOST_ANSWER,
     /**
+     * {@code 400 ConditionalCheckFailedException}; the request never reaches the store. What a
+     * conditional write meets when another writer got there first (scripted only, never drawn).
+     */
+    CONDITION_FAILED,
+    /**
      * Forwarded (a write commits), its true answer held until the test lets it go: a slow answer
      * whose window a test controls (scripted only, never drawn).
      */

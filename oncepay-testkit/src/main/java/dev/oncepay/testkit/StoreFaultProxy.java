@@ -180,6 +180,24 @@ public final class StoreFaultProxy implements AutoCloseable {
     }
 
     /**
+     * As {@link #failNext(String, String, StoreFault, int)}, after letting the next {@code passing}
+     * matching requests through: targets one request of a known sequence (the third payment read,
+     * say) and the SDK's retries of it.
+     */
+    public synchronized void failAfter(String operation, String bodyContains, int passing, StoreFault fault,
+            int times) {
+        Objects.requireNonNull(fault, "fault");
+        if (passing < 0 || times < 1) {
+            throw new IllegalArgumentException("passing must not be negative, times must be positive");
+        }
+        Deque<Scripted> queue = scripted.computeIfAbsent(operation, ignored -> new ArrayDeque<>());
+        queue.add(new Scripted(fault, bodyContains, null, new AtomicInteger(passing)));
+        for (int i = 1; i < times; i++) {
+            queue.add(new Scripted(fault, bodyContains, null));
+        }
+    }
+
+    /**
      * The next request for {@code operation} whose body contains {@code bodyContains} (null: any)
      * is forwarded (it commits) and its 500 held until {@link HeldAnswer#letGo()}: a lost answer
      * whose window a test controls.
@@ -338,6 +356,8 @@ public final class StoreFaultProxy implements AutoCloseable {
                         "The level of configured provisioned throughput for the table was exceeded. "
                                 + "Consider increasing your provisioning level with the UpdateTable API.");
                 case SERVER_ERROR -> sendError(exchange, 500, "InternalServerError", "Internal server error");
+                case CONDITION_FAILED -> sendError(exchange, 400, "ConditionalCheckFailedException",
+                        "The conditional request failed");
                 case STALL -> {
                     if (pause(now.stallMs())) {
                         relay(exchange, forward(exchange, body)); // nobody may be listening any more
@@ -373,6 +393,9 @@ public final class StoreFaultProxy implements AutoCloseable {
             for (Iterator<Scripted> it = queue.iterator(); it.hasNext();) {
                 Scripted candidate = it.next();
                 if (candidate.bodyContains() == null || body.contains(candidate.bodyContains())) {
+                    if (candidate.passing().getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                        break; // let through; it meets the dice like any other
+                    }
                     it.remove();
                     return candidate;
                 }
@@ -403,7 +426,11 @@ public final class StoreFaultProxy implements AutoCloseable {
     }
 
     /** One request's fault: scripted (maybe for matching bodies only, maybe held) or drawn. */
-    private record Scripted(StoreFault fault, String bodyContains, HeldAnswer held) {
+    private record Scripted(StoreFault fault, String bodyContains, HeldAnswer held, AtomicInteger passing) {
+        Scripted(StoreFault fault, String bodyContains, HeldAnswer held) {
+            this(fault, bodyContains, held, new AtomicInteger());
+        }
+
         static Scripted random(StoreFault fault) {
             return new Scripted(fault, null, null);
         }

@@ -129,10 +129,26 @@ final class FleetBreaker {
             }
             return new Admission(pk, owner);
         } catch (ConditionalCheckFailedException anotherProbes) {
-            throw refused(account, operation, items.reread(pk));
+            throw refused(account, operation, afterLostProbe(pk, before));
         } catch (SdkException storeFailed) {
             items.storeFailed("take the probe lease of", pk, storeFailed);
             return new Admission(pk, null);
+        }
+    }
+
+    /**
+     * The breaker as the table holds it after another sandbox took the probe; if the store cannot
+     * say, as this sandbox last read it. The attempt is refused either way, and a store failure
+     * here must not end the call as one: an earlier attempt of it may have reached the provider.
+     */
+    private BreakerItem afterLostProbe(String pk, BreakerItem before) {
+        try {
+            return items.reread(pk);
+        } catch (SdkException storeFailed) {
+            metrics.count(Metrics.BREAKER_STORE_FAILED);
+            LOG.warnf("breaker store failed to re-read %s after another sandbox took its probe; the attempt is"
+                    + " refused: %s", pk, storeFailed.toString());
+            return before;
         }
     }
 
