@@ -93,6 +93,14 @@ public final class Table {
     /** A payment waiting for the customer: the provider's client secret and next action (never logged). */
     public static final String CLIENT_SECRET = "clientSecret";
     public static final String NEXT_ACTION = "nextAction";
+    /**
+     * A FAILED payment whose provider charge stays confirmable until canceled (a Stripe
+     * PaymentIntent after a decline): {@code pending} until the provider confirms the cancel
+     * (meanwhile the payment stays in the sweep index), then {@code canceled}.
+     */
+    public static final String PROVIDER_CANCEL = "providerCancel";
+    public static final String PROVIDER_CANCEL_PENDING = "pending";
+    public static final String PROVIDER_CANCEL_DONE = "canceled";
     // LEASE_EXPIRES_AT (epoch millis, as on key items) on a payment: the lease end of the run holding its fence.
 
     // Wallet items: pk wallet#<sha256(tenant, walletId)>, TENANT, CURRENCY (fixed by the first credit).

@@ -1,5 +1,6 @@
 package dev.oncepay.charge;
 
+import dev.oncepay.cancel.DeclinedChargeCancel;
 import dev.oncepay.config.EmbeddedMetrics;
 import dev.oncepay.contract.Metrics;
 import dev.oncepay.config.OncepayConfig;
@@ -61,10 +62,12 @@ public class ChargeUseCase {
     private final OncepayConfig config;
     private final ProviderAccounts accounts;
     private final EmbeddedMetrics metrics;
+    private final DeclinedChargeCancel cancels;
 
     public ChargeUseCase(IdempotencyStore keys, PaymentRepository payments, ProviderGateway provider,
             Event<ChargePhaseReached> phases, Clock clock, OncepayConfig config, ProviderAccounts accounts,
-            EmbeddedMetrics metrics) {
+            EmbeddedMetrics metrics, DeclinedChargeCancel cancels) {
+        this.cancels = cancels;
         this.keys = keys;
         this.payments = payments;
         this.provider = provider;
@@ -197,6 +200,12 @@ public class ChargeUseCase {
         }
         reached(payment.id(), ChargePhase.SETTLED, epoch);
         Payment settled = settled(payment, transition, now);
+        if (settled.cancelPending()) {
+            // Declined, but the charge stays payable with its client secret: cancel it now, so the
+            // 402 stays true (or say it is not: the charge succeeded first, the payment is in review).
+            return new ChargeAnswer(cancels.cancel(settled, Actor.chargeRun(epoch),
+                    clock.instant().plus(config.provider().lookupCall().budget())).payment(), false);
+        }
         return new ChargeAnswer(result.outcome() == ProviderOutcome.NEEDS_REVIEW ? toReview(settled, result, epoch) : settled,
                 false);
     }
@@ -358,8 +367,12 @@ public class ChargeUseCase {
         return switch (result.outcome()) {
             case SUCCEEDED -> new Transition(PaymentStatus.PENDING, PaymentStatus.SUCCEEDED, result.providerPaymentId(),
                     null, null, null, fence);
-            case FAILED -> new Transition(PaymentStatus.PENDING, PaymentStatus.FAILED, result.providerPaymentId(),
-                    result.declineCode(), "declined", null, fence);
+            case FAILED -> result.cancelRequired()
+                    ? Transition.failedCancelPending(PaymentStatus.PENDING, result.providerPaymentId(),
+                            result.declineCode(), "declined; the charge stays open until canceled",
+                            now.plus(config.sweep().firstCheckDelay()), fence)
+                    : new Transition(PaymentStatus.PENDING, PaymentStatus.FAILED, result.providerPaymentId(),
+                            result.declineCode(), "declined", null, fence);
             // A charge the provider holds but has not finished keeps its id, so lookups ask for it by id,
             // and what the customer must do, for the front end.
             case UNKNOWN, NOT_SENT -> new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN,
@@ -375,7 +388,7 @@ public class ChargeUseCase {
         return new Payment(p.id(), p.tenant(), t.to(), p.amount(), p.currency(), p.reference(), p.description(),
                 t.providerPaymentId(), t.declineCode(), t.reason(), p.createdAt(), now, t.fenceEpoch().orElse(0),
                 p.checkAttempts(), p.providerAccount(), p.leaseExpiresAt(), p.instrument(), t.customerAction(),
-                t.reviewReason());
+                t.reviewReason(), t.cancelPending());
     }
 
     private void reached(String paymentId, ChargePhase phase, long epoch) {

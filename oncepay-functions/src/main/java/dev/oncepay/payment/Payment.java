@@ -15,6 +15,9 @@ import java.time.Instant;
  *        needs to finish it; {@code null} otherwise
  * @param reviewReason why it is in NEEDS_REVIEW (or on its way there); {@code null} otherwise, and
  *        for a NEEDS_REVIEW item without {@code reviewReason}
+ * @param cancelPending FAILED, but the provider's charge can still be completed by the customer
+ *        (a Stripe PaymentIntent after a decline) until the provider confirms its cancel: the
+ *        sweep sends it until then ({@link PaymentStatus}'s sub-state "cancel pending")
  */
 public record Payment(
         String id,
@@ -35,7 +38,8 @@ public record Payment(
         Instant leaseExpiresAt,
         PaymentInstrument instrument,
         CustomerAction customerAction,
-        ReviewReason reviewReason) {
+        ReviewReason reviewReason,
+        boolean cancelPending) {
     /**
      * {@code declineCode} of a payment that failed because oncepay established that nothing was
      * charged (the provider never had a charge for it), as opposed to a provider's decline.
@@ -52,6 +56,20 @@ public record Payment(
 
     public Payment {
         instrument = instrument == null ? PaymentInstrument.NONE : instrument;
+        if (cancelPending && status != PaymentStatus.FAILED) {
+            throw new IllegalArgumentException("only a FAILED payment has a cancel pending, not " + status);
+        }
+    }
+
+    /** A payment without a cancel pending. */
+    public Payment(String id, String tenant, PaymentStatus status, long amount, String currency, String reference,
+            String description, String providerPaymentId, String declineCode, String statusReason, Instant createdAt,
+            Instant updatedAt, long leaseEpoch, int checkAttempts, ProviderAccount providerAccount,
+            Instant leaseExpiresAt, PaymentInstrument instrument, CustomerAction customerAction,
+            ReviewReason reviewReason) {
+        this(id, tenant, status, amount, currency, reference, description, providerPaymentId, declineCode, statusReason,
+                createdAt, updatedAt, leaseEpoch, checkAttempts, providerAccount, leaseExpiresAt, instrument,
+                customerAction, reviewReason, false);
     }
 
     /** A payment not in review. */

@@ -198,6 +198,9 @@ public class PaymentRepository {
         setIfPresent(set, names, values, Table.PROVIDER_PAYMENT_ID, t.providerPaymentId());
         setIfPresent(set, names, values, Table.DECLINE_CODE, t.declineCode());
         setIfPresent(set, names, values, Table.STATUS_REASON, t.reason());
+        if (t.cancelPending()) {
+            setIfPresent(set, names, values, Table.PROVIDER_CANCEL, Table.PROVIDER_CANCEL_PENDING);
+        }
         if (t.customerAction() != null) {
             setIfPresent(set, names, values, Table.CLIENT_SECRET, t.customerAction().clientSecret());
             setIfPresent(set, names, values, Table.NEXT_ACTION, t.customerAction().nextActionJson());
@@ -242,6 +245,31 @@ public class PaymentRepository {
             if (t.to() == PaymentStatus.NEEDS_REVIEW && t.from() != PaymentStatus.NEEDS_REVIEW) {
                 metrics.count(Metrics.NEEDS_REVIEW); // every road to a human passes here
             }
+            return true;
+        } catch (ConditionalCheckFailedException moved) {
+            return false;
+        }
+    }
+
+    /**
+     * Ends the cancel pending of a FAILED payment: the provider confirmed its charge canceled. The
+     * payment leaves the sweep index; its status and {@code updatedAt} stay (a replay renders the
+     * same bytes), its history records the cancel. {@code false} if no cancel is pending any more
+     * (confirmed by someone else, or the payment moved to review).
+     */
+    public boolean confirmCancel(String paymentId, String providerPaymentId, Actor by, String reason, Instant now) {
+        Map<String, String> names = Map.of("#status", Table.STATUS, "#cancel", Table.PROVIDER_CANCEL,
+                "#history", Table.HISTORY, "#shard", Table.SWEEP_SHARD, "#next", Table.NEXT_CHECK_AT);
+        Map<String, AttributeValue> values = Map.of(":failed", Attr.s(PaymentStatus.FAILED.name()),
+                ":pending", Attr.s(Table.PROVIDER_CANCEL_PENDING), ":done", Attr.s(Table.PROVIDER_CANCEL_DONE),
+                ":noHistory", AttributeValue.fromL(List.of()), ":entry", AttributeValue.fromL(List.of(entry(new HistoryEntry(now, PaymentStatus.FAILED,
+                        PaymentStatus.FAILED, by, reason, providerPaymentId, null)))));
+        try {
+            dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk(paymentId)))
+                    .updateExpression("SET #cancel = :done, #history = list_append(if_not_exists(#history, :noHistory), :entry)"
+                            + " REMOVE #shard, #next")
+                    .conditionExpression("#status = :failed AND #cancel = :pending")
+                    .expressionAttributeNames(names).expressionAttributeValues(values));
             return true;
         } catch (ConditionalCheckFailedException moved) {
             return false;
@@ -305,7 +333,9 @@ public class PaymentRepository {
                 leaseEnd < 0 ? createdAt.plus(lease) : Instant.ofEpochMilli(leaseEnd),
                 new PaymentInstrument(Attr.string(item, Table.PAYMENT_METHOD), Attr.string(item, Table.CUSTOMER)),
                 customerAction(item),
-                ReviewReason.ofCode(Attr.string(item, Table.REVIEW_REASON)).orElse(null));
+                ReviewReason.ofCode(Attr.string(item, Table.REVIEW_REASON)).orElse(null),
+                PaymentStatus.valueOf(Attr.string(item, Table.STATUS)) == PaymentStatus.FAILED
+                        && Table.PROVIDER_CANCEL_PENDING.equals(Attr.string(item, Table.PROVIDER_CANCEL)));
     }
 
     /** Kept once set (the customer may still be finishing it), shown only while the payment waits for them. */
@@ -410,7 +440,8 @@ public class PaymentRepository {
     /** A payment read consistently, with its next-check time ({@code null} once it left the sweep). */
     public record SweepState(Payment payment, Instant nextCheckAt) {
         public boolean dueAt(Instant now) {
-            return payment.status().isUnsettled() && nextCheckAt != null && !nextCheckAt.isAfter(now);
+            return (payment.status().isUnsettled() || payment.cancelPending()) && nextCheckAt != null
+                    && !nextCheckAt.isAfter(now);
         }
     }
 
@@ -450,7 +481,7 @@ public class PaymentRepository {
     }
 
     /**
-     * Puts off the next check of an unsettled payment: {@code nextCheckAt} and
+     * Puts off the next check of an unsettled payment (or the next cancel of a FAILED one): {@code nextCheckAt} and
      * {@code checkAttempts + 1}, in one write conditional on what the sweep read (status, attempts
      * and, for PENDING, the lease epoch), so two racing sweeps count one attempt and a concurrent
      * settlement or takeover wins. {@code updatedAt} stays: a deferral is not a change a client
@@ -460,8 +491,9 @@ public class PaymentRepository {
      */
     public boolean deferCheck(Payment observed, Instant nextCheckAt, String providerPaymentId, CustomerAction learned,
             Instant now) {
-        if (!observed.status().isUnsettled()) {
-            throw new IllegalArgumentException("only an unsettled payment is deferred: " + observed.status());
+        if (!observed.status().isUnsettled() && !observed.cancelPending()) {
+            throw new IllegalArgumentException("only an unsettled payment or a pending cancel is deferred: "
+                    + observed.status());
         }
         Map<String, String> names = new HashMap<>(Map.of("#status", Table.STATUS, "#attempts", Table.CHECK_ATTEMPTS,
                 "#next", Table.NEXT_CHECK_AT));

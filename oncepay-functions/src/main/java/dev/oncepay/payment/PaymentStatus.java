@@ -13,6 +13,13 @@ import java.util.Set;
  * NEEDS_REVIEW → SUCCEEDED | FAILED   (only an operator's resolution; automation never leaves review)
  * </pre>
  *
+ * <p>FAILED has one sub-state, <em>cancel pending</em> ({@link Payment#cancelPending()}): the
+ * provider declined, but its charge stays open to the customer (a Stripe PaymentIntent back at
+ * {@code requires_payment_method} can be confirmed again with its client secret). It is recorded
+ * with the move to FAILED, keeps the payment in the sweep index, and ends when the provider
+ * confirms the cancel (FAILED, canceled) or refuses it because the charge succeeded meanwhile
+ * (FAILED → NEEDS_REVIEW, conflicting facts).
+ *
  * Every write that moves a payment is a conditional update on the expected current status, so
  * duplicate or out-of-order events and racing sweeps cannot move a payment backwards.
  */

@@ -12,6 +12,8 @@ import java.util.OptionalLong;
  * @param customerAction set with a move to UNKNOWN that waits for the customer; {@code null} otherwise
  * @param reviewReason why, for a move to NEEDS_REVIEW (required), or for a move to UNKNOWN on the
  *        way there (so the sweep that finishes it keeps the writer's reason); {@code null} otherwise
+ * @param cancelPending a move to FAILED whose provider charge must still be canceled: the payment
+ *        stays in the sweep index ({@code nextCheckAt}) until the cancel is confirmed
  */
 public record Transition(
         PaymentStatus from,
@@ -22,7 +24,26 @@ public record Transition(
         Instant nextCheckAt,
         OptionalLong fenceEpoch,
         CustomerAction customerAction,
-        ReviewReason reviewReason) {
+        ReviewReason reviewReason,
+        boolean cancelPending) {
+
+    /** A move that leaves no provider charge to cancel. */
+    public Transition(PaymentStatus from, PaymentStatus to, String providerPaymentId, String declineCode,
+            String reason, Instant nextCheckAt, OptionalLong fenceEpoch, CustomerAction customerAction,
+            ReviewReason reviewReason) {
+        this(from, to, providerPaymentId, declineCode, reason, nextCheckAt, fenceEpoch, customerAction, reviewReason,
+                false);
+    }
+
+    /**
+     * To FAILED with the provider's charge {@code providerPaymentId} still open: due for the sweep's
+     * cancel at {@code cancelCheckAt}.
+     */
+    public static Transition failedCancelPending(PaymentStatus from, String providerPaymentId, String declineCode,
+            String reason, Instant cancelCheckAt, OptionalLong fenceEpoch) {
+        return new Transition(from, PaymentStatus.FAILED, providerPaymentId, declineCode, reason, cancelCheckAt,
+                fenceEpoch, null, null, true);
+    }
 
     /** A move that hands the customer nothing to do. */
     public Transition(PaymentStatus from, PaymentStatus to, String providerPaymentId, String declineCode,
@@ -46,8 +67,12 @@ public record Transition(
         if (from != to && !from.canMoveTo(to)) {
             throw new IllegalStateException("payment cannot move from " + from + " to " + to);
         }
-        if (to.isUnsettled() != (nextCheckAt != null)) {
-            throw new IllegalArgumentException("an unsettled payment needs a next check time, a settled one none");
+        if (cancelPending && (to != PaymentStatus.FAILED || providerPaymentId == null)) {
+            throw new IllegalArgumentException("only a move to FAILED with the provider's charge has a cancel pending");
+        }
+        if ((to.isUnsettled() || cancelPending) != (nextCheckAt != null)) {
+            throw new IllegalArgumentException("an unsettled payment or a pending cancel needs a next check time,"
+                    + " a settled one none");
         }
         if (to == PaymentStatus.NEEDS_REVIEW && from != to && reviewReason == null) {
             throw new IllegalArgumentException("a move to review needs its review reason");

@@ -5,6 +5,8 @@ import dev.oncepay.config.EmbeddedMetrics;
 import dev.oncepay.contract.Metrics;
 import dev.oncepay.provider.policy.CallLog;
 import dev.oncepay.provider.policy.ProviderCalls;
+import dev.oncepay.provider.spi.CancelOutcome;
+import dev.oncepay.provider.spi.CancelResult;
 import dev.oncepay.provider.spi.ChargeResult;
 import dev.oncepay.provider.spi.FoundCharge;
 import dev.oncepay.provider.spi.OutOfTimeProviderFault;
@@ -45,6 +47,8 @@ public class ProviderGateway {
     /** A lookup's {@code Outcome} dimension: a list came back (possibly empty), or no answer (a fault). */
     static final String LOOKUP_FOUND = "found";
     static final String LOOKUP_FAILED = "failed";
+    /** A cancel's {@code Operation} dimension (guarded as a lookup, measured apart). */
+    static final String CANCEL = "cancel";
 
     private final ProviderCalls calls;
     private final ProviderAccounts accounts;
@@ -113,7 +117,7 @@ public class ProviderGateway {
                         : ChargeResult.notSent(fault.getMessage());
             }
         }
-        measured(ProviderOperation.CHARGE, result.outcome().name(), start, log);
+        measured(ProviderOperation.CHARGE.id(), result.outcome().name(), start, log);
         LOG.infof("charge paymentId=%s account=%s outcome=%s attempts=%d%s", payment.id(), payment.providerAccount(),
                 result.outcome(), log.attempts(), result.detail() == null ? "" : " detail=" + result.detail());
         return result;
@@ -138,12 +142,37 @@ public class ProviderGateway {
         try {
             List<FoundCharge> found = calls.lookup(adapterOf(payment), accounts.endpoint(payment.providerAccount()),
                     payment, log);
-            measured(ProviderOperation.LOOKUP, LOOKUP_FOUND, start, log);
+            measured(ProviderOperation.LOOKUP.id(), LOOKUP_FOUND, start, log);
             return found;
         } catch (RuntimeException fault) {
-            measured(ProviderOperation.LOOKUP, LOOKUP_FAILED, start, log);
+            measured(ProviderOperation.LOOKUP.id(), LOOKUP_FAILED, start, log);
             throw fault;
         }
+    }
+
+    /**
+     * Cancels the payment's declined charge that stays open to the customer
+     * ({@link ChargeResult#cancelRequired()}), by {@code deadline} (or the lookup budget, if that ends
+     * sooner); {@code attempt} keys the request (one key per sweep check). Any fault is
+     * {@link CancelOutcome#NOT_CANCELED}: the sweep asks again.
+     */
+    public CancelResult cancel(Payment payment, int attempt, Instant deadline) {
+        CallLog log = calls.lookupCall(Duration.between(clock.instant(), deadline));
+        if (!log.attemptFitsAfter(Duration.ZERO)) {
+            return new CancelResult(CancelOutcome.NOT_CANCELED, "no time left for a cancel before " + deadline);
+        }
+        long start = System.nanoTime();
+        CancelResult result;
+        try {
+            result = calls.cancel(adapterOf(payment), accounts.endpoint(payment.providerAccount()), payment, attempt, log);
+        } catch (RuntimeException fault) {
+            result = new CancelResult(CancelOutcome.NOT_CANCELED, "cancel failed: " + fault.getClass().getSimpleName()
+                    + (fault.getMessage() == null ? "" : " (" + fault.getMessage() + ")"));
+        }
+        measured(CANCEL, result.outcome().name(), start, log);
+        LOG.infof("cancel paymentId=%s account=%s outcome=%s attempts=%d detail=%s", payment.id(),
+                payment.providerAccount(), result.outcome(), log.attempts(), result.detail());
+        return result;
     }
 
     /**
@@ -151,8 +180,7 @@ public class ProviderGateway {
      * its retries. A call refused before any attempt (breaker, bulkhead, no time) is measured too:
      * its short latency under {@code NOT_SENT} shows the protection at work.
      */
-    private void measured(ProviderOperation operation, String outcome, long startNanos, CallLog log) {
-        String name = operation.id();
+    private void measured(String name, String outcome, long startNanos, CallLog log) {
         metrics.measure(Metrics.PROVIDER_LATENCY, (System.nanoTime() - startNanos) / 1_000_000.0, "Milliseconds",
                 Map.of(Metrics.DIM_OPERATION, name, Metrics.DIM_OUTCOME, outcome));
         if (log.attempts() > 1) {

@@ -1,5 +1,6 @@
 package dev.oncepay.reconcile;
 
+import dev.oncepay.cancel.DeclinedChargeCancel;
 import dev.oncepay.config.EmbeddedMetrics;
 import dev.oncepay.contract.Metrics;
 import dev.oncepay.payment.Actor;
@@ -74,9 +75,12 @@ public class ReconcileUseCase {
     private final EmbeddedMetrics metrics;
     private final ProviderAccounts accounts;
     private final Backlog backlog;
+    private final DeclinedChargeCancel cancels;
 
     public ReconcileUseCase(PaymentRepository payments, ProviderGateway provider, Event<ReconcilePhaseReached> phases,
-            Clock clock, ReconcileConfig config, EmbeddedMetrics metrics, ProviderAccounts accounts, Backlog backlog) {
+            Clock clock, ReconcileConfig config, EmbeddedMetrics metrics, ProviderAccounts accounts, Backlog backlog,
+            DeclinedChargeCancel cancels) {
+        this.cancels = cancels;
         this.metrics = metrics;
         this.backlog = backlog;
         this.accounts = accounts;
@@ -148,8 +152,43 @@ public class ReconcileUseCase {
         }
         Payment payment = read.get().payment();
         reached(paymentId, ReconcilePhase.READ);
+        if (payment.cancelPending()) {
+            return cancelDeclined(payment, deadline, now);
+        }
         Verdict verdict = ask(payment, tally, deadline);
         return record(read.get(), verdict);
+    }
+
+    /**
+     * A FAILED payment whose charge stays open to the customer: cancel it again. Canceled, the
+     * payment leaves the sweep; lost to a success, it is in review; otherwise checked again after a
+     * backoff, with no cap: only the provider's word ends a cancel pending.
+     */
+    private Outcome cancelDeclined(Payment payment, Instant deadline, Instant now) {
+        if (!accounts.reaches(payment.providerAccount())) {
+            return defer(payment, now, "charged through provider account " + payment.providerAccount()
+                    + ", which this deployment does not reach; its cancel waits");
+        }
+        DeclinedChargeCancel.Cancel cancel = cancels.cancel(payment, Actor.SWEEP, deadline);
+        return switch (cancel.outcome()) {
+            case CANCELED -> {
+                written(payment, PaymentStatus.FAILED, "declined charge " + payment.providerPaymentId() + " canceled");
+                yield Outcome.CANCELED;
+            }
+            case LOST_TO_SUCCESS -> Outcome.NEEDS_REVIEW;
+            case NOT_CANCELED -> defer(payment, clock.instant(), "the cancel of declined charge "
+                    + payment.providerPaymentId() + " is not confirmed yet");
+        };
+    }
+
+    private Outcome defer(Payment payment, Instant now, String reason) {
+        Instant next = now.plus(backoff(payment.checkAttempts()));
+        if (!payments.deferCheck(payment, next, null, null, now)) {
+            return Outcome.SKIPPED; // another sweep got there first
+        }
+        reached(payment.id(), ReconcilePhase.WRITTEN);
+        LOG.warnf("reconcile paymentId=%s: %s; check %d at %s", payment.id(), reason, payment.checkAttempts() + 1, next);
+        return Outcome.DEFERRED;
     }
 
     /**
@@ -256,7 +295,8 @@ public class ReconcileUseCase {
             case SUCCEEDED -> new Settle(PaymentStatus.SUCCEEDED, result.providerPaymentId(), null,
                     "reconcile: not found at the provider; re-sent with the same provider key and captured");
             case FAILED -> new Settle(PaymentStatus.FAILED, result.providerPaymentId(), result.declineCode(),
-                    "reconcile: not found at the provider; re-sent with the same provider key and declined");
+                    "reconcile: not found at the provider; re-sent with the same provider key and declined",
+                    result.cancelRequired());
             case UNKNOWN, NOT_SENT -> new NoAnswer("re-sent charge got no final answer: " + result.detail(), null,
                     result.providerPaymentId(), result.customerAction());
             case NEEDS_REVIEW -> new Review("reconcile: re-sent charge: " + result.detail(),
@@ -288,7 +328,8 @@ public class ReconcileUseCase {
             case SUCCEEDED -> new Settle(PaymentStatus.SUCCEEDED, charge.id(), null,
                     "reconcile: provider lookup found charge " + charge.id() + " succeeded");
             case FAILED -> new Settle(PaymentStatus.FAILED, charge.id(), charge.declineCodeOrStatus(),
-                    "reconcile: provider lookup found charge " + charge.id() + " " + charge.providerStatus());
+                    "reconcile: provider lookup found charge " + charge.id() + " " + charge.providerStatus(),
+                    charge.cancelRequired());
             case UNKNOWN, NOT_SENT -> new NoAnswer("charge " + charge.id() + " is '" + charge.providerStatus()
                     + "', not final yet", null, charge.id(), charge.customerAction());
             case NEEDS_REVIEW -> new Review("charge " + charge.id() + " is '" + charge.providerStatus() + "'",
@@ -344,8 +385,12 @@ public class ReconcileUseCase {
     private Optional<Outcome> settle(Payment payment, Settle settle, Instant now) {
         PaymentStatus current = payment.status();
         if (current.isUnsettled()) {
-            Transition t = new Transition(current, settle.status(), settle.providerPaymentId(), settle.declineCode(),
-                    settle.reason(), null, fence(payment));
+            // A declined charge left open is canceled by the next sweep (due at once).
+            Transition t = settle.cancelRequired()
+                    ? Transition.failedCancelPending(current, settle.providerPaymentId(), settle.declineCode(),
+                            settle.reason(), now, fence(payment))
+                    : new Transition(current, settle.status(), settle.providerPaymentId(), settle.declineCode(),
+                            settle.reason(), null, fence(payment));
             if (!payments.apply(payment.id(), t, Actor.SWEEP, now)) {
                 return Optional.empty();
             }
@@ -465,8 +510,12 @@ public class ReconcileUseCase {
     sealed interface Verdict permits Settle, Review, NoAnswer, NotFound, NotCharged {
     }
 
-    /** A final fact: SUCCEEDED or FAILED. */
-    record Settle(PaymentStatus status, String providerPaymentId, String declineCode, String reason) implements Verdict {
+    /** A final fact: SUCCEEDED or FAILED ({@code cancelRequired}: declined, the charge left open). */
+    record Settle(PaymentStatus status, String providerPaymentId, String declineCode, String reason,
+            boolean cancelRequired) implements Verdict {
+        Settle(PaymentStatus status, String providerPaymentId, String declineCode, String reason) {
+            this(status, providerPaymentId, declineCode, reason, false);
+        }
     }
 
     /** Contradicting facts, or a request the provider rejected: a human decides. */
@@ -502,7 +551,7 @@ public class ReconcileUseCase {
     }
 
     enum Outcome {
-        SUCCEEDED, FAILED, NEEDS_REVIEW, DEFERRED, DEAD_LETTERED, SKIPPED
+        SUCCEEDED, FAILED, NEEDS_REVIEW, DEFERRED, DEAD_LETTERED, SKIPPED, CANCELED
     }
 
     private static final class Tally {
@@ -515,6 +564,7 @@ public class ReconcileUseCase {
         int skipped;
         int errors;
         int resent;
+        int canceled;
         int notStarted;
         boolean budgetExhausted;
 
@@ -526,12 +576,13 @@ public class ReconcileUseCase {
                 case DEFERRED -> deferred++;
                 case DEAD_LETTERED -> deadLettered++;
                 case SKIPPED -> skipped++;
+                case CANCELED -> canceled++;
             }
         }
 
         SweepSummary summary(String trigger, long elapsedMillis) {
             return new SweepSummary(trigger, examined, new SweepSummary.Settled(succeeded, failed, needsReview),
-                    deferred, deadLettered, skipped, errors, resent, notStarted, budgetExhausted, elapsedMillis);
+                    deferred, deadLettered, skipped, errors, resent, canceled, notStarted, budgetExhausted, elapsedMillis);
         }
     }
 }

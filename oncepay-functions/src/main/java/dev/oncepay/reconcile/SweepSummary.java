@@ -14,6 +14,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
  * @param errors entries that failed unexpectedly (left untouched, so the next sweep retries them),
  *        plus shard queries that failed
  * @param resent charges re-sent with the payment's own provider idempotency key (lookup found none)
+ * @param canceled declined charges left open (cancel pending) whose cancel the provider confirmed
  * @param notStarted due entries left for the next invocation because the time budget was spent
  */
 @RegisterForReflection
@@ -26,6 +27,7 @@ public record SweepSummary(
         int skipped,
         int errors,
         int resent,
+        int canceled,
         int notStarted,
         boolean budgetExhausted,
         long elapsedMillis) {

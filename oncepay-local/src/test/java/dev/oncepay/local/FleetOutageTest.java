@@ -49,8 +49,8 @@ import org.junit.jupiter.api.Timeout;
  * <p>Every phase is measured before anything is asserted, so one run prints the whole picture
  * ({@code FleetOutageTest measured: ...}). The run uses the functions' defaults but for a longer
  * open period (charge breaker: 5 failed calls fleet-wide, open 20 s) and no reconcile, which would
- * add calls of its own. About 70 s with a built package; kept out of the default suite (tag
- * {@code fleet-outage}): {@code ./mvnw -B -ntp verify -pl oncepay-local -am -Dtest=FleetOutageTest -Dtest.excludedGroups=none -Dsurefire.failIfNoSpecifiedTests=false}.
+ * add calls of its own. About 70 s with a built package; {@code ./test.sh} runs it, and alone:
+ * {@code ./mvnw -B -ntp verify -pl oncepay-local -am -Dtest=FleetOutageTest -Dsurefire.failIfNoSpecifiedTests=false}.
  *
  * <p>Measured on 2026-11-30, same configuration. Before, with per-sandbox SmallRye breakers
  * (four runs): 60 charge requests reached the dead provider before every sandbox failed fast
@@ -59,7 +59,6 @@ import org.junit.jupiter.api.Timeout;
  * and one half-open → closed transition fleet-wide.
  */
 @Tag("local-run")
-@Tag("fleet-outage")
 @Tag("slow")
 class FleetOutageTest {
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -13,7 +13,8 @@ import java.util.Map;
  * @param customer optional {@code cus_…}
  * @param latestCharge the {@code ch_…} of the latest attempt (succeeded or failed), or null
  * @param lastPaymentError set while {@code requires_payment_method} after a failed attempt
- * @param reference {@code metadata[oncepay_payment_id]}: oncepay's payment id, the ledger's reference
+ * @param canceledAt when it was canceled, or null
+ * @param cancellationReason the {@code cancellation_reason} it was canceled with, or null
  */
 record PaymentIntent(
         String id,
@@ -28,7 +29,9 @@ record PaymentIntent(
         String latestCharge,
         LastPaymentError lastPaymentError,
         String idempotencyKey,
-        Instant createdAt) {
+        Instant createdAt,
+        Instant canceledAt,
+        String cancellationReason) {
 
     static final String REFERENCE_KEY = "oncepay_payment_id";
 
@@ -44,6 +47,21 @@ record PaymentIntent(
         return metadata.get(REFERENCE_KEY);
     }
 
+    /** A new, unconfirmed PaymentIntent. */
+    static PaymentIntent created(String id, long amount, String currency, String paymentMethod, String customer,
+            String description, Map<String, String> metadata, String clientSecret, String idempotencyKey,
+            Instant createdAt) {
+        return new PaymentIntent(id, PaymentIntentStatus.REQUIRES_CONFIRMATION, amount, currency, paymentMethod,
+                customer, description, metadata, clientSecret, null, null, idempotencyKey, createdAt, null, null);
+    }
+
+    /** The same PaymentIntent, canceled at {@code at} (its card error stays, as Stripe keeps it). */
+    PaymentIntent canceled(Instant at, String reason) {
+        return new PaymentIntent(id, PaymentIntentStatus.CANCELED, amount, currency, paymentMethod, customer,
+                description, metadata, clientSecret, latestCharge, lastPaymentError, idempotencyKey, createdAt, at,
+                reason);
+    }
+
     PaymentIntent withStatus(PaymentIntentStatus newStatus, String newLatestCharge) {
         return after(newStatus, paymentMethod, newLatestCharge, lastPaymentError);
     }
@@ -52,7 +70,7 @@ record PaymentIntent(
     PaymentIntent after(PaymentIntentStatus newStatus, String newPaymentMethod, String newLatestCharge,
             LastPaymentError newError) {
         return new PaymentIntent(id, newStatus, amount, currency, newPaymentMethod, customer, description, metadata,
-                clientSecret, newLatestCharge, newError, idempotencyKey, createdAt);
+                clientSecret, newLatestCharge, newError, idempotencyKey, createdAt, canceledAt, cancellationReason);
     }
 
     /** The public shape answered by create, retrieve and search, and carried by events. */
@@ -63,7 +81,12 @@ record PaymentIntent(
         node.put("amount", amount);
         node.put("amount_capturable", 0);
         node.put("amount_received", status == PaymentIntentStatus.SUCCEEDED ? amount : 0);
-        node.putNull("canceled_at");
+        if (canceledAt == null) {
+            node.putNull("canceled_at");
+        } else {
+            node.put("canceled_at", canceledAt.getEpochSecond());
+        }
+        node.put("cancellation_reason", cancellationReason);
         node.put("capture_method", "automatic");
         node.put("client_secret", clientSecret);
         node.put("confirmation_method", "automatic");

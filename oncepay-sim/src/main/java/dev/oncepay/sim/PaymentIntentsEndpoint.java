@@ -11,13 +11,16 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Locale;
 import java.util.Optional;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * Stripe's PaymentIntents API: {@code POST /v1/payment_intents} (form-encoded, create and
- * confirm), {@code GET /v1/payment_intents/{id}} and {@code GET /v1/payment_intents/search}, with
- * the simulator's faults applied in front of the business logic in Stripe's shapes.
+ * confirm), {@code POST /v1/payment_intents/{id}/cancel}, {@code POST /v1/payment_intents/{id}/confirm}
+ * (also as Stripe.js sends it: a publishable key and the client secret),
+ * {@code GET /v1/payment_intents/{id}} and {@code GET /v1/payment_intents/search}, with the
+ * simulator's faults applied in front of the business logic in Stripe's shapes.
  */
 final class PaymentIntentsEndpoint extends JsonHandler {
 
@@ -31,6 +34,13 @@ final class PaymentIntentsEndpoint extends JsonHandler {
     private static final Pattern BY_REFERENCE = Pattern.compile(
             "\\s*metadata\\[(['\"])" + PaymentIntent.REFERENCE_KEY + "\\1\\]\\s*:\\s*(['\"])([^'\"]+)\\2\\s*");
     private static final Pattern INTENT_ID = Pattern.compile("pi_[A-Za-z0-9]+");
+    /** {@code /v1/payment_intents/{id}/cancel} and {@code …/confirm}. */
+    private static final Pattern INTENT_ACTION = Pattern.compile(PATH + "/(pi_[A-Za-z0-9]+)/(cancel|confirm)");
+    private static final Set<String> CANCEL_PARAMS = Set.of("cancellation_reason", "expand[0]");
+    private static final Set<String> CANCELLATION_REASONS = Set.of("duplicate", "fraudulent", "requested_by_customer",
+            "abandoned");
+    private static final Set<String> CONFIRM_PARAMS = Set.of("payment_method", "client_secret", "return_url",
+            "expand[0]", "off_session");
 
     private final StripeProvider provider;
     private final FaultControl faults;
@@ -55,7 +65,15 @@ final class PaymentIntentsEndpoint extends JsonHandler {
         String version = exchange.getRequestHeaders().getFirst(STRIPE_VERSION);
         exchange.getResponseHeaders().set(STRIPE_VERSION, version != null ? version : ACCOUNT_API_VERSION);
         String path = exchange.getRequestURI().getPath();
-        if (PATH.equals(path)) {
+        Matcher action = INTENT_ACTION.matcher(path);
+        if (action.matches()) {
+            requireMethod(exchange, "POST");
+            if (action.group(2).equals("cancel")) {
+                cancel(exchange, action.group(1));
+            } else {
+                confirm(exchange, action.group(1));
+            }
+        } else if (PATH.equals(path)) {
             requireMethod(exchange, "POST");
             create(exchange);
         } else if (SEARCH_PATH.equals(path)) {
@@ -139,6 +157,88 @@ final class PaymentIntentsEndpoint extends JsonHandler {
             }
             send(exchange, outcome.status(), outcome.body());
         }
+    }
+
+    /**
+     * Cancels a PaymentIntent (Stripe's statuses and errors: {@link StripeProvider#cancel}). Outage,
+     * latency and a test's scripted cancel errors apply; an {@code Idempotency-Key} is required here
+     * as on every POST oncepay makes.
+     */
+    private void cancel(HttpExchange exchange, String id) throws IOException, InterruptedException {
+        String raw = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+        authorize(exchange);
+        StripeScriptedError scripted = provider.nextScriptedCancelError();
+        if (scripted != null && !scripted.executes()) {
+            throw scripted.error();
+        }
+        FaultPlan plan = faults.roll();
+        if (plan.outage()) {
+            throw outage(faults.current());
+        }
+        if (!shutdown.pause(plan.latencyMs() + faults.current().stripeLatencyMs())) {
+            return;
+        }
+        String key = idempotencyKey(exchange);
+        requireForm(exchange);
+        StripeForm form = StripeForm.parse(raw);
+        known(form, CANCEL_PARAMS);
+        String reason = form.get("cancellation_reason");
+        if (reason != null && !CANCELLATION_REASONS.contains(reason)) {
+            throw StripeErrors.parameterInvalid("parameter_invalid_string", "cancellation_reason",
+                    "Invalid cancellation_reason: must be one of abandoned, duplicate, fraudulent or requested_by_customer");
+        }
+        ChargeOutcome outcome = provider.cancel(key, id, form, reason);
+        if (scripted != null) {
+            throw scripted.error();
+        }
+        answer(exchange, outcome);
+    }
+
+    /**
+     * Confirms a PaymentIntent again, as the customer's browser does with the client secret after
+     * a failed attempt (a publishable key {@code pk_test_…} and {@code client_secret}), or the
+     * merchant's server with its secret key. Not subject to faults: the customer's side.
+     */
+    private void confirm(HttpExchange exchange, String id) throws IOException {
+        String raw = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
+        String authorization = exchange.getRequestHeaders().getFirst("Authorization");
+        boolean publishable = authorization != null && authorization.startsWith("Bearer pk_test_")
+                && authorization.length() > "Bearer pk_test_".length();
+        if (!publishable) {
+            authorize(exchange);
+        }
+        requireForm(exchange);
+        StripeForm form = StripeForm.parse(raw);
+        known(form, CONFIRM_PARAMS);
+        String clientSecret = form.get("client_secret");
+        if (publishable && (clientSecret == null || clientSecret.isEmpty())) {
+            throw StripeErrors.parameterMissing("client_secret");
+        }
+        String method = form.get("payment_method");
+        StripeTestPaymentMethod card = method == null ? null : StripeTestPaymentMethod.byId(method)
+                .orElseThrow(() -> StripeErrors.resourceMissing(400, "payment_method",
+                        "No such PaymentMethod: '" + method + "'"));
+        String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
+        answer(exchange, provider.confirm(key == null || key.isBlank() ? null : key, id, form, card, clientSecret,
+                !publishable));
+    }
+
+    private static void known(StripeForm form, Set<String> params) {
+        for (String name : form.fields().keySet()) {
+            if (!params.contains(name)) {
+                throw StripeErrors.unknownParameter(name);
+            }
+        }
+    }
+
+    private void answer(HttpExchange exchange, ChargeOutcome outcome) {
+        if (outcome.replayed()) {
+            exchange.getResponseHeaders().set("Idempotent-Replayed", "true");
+        }
+        if (outcome.status() == 402) {
+            exchange.getResponseHeaders().set(StripeErrors.SHOULD_RETRY, "false");
+        }
+        send(exchange, outcome.status(), outcome.body());
     }
 
     /**

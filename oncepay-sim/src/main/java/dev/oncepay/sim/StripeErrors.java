@@ -92,6 +92,29 @@ final class StripeErrors {
                 Map.of(SHOULD_RETRY, "false"), details);
     }
 
+    /**
+     * {@code 400} {@code payment_intent_unexpected_state}: {@code action} ({@code cancel},
+     * {@code confirm}) is not allowed in the PaymentIntent's status; the error carries the
+     * PaymentIntent, as Stripe's does.
+     */
+    static ApiError unexpectedState(String action, PaymentIntent intent, java.util.Set<PaymentIntentStatus> allowed,
+            ObjectMapper json) {
+        ObjectNode details = details("payment_intent_unexpected_state", null);
+        details.set("payment_intent", intent.toJson(json));
+        String statuses = String.join(", ", allowed.stream().map(PaymentIntentStatus::wire).sorted().toList());
+        return new ApiError(400, "invalid_request_error", "You cannot " + action + " this PaymentIntent because it has a"
+                + " status of " + intent.status().wire() + ". Only a PaymentIntent with one of the following statuses"
+                + " may be " + (action.equals("cancel") ? "canceled" : "confirmed") + ": " + statuses + ".",
+                Map.of(), details);
+    }
+
+    /** A confirmation with a publishable key whose {@code client_secret} is not the PaymentIntent's. */
+    static ApiError clientSecretMismatch() {
+        return error(400, "invalid_request_error", "payment_intent_invalid_parameter", "client_secret",
+                "The client_secret provided does not match the client_secret associated with the PaymentIntent.",
+                Map.of());
+    }
+
     /** A test's scripted refusal in Stripe's shape: nothing is executed, the status says why. */
     static ApiError scripted(int status, Faults settings) {
         return switch (status) {

@@ -120,9 +120,24 @@ public final class StripeMode {
         provider.settle(paymentIntentId, succeeded);
     }
 
-    /** Cancels a PaymentIntent that has not succeeded; {@code payment_intent.canceled} is sent. */
+    /**
+     * Cancels a PaymentIntent as {@code POST /v1/payment_intents/{id}/cancel} would (not in a
+     * succeeded or canceled one: {@link IllegalStateException}); {@code payment_intent.canceled} is sent.
+     */
     public void cancel(String paymentIntentId) {
-        provider.cancel(paymentIntentId);
+        try {
+            provider.cancel(paymentIntentId, null);
+        } catch (ApiError refused) {
+            throw new IllegalStateException(refused.getMessage());
+        }
+    }
+
+    /**
+     * The next {@code POST /v1/payment_intents/{id}/cancel} is answered with this Stripe error
+     * (as {@link #scriptError}); with {@code executes} the cancel runs first.
+     */
+    public void scriptCancelError(int status, String type, String code, Map<String, String> headers, boolean executes) {
+        provider.scriptCancel(new StripeScriptedError(StripeErrors.scripted(status, type, code, headers), executes));
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.oncepay.sim;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -15,12 +16,21 @@ import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Supplier;
 
 /**
  * Stripe's PaymentIntents without HTTP or faults: create-and-confirm once per idempotency key,
  * record every executed charge attempt in the shared ledger, emit events, retrieve and search.
  */
 final class StripeProvider {
+
+    /** The statuses Stripe cancels: https://docs.stripe.com/api/payment_intents/cancel. */
+    static final Set<PaymentIntentStatus> CANCELABLE = Set.of(PaymentIntentStatus.REQUIRES_PAYMENT_METHOD,
+            PaymentIntentStatus.REQUIRES_CAPTURE, PaymentIntentStatus.REQUIRES_CONFIRMATION,
+            PaymentIntentStatus.REQUIRES_ACTION, PaymentIntentStatus.PROCESSING);
+    /** The statuses a confirmation may start from. */
+    static final Set<PaymentIntentStatus> CONFIRMABLE = Set.of(PaymentIntentStatus.REQUIRES_PAYMENT_METHOD,
+            PaymentIntentStatus.REQUIRES_CONFIRMATION, PaymentIntentStatus.REQUIRES_ACTION);
 
     private final ObjectMapper json;
     private final Clock clock;
@@ -33,6 +43,8 @@ final class StripeProvider {
     private final Set<String> inFlight = ConcurrentHashMap.newKeySet();
     /** Errors tests scripted for the next creates, in order. */
     private final Queue<StripeScriptedError> scriptedErrors = new ConcurrentLinkedQueue<>();
+    /** Errors tests scripted for the next cancels, in order. */
+    private final Queue<StripeScriptedError> scriptedCancelErrors = new ConcurrentLinkedQueue<>();
     /** Payments that would succeed stay {@code processing} until {@link #settle} (a test's choice). */
     private volatile boolean settleLater;
 
@@ -46,6 +58,15 @@ final class StripeProvider {
 
     void script(StripeScriptedError error) {
         scriptedErrors.add(error);
+    }
+
+    void scriptCancel(StripeScriptedError error) {
+        scriptedCancelErrors.add(error);
+    }
+
+    /** The error scripted for this cancel, or {@code null}. */
+    StripeScriptedError nextScriptedCancelError() {
+        return scriptedCancelErrors.poll();
     }
 
     /** The error scripted for this create, or {@code null}. */
@@ -98,25 +119,30 @@ final class StripeProvider {
     private PaymentIntent execute(String key, PaymentIntentParams params, boolean decline) {
         Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
         String id = "pi_" + RandomIds.next();
-        PaymentIntent created = new PaymentIntent(id, PaymentIntentStatus.REQUIRES_CONFIRMATION, params.amount(),
-                params.currency(), params.paymentMethod().id(), params.customer(), params.description(),
-                params.metadata(), id + "_secret_" + RandomIds.next(), null, null, key, now);
+        PaymentIntent created = PaymentIntent.created(id, params.amount(), params.currency(),
+                params.paymentMethod().id(), params.customer(), params.description(), params.metadata(),
+                id + "_secret_" + RandomIds.next(), key, now);
         if (!params.confirm()) {
             return save(created);
         }
-        StripeTestPaymentMethod card = params.paymentMethod();
+        return attempt(created, params.paymentMethod(), decline);
+    }
+
+    /** One confirmation of {@code intent} with {@code card}: declined, waiting for 3-D Secure, processing, or paid. */
+    private PaymentIntent attempt(PaymentIntent intent, StripeTestPaymentMethod card, boolean decline) {
+        PaymentIntent confirming = intent.after(intent.status(), card.id(), intent.latestCharge(), null);
         if (decline || card.declineCode() != null) {
             String declineCode = card.declineCode() != null ? card.declineCode() : "generic_decline";
             String message = card.declineMessage() != null ? card.declineMessage() : "Your card was declined.";
-            return fail(created, "card_declined", declineCode, message);
+            return fail(confirming, "card_declined", declineCode, message);
         }
         if (card.requiresAction()) {
-            return save(created.withStatus(PaymentIntentStatus.REQUIRES_ACTION, null));
+            return save(confirming.withStatus(PaymentIntentStatus.REQUIRES_ACTION, null));
         }
         if (settleLater) {
-            return save(created.withStatus(PaymentIntentStatus.PROCESSING, null));
+            return save(confirming.withStatus(PaymentIntentStatus.PROCESSING, null));
         }
-        return succeed(created);
+        return succeed(confirming);
     }
 
     /** A charge attempt that moved money: in the ledger, the PaymentIntent {@code succeeded}. */
@@ -171,15 +197,99 @@ final class StripeProvider {
         }
     }
 
-    /** Cancels a PaymentIntent that has not succeeded, with its {@code payment_intent.canceled} event. */
-    PaymentIntent cancel(String id) {
+    /**
+     * Cancels a PaymentIntent in a status Stripe lets one cancel, with its
+     * {@code payment_intent.canceled} event.
+     *
+     * @throws ApiError 404 {@code resource_missing} for an unknown id; 400
+     *     {@code payment_intent_unexpected_state} (with the PaymentIntent) when it succeeded or is canceled
+     */
+    PaymentIntent cancel(String id, String reason) {
         synchronized (intents) {
-            PaymentIntent intent = retrieve(id).orElseThrow(() -> new IllegalStateException("no PaymentIntent " + id));
-            if (intent.status() == PaymentIntentStatus.SUCCEEDED) {
-                throw new IllegalStateException(id + " already succeeded");
+            PaymentIntent intent = existing(id);
+            if (!CANCELABLE.contains(intent.status())) {
+                throw StripeErrors.unexpectedState("cancel", intent, CANCELABLE, json);
             }
-            return save(intent.withStatus(PaymentIntentStatus.CANCELED, intent.latestCharge()));
+            return save(intent.canceled(clock.instant().truncatedTo(ChronoUnit.SECONDS), reason));
         }
+    }
+
+    /**
+     * {@code POST /v1/payment_intents/{id}/cancel}: {@link #cancel}, once per idempotency key (its
+     * answer, the error included, is stored and replayed like a create's).
+     */
+    ChargeOutcome cancel(String key, String id, StripeForm form, String reason) {
+        return once(key, "cancel " + id, form, () -> cancel(id, reason));
+    }
+
+    /**
+     * {@code POST /v1/payment_intents/{id}/confirm}: the customer (Stripe.js with the client secret)
+     * or the merchant confirms again, with {@code card}: a PaymentIntent back at
+     * {@code requires_payment_method} after a failed attempt, or not yet confirmed, is attempted as a
+     * create would (a charge in the ledger, its event); once per idempotency key when one is given.
+     *
+     * @param clientSecret required unless {@code secretKey}: it must be the PaymentIntent's
+     * @throws ApiError 400 {@code payment_intent_unexpected_state} when it is canceled, succeeded or processing
+     */
+    ChargeOutcome confirm(String key, String id, StripeForm form, StripeTestPaymentMethod card, String clientSecret,
+            boolean secretKey) {
+        Supplier<PaymentIntent> confirmation = () -> {
+            synchronized (intents) {
+                PaymentIntent intent = existing(id);
+                if (!secretKey && !intent.clientSecret().equals(clientSecret)) {
+                    throw StripeErrors.clientSecretMismatch();
+                }
+                if (!CONFIRMABLE.contains(intent.status())) {
+                    throw StripeErrors.unexpectedState("confirm", intent, CONFIRMABLE, json);
+                }
+                StripeTestPaymentMethod method = card != null ? card
+                        : StripeTestPaymentMethod.byId(intent.paymentMethod()).orElseThrow(
+                                () -> StripeErrors.parameterMissing("payment_method"));
+                return attempt(intent, method, false);
+            }
+        };
+        return key == null ? answer(confirmation) : once(key, "confirm " + id, form, confirmation);
+    }
+
+    /**
+     * Runs {@code action} once for {@code key}: a later request with the key and the same endpoint
+     * and parameters replays its answer; with others, {@code idempotency_error}.
+     */
+    private ChargeOutcome once(String key, String endpoint, StripeForm form, Supplier<PaymentIntent> action) {
+        ObjectNode request = form.toJson(json);
+        request.put("(endpoint)", endpoint);
+        return keys.withKeyLocked(key, () -> {
+            var prior = keys.find(key);
+            if (prior.isPresent()) {
+                if (!prior.get().request().equals(request)) {
+                    throw StripeErrors.idempotencyMismatch(key);
+                }
+                return new ChargeOutcome(prior.get().status(), prior.get().body(), true);
+            }
+            ChargeOutcome outcome = answer(action);
+            keys.store(key, new StoredResponse(outcome.status(), outcome.body(), request, clock.instant()));
+            return outcome;
+        });
+    }
+
+    /** The PaymentIntent {@code action} leaves, a card error's {@code 402}, or the {@code 400} it refused with. */
+    private ChargeOutcome answer(Supplier<PaymentIntent> action) {
+        try {
+            PaymentIntent intent = action.get();
+            return intent.lastPaymentError() != null && intent.status() == PaymentIntentStatus.REQUIRES_PAYMENT_METHOD
+                    ? new ChargeOutcome(402, write(StripeErrors.cardDeclined(intent, json).body(json)), false)
+                    : new ChargeOutcome(200, write(intent.toJson(json)), false);
+        } catch (ApiError refused) {
+            if (refused.status() != 400) {
+                throw refused; // not executed (a missing PaymentIntent): nothing to store
+            }
+            return new ChargeOutcome(400, write(refused.body(json)), false);
+        }
+    }
+
+    private PaymentIntent existing(String id) {
+        return retrieve(id).orElseThrow(() -> StripeErrors.resourceMissing(404, "intent",
+                "No such payment_intent: '" + id + "'"));
     }
 
     Optional<PaymentIntent> retrieve(String id) {
@@ -222,6 +332,7 @@ final class StripeProvider {
         }
         inFlight.clear();
         scriptedErrors.clear();
+        scriptedCancelErrors.clear();
         settleLater = false;
     }
 

@@ -166,6 +166,67 @@ class StripeSimulatorTest {
         assertThrows(IllegalStateException.class, () -> sim.stripe().authenticate(second, true));
     }
 
+    // --- cancel and confirm again -------------------------------------------------------------
+
+    @Test
+    void aDeclinedIntentIsConfirmedAgainWithItsClientSecretAndPays() throws Exception {
+        JsonNode declined = JSON.readTree(create("key-1", FORM.replace("pm_card_visa", "pm_card_chargeDeclined")).body())
+                .get("error").get("payment_intent");
+        String id = declined.get("id").asText();
+
+        HttpResponse<String> wrongSecret = confirmInBrowser(id, id + "_secret_other", "pm_card_visa");
+        assertEquals(400, wrongSecret.statusCode(), wrongSecret.body());
+        assertEquals("client_secret", errorField(wrongSecret, "param"));
+        HttpResponse<String> again = confirmInBrowser(id, declined.get("client_secret").asText(), "pm_card_visa");
+
+        assertEquals(200, again.statusCode(), again.body());
+        assertEquals("succeeded", JSON.readTree(again.body()).get("status").asText());
+        assertEquals(List.of("declined", "succeeded"), sim.ledger().stream().map(LedgerEntry::status).toList());
+        HttpResponse<String> cancelLate = cancel("cancel-1", id, "cancellation_reason=abandoned");
+        assertEquals(400, cancelLate.statusCode(), cancelLate.body());
+        assertEquals("invalid_request_error", errorField(cancelLate, "type"));
+        assertEquals("payment_intent_unexpected_state", errorField(cancelLate, "code"));
+        assertEquals("succeeded", JSON.readTree(cancelLate.body()).get("error").get("payment_intent").get("status").asText());
+    }
+
+    @Test
+    void aCanceledIntentCannotBeConfirmedAndItsCancelReplaysPerKey() throws Exception {
+        JsonNode declined = JSON.readTree(create("key-1", FORM.replace("pm_card_visa", "pm_card_chargeDeclined")).body())
+                .get("error").get("payment_intent");
+        String id = declined.get("id").asText();
+
+        HttpResponse<String> canceled = cancel("cancel-1", id, "cancellation_reason=abandoned");
+        assertEquals(200, canceled.statusCode(), canceled.body());
+        JsonNode intent = JSON.readTree(canceled.body());
+        assertEquals("canceled", intent.get("status").asText());
+        assertEquals("abandoned", intent.get("cancellation_reason").asText());
+        assertTrue(intent.get("canceled_at").isIntegralNumber(), canceled.body());
+        HttpResponse<String> replay = cancel("cancel-1", id, "cancellation_reason=abandoned");
+        assertEquals(canceled.body(), replay.body());
+        assertEquals("true", replay.headers().firstValue("Idempotent-Replayed").orElse(null));
+        assertEquals("idempotency_error", errorField(cancel("cancel-1", id, "cancellation_reason=duplicate"), "type"));
+        HttpResponse<String> twice = cancel("cancel-2", id, "");
+        assertEquals("payment_intent_unexpected_state", errorField(twice, "code"), twice.body());
+
+        HttpResponse<String> confirm = confirmInBrowser(id, declined.get("client_secret").asText(), "pm_card_visa");
+        assertEquals(400, confirm.statusCode(), confirm.body());
+        assertEquals("payment_intent_unexpected_state", errorField(confirm, "code"));
+        assertEquals(List.of("declined"), sim.ledger().stream().map(LedgerEntry::status).toList(), "nothing paid");
+        assertEquals("parameter_unknown", errorField(cancel("cancel-3", id, "amount=1"), "code"));
+        assertEquals(404, cancel("cancel-4", "pi_missing", "").statusCode());
+    }
+
+    @Test
+    void aScriptedCancelErrorAnswersOnceAndCancelsNothingUnlessItExecutes() throws Exception {
+        String id = JSON.readTree(create("key-1", FORM.replace("pm_card_visa", "pm_card_chargeDeclined")).body())
+                .get("error").get("payment_intent").get("id").asText();
+        sim.stripe().scriptCancelError(500, "api_error", null, Map.of("Stripe-Should-Retry", "true"), false);
+
+        assertEquals(500, cancel("cancel-1", id, "").statusCode());
+        assertEquals("requires_payment_method", JSON.readTree(get("/v1/payment_intents/" + id).body()).get("status").asText());
+        assertEquals(200, cancel("cancel-1", id, "").statusCode(), "nothing was stored for the key");
+    }
+
     @Test
     void aPaymentHeldInProcessingSettlesLaterWithItsEvents() throws Exception {
         try (WebhookReceiver receiver = new WebhookReceiver("/webhooks/stripe", "Stripe-Signature", 0)) {
@@ -680,6 +741,26 @@ class StripeSimulatorTest {
 
     private HttpResponse<String> create(String key, String form) throws IOException, InterruptedException {
         return send(createRequest(key, form));
+    }
+
+    private HttpResponse<String> cancel(String key, String id, String form) throws IOException, InterruptedException {
+        return send(HttpRequest.newBuilder(uri("/v1/payment_intents/" + id + "/cancel"))
+                .header("Authorization", "Bearer " + API_KEY)
+                .header("Idempotency-Key", key)
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(form))
+                .build());
+    }
+
+    /** The customer's browser confirming again, as Stripe.js does: a publishable key and the client secret. */
+    private HttpResponse<String> confirmInBrowser(String id, String clientSecret, String paymentMethod)
+            throws IOException, InterruptedException {
+        return send(HttpRequest.newBuilder(uri("/v1/payment_intents/" + id + "/confirm"))
+                .header("Authorization", "Bearer pk_test_simulator")
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString("payment_method=" + paymentMethod + "&client_secret="
+                        + URLEncoder.encode(clientSecret, StandardCharsets.UTF_8)))
+                .build());
     }
 
     private HttpRequest createRequest(String key, String form) {

@@ -5,6 +5,7 @@ import dev.oncepay.config.ProviderCallConfig;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.provider.spi.AccountEndpoint;
+import dev.oncepay.provider.spi.CancelResult;
 import dev.oncepay.provider.spi.ChargeResult;
 import dev.oncepay.provider.spi.CredentialsRefusedFault;
 import dev.oncepay.provider.spi.FoundCharge;
@@ -64,6 +65,8 @@ public class ProviderCalls {
     private final TypedGuard<ChargeResult> chargeAttempts;
     private final TypedGuard<List<FoundCharge>> lookupRetries;
     private final TypedGuard<List<FoundCharge>> lookupAttempts;
+    private final TypedGuard<CancelResult> cancelRetries;
+    private final TypedGuard<CancelResult> cancelAttempts;
 
     public ProviderCalls(OncepayConfig config, FleetProtection fleet) {
         this.chargeLimits = config.provider().chargeCall();
@@ -78,6 +81,8 @@ public class ProviderCalls {
         this.chargeAttempts = attempts(ChargeResult.class, chargeLimits);
         this.lookupRetries = retries(listOfCharges(), lookupLimits);
         this.lookupAttempts = attempts(listOfCharges(), lookupLimits);
+        this.cancelRetries = retries(CancelResult.class, lookupLimits);
+        this.cancelAttempts = attempts(CancelResult.class, lookupLimits);
     }
 
     /** A charge call that ends by {@code deadlineIn} from now, or by its configured budget if that is sooner. */
@@ -128,6 +133,21 @@ public class ProviderCalls {
                     ProviderReply reply = exchange(() -> adapter.sendLookup(endpoint, payment), log, true);
                     ProviderReply answer = answer(adapter, reply, log);
                     return adapter.readLookup(answer, payment); // anything but a list is no answer: a fault, not retried
+                });
+    }
+
+    /**
+     * Cancels {@code payment}'s open charge at {@code endpoint} (check {@code attempt}), guarded as a
+     * lookup is (its limits, breaker and bulkhead): it moves no money, and may be sent again after a
+     * timeout or a reset.
+     */
+    public CancelResult cancel(ProviderAdapter adapter, AccountEndpoint endpoint, Payment payment, int attempt,
+            CallLog log) {
+        return guarded(cancelRetries, cancelAttempts, lookupLimits, endpoint.account(), ProviderOperation.LOOKUP, log,
+                () -> {
+                    log.attempted();
+                    ProviderReply reply = exchange(() -> adapter.sendCancel(endpoint, payment, attempt), log, true);
+                    return adapter.readCancel(answer(adapter, reply, log), payment);
                 });
     }
 

@@ -11,9 +11,17 @@ import dev.oncepay.payment.CustomerAction;
  *        merchant's front end needs to finish it; otherwise {@code null}
  * @param refusal for a NOT_SENT outcome that the fleet's protection decided (breaker, bulkhead)
  *        rather than a provider fault; otherwise {@code null}
+ * @param cancelRequired for a FAILED outcome: the provider's charge stays open to the customer
+ *        after the decline (a Stripe PaymentIntent at {@code requires_payment_method}) until it is
+ *        canceled
  */
 public record ChargeResult(ProviderOutcome outcome, String providerPaymentId, String declineCode, String detail,
-        CustomerAction customerAction, ProviderRefusal refusal) {
+        CustomerAction customerAction, ProviderRefusal refusal, boolean cancelRequired) {
+
+    public ChargeResult(ProviderOutcome outcome, String providerPaymentId, String declineCode, String detail,
+            CustomerAction customerAction, ProviderRefusal refusal) {
+        this(outcome, providerPaymentId, declineCode, detail, customerAction, refusal, false);
+    }
 
     public static ChargeResult succeeded(String providerPaymentId) {
         return new ChargeResult(ProviderOutcome.SUCCEEDED, providerPaymentId, null, null, null, null);
@@ -21,6 +29,11 @@ public record ChargeResult(ProviderOutcome outcome, String providerPaymentId, St
 
     public static ChargeResult failed(String providerPaymentId, String declineCode) {
         return new ChargeResult(ProviderOutcome.FAILED, providerPaymentId, declineCode, null, null, null);
+    }
+
+    /** Declined, and the charge {@code providerPaymentId} stays open to the customer until it is canceled. */
+    public static ChargeResult failedOpen(String providerPaymentId, String declineCode) {
+        return new ChargeResult(ProviderOutcome.FAILED, providerPaymentId, declineCode, null, null, null, true);
     }
 
     public static ChargeResult unknown(String detail) {

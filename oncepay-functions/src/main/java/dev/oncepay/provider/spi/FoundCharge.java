@@ -15,9 +15,15 @@ import dev.oncepay.payment.CustomerAction;
  * @param currency {@code null} if the provider did not say
  * @param customerAction for a charge that waits for the customer (3-D Secure): what the
  *        merchant's front end needs to finish it; otherwise {@code null}
+ * @param cancelRequired a FAILED charge that stays open to the customer until it is canceled
  */
 public record FoundCharge(String id, ProviderOutcome outcome, String providerStatus, String reference, Long amount,
-        String currency, String declineCode, CustomerAction customerAction) {
+        String currency, String declineCode, CustomerAction customerAction, boolean cancelRequired) {
+
+    public FoundCharge(String id, ProviderOutcome outcome, String providerStatus, String reference, Long amount,
+            String currency, String declineCode, CustomerAction customerAction) {
+        this(id, outcome, providerStatus, reference, amount, currency, declineCode, customerAction, false);
+    }
 
     /** The decline code the provider gave, else its status word. */
     public String declineCodeOrStatus() {

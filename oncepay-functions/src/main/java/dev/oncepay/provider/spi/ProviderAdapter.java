@@ -47,6 +47,20 @@ public interface ProviderAdapter {
     List<FoundCharge> readLookup(ProviderReply answer, Payment payment);
 
     /**
+     * One attempt to cancel {@code payment}'s declined charge, which stays open to the customer
+     * (only a provider whose {@link ChargeResult#cancelRequired()} says so is asked), with an
+     * idempotency key derived from the payment and its {@code attempt}.
+     */
+    default ProviderReply sendCancel(AccountEndpoint endpoint, Payment payment, int attempt) {
+        throw new UnsupportedOperationException(id() + " leaves no declined charge open");
+    }
+
+    /** What a cancel answer (classified {@link ReplyClass.Answer}) says about {@code payment}'s charge. */
+    default CancelResult readCancel(ProviderReply answer, Payment payment) {
+        throw new UnsupportedOperationException(id() + " leaves no declined charge open");
+    }
+
+    /**
      * How long after the provider accepted a charge its lookups may still not show it: "none"
      * from a lookup is evidence of no charge only once this has passed.
      */

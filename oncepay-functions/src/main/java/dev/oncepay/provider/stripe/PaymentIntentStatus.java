@@ -1,5 +1,6 @@
 package dev.oncepay.provider.stripe;
 
+import dev.oncepay.provider.spi.CancelOutcome;
 import dev.oncepay.provider.spi.ProviderOutcome;
 
 /**
@@ -47,6 +48,30 @@ enum PaymentIntentStatus {
             case REQUIRES_PAYMENT_METHOD -> attemptFailed ? ProviderOutcome.FAILED : ProviderOutcome.UNKNOWN;
             case PROCESSING, REQUIRES_ACTION, REQUIRES_CAPTURE, REQUIRES_CONFIRMATION, UNRECOGNISED ->
                 ProviderOutcome.UNKNOWN;
+        };
+    }
+
+    /**
+     * Whether a PaymentIntent in this status can still be confirmed, and so paid, by whoever holds
+     * its client secret: a declined one ({@code requires_payment_method}) stays so until canceled.
+     */
+    boolean confirmable() {
+        return switch (this) {
+            case REQUIRES_PAYMENT_METHOD, REQUIRES_CONFIRMATION, REQUIRES_ACTION -> true;
+            case SUCCEEDED, PROCESSING, REQUIRES_CAPTURE, CANCELED, UNRECOGNISED -> false;
+        };
+    }
+
+    /**
+     * What a PaymentIntent in this status, as a cancel's answer (or its
+     * {@code payment_intent_unexpected_state} error) shows it, means for the cancel.
+     */
+    CancelOutcome cancelOutcome() {
+        return switch (this) {
+            case CANCELED -> CancelOutcome.CANCELED;
+            case SUCCEEDED -> CancelOutcome.LOST_TO_SUCCESS;
+            case PROCESSING, REQUIRES_ACTION, REQUIRES_CAPTURE, REQUIRES_CONFIRMATION, REQUIRES_PAYMENT_METHOD,
+                    UNRECOGNISED -> CancelOutcome.NOT_CANCELED;
         };
     }
 }

@@ -9,6 +9,8 @@ import dev.oncepay.payment.CustomerAction;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentInstrument;
 import dev.oncepay.provider.spi.AccountEndpoint;
+import dev.oncepay.provider.spi.CancelOutcome;
+import dev.oncepay.provider.spi.CancelResult;
 import dev.oncepay.provider.spi.ChargeResult;
 import dev.oncepay.provider.spi.FoundCharge;
 import dev.oncepay.provider.spi.IndeterminateProviderFault;
@@ -119,6 +121,50 @@ public class StripeAdapter implements ProviderAdapter {
     }
 
     /**
+     * {@code POST /v1/payment_intents/{id}/cancel} ({@code cancellation_reason=abandoned}) with the
+     * key {@code oncepay-<paymentId>-cancel-<attempt>}: one per sweep check, because Stripe replays
+     * a key's first answer for 24 h, also a {@code 500} or a refusal while the PaymentIntent was
+     * {@code processing}; a cancel itself is harmless to repeat.
+     */
+    @Override
+    public ProviderReply sendCancel(AccountEndpoint endpoint, Payment payment, int attempt) {
+        String id = payment.providerPaymentId();
+        if (id == null || !StripePaymentIntent.ID.matcher(id).matches()) {
+            throw new IllegalArgumentException("no PaymentIntent id to cancel for payment " + payment.id());
+        }
+        StringJoiner form = new StringJoiner("&");
+        field(form, "cancellation_reason", "abandoned");
+        return http.post(ProviderHttp.resolve(endpoint.baseUrl(), PAYMENT_INTENTS + "/" + id + "/cancel"),
+                Map.of("Authorization", authorization(endpoint), "Stripe-Version", apiVersion,
+                        "Idempotency-Key", payment.providerIdempotencyKey() + "-cancel-" + attempt),
+                "application/x-www-form-urlencoded", form.toString());
+    }
+
+    /**
+     * Canceled only when Stripe shows our PaymentIntent {@code canceled}; lost to a success only when
+     * it refuses with {@code payment_intent_unexpected_state} showing it {@code succeeded}; anything
+     * else is no answer yet (the sweep asks again).
+     */
+    @Override
+    public CancelResult readCancel(ProviderReply answer, Payment payment) {
+        String said = "Stripe answered the cancel with HTTP " + answer.status();
+        JsonNode root = parse(answer.body());
+        JsonNode shown = root;
+        if (answer.status() / 100 != 2) {
+            StripeError error = StripeError.read(root);
+            if (error == null || !StripeError.UNEXPECTED_STATE.equals(error.code())) {
+                return new CancelResult(CancelOutcome.NOT_CANCELED, said + (error == null ? "" : " " + error));
+            }
+            shown = error.paymentIntent();
+        }
+        StripePaymentIntent intent = StripePaymentIntent.read(shown);
+        if (intent == null || !intent.id().equals(payment.providerPaymentId()) || !payment.id().equals(intent.reference())) {
+            return new CancelResult(CancelOutcome.NOT_CANCELED, said + " about no PaymentIntent of this payment");
+        }
+        return new CancelResult(intent.status().cancelOutcome(), said + ": PaymentIntent " + intent);
+    }
+
+    /**
      * One form field: the value URL-encoded, the name (always one of ours: letters, {@code _} and
      * brackets) as written, brackets unencoded, as ProviderWireFormatTest fixes the
      * form byte for byte and StripeWireCompatibilityTest matches it with stripe-java's.
@@ -179,7 +225,12 @@ public class StripeAdapter implements ProviderAdapter {
             if (intent != null && !intent.about(payment)) {
                 return ChargeResult.unknown(unclear + " card_error about another PaymentIntent: " + intent);
             }
-            return ChargeResult.failed(intent == null ? null : intent.id(), error.failureCode());
+            if (intent == null) {
+                return ChargeResult.failed(null, error.failureCode());
+            }
+            // The declined PaymentIntent stays confirmable (requires_payment_method) until canceled.
+            return intent.status().confirmable() ? ChargeResult.failedOpen(intent.id(), error.failureCode())
+                    : ChargeResult.failed(intent.id(), error.failureCode());
         }
         if ((answer.status() == 400 || answer.status() == 404) && StripeError.INVALID_REQUEST_ERROR.equals(error.type())) {
             // Refused as invalid before anything ran (Stripe stores no result for it): it never can succeed as sent.
@@ -192,7 +243,8 @@ public class StripeAdapter implements ProviderAdapter {
     private ChargeResult chargeResult(StripePaymentIntent intent, String unclear) {
         return switch (intent.outcome()) {
             case SUCCEEDED -> ChargeResult.succeeded(intent.id());
-            case FAILED -> ChargeResult.failed(intent.id(), intent.declineCode());
+            case FAILED -> intent.failedButOpen() ? ChargeResult.failedOpen(intent.id(), intent.declineCode())
+                    : ChargeResult.failed(intent.id(), intent.declineCode());
             case UNKNOWN, NOT_SENT, NEEDS_REVIEW -> {
                 String notFinal = unclear + ": PaymentIntent " + intent.id() + " is '" + intent.statusWord() + "', not final";
                 CustomerAction action = intent.customerAction();

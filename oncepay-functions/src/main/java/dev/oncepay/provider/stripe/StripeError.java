@@ -14,6 +14,8 @@ record StripeError(String type, String code, String failureCode, JsonNode paymen
     static final String CARD_ERROR = "card_error";
     static final String INVALID_REQUEST_ERROR = "invalid_request_error";
     static final String IDEMPOTENCY_ERROR = "idempotency_error";
+    /** The PaymentIntent's status does not allow the request (e.g. a cancel of a succeeded one); the error carries it. */
+    static final String UNEXPECTED_STATE = "payment_intent_unexpected_state";
 
     /** The error {@code root} carries, or {@code null} when it is no Stripe error with a {@code type}. */
     static StripeError read(JsonNode root) {

@@ -62,6 +62,11 @@ record StripePaymentIntent(String id, String statusWord, Long amount, String cur
         return status().outcome(failureCode != null);
     }
 
+    /** Declined and still confirmable with its client secret: it must be canceled. */
+    boolean failedButOpen() {
+        return outcome() == ProviderOutcome.FAILED && status().confirmable();
+    }
+
     /** Why it failed, for a {@code FAILED} outcome: the attempt's decline code, or {@code canceled}. */
     String declineCode() {
         return failureCode != null ? failureCode : statusWord;
@@ -78,7 +83,7 @@ record StripePaymentIntent(String id, String statusWord, Long amount, String cur
         ProviderOutcome outcome = outcome();
         return new FoundCharge(id, outcome, statusWord, reference, amount,
                 currency == null ? null : currency.toUpperCase(Locale.ROOT),
-                outcome == ProviderOutcome.FAILED ? declineCode() : null, customerAction());
+                outcome == ProviderOutcome.FAILED ? declineCode() : null, customerAction(), failedButOpen());
     }
 
     /** What the customer must do, while it waits for them and says how; otherwise {@code null}. */

@@ -74,8 +74,9 @@ class StripeRepliesTest {
                 ",\"last_payment_error\":{\"type\":\"card_error\",\"code\":\"expired_card\"}"));
         ChargeResult neverAttempted = charge(200, intent("requires_payment_method", ",\"last_payment_error\":null"));
 
-        assertEquals(ChargeResult.failed("pi_1", "lost_card"), failed);
-        assertEquals(ChargeResult.failed("pi_1", "expired_card"), codeOnly);
+        // Declined, and still confirmable with its client secret: left open until canceled.
+        assertEquals(ChargeResult.failedOpen("pi_1", "lost_card"), failed);
+        assertEquals(ChargeResult.failedOpen("pi_1", "expired_card"), codeOnly);
         assertEquals(ProviderOutcome.UNKNOWN, neverAttempted.outcome());
         assertEquals("pi_1", neverAttempted.providerPaymentId());
     }
@@ -97,7 +98,7 @@ class StripeRepliesTest {
         String declined = "{\"error\":{\"type\":\"card_error\",\"code\":\"card_declined\",\"decline_code\":\"do_not_honor\"";
 
         assertEquals(ChargeResult.failed(null, "do_not_honor"), charge(402, declined + "}}"));
-        assertEquals(ChargeResult.failed("pi_1", "do_not_honor"),
+        assertEquals(ChargeResult.failedOpen("pi_1", "do_not_honor"),
                 charge(402, declined + ",\"payment_intent\":" + intent("requires_payment_method", "") + "}}"));
         assertEquals(ChargeResult.failed(null, "card_declined"),
                 charge(402, "{\"error\":{\"type\":\"card_error\",\"code\":\"card_declined\"}}"));
@@ -170,7 +171,7 @@ class StripeRepliesTest {
         FoundCharge otherAmount = lookup(intent("succeeded", "").replace("\"amount\":4200", "\"amount\":5000")).get(0);
 
         assertEquals(new FoundCharge("pi_1", ProviderOutcome.FAILED, "requires_payment_method", payment.id(), 4200L,
-                "EUR", "fraudulent", null), declined);
+                "EUR", "fraudulent", null, true), declined);
         assertEquals(ProviderOutcome.UNKNOWN, unknownWord.outcome());
         assertEquals(5000L, otherAmount.amount(), "left for reconcile to judge (review)");
     }
