@@ -1,4 +1,4 @@
-package dev.oncepay.reconcile;
+package dev.oncepay.config;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
