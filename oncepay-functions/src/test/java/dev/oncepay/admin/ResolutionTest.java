@@ -18,6 +18,11 @@ import dev.oncepay.payment.Payment;
 import dev.oncepay.testing.LambdaClient;
 import dev.oncepay.testing.RecordingMetrics;
 import dev.oncepay.testkit.HttpApiEvents;
+import dev.oncepay.function.WebhookFunction;
+import dev.oncepay.http.HttpApiEvent;
+import dev.oncepay.http.HttpApiResponse;
+import dev.oncepay.webhook.WebhookRequests;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.reconcile.SweepSummary;
 import dev.oncepay.sim.Faults;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
@@ -46,8 +51,12 @@ import org.junit.jupiter.api.Test;
 class ResolutionTest extends AdminTestSupport {
     @Inject
     IdempotencyStore keys;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     @Inject
     RecordingMetrics metrics;
+    @Inject
+    WebhookFunction webhook;
     @ConfigProperty(name = "oncepay.idempotency.lease")
     Duration lease;
 
@@ -356,6 +365,30 @@ class ResolutionTest extends AdminTestSupport {
         assertMove(inReview.json().path("history").get(3), "failed", "needs_review", "sweep", "reconcile");
         assertFalse(stored(id).containsKey(Table.NEXT_CHECK_AT), "in review: out of the sweep index");
         assertEquals("conflicting_facts", publicGet(id).json().path("reviewReason").asText());
+    }
+
+    @Test
+    void theProvidersWebhookForACommittedChargeMovesAnOverriddenFailureToReview() throws Exception {
+        String id = unknownPayment(UUID.randomUUID().toString(), "order_webhook_after_override");
+        sim.setFaults(Faults.none().withLookupLagMs(Duration.ofHours(1).toMillis()));
+        assertProblem(resolve(id, UUID.randomUUID().toString(), failed("no charge on the dashboard", false)), 409,
+                "no-charge-unproven");
+        ApiResponse overridden = resolve(id, UUID.randomUUID().toString(), failed("no charge on the dashboard", true));
+        assertEquals(200, overridden.status(), overridden::toString);
+        metrics.reset();
+
+        String event = WebhookRequests.chargeEvent(WebhookRequests.newEventId(), "charge.succeeded", id, chargeOf(id),
+                4200, "EUR");
+        HttpApiResponse delivered = webhook.webhook(JSON.readValue(WebhookRequests.event("sim", event,
+                WebhookRequests.signNow("local-sim-secret", event)), HttpApiEvent.class));
+
+        assertEquals(200, delivered.statusCode(), delivered.body());
+        assertEquals(1, metrics.counted(Metrics.NEEDS_REVIEW), "the NeedsReview alarm's metric");
+        JsonNode history = detail(id).json().path("history");
+        JsonNode last = history.get(history.size() - 1);
+        assertEquals(List.of("failed", "needs_review", "webhook"), List.of(last.path("from").asText(),
+                last.path("to").asText(), last.path("actor").path("kind").asText()), last::toString);
+        assertFalse(stored(id).containsKey(Table.NEXT_CHECK_AT), "in review: out of the sweep index");
     }
 
     @Test
