@@ -58,9 +58,14 @@ import org.jboss.logging.Logger;
  * sent; only once the provider's window (plus the margin) has passed is "no charge" final: FAILED
  * {@code not_charged}. A PENDING payment's client saw an error, not a 202, and may have paid again
  * under a new key: it is only asked about. Once no run of ours can still be sending it (its fence's
- * lease has ended) and the provider's lookups have had time to show a charge (the visibility lag),
+ * lease has ended) and the provider's lookups have had time to show a charge (its account's lookup lag),
  * "no charge" is final: FAILED {@code not_charged}. Until then the client's own retry may take it
- * over and charge it.
+ * over and charge it. When "no charge" is a proof is {@link NoChargeProof}'s one rule, shared with
+ * the operator's resolution.
+ *
+ * <p>The index also lists a FAILED payment an operator failed by override before "no charge" was a
+ * proof: it is watched, only asked about (never re-sent, never dead-lettered). A succeeded charge
+ * moves it to NEEDS_REVIEW; a failed charge, or "no charge" once proven, takes it out of the index.
  */
 @ApplicationScoped
 public class ReconcileUseCase {
@@ -219,7 +224,7 @@ public class ReconcileUseCase {
      * The provider has no charge for a PENDING payment: its run died before answering, so its
      * client saw an error, not a 202, and may already have paid again under a new key. The sweep
      * never sends this charge. Once the run's lease has ended (no run of ours can still be
-     * sending it) and the provider's visibility lag has passed (a charge that did arrive would
+     * sending it) and its account's lookup lag has passed (a charge that did arrive would
      * show in lookups by now), "no charge" is final: FAILED, nothing charged. Before that, wait:
      * the client's own retry with the same key may still take the payment over and charge it.
      */
