@@ -170,6 +170,8 @@ public class AdminUseCase {
      * @return empty if there is no such payment
      * @throws ResolutionNotAllowedException the payment is in another state (also: a concurrent resolution won)
      * @throws ProviderContradictsException the provider says otherwise, and no override
+     * @throws ChargeMismatchException the charge named for SUCCEEDED is not the payment's (never overridable)
+     * @throws NoChargeUnprovenException FAILED while "no charge" is not yet a proof, and no override
      * @throws ProviderUnavailableException the provider could not be asked, and no override
      * @throws FingerprintMismatchException the key was used for another resolution
      * @throws RequestInFlightException the key's first request is still running
@@ -260,6 +262,7 @@ public class AdminUseCase {
      * overrides.
      *
      * @throws ProviderContradictsException what it says contradicts the resolution (no override)
+     * @throws ChargeMismatchException the charge named for SUCCEEDED is not the payment's
      * @throws ProviderUnavailableException it could not be asked (no override)
      */
     private Optional<List<FoundCharge>> ask(Payment payment, ResolutionRequest request) {
