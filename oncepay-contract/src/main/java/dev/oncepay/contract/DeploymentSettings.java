@@ -116,7 +116,10 @@ public final class DeploymentSettings {
     // Configuration properties that only a secret may carry (SecretScope says which function may hold which).
     /** The default provider account's API key (charge and reconcile only). */
     public static final String PROVIDER_API_KEY_PROPERTY = "oncepay.provider.api-key";
-    /** Followed by an account name and {@link #ACCOUNT_API_KEY}, {@link #ACCOUNT_PROVIDER} or {@link #ACCOUNT_URL}. */
+    /**
+     * Followed by an account name and {@link #ACCOUNT_API_KEY}, {@link #ACCOUNT_PROVIDER},
+     * {@link #ACCOUNT_URL} or {@link #ACCOUNT_LOOKUP_LAG}.
+     */
     public static final String PROVIDER_ACCOUNTS_PREFIX = "oncepay.provider.accounts.";
     /** Another account's API key (a secret, charge and reconcile only). */
     public static final String ACCOUNT_API_KEY = "api-key";
@@ -124,6 +127,8 @@ public final class DeploymentSettings {
     public static final String ACCOUNT_PROVIDER = "provider";
     /** Another account's base URL (plain configuration). */
     public static final String ACCOUNT_URL = "url";
+    /** How long another account's lookups may trail its charges, a duration (plain configuration; optional). */
+    public static final String ACCOUNT_LOOKUP_LAG = "lookup-lag";
     /** Followed by a tenant id; the value is the account name that tenant's payments use (plain configuration). */
     public static final String PROVIDER_TENANTS_PREFIX = "oncepay.provider.tenants.";
     /** Followed by the provider id; the value is a comma-separated list (several during rotation). Webhook only. */

@@ -22,6 +22,7 @@ import dev.oncepay.payment.PaymentRepository.AttentionPosition;
 import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.payment.Transition;
 import dev.oncepay.provider.spi.FoundCharge;
+import dev.oncepay.provider.NoChargeProof;
 import dev.oncepay.provider.ProviderAccounts;
 import dev.oncepay.provider.ProviderGateway;
 import dev.oncepay.provider.spi.ProviderOutcome;
@@ -62,9 +63,11 @@ public class AdminUseCase {
     private final Clock clock;
     private final OncepayConfig config;
     private final EmbeddedMetrics metrics;
+    private final NoChargeProof proof;
 
     public AdminUseCase(PaymentRepository payments, IdempotencyStore keys, ProviderGateway provider,
-            ProviderAccounts accounts, Clock clock, OncepayConfig config, EmbeddedMetrics metrics) {
+            ProviderAccounts accounts, Clock clock, OncepayConfig config, EmbeddedMetrics metrics, NoChargeProof proof) {
+        this.proof = proof;
         this.payments = payments;
         this.keys = keys;
         this.provider = provider;
@@ -167,6 +170,8 @@ public class AdminUseCase {
      * @return empty if there is no such payment
      * @throws ResolutionNotAllowedException the payment is in another state (also: a concurrent resolution won)
      * @throws ProviderContradictsException the provider says otherwise, and no override
+     * @throws ChargeMismatchException the charge named for SUCCEEDED is not the payment's (never overridable)
+     * @throws NoChargeUnprovenException FAILED while "no charge" is not yet a proof, and no override
      * @throws ProviderUnavailableException the provider could not be asked, and no override
      * @throws FingerprintMismatchException the key was used for another resolution
      * @throws RequestInFlightException the key's first request is still running
@@ -223,7 +228,7 @@ public class AdminUseCase {
             if (payment.status() != PaymentStatus.NEEDS_REVIEW && payment.status() != PaymentStatus.UNKNOWN) {
                 throw new ResolutionNotAllowedException(payment.status());
             }
-            Transition move = transition(payment, request, ask(payment, request));
+            Transition move = transition(payment, request, ask(payment, request), clock.instant());
             boolean moved;
             try {
                 moved = payments.apply(paymentId, move, Actor.operator(operator), clock.instant());
@@ -242,8 +247,8 @@ public class AdminUseCase {
                 metrics.count(Metrics.RESOLUTIONS);
             }
             keep = true;
-            LOG.infof("operator resolution paymentId=%s %s -> %s operator=%s override=%s", paymentId,
-                    payment.status(), request.status(), operator, request.override());
+            LOG.infof("operator resolution paymentId=%s %s -> %s operator=%s override=%s watched=%s", paymentId,
+                    payment.status(), request.status(), operator, request.override(), move.nextCheckAt() != null);
             return Optional.of(new ResolutionAnswer(payments.findWithHistory(paymentId).orElseThrow(), false));
         } finally {
             if (!keep) {
@@ -257,6 +262,7 @@ public class AdminUseCase {
      * overrides.
      *
      * @throws ProviderContradictsException what it says contradicts the resolution (no override)
+     * @throws ChargeMismatchException the charge named for SUCCEEDED is not the payment's
      * @throws ProviderUnavailableException it could not be asked (no override)
      */
     private Optional<List<FoundCharge>> ask(Payment payment, ResolutionRequest request) {
@@ -266,8 +272,7 @@ public class AdminUseCase {
                 throw new IllegalStateException("provider account " + payment.providerAccount()
                         + " is not reached from this deployment");
             }
-            charges = provider.chargesFor(payment).stream()
-                    .filter(c -> c.reference() == null || c.reference().equals(payment.id())).toList();
+            charges = provider.chargesFor(payment);
         } catch (SdkException storeFailed) {
             throw storeFailed;
         } catch (RuntimeException unanswered) {
@@ -280,6 +285,10 @@ public class AdminUseCase {
             LOG.warnf("operator override of paymentId=%s without the provider's word: %s", payment.id(), why);
             return Optional.empty();
         }
+        if (request.status() == PaymentStatus.SUCCEEDED) {
+            checkNamedCharge(payment, request.providerPaymentId(), charges);
+        }
+        charges = ours(payment, charges);
         String contradiction = contradiction(request, charges);
         if (contradiction != null) {
             if (!request.override()) {
@@ -289,6 +298,42 @@ public class AdminUseCase {
             LOG.warnf("operator override of paymentId=%s against the provider: %s", payment.id(), contradiction);
         }
         return Optional.of(charges);
+    }
+
+    /** The charges the lookup lists as the payment's own: our reference, or none given. */
+    private static List<FoundCharge> ours(Payment payment, List<FoundCharge> charges) {
+        return charges.stream().filter(c -> c.reference() == null || c.reference().equals(payment.id())).toList();
+    }
+
+    /**
+     * The charge a resolution to SUCCEEDED names must be the payment's: listed by the payment's own
+     * provider account for it, with our reference, the payment's amount and currency. Never
+     * overridable: an override stands in for a provider that cannot be asked, not for a charge that
+     * settles another amount (a stray 1-cent charge) or belongs elsewhere.
+     *
+     * @throws ChargeMismatchException naming the first field that differs
+     */
+    private void checkNamedCharge(Payment payment, String named, List<FoundCharge> charges) {
+        FoundCharge charge = charges.stream().filter(c -> c.id().equals(named)).findFirst().orElse(null);
+        String nothingWritten = "; nothing was written, and no override applies";
+        if (charge == null) {
+            throw new ChargeMismatchException(ChargeMismatchException.Field.PROVIDER_ACCOUNT, "provider account "
+                    + payment.providerAccount() + " lists no charge " + named + " for this payment (it lists "
+                    + describe(charges) + "; its lookups may trail a charge by up to "
+                    + proof.lag(payment.providerAccount()) + ")" + nothingWritten);
+        }
+        if (!payment.id().equals(charge.reference())) {
+            throw new ChargeMismatchException(ChargeMismatchException.Field.REFERENCE, "charge " + named
+                    + " carries reference " + charge.reference() + ", not this payment's id" + nothingWritten);
+        }
+        if (charge.amount() == null || charge.amount() != payment.amount()) {
+            throw new ChargeMismatchException(ChargeMismatchException.Field.AMOUNT, "charge " + named + " is of amount "
+                    + charge.amount() + ", the payment of " + payment.amount() + nothingWritten);
+        }
+        if (charge.currency() == null || !charge.currency().equalsIgnoreCase(payment.currency())) {
+            throw new ChargeMismatchException(ChargeMismatchException.Field.CURRENCY, "charge " + named + " is in "
+                    + charge.currency() + ", the payment in " + payment.currency() + nothingWritten);
+        }
     }
 
     /** How what the provider says contradicts the resolution; {@code null} if it does not. */
@@ -319,29 +364,44 @@ public class AdminUseCase {
 
     /**
      * The move the resolution makes. A FAILED resolution carries the provider's decline code where
-     * it has the failed charge; {@code not_charged} where the provider has no charge at all (nothing
-     * was taken); else {@link #RESOLVED_FAILED}.
+     * it has the failed charge; {@code not_charged} only where the provider has no charge at all and
+     * that is a proof ({@link NoChargeProof}); else {@link #RESOLVED_FAILED}. Without that proof a
+     * FAILED resolution needs an override, and then stays in the sweep, watched until the proof
+     * holds: a charge showing up meanwhile moves it to NEEDS_REVIEW.
+     *
+     * @param charges the payment's own charges as its provider account listed them; empty if it
+     *        could not be asked (an override)
+     * @throws NoChargeUnprovenException the provider has no charge, not yet a proof, and no override
      */
-    private static Transition transition(Payment payment, ResolutionRequest request,
-            Optional<List<FoundCharge>> charges) {
+    private Transition transition(Payment payment, ResolutionRequest request, Optional<List<FoundCharge>> charges,
+            Instant now) {
         String named = request.providerPaymentId();
-        String chargeId = named;
-        String declineCode = null;
-        if (request.status() == PaymentStatus.FAILED) {
-            List<FoundCharge> known = charges.orElse(List.of());
-            Optional<FoundCharge> failed = known.stream()
-                    .filter(c -> c.outcome() == ProviderOutcome.FAILED)
-                    .filter(c -> named == null ? known.size() == 1 : c.id().equals(named)).findFirst();
-            if (failed.isPresent()) {
-                chargeId = failed.get().id();
-                declineCode = failed.get().declineCodeOrStatus();
-            } else {
-                declineCode = charges.isPresent() && known.isEmpty() && named == null ? Payment.NOT_CHARGED
-                        : RESOLVED_FAILED;
-            }
+        if (request.status() != PaymentStatus.FAILED) {
+            return new Transition(payment.status(), request.status(), named, null, request.recordedReason(), null,
+                    OptionalLong.empty());
         }
-        return new Transition(payment.status(), request.status(), chargeId, declineCode, request.recordedReason(),
-                null, OptionalLong.empty());
+        List<FoundCharge> known = charges.orElse(List.of());
+        Optional<FoundCharge> failed = known.stream()
+                .filter(c -> c.outcome() == ProviderOutcome.FAILED)
+                .filter(c -> named == null ? known.size() == 1 : c.id().equals(named)).findFirst();
+        boolean declined = failed.isPresent() && known.stream().allMatch(c -> c.outcome() == ProviderOutcome.FAILED);
+        Instant provenAt = proof.provenAt(payment);
+        boolean proven = charges.isPresent() && known.isEmpty() && !now.isBefore(provenAt);
+        if (charges.isPresent() && known.isEmpty() && !proven && !request.override()) {
+            throw new NoChargeUnprovenException(provenAt, "provider account " + payment.providerAccount()
+                    + " lists no charge for this payment, but that proves nothing was charged only from " + provenAt
+                    + " (its lookups may trail a charge by up to " + proof.lag(payment.providerAccount())
+                    + ", and a charge may reach it until its idempotency window has passed); nothing was written"
+                    + " (an override needs \"override\": true and a reason, and stays watched)");
+        }
+        String declineCode = failed.map(FoundCharge::declineCodeOrStatus)
+                .orElse(proven && named == null ? Payment.NOT_CHARGED : RESOLVED_FAILED);
+        // Watched: the failure stands on the operator's word alone while a charge could still show up
+        // (not when the operator overrode a succeeded charge they saw: that is their decision).
+        boolean watched = !declined && !proven && known.stream().noneMatch(c -> c.outcome() == ProviderOutcome.SUCCEEDED);
+        Instant nextCheckAt = watched ? now.plus(config.sweep().firstCheckDelay()) : null;
+        return new Transition(payment.status(), PaymentStatus.FAILED, failed.map(FoundCharge::id).orElse(named),
+                declineCode, request.recordedReason(), nextCheckAt, OptionalLong.empty());
     }
 
     /** Decline code of a payment an operator failed without the provider's decline to name. */

@@ -1,5 +1,7 @@
 package dev.oncepay.api;
 
+import dev.oncepay.admin.ChargeMismatchException;
+import dev.oncepay.admin.NoChargeUnprovenException;
 import dev.oncepay.admin.ProviderContradictsException;
 import dev.oncepay.admin.ResolutionNotAllowedException;
 import dev.oncepay.config.OncepayConfig;
@@ -99,6 +101,14 @@ public class ProblemMapping {
             }).toList();
             return responses.problem(ProblemType.PROVIDER_CONTRADICTS, e.getMessage(), Map.of("provider", said),
                     Map.of());
+        }
+        if (e instanceof ChargeMismatchException mismatch) {
+            return responses.problem(ProblemType.CHARGE_MISMATCH, e.getMessage(),
+                    Map.of("field", mismatch.field().apiName()), Map.of());
+        }
+        if (e instanceof NoChargeUnprovenException unproven) {
+            return responses.problem(ProblemType.NO_CHARGE_UNPROVEN, e.getMessage(),
+                    Map.of("provenAt", unproven.provenAt().toString()), Map.of());
         }
         if (e instanceof InsufficientFundsException insufficient) {
             return responses.problem(ProblemType.INSUFFICIENT_FUNDS, e.getMessage(),

@@ -21,6 +21,10 @@ public enum ProblemType {
     RESOLUTION_NOT_ALLOWED(409, "resolution-not-allowed", "The payment cannot be resolved in its state"),
     /** An operator's resolution that what the provider says contradicts; nothing written. */
     PROVIDER_CONTRADICTS(409, "provider-contradicts", "The provider contradicts the resolution"),
+    /** An operator's resolution to succeeded naming a charge that is not the payment's (amount, currency, reference, account). */
+    CHARGE_MISMATCH(409, "charge-mismatch", "The named charge is not the payment's"),
+    /** An operator's resolution to failed while the provider's "no charge" is not yet a proof; nothing written. */
+    NO_CHARGE_UNPROVEN(409, "no-charge-unproven", "The provider cannot prove yet that nothing was charged"),
     KEY_REUSED(422, "idempotency-key-reused", "The Idempotency-Key was used with a different request"),
     INTERNAL(500, "internal", "Internal error"),
     PROVIDER_UNAVAILABLE(503, "provider-unavailable", "The payment provider is unavailable"),

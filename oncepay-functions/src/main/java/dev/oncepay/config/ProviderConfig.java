@@ -27,6 +27,13 @@ public interface ProviderConfig {
     @WithDefault("http://127.0.0.1:8090")
     String url();
 
+    /**
+     * How long the default account's lookups may trail its charges (a charge missing from a lookup
+     * before then is no evidence of no charge); absent: its provider's default (Stripe:
+     * {@code stripe.search-lag}, the generic PSP: {@code oncepay.reconcile.provider-visibility-lag}).
+     */
+    Optional<Duration> lookupLag();
+
     /** Accounts besides the default one, by account name (unique across providers). */
     Map<String, ProviderAccountConfig> accounts();
 

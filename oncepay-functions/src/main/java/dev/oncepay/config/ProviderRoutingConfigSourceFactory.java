@@ -3,10 +3,13 @@ package dev.oncepay.config;
 import dev.oncepay.contract.DeploymentSettings;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.quarkus.runtime.configuration.DurationConverter;
 import io.smallrye.config.ConfigSourceContext;
 import io.smallrye.config.ConfigSourceFactory;
 import io.smallrye.config.PropertiesConfigSource;
 import java.net.URI;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -72,15 +75,19 @@ public class ProviderRoutingConfigSourceFactory implements ConfigSourceFactory {
                     require(NAME.matcher(value).matches(), name, "must be a provider id (" + DeploymentSettings.NAME_PATTERN + ")");
                 } else if (setting.equals(DeploymentSettings.ACCOUNT_URL)) {
                     require(isHttpUrl(value), name, "must be an absolute http(s) URL");
+                } else if (setting.equals(DeploymentSettings.ACCOUNT_LOOKUP_LAG)) {
+                    require(isDuration(value), name, "must be a duration that is not negative (e.g. 15M or PT15M)");
                 } else {
                     throw new IllegalArgumentException("'" + name + "' is not an account's "
-                            + DeploymentSettings.ACCOUNT_PROVIDER + " or " + DeploymentSettings.ACCOUNT_URL);
+                            + DeploymentSettings.ACCOUNT_PROVIDER + ", " + DeploymentSettings.ACCOUNT_URL + " or "
+                            + DeploymentSettings.ACCOUNT_LOOKUP_LAG);
                 }
             } else {
                 throw new IllegalArgumentException("'" + name + "' is not provider routing (allowed: "
                         + DeploymentSettings.PROVIDER_TENANTS_PREFIX + "<tenant>, " + DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX
                         + "<account>." + DeploymentSettings.ACCOUNT_PROVIDER + ", " + DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX
-                        + "<account>." + DeploymentSettings.ACCOUNT_URL + ")");
+                        + "<account>." + DeploymentSettings.ACCOUNT_URL + ", " + DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX
+                        + "<account>." + DeploymentSettings.ACCOUNT_LOOKUP_LAG + ")");
             }
             properties.put(name, SecretProperties.escape(value));
         }
@@ -90,6 +97,15 @@ public class ProviderRoutingConfigSourceFactory implements ConfigSourceFactory {
     private static String text(String name, JsonNode node) {
         require(node.isTextual() && !node.textValue().isBlank(), name, "must be a non-empty string");
         return node.textValue();
+    }
+
+    private static boolean isDuration(String value) {
+        try {
+            Duration duration = DurationConverter.parseDuration(value);
+            return duration != null && !duration.isNegative();
+        } catch (IllegalArgumentException | DateTimeParseException notADuration) {
+            return false;
+        }
     }
 
     private static boolean isHttpUrl(String value) {

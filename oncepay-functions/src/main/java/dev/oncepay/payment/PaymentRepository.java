@@ -214,12 +214,14 @@ public class PaymentRepository {
             remove.add("#reviewReason");
         }
         names.put("#next", Table.NEXT_CHECK_AT);
+        names.put("#shard", Table.SWEEP_SHARD);
         if (t.nextCheckAt() != null) {
-            set.append(", #next = :next");
+            // Listed again where the move starts outside the index (a watched FAILED from NEEDS_REVIEW).
+            set.append(", #next = :next, #shard = :shard");
             values.put(":next", Attr.n(t.nextCheckAt().toEpochMilli()));
+            values.put(":shard", Attr.s(shardOf(paymentId)));
         } else {
             // Settled: drop out of the sparse sweep index.
-            names.put("#shard", Table.SWEEP_SHARD);
             remove.add("#shard");
             remove.add("#next");
         }
@@ -440,8 +442,7 @@ public class PaymentRepository {
     /** A payment read consistently, with its next-check time ({@code null} once it left the sweep). */
     public record SweepState(Payment payment, Instant nextCheckAt) {
         public boolean dueAt(Instant now) {
-            return (payment.status().isUnsettled() || payment.cancelPending()) && nextCheckAt != null
-                    && !nextCheckAt.isAfter(now);
+            return payment.status().isSweepable() && nextCheckAt != null && !nextCheckAt.isAfter(now);
         }
     }
 
@@ -481,7 +482,29 @@ public class PaymentRepository {
     }
 
     /**
-     * Puts off the next check of an unsettled payment (or the next cancel of a FAILED one): {@code nextCheckAt} and
+     * Takes a watched FAILED payment out of the sweep index (its status stays): the provider's word
+     * now backs the failure. Conditional on the status and attempt count read, like a deferral.
+     */
+    public boolean unwatch(Payment observed) {
+        if (observed.status() != PaymentStatus.FAILED) {
+            throw new IllegalArgumentException("only a watched FAILED payment is unwatched: " + observed.status());
+        }
+        try {
+            dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk(observed.id())))
+                    .updateExpression("REMOVE #shard, #next")
+                    .conditionExpression("#status = :status AND #attempts = :attempts")
+                    .expressionAttributeNames(Map.of("#status", Table.STATUS, "#attempts", Table.CHECK_ATTEMPTS,
+                            "#shard", Table.SWEEP_SHARD, "#next", Table.NEXT_CHECK_AT))
+                    .expressionAttributeValues(Map.of(":status", Attr.s(PaymentStatus.FAILED.name()),
+                            ":attempts", Attr.n(observed.checkAttempts()))));
+            return true;
+        } catch (ConditionalCheckFailedException moved) {
+            return false;
+        }
+    }
+
+    /**
+     * Puts off the next check of an unsettled payment, a watched FAILED one or a pending cancel: {@code nextCheckAt} and
      * {@code checkAttempts + 1}, in one write conditional on what the sweep read (status, attempts
      * and, for PENDING, the lease epoch), so two racing sweeps count one attempt and a concurrent
      * settlement or takeover wins. {@code updatedAt} stays: a deferral is not a change a client
@@ -491,9 +514,8 @@ public class PaymentRepository {
      */
     public boolean deferCheck(Payment observed, Instant nextCheckAt, String providerPaymentId, CustomerAction learned,
             Instant now) {
-        if (!observed.status().isUnsettled() && !observed.cancelPending()) {
-            throw new IllegalArgumentException("only an unsettled payment or a pending cancel is deferred: "
-                    + observed.status());
+        if (!observed.status().isSweepable()) {
+            throw new IllegalArgumentException("only a payment the sweep lists is deferred: " + observed.status());
         }
         Map<String, String> names = new HashMap<>(Map.of("#status", Table.STATUS, "#attempts", Table.CHECK_ATTEMPTS,
                 "#next", Table.NEXT_CHECK_AT));

@@ -9,7 +9,8 @@ import java.util.Set;
  * <pre>
  * PENDING → SUCCEEDED | FAILED | UNKNOWN
  * UNKNOWN → SUCCEEDED | FAILED | NEEDS_REVIEW
- * SUCCEEDED | FAILED → NEEDS_REVIEW   (only for a conflicting terminal fact)
+ * SUCCEEDED | FAILED → NEEDS_REVIEW   (only for a conflicting terminal fact; also a charge found for a
+ *                                     FAILED payment an operator failed by override, which the sweep watches)
  * NEEDS_REVIEW → SUCCEEDED | FAILED   (only an operator's resolution; automation never leaves review)
  * </pre>
  *
@@ -51,6 +52,15 @@ public enum PaymentStatus {
     /** Still waiting for the truth: the sweep index lists it. */
     public boolean isUnsettled() {
         return this == PENDING || this == UNKNOWN;
+    }
+
+    /**
+     * Whether the sweep index may list a payment in this status: an unsettled one, and a FAILED one
+     * an operator failed on their own word (an override) before the provider's "no charge" was a
+     * proof, watched until it is, so a charge showing up later moves it to NEEDS_REVIEW.
+     */
+    public boolean isSweepable() {
+        return isUnsettled() || this == FAILED;
     }
 
     public Set<PaymentStatus> successors() {

@@ -8,7 +8,8 @@ import java.util.OptionalLong;
  * with the facts that justify it. Applying it is a single conditional UpdateItem.
  *
  * @param fenceEpoch if present, the write also requires this lease epoch (charge runs are fenced)
- * @param nextCheckAt when the sweep should look again; {@code null} for a settled payment
+ * @param nextCheckAt when the sweep should look again; {@code null} for a settled payment, except a
+ *        FAILED one the sweep watches (see {@link PaymentStatus#isSweepable()})
  * @param customerAction set with a move to UNKNOWN that waits for the customer; {@code null} otherwise
  * @param reviewReason why, for a move to NEEDS_REVIEW (required), or for a move to UNKNOWN on the
  *        way there (so the sweep that finishes it keeps the writer's reason); {@code null} otherwise
@@ -70,9 +71,11 @@ public record Transition(
         if (cancelPending && (to != PaymentStatus.FAILED || providerPaymentId == null)) {
             throw new IllegalArgumentException("only a move to FAILED with the provider's charge has a cancel pending");
         }
-        if ((to.isUnsettled() || cancelPending) != (nextCheckAt != null)) {
-            throw new IllegalArgumentException("an unsettled payment or a pending cancel needs a next check time,"
-                    + " a settled one none");
+        if ((to.isUnsettled() || cancelPending) && nextCheckAt == null) {
+            throw new IllegalArgumentException("an unsettled payment or a pending cancel needs a next check time");
+        }
+        if (nextCheckAt != null && !to.isSweepable()) {
+            throw new IllegalArgumentException("a " + to + " payment has no next check time");
         }
         if (to == PaymentStatus.NEEDS_REVIEW && from != to && reviewReason == null) {
             throw new IllegalArgumentException("a move to review needs its review reason");

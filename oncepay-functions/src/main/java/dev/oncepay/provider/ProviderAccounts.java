@@ -8,6 +8,7 @@ import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.provider.spi.AccountEndpoint;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.net.URI;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,10 +32,11 @@ public class ProviderAccounts {
     private final Map<String, ProviderAccount> tenants = new HashMap<>();
 
     /**
-     * Where an account is called, the property that holds its API key, and whether that held one at
-     * startup (absent where this function holds none: the webhook function).
+     * Where an account is called, the property that holds its API key, whether that held one at
+     * startup (absent where this function holds none: the webhook function), and how long its
+     * lookups may trail its charges.
      */
-    private record Settings(URI url, String apiKeyProperty, Optional<String> apiKey) {
+    private record Settings(URI url, String apiKeyProperty, Optional<String> apiKey, Duration lookupLag) {
         @Override
         public String toString() {
             return url + (apiKey.isPresent() ? " (API key set)" : " (no API key)"); // never the key
@@ -49,14 +51,14 @@ public class ProviderAccounts {
         this.secrets = secrets;
         this.defaultAccount = configured(config);
         add(provider.account(), defaultAccount, provider.url(), DeploymentSettings.PROVIDER_API_KEY_PROPERTY,
-                provider.apiKey(), adapters);
+                provider.apiKey(), provider.lookupLag(), adapters);
         new TreeMap<>(provider.accounts()).forEach((name, account) -> {
             if (byName.containsKey(name)) {
                 throw new IllegalStateException("provider account " + name + " is configured twice (also as the"
                         + " default account oncepay.provider.account)");
             }
             add(name, new ProviderAccount(account.provider(), name), account.url(), DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX
-                    + name + "." + DeploymentSettings.ACCOUNT_API_KEY, account.apiKey(), adapters);
+                    + name + "." + DeploymentSettings.ACCOUNT_API_KEY, account.apiKey(), account.lookupLag(), adapters);
         });
         provider.tenants().forEach((tenant, name) -> {
             ProviderAccount account = byName.get(name);
@@ -69,13 +71,17 @@ public class ProviderAccounts {
     }
 
     private void add(String name, ProviderAccount account, String url, String apiKeyProperty, Optional<String> apiKey,
-            ProviderAdapters adapters) {
+            Optional<Duration> lookupLag, ProviderAdapters adapters) {
         if (!adapters.knows(account.provider())) {
             throw new IllegalStateException("provider account " + name + " names provider '" + account.provider()
                     + "', which oncepay has no adapter for; known: " + adapters.ids());
         }
+        if (lookupLag.isPresent() && lookupLag.get().isNegative()) {
+            throw new IllegalStateException("provider account " + name + " has a negative lookup lag " + lookupLag.get());
+        }
         byName.put(name, account);
-        settings.put(account, new Settings(URI.create(url), apiKeyProperty, apiKey.filter(k -> !k.isBlank())));
+        settings.put(account, new Settings(URI.create(url), apiKeyProperty, apiKey.filter(k -> !k.isBlank()),
+                lookupLag.orElseGet(() -> adapters.of(account.provider()).defaultLookupLag())));
     }
 
     private static ProviderAccount configured(OncepayConfig config) {
@@ -90,6 +96,20 @@ public class ProviderAccounts {
     /** Whether this deployment is configured to call {@code account}: only then may it ask or charge there. */
     public boolean reaches(ProviderAccount account) {
         return settings.containsKey(account);
+    }
+
+    /**
+     * How long after a charge was sent to {@code account} its lookups may still miss it: the
+     * account's {@code lookup-lag}, else its provider's default.
+     *
+     * @throws IllegalStateException if the account is not configured
+     */
+    public Duration lookupLag(ProviderAccount account) {
+        Settings s = settings.get(account);
+        if (s == null) {
+            throw new IllegalStateException("provider account " + account + " is not configured here");
+        }
+        return s.lookupLag();
     }
 
     /**

@@ -189,14 +189,6 @@ public class ProviderGateway {
     }
 
     /**
-     * How long after a charge was sent to {@code account} its provider's lookups may still miss it:
-     * "none found" before then is no answer yet.
-     */
-    public Duration lookupLag(ProviderAccount account) {
-        return adapters.of(account.provider()).lookupLag();
-    }
-
-    /**
      * Why a charge through {@code account} would be refused without a call right now, if it would:
      * the fleet's charge breaker of the account or its bulkhead ({@link FleetProtection}), the same
      * for the charge API and the sweep, as this sandbox last read them (at most

@@ -2,6 +2,7 @@ package dev.oncepay.reconcile;
 
 import dev.oncepay.cancel.DeclinedChargeCancel;
 import dev.oncepay.config.EmbeddedMetrics;
+import dev.oncepay.config.ReconcileConfig;
 import dev.oncepay.contract.Metrics;
 import dev.oncepay.payment.Actor;
 import dev.oncepay.payment.CustomerAction;
@@ -14,6 +15,7 @@ import dev.oncepay.payment.ReviewReason;
 import dev.oncepay.provider.ProviderAccounts;
 import dev.oncepay.payment.Transition;
 import dev.oncepay.provider.spi.ChargeResult;
+import dev.oncepay.provider.NoChargeProof;
 import dev.oncepay.provider.ProviderGateway;
 import dev.oncepay.provider.spi.FoundCharge;
 import dev.oncepay.provider.spi.ProviderRefusal;
@@ -57,9 +59,14 @@ import org.jboss.logging.Logger;
  * sent; only once the provider's window (plus the margin) has passed is "no charge" final: FAILED
  * {@code not_charged}. A PENDING payment's client saw an error, not a 202, and may have paid again
  * under a new key: it is only asked about. Once no run of ours can still be sending it (its fence's
- * lease has ended) and the provider's lookups have had time to show a charge (the visibility lag),
+ * lease has ended) and the provider's lookups have had time to show a charge (its account's lookup lag),
  * "no charge" is final: FAILED {@code not_charged}. Until then the client's own retry may take it
- * over and charge it.
+ * over and charge it. When "no charge" is a proof is {@link NoChargeProof}'s one rule, shared with
+ * the operator's resolution.
+ *
+ * <p>The index also lists a FAILED payment an operator failed by override before "no charge" was a
+ * proof: it is watched, only asked about (never re-sent, never dead-lettered). A succeeded charge
+ * moves it to NEEDS_REVIEW; a failed charge, or "no charge" once proven, takes it out of the index.
  */
 @ApplicationScoped
 public class ReconcileUseCase {
@@ -76,11 +83,13 @@ public class ReconcileUseCase {
     private final ProviderAccounts accounts;
     private final Backlog backlog;
     private final DeclinedChargeCancel cancels;
+    private final NoChargeProof proof;
 
     public ReconcileUseCase(PaymentRepository payments, ProviderGateway provider, Event<ReconcilePhaseReached> phases,
             Clock clock, ReconcileConfig config, EmbeddedMetrics metrics, ProviderAccounts accounts, Backlog backlog,
-            DeclinedChargeCancel cancels) {
+            DeclinedChargeCancel cancels, NoChargeProof proof) {
         this.cancels = cancels;
+        this.proof = proof;
         this.metrics = metrics;
         this.backlog = backlog;
         this.accounts = accounts;
@@ -230,11 +239,13 @@ public class ReconcileUseCase {
             return pendingNotFound(payment);
         }
         Instant now = clock.instant();
-        Instant resendUntil = earliest(payment.createdAt().plus(config.resendHorizon()),
-                payment.createdAt().plus(config.providerIdempotencyWindow()).minus(config.windowMargin()));
-        Instant finalAt = payment.createdAt().plus(config.providerIdempotencyWindow())
-                .plus(longest(config.windowMargin(), provider.lookupLag(payment.providerAccount())));
-        if (now.isBefore(resendUntil)) {
+        Instant finalAt = proof.provenAt(payment);
+        if (payment.status() == PaymentStatus.FAILED) {
+            // Failed by an operator's override: no charge yet; watched until "no charge" is a proof.
+            return now.isBefore(finalAt) ? new NoAnswer("watched: no charge at the provider yet; proven at " + finalAt)
+                    : new Unwatch("the provider has no charge for this payment and that is a proof since " + finalAt);
+        }
+        if (now.isBefore(proof.resendUntil(payment))) {
             return resend(payment, tally, deadline);
         }
         if (!now.isBefore(finalAt)) {
@@ -251,14 +262,14 @@ public class ReconcileUseCase {
      * The provider has no charge for a PENDING payment: its run died before answering, so its
      * client saw an error, not a 202, and may already have paid again under a new key. The sweep
      * never sends this charge. Once the run's lease has ended (no run of ours can still be
-     * sending it) and the provider's visibility lag has passed (a charge that did arrive would
+     * sending it) and its account's lookup lag has passed (a charge that did arrive would
      * show in lookups by now), "no charge" is final: FAILED, nothing charged. Before that, wait:
      * the client's own retry with the same key may still take the payment over and charge it.
      */
     private Verdict pendingNotFound(Payment payment) {
-        // The provider's own lag where it is longer (Stripe's search may trail by up to an hour).
-        Duration lag = longest(config.providerVisibilityLag(), provider.lookupLag(payment.providerAccount()));
-        Instant finalAt = payment.leaseExpiresAt().plus(lag);
+        // The account's own lag where it is longer (Stripe's search may trail by up to an hour).
+        Duration lag = proof.lag(payment.providerAccount());
+        Instant finalAt = proof.provenAt(payment);
         if (clock.instant().isBefore(finalAt)) {
             return new NoAnswer("no charge at the provider for a PENDING payment whose run died; never sent by the"
                     + " sweep; final at " + finalAt, finalAt);
@@ -266,14 +277,6 @@ public class ReconcileUseCase {
         return new NotCharged(payment.leaseEpoch(), "reconcile: the charge run (epoch " + payment.leaseEpoch()
                 + ") died before an answer and the provider has no charge " + lag
                 + " after its lease ended; nothing was charged");
-    }
-
-    private static Duration longest(Duration a, Duration b) {
-        return a.compareTo(b) >= 0 ? a : b;
-    }
-
-    private static Instant earliest(Instant a, Instant b) {
-        return a.isBefore(b) ? a : b;
     }
 
     /**
@@ -358,6 +361,8 @@ public class ReconcileUseCase {
                         notCharged.reason()), now);
             } else if (verdict instanceof Review review) {
                 done = review(payment, review.reason(), review.why(), Outcome.NEEDS_REVIEW, now);
+            } else if (verdict instanceof Unwatch unwatch) {
+                done = unwatch(payment, unwatch.reason());
             } else if (verdict instanceof NoAnswer noAnswer) {
                 if (round > 0 && (!state.dueAt(now)
                         || payment.checkAttempts() != read.payment().checkAttempts())) {
@@ -398,6 +403,13 @@ public class ReconcileUseCase {
             return Optional.of(settle.status() == PaymentStatus.SUCCEEDED ? Outcome.SUCCEEDED : Outcome.FAILED);
         }
         PaymentStatus target = current.onProviderFact(settle.status());
+        if (current == PaymentStatus.FAILED && target == PaymentStatus.NEEDS_REVIEW) {
+            // The sweep reads a FAILED payment when it watches an operator's override: never silently.
+            LOG.warnf("reconcile paymentId=%s: a charge fact contradicts its FAILED record (%s); moving it to"
+                    + " NEEDS_REVIEW", payment.id(), settle.reason());
+        } else if (current == PaymentStatus.FAILED && settle.status() == PaymentStatus.FAILED) {
+            return unwatch(payment, "the provider's failed charge " + settle.providerPaymentId() + " backs the failure");
+        }
         if (target == current && (settle.providerPaymentId() == null || payment.providerPaymentId() == null
                 || settle.providerPaymentId().equals(payment.providerPaymentId()))) {
             return Optional.of(Outcome.SKIPPED); // settled the same way by someone else (or already in review)
@@ -416,13 +428,23 @@ public class ReconcileUseCase {
         String reason = noAnswer.reason();
         int attempt = payment.checkAttempts() + 1;
         Duration age = Duration.between(payment.createdAt(), now);
-        if (attempt >= config.maxAttempts() || age.compareTo(config.maxAge()) >= 0) {
+        boolean watched = payment.status() == PaymentStatus.FAILED;
+        if (watched && age.compareTo(config.maxAge()) >= 0) {
+            // An operator's failure stands; what the provider never said is not a conflicting fact.
+            LOG.warnf("reconcile paymentId=%s: stopped watching the operator's failed resolution after %s without"
+                    + " the provider's word: %s", payment.id(), age.withNanos(0), reason);
+            return unwatch(payment, reason);
+        }
+        if (!watched && (attempt >= config.maxAttempts() || age.compareTo(config.maxAge()) >= 0)) {
             String why = "dead-lettered after " + attempt + " checks over " + age.withNanos(0) + " (caps: "
                     + config.maxAttempts() + " checks, " + config.maxAge() + "): " + reason;
             return review(payment, why, ReviewReason.RECONCILE_GAVE_UP, Outcome.DEAD_LETTERED, now);
         }
         Instant next = noAnswer.checkAgainAt() != null && noAnswer.checkAgainAt().isAfter(now) ? noAnswer.checkAgainAt()
                 : now.plus(backoff(payment.checkAttempts()));
+        if (watched && next.isAfter(proof.provenAt(payment)) && now.isBefore(proof.provenAt(payment))) {
+            next = proof.provenAt(payment); // a charge still missing then is proven absent
+        }
         // Only an UNKNOWN payment's client holds a 202 that a customer action can complete.
         CustomerAction learned = payment.status() == PaymentStatus.UNKNOWN && noAnswer.customerAction() != null
                 && !noAnswer.customerAction().equals(payment.customerAction()) ? noAnswer.customerAction() : null;
@@ -432,6 +454,16 @@ public class ReconcileUseCase {
         reached(payment.id(), ReconcilePhase.WRITTEN);
         LOG.infof("reconcile paymentId=%s deferred: check %d at %s; %s", payment.id(), attempt, next, reason);
         return Optional.of(Outcome.DEFERRED);
+    }
+
+    /** A watched FAILED payment leaves the sweep, its failure backed by the provider's word (or no longer watched). */
+    private Optional<Outcome> unwatch(Payment payment, String reason) {
+        if (!payments.unwatch(payment)) {
+            return Optional.empty();
+        }
+        reached(payment.id(), ReconcilePhase.WRITTEN);
+        LOG.infof("reconcile paymentId=%s FAILED no longer watched: %s", payment.id(), reason);
+        return Optional.of(Outcome.SKIPPED);
     }
 
     /**
@@ -507,7 +539,7 @@ public class ReconcileUseCase {
     // --- verdicts and counting ----------------------------------------------------------------
 
     /** What the provider said about one payment. */
-    sealed interface Verdict permits Settle, Review, NoAnswer, NotFound, NotCharged {
+    sealed interface Verdict permits Settle, Review, NoAnswer, NotFound, NotCharged, Unwatch {
     }
 
     /** A final fact: SUCCEEDED or FAILED ({@code cancelRequired}: declined, the charge left open). */
@@ -544,6 +576,10 @@ public class ReconcileUseCase {
      * PENDING at the epoch this was judged for (a client's retry that took it over decides then).
      */
     record NotCharged(long epoch, String reason) implements Verdict {
+    }
+
+    /** A watched FAILED payment whose "no charge" is now a proof: it leaves the sweep as it is. */
+    record Unwatch(String reason) implements Verdict {
     }
 
     /** The provider has no charge for the payment (resolved by the not-found rule before recording). */

@@ -115,6 +115,20 @@ abstract class AdminTestSupport {
         return response.json().path("id").asText();
     }
 
+    /**
+     * A payment whose charge the provider answered {@code 5xx} to without executing it: {@code 202},
+     * UNKNOWN, nothing in the ledger (oncepay cannot know that). Returns its id.
+     */
+    String unknownPaymentNotCharged(String key, String reference, long amount) {
+        breakers.resetAll();
+        sim.setFaults(Faults.none().withServerErrorRate(1.0));
+        ApiResponse response = post(key, body(amount, reference));
+        sim.setFaults(Faults.none());
+        breakers.resetAll(); // its 5xx answers count towards the breaker; set-up, not an outage
+        assertEquals(202, response.status(), response::toString);
+        return response.json().path("id").asText();
+    }
+
     /** The id of the one charge the provider executed for the payment. */
     String chargeOf(String paymentId) {
         return sim.ledger().stream().filter(e -> e.reference().equals(paymentId)).findFirst().orElseThrow().id();
@@ -122,11 +136,17 @@ abstract class AdminTestSupport {
 
     /** A second charge for the payment at the provider, under another provider key (what a human might fix). */
     String secondChargeAtProvider(String paymentId) {
+        return chargeAtProvider(paymentId, 4200, "EUR");
+    }
+
+    /** A succeeded charge at the provider carrying the payment's id as its reference, made by hand. */
+    String chargeAtProvider(String paymentId, long amount, String currency) {
         try {
-            String body = JSON.writeValueAsString(Map.of("amount", 4200, "currency", "EUR", "reference", paymentId,
+            String body = JSON.writeValueAsString(Map.of("amount", amount, "currency", currency, "reference", paymentId,
                     "description", "charged again by hand"));
             HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(URI.create(sim.baseUrl() + "/v1/charges"))
-                    .header("Content-Type", "application/json").header("Idempotency-Key", "by-hand-" + paymentId)
+                    .header("Content-Type", "application/json")
+                    .header("Idempotency-Key", "by-hand-" + paymentId + "-" + amount + currency)
                     .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
             assertEquals(200, response.statusCode(), response.body());
             return JSON.readTree(response.body()).path("id").asText();

@@ -12,6 +12,17 @@ import dev.oncepay.idempotency.IdempotencyKey;
 import dev.oncepay.idempotency.ClaimAttempt;
 import dev.oncepay.idempotency.IdempotencyStore;
 import dev.oncepay.idempotency.KeyRecord;
+import dev.oncepay.contract.Metrics;
+import dev.oncepay.contract.Table;
+import dev.oncepay.payment.Payment;
+import dev.oncepay.testing.LambdaClient;
+import dev.oncepay.testing.RecordingMetrics;
+import dev.oncepay.testkit.HttpApiEvents;
+import dev.oncepay.function.WebhookFunction;
+import dev.oncepay.http.HttpApiEvent;
+import dev.oncepay.http.HttpApiResponse;
+import dev.oncepay.webhook.WebhookRequests;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.reconcile.SweepSummary;
 import dev.oncepay.sim.Faults;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
@@ -40,6 +51,12 @@ import org.junit.jupiter.api.Test;
 class ResolutionTest extends AdminTestSupport {
     @Inject
     IdempotencyStore keys;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @Inject
+    RecordingMetrics metrics;
+    @Inject
+    WebhookFunction webhook;
     @ConfigProperty(name = "oncepay.idempotency.lease")
     Duration lease;
 
@@ -299,6 +316,145 @@ class ResolutionTest extends AdminTestSupport {
         assertNull(takenOver.header("Idempotent-Replayed"), "it resolved the payment itself");
         assertEquals(1, operatorMoves(takenOver.json().path("history")));
         assertEquals("true", resolve(id, key, body).header("Idempotent-Replayed"));
+    }
+
+    @Test
+    void aFailedResolutionWhileLookupsLagIsRefusedAndAnOverrideStaysWatchedUntilTheChargeShowsUp() {
+        // The provider committed the charge, its answer was lost, and its lookups do not list it yet.
+        String merchantKey = UUID.randomUUID().toString();
+        String id = unknownPayment(merchantKey, "order_lagging_lookup");
+        sim.setFaults(Faults.none().withLookupLagMs(Duration.ofHours(1).toMillis()));
+        Instant createdAt = Instant.parse(detail(id).json().path("payment").path("createdAt").asText());
+        Map<String, String> before = stored(id);
+        String refusedKey = UUID.randomUUID().toString();
+
+        ApiResponse refused = resolve(id, refusedKey, failed("provider shows no charge", false));
+
+        JsonNode problem = assertProblem(refused, 409, "no-charge-unproven");
+        assertEquals(createdAt.plus(Duration.ofHours(25)), Instant.parse(problem.path("provenAt").asText()),
+                "24 h idempotency window + 1 h margin after its creation: " + problem);
+        assertEquals(before, stored(id), "nothing written");
+        assertTrue(StoredItems.item(operatorKey(refusedKey)).isEmpty(), "the refused key is free again");
+        ApiResponse stillPending = post(merchantKey, body(4200, "order_lagging_lookup"));
+        assertEquals(202, stillPending.status(), "never 402 payment-not-charged: " + stillPending);
+        assertEquals("pending", stillPending.json().path("status").asText());
+
+        String reason = "provider support says it never arrived (ticket 815)";
+        ApiResponse overridden = resolve(id, UUID.randomUUID().toString(), failed(reason, true));
+        assertEquals(200, overridden.status(), overridden::toString);
+        JsonNode payment = overridden.json().path("payment");
+        assertEquals("failed", payment.path("status").asText());
+        assertEquals(AdminUseCase.RESOLVED_FAILED, payment.path("declineCode").asText(),
+                "the operator's word, not a proof that nothing was charged");
+        JsonNode move = overridden.json().path("history").get(2);
+        assertMove(move, "unknown", "failed", "operator", OPERATOR);
+        assertEquals("override: " + reason, move.path("reason").asText());
+        assertTrue(stored(id).containsKey(Table.NEXT_CHECK_AT), "watched: still in the sweep index");
+        ApiResponse replay = post(merchantKey, body(4200, "order_lagging_lookup"));
+        assertProblem(replay, 402, "payment-declined");
+
+        // The lookups catch up: the sweep finds the charge, and a human hears of it.
+        sim.setFaults(Faults.none());
+        metrics.reset();
+        SweepSummary sweep = sweepOnly(Set.of(id));
+
+        assertEquals(1, sweep.settled().needsReview(), sweep::toString);
+        assertEquals(1, metrics.counted(Metrics.NEEDS_REVIEW), "the NeedsReview alarm's metric");
+        ApiResponse inReview = detail(id);
+        assertEquals("needs_review", inReview.json().path("payment").path("status").asText(), inReview::toString);
+        assertMove(inReview.json().path("history").get(3), "failed", "needs_review", "sweep", "reconcile");
+        assertFalse(stored(id).containsKey(Table.NEXT_CHECK_AT), "in review: out of the sweep index");
+        assertEquals("conflicting_facts", publicGet(id).json().path("reviewReason").asText());
+    }
+
+    @Test
+    void theProvidersWebhookForACommittedChargeMovesAnOverriddenFailureToReview() throws Exception {
+        String id = unknownPayment(UUID.randomUUID().toString(), "order_webhook_after_override");
+        sim.setFaults(Faults.none().withLookupLagMs(Duration.ofHours(1).toMillis()));
+        assertProblem(resolve(id, UUID.randomUUID().toString(), failed("no charge on the dashboard", false)), 409,
+                "no-charge-unproven");
+        ApiResponse overridden = resolve(id, UUID.randomUUID().toString(), failed("no charge on the dashboard", true));
+        assertEquals(200, overridden.status(), overridden::toString);
+        metrics.reset();
+
+        String event = WebhookRequests.chargeEvent(WebhookRequests.newEventId(), "charge.succeeded", id, chargeOf(id),
+                4200, "EUR");
+        HttpApiResponse delivered = webhook.webhook(JSON.readValue(WebhookRequests.event("sim", event,
+                WebhookRequests.signNow("local-sim-secret", event)), HttpApiEvent.class));
+
+        assertEquals(200, delivered.statusCode(), delivered.body());
+        assertEquals(1, metrics.counted(Metrics.NEEDS_REVIEW), "the NeedsReview alarm's metric");
+        JsonNode history = detail(id).json().path("history");
+        JsonNode last = history.get(history.size() - 1);
+        assertEquals(List.of("failed", "needs_review", "webhook"), List.of(last.path("from").asText(),
+                last.path("to").asText(), last.path("actor").path("kind").asText()), last::toString);
+        assertFalse(stored(id).containsKey(Table.NEXT_CHECK_AT), "in review: out of the sweep index");
+    }
+
+    @Test
+    void aFailedResolutionIsAProofOnlyOnceTheProviderCanSayNothingWasChargedAndAWatchEndsThen() {
+        // Nothing was charged, but oncepay cannot know that before the provider's window has passed.
+        String proven = unknownPaymentNotCharged(UUID.randomUUID().toString(), "order_never_arrived", 4200);
+        clock.advance(Duration.ofHours(26));
+        ApiResponse resolved = resolve(proven, UUID.randomUUID().toString(), failed("provider has no charge", false));
+        assertEquals(200, resolved.status(), resolved::toString);
+        assertEquals(Payment.NOT_CHARGED, resolved.json().path("payment").path("declineCode").asText());
+        assertFalse(stored(proven).containsKey(Table.NEXT_CHECK_AT), "proven: not watched");
+
+        String watched = unknownPaymentNotCharged(UUID.randomUUID().toString(), "order_watched", 4200);
+        assertProblem(resolve(watched, UUID.randomUUID().toString(), failed("provider has no charge", false)), 409,
+                "no-charge-unproven");
+        ApiResponse overridden = resolve(watched, UUID.randomUUID().toString(), failed("provider has no charge", true));
+        assertEquals(200, overridden.status(), overridden::toString);
+        assertEquals(AdminUseCase.RESOLVED_FAILED, overridden.json().path("payment").path("declineCode").asText());
+
+        int chargesBefore = sim.chargeRequests();
+        SweepSummary looked = sweepOnly(Set.of(watched));
+        assertEquals(1, looked.deferred(), looked::toString);
+        assertEquals("failed", detail(watched).json().path("payment").path("status").asText());
+        assertEquals(chargesBefore, sim.chargeRequests(), "a watched payment is only asked about, never sent again");
+
+        clock.advance(Duration.ofHours(26));
+        SweepSummary proof = sweepOnly(Set.of(watched));
+        assertEquals(0, proof.deferred(), proof::toString);
+        assertEquals("failed", detail(watched).json().path("payment").path("status").asText());
+        assertFalse(stored(watched).containsKey(Table.NEXT_CHECK_AT), "the provider's word backs it: no longer watched");
+        assertEquals(List.of(), sim.ledger().stream().filter(e -> e.reference().equals(watched)).toList());
+    }
+
+    @Test
+    void aChargeOfAnotherAmountCurrencyOrAccountNeverSettlesThePaymentEvenByOverride() {
+        String id = unknownPaymentNotCharged(UUID.randomUUID().toString(), "order_stray", 4300);
+        Map<String, String> before = stored(id);
+
+        String oneCent = chargeAtProvider(id, 1, "EUR");
+        for (boolean override : List.of(false, true)) {
+            String key = UUID.randomUUID().toString();
+            JsonNode problem = assertProblem(resolve(id, key, succeeded(oneCent, "a charge is a charge", override)),
+                    409, "charge-mismatch");
+            assertEquals("amount", problem.path("field").asText(), problem::toString);
+            assertTrue(problem.path("detail").asText().contains("4300"), problem::toString);
+            assertEquals(before, stored(id), "nothing written");
+            assertTrue(StoredItems.item(operatorKey(key)).isEmpty(), "the key is free again");
+        }
+
+        String dollars = chargeAtProvider(id, 4300, "USD");
+        JsonNode currency = assertProblem(resolve(id, UUID.randomUUID().toString(),
+                succeeded(dollars, "same number", true)), 409, "charge-mismatch");
+        assertEquals("currency", currency.path("field").asText(), currency::toString);
+
+        // A 4300 EUR charge of the Stripe account (another tenant's payment) is not this account's.
+        ApiResponse elsewhere = LambdaClient.call(HttpApiEvents.postPayment("merchant-stripe",
+                UUID.randomUUID().toString(),
+                "{\"amount\":4300,\"currency\":\"EUR\",\"reference\":\"order_other\",\"paymentMethod\":\"pm_card_visa\"}"));
+        assertEquals(201, elsewhere.status(), elsewhere::toString);
+        String otherAccounts = elsewhere.json().path("providerPaymentId").asText();
+        JsonNode account = assertProblem(resolve(id, UUID.randomUUID().toString(),
+                succeeded(otherAccounts, "the dashboard shows it", true)), 409, "charge-mismatch");
+        assertEquals("providerAccount", account.path("field").asText(), account::toString);
+
+        assertEquals(before, stored(id), "the payment is untouched");
+        assertEquals("pending", publicGet(id).json().path("status").asText());
     }
 
     // --- helpers ----------------------------------------------------------------------------------

@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.amazonaws.services.lambda.runtime.Context;
 import com.amazonaws.services.lambda.runtime.RequestStreamHandler;
-import dev.oncepay.reconcile.ReconcileConfig;
 import dev.oncepay.testing.OpenApiContract;
 import io.quarkus.funqy.Funq;
 import io.quarkus.runtime.configuration.DurationConverter;

@@ -20,7 +20,8 @@ class ProviderRoutingConfigSourceFactoryTest {
             {"oncepay.provider.tenants.Merchant-A": "stripe-eu",
              "oncepay.provider.tenants.org_7:eu@x": "default",
              "oncepay.provider.accounts.stripe-eu.provider": "stripe",
-             "oncepay.provider.accounts.stripe-eu.url": "https://api.stripe.com"}
+             "oncepay.provider.accounts.stripe-eu.url": "https://api.stripe.com",
+             "oncepay.provider.accounts.stripe-eu.lookup-lag": "2H"}
             """;
 
     @Test
@@ -31,6 +32,7 @@ class ProviderRoutingConfigSourceFactoryTest {
         assertEquals("default", config.getRawValue("oncepay.provider.tenants.org_7:eu@x"));
         assertEquals("stripe", config.getRawValue("oncepay.provider.accounts.stripe-eu.provider"));
         assertEquals("https://api.stripe.com", config.getRawValue("oncepay.provider.accounts.stripe-eu.url"));
+        assertEquals("2H", config.getRawValue("oncepay.provider.accounts.stripe-eu.lookup-lag"));
     }
 
     @Test
@@ -65,6 +67,8 @@ class ProviderRoutingConfigSourceFactoryTest {
         assertRefused("{\"oncepay.provider.accounts.x.url\": \"ftp://VALUE-1\"}", "oncepay.provider.accounts.x.url", "URL");
         assertRefused("{\"oncepay.provider.accounts.x.url\": \"VALUE-1\"}", "oncepay.provider.accounts.x.url", "URL");
         assertRefused("{\"oncepay.provider.accounts.x.provider\": \"VALUE 1\"}", "oncepay.provider.accounts.x.provider", "provider id");
+        assertRefused("{\"oncepay.provider.accounts.x.lookup-lag\": \"VALUE-1\"}", "oncepay.provider.accounts.x.lookup-lag", "duration");
+        assertRefused("{\"oncepay.provider.accounts.x.lookup-lag\": \"-PT1M\"}", "oncepay.provider.accounts.x.lookup-lag", "duration");
         assertRefused("{\"oncepay.provider.tenants.a.b\": \"x\"}", "oncepay.provider.tenants.a.b", "tenant");
         assertRefused("{\"oncepay.provider.tenants.t\": \"VALUE 1\"}", "oncepay.provider.tenants.t", "account");
         assertRefused("{\"oncepay.provider.tenants.t\": 7}", "oncepay.provider.tenants.t", "string");

@@ -159,6 +159,39 @@ class HostileLookupTest {
     }
 
     @Test
+    void aPspAccountWhoseLookupsLagPastTheVisibilityLagSettlesAPendingChargeSucceededNeverFailed() {
+        // The run died after the provider executed its charge; the provider's lookups trail by 10 min,
+        // twice the 5 min visibility lag, and the account declares 15 min.
+        Payment pending = fx.pendingPayment(4200, AtProvider.SUCCEEDED, Duration.ZERO);
+        fx.rebind(pending.id(), "sim", ReconcileProfile.LAGGING_ACCOUNT);
+        Duration providerLag = Duration.ofMinutes(10);
+        fx.sim().setFaults(Faults.none().withLookupLagMs(providerLag.toMillis()));
+        int chargesBefore = fx.sim().chargeRequests();
+        clock.advance(ReconcileFixture.LEASE.plus(Duration.ofMinutes(5)).plusSeconds(1));
+
+        SweepSummary pastTheVisibilityLag = fx.sweep();
+
+        assertEquals(1, pastTheVisibilityLag.deferred(), pastTheVisibilityLag.toString());
+        assertEquals(0, pastTheVisibilityLag.settled().failed(), "an empty lookup inside the account's lag proves nothing");
+        Payment waiting = fx.state(pending.id()).payment();
+        assertEquals(PaymentStatus.PENDING, waiting.status());
+        assertEquals(pending.leaseExpiresAt().plus(ReconcileProfile.LAGGING_LOOKUP_LAG).toEpochMilli(),
+                fx.state(pending.id()).nextCheckAt().toEpochMilli(), "looked at again once the account's lag has passed");
+
+        // The provider's 10 min have passed (the simulator keeps real time: its lag ends when turned off).
+        fx.sim().setFaults(Faults.none());
+        clock.advance(providerLag);
+        SweepSummary listed = fx.sweep();
+
+        assertEquals(1, listed.settled().succeeded(), listed.toString());
+        Payment settled = fx.state(pending.id()).payment();
+        assertEquals(PaymentStatus.SUCCEEDED, settled.status());
+        assertEquals(fx.ledgerOf(pending.id()).get(0).id(), settled.providerPaymentId());
+        assertEquals(1, fx.ledgerOf(pending.id()).size(), "one charge");
+        assertEquals(chargesBefore, fx.sim().chargeRequests(), "a PENDING payment is only asked about, never sent");
+    }
+
+    @Test
     void lookupsAnswered503WithTwoMinutesRetryAfterDoNotStallTheSweep() {
         List<Payment> due = List.of(fx.unknownPayment(100, AtProvider.SUCCEEDED),
                 fx.unknownPayment(200, AtProvider.SUCCEEDED), fx.unknownPayment(300, AtProvider.SUCCEEDED));

@@ -2,6 +2,7 @@ package dev.oncepay.provider.psp;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.oncepay.config.ReconcileConfig;
 import dev.oncepay.validation.FieldError;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentInstrument;
@@ -28,10 +29,12 @@ public class PspAdapter implements ProviderAdapter {
 
     private final ObjectMapper json;
     private final ProviderHttp http;
+    private final ReconcileConfig reconcile;
 
-    public PspAdapter(ObjectMapper json, ProviderHttp http) {
+    public PspAdapter(ObjectMapper json, ProviderHttp http, ReconcileConfig reconcile) {
         this.json = json;
         this.http = http;
+        this.reconcile = reconcile;
     }
 
     @Override
@@ -100,10 +103,13 @@ public class PspAdapter implements ProviderAdapter {
         return new PspAnswer(answer.status(), answer.body()).toLookup(json).stream().map(PspCharge::found).toList();
     }
 
-    /** The generic PSP lists a charge as soon as it has executed it. */
+    /**
+     * A generic PSP promises nothing about how soon its lookups list a charge: the visibility lag
+     * oncepay assumes of every provider, unless the account declares its own.
+     */
     @Override
-    public Duration lookupLag() {
-        return Duration.ZERO;
+    public Duration defaultLookupLag() {
+        return reconcile.providerVisibilityLag();
     }
 
     private static String bearer(AccountEndpoint endpoint) {

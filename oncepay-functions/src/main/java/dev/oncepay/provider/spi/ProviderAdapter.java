@@ -61,8 +61,9 @@ public interface ProviderAdapter {
     }
 
     /**
-     * How long after the provider accepted a charge its lookups may still not show it: "none"
-     * from a lookup is evidence of no charge only once this has passed.
+     * How long after the provider accepted a charge its lookups may still not show it, for an
+     * account that declares no {@code lookup-lag} of its own: "none" from a lookup is evidence of no
+     * charge only once this has passed.
      */
-    Duration lookupLag();
+    Duration defaultLookupLag();
 }

@@ -300,7 +300,7 @@ public class StripeAdapter implements ProviderAdapter {
     }
 
     @Override
-    public Duration lookupLag() {
+    public Duration defaultLookupLag() {
         return searchLag;
     }
 

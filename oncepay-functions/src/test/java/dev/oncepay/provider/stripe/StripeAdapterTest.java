@@ -451,7 +451,7 @@ class StripeAdapterTest {
         List<FoundCharge> byId = lookup(withProviderId(payment, id));
 
         assertEquals(List.of(), bySearch, "not indexed yet: none, which reconcile weighs against lookupLag");
-        assertEquals(Duration.ofHours(1), adapter.lookupLag());
+        assertEquals(Duration.ofHours(1), adapter.defaultLookupLag());
         assertEquals(id, single(byId).id());
         assertEquals(ProviderOutcome.SUCCEEDED, single(byId).outcome());
     }

@@ -1,4 +1,4 @@
-package dev.oncepay.reconcile;
+package dev.oncepay.config;
 
 import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
@@ -63,9 +63,10 @@ public interface ReconcileConfig {
     Duration windowMargin();
 
     /**
-     * How long after a charge request arrives the provider may still not list it in lookups. A
-     * PENDING payment whose run died is failed as "nothing charged" only once this has passed
-     * after the run's lease ended; until then the sweep defers it (it never re-sends it).
+     * How long after a charge request arrives any provider may still not list it in lookups: the
+     * shortest lookup lag an account has, and the generic PSP's default. A PENDING payment whose
+     * run died is failed as "nothing charged" only once its account's lookup lag has passed after
+     * the run's lease ended; until then the sweep defers it (it never re-sends it).
      */
     @WithDefault("5M")
     Duration providerVisibilityLag();
