@@ -365,7 +365,7 @@ public class AdminUseCase {
     /**
      * The move the resolution makes. A FAILED resolution carries the provider's decline code where
      * it has the failed charge; {@code not_charged} only where the provider has no charge at all and
-     * that is a proof ({@link NoChargeProof}); else {@link #RESOLVED_FAILED}. Without that proof a
+     * that is a proof ({@link NoChargeProof}); else {@link Payment#RESOLVED_FAILED}. Without that proof a
      * FAILED resolution needs an override, and then stays in the sweep, watched until the proof
      * holds: a charge showing up meanwhile moves it to NEEDS_REVIEW.
      *
@@ -395,7 +395,7 @@ public class AdminUseCase {
                     + " (an override needs \"override\": true and a reason, and stays watched)");
         }
         String declineCode = failed.map(FoundCharge::declineCodeOrStatus)
-                .orElse(proven && named == null ? Payment.NOT_CHARGED : RESOLVED_FAILED);
+                .orElse(proven && named == null ? Payment.NOT_CHARGED : Payment.RESOLVED_FAILED);
         // Watched: the failure stands on the operator's word alone while a charge could still show up
         // (not when the operator overrode a succeeded charge they saw: that is their decision).
         boolean watched = !declined && !proven && known.stream().noneMatch(c -> c.outcome() == ProviderOutcome.SUCCEEDED);
@@ -403,9 +403,6 @@ public class AdminUseCase {
         return new Transition(payment.status(), PaymentStatus.FAILED, failed.map(FoundCharge::id).orElse(named),
                 declineCode, request.recordedReason(), nextCheckAt, OptionalLong.empty());
     }
-
-    /** Decline code of a payment an operator failed without the provider's decline to name. */
-    static final String RESOLVED_FAILED = "resolved_failed";
 
     /** Whether the payment's history holds this very resolution (same operator, outcome, charge, reason). */
     private static boolean appliedBy(PaymentHistory history, String operator, ResolutionRequest request) {

@@ -91,10 +91,15 @@ public class PaymentsHttp {
                     extensions.put("declineCode", p.declineCode());
                 }
                 extensions.put("payment", PaymentView.of(p));
-                yield nothingCharged
-                        ? responses.problem(ProblemType.PAYMENT_NOT_CHARGED, "nothing was charged: the provider"
-                                + " never received this payment's charge (the card was not declined); paying again"
-                                + " under a new Idempotency-Key cannot charge this payment twice", extensions, headers)
+                if (nothingCharged) {
+                    yield responses.problem(ProblemType.PAYMENT_NOT_CHARGED, "nothing was charged: the provider"
+                            + " never received this payment's charge (the card was not declined); paying again"
+                            + " under a new Idempotency-Key cannot charge this payment twice", extensions, headers);
+                }
+                yield p.resolvedFailed()
+                        ? responses.problem(ProblemType.PAYMENT_RESOLVED_FAILED, "an operator resolved the payment as"
+                                + " failed; the provider did not decline it and has not proven that nothing was"
+                                + " charged: ask the operator before paying this order again", extensions, headers)
                         : responses.problem(ProblemType.PAYMENT_DECLINED, "the provider declined the payment",
                                 extensions, headers);
             }

@@ -10,6 +10,11 @@ public enum ProblemType {
     PAYMENT_DECLINED(402, "payment-declined", "The payment was declined"),
     /** Failed without any charge: the provider never received it. Not a decline; paying again is safe. */
     PAYMENT_NOT_CHARGED(402, "payment-not-charged", "The payment failed and nothing was charged"),
+    /**
+     * Failed because an operator said so without the provider's decline or its proof of no charge:
+     * neither a decline nor "nothing was charged".
+     */
+    PAYMENT_RESOLVED_FAILED(402, "payment-resolved-failed", "An operator resolved the payment as failed"),
     /** A wallet debit larger than the balance: nothing changed, and the answer is recorded for the key. */
     INSUFFICIENT_FUNDS(402, "insufficient-funds", "The wallet's balance is too low"),
     /** The operator API without an operator's identity (a merchant's token among others): nothing read. */

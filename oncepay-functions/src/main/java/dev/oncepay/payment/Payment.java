@@ -51,6 +51,11 @@ public record Payment(
      * holds no 202, so its charge is never re-sent; a sweep finishes the move.
      */
     public static final String REVIEW_BOUND = "on the way to review: ";
+    /**
+     * {@code declineCode} of a payment an operator resolved failed without the provider's decline to
+     * name or its proof that nothing was charged (an override).
+     */
+    public static final String RESOLVED_FAILED = "resolved_failed";
     /** Read as {@link #NOT_CHARGED} (no code writes it): an UNKNOWN payment failed past the provider's key window. */
     public static final String NO_CHARGE_AT_PROVIDER = "no_charge_at_provider";
 
@@ -107,6 +112,11 @@ public record Payment(
     public boolean nothingCharged() {
         return status == PaymentStatus.FAILED && providerPaymentId == null
                 && (NOT_CHARGED.equals(declineCode) || NO_CHARGE_AT_PROVIDER.equals(declineCode));
+    }
+
+    /** Failed on an operator's word alone: neither the provider's decline nor a proof of no charge. */
+    public boolean resolvedFailed() {
+        return status == PaymentStatus.FAILED && RESOLVED_FAILED.equals(declineCode);
     }
 
     /** The key a PSP sees for this payment's charge: derived from our id, never the client's key. */

@@ -344,14 +344,16 @@ class ResolutionTest extends AdminTestSupport {
         assertEquals(200, overridden.status(), overridden::toString);
         JsonNode payment = overridden.json().path("payment");
         assertEquals("failed", payment.path("status").asText());
-        assertEquals(AdminUseCase.RESOLVED_FAILED, payment.path("declineCode").asText(),
+        assertEquals(Payment.RESOLVED_FAILED, payment.path("declineCode").asText(),
                 "the operator's word, not a proof that nothing was charged");
         JsonNode move = overridden.json().path("history").get(2);
         assertMove(move, "unknown", "failed", "operator", OPERATOR);
         assertEquals("override: " + reason, move.path("reason").asText());
         assertTrue(stored(id).containsKey(Table.NEXT_CHECK_AT), "watched: still in the sweep index");
         ApiResponse replay = post(merchantKey, body(4200, "order_lagging_lookup"));
-        assertProblem(replay, 402, "payment-declined");
+        assertProblem(replay, 402, "payment-resolved-failed");
+        assertTrue(replay.json().path("detail").asText().contains("has not proven that nothing was charged"),
+                "neither a decline nor \"nothing was charged\": " + replay);
 
         // The lookups catch up: the sweep finds the charge, and a human hears of it.
         sim.setFaults(Faults.none());
@@ -406,7 +408,7 @@ class ResolutionTest extends AdminTestSupport {
                 "no-charge-unproven");
         ApiResponse overridden = resolve(watched, UUID.randomUUID().toString(), failed("provider has no charge", true));
         assertEquals(200, overridden.status(), overridden::toString);
-        assertEquals(AdminUseCase.RESOLVED_FAILED, overridden.json().path("payment").path("declineCode").asText());
+        assertEquals(Payment.RESOLVED_FAILED, overridden.json().path("payment").path("declineCode").asText());
 
         int chargesBefore = sim.chargeRequests();
         SweepSummary looked = sweepOnly(Set.of(watched));
