@@ -60,7 +60,7 @@ public final class Metrics {
      * ...); the causes of a 4xx are in the request's log line ({@code problemType}).
      */
     public static final String DIM_STATUS = "Status";
-    /** Dimension: a provider call's operation ({@code charge}, {@code lookup}). */
+    /** Dimension: a provider call's operation ({@code charge}, {@code lookup}, {@code cancel}). */
     public static final String DIM_OPERATION = "Operation";
     /** Dimension: a provider call's outcome ({@code ProviderOutcome} name, or {@code found}/{@code failed} for lookups). */
     public static final String DIM_OUTCOME = "Outcome";
