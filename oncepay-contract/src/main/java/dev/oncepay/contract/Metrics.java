@@ -79,6 +79,11 @@ public final class Metrics {
     public static final String PENDING_OLDEST_AGE = "PendingOldestAgeSeconds";
     /** Gauge (Count), emitted by each reconcile run from the whole attention index: payments in NEEDS_REVIEW. */
     public static final String NEEDS_REVIEW_BACKLOG = "NeedsReviewBacklog";
+    /**
+     * Gauge (Count), emitted by each reconcile run from the whole attention index: FAILED payments
+     * whose provider cancel is pending (a declined charge the customer could still complete).
+     */
+    public static final String CANCEL_PENDING_BACKLOG = "CancelPendingBacklog";
     /** Counter (Count): 1 per operator resolution applied (not per replay). */
     public static final String RESOLUTIONS = "Resolutions";
 }
