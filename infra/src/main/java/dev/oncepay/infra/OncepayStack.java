@@ -506,6 +506,11 @@ public class OncepayStack extends Stack {
                         .label("payments in review, or moved there")
                         .period(Duration.minutes(5))
                         .build(), 1, 1, 1);
+        // The charge run cancels a declined PaymentIntent at once and the sweep retries with backoff
+        // (1, 2, 4, 8 min): a cancel still pending in three 5-minute periods is not a passing hiccup.
+        alarms.add("CancelPendingAlarm", "A declined Stripe PaymentIntent has stayed open for 15 minutes: its cancel "
+                + "is not confirmed, so the shopper could still pay a payment oncepay answered failed",
+                custom(Metrics.CANCEL_PENDING_BACKLOG, "Maximum", 5), 1, 3, 3);
         alarms.add("BreakerOpenAlarm", "Provider calls are refused by an open circuit breaker",
                 custom(Metrics.BREAKER_OPEN, "Sum", 1), 1, 1, 1);
         alarms.add("BreakerStoreFailedAlarm", "A fleet breaker's own item in the table could not be read or written, so "

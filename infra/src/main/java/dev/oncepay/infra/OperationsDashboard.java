@@ -96,7 +96,8 @@ final class OperationsDashboard {
                                         .left(List.of(
                                                 metric(Metrics.UNKNOWN_BACKLOG, "Maximum", 1, "unknown"),
                                                 metric(Metrics.PENDING_BACKLOG, "Maximum", 1, "pending past the sweep threshold"),
-                                                metric(Metrics.NEEDS_REVIEW_BACKLOG, "Maximum", 1, "needs_review")))
+                                                metric(Metrics.NEEDS_REVIEW_BACKLOG, "Maximum", 1, "needs_review"),
+                                                metric(Metrics.CANCEL_PENDING_BACKLOG, "Maximum", 1, "failed, provider cancel pending")))
                                         .leftAnnotations(List.of(HorizontalAnnotation.builder()
                                                 .value(settings.alarmUnknownBacklog()).label("UnknownBacklogAlarm").build()))
                                         .width(HALF).height(HEIGHT).build(),

@@ -569,8 +569,9 @@ class OncepayStackTest {
             }
         }
         assertEquals(Map.of(Metrics.UNKNOWN_BACKLOG, "Maximum", Metrics.UNKNOWN_OLDEST_AGE, "Maximum",
-                Metrics.PENDING_OLDEST_AGE, "Maximum", Metrics.BREAKER_OPEN, "Sum", Metrics.BREAKER_STORE_FAILED, "Sum",
-                Metrics.RETRY_BUDGET_SPENT, "Sum", Metrics.PROVIDER_AT_CAPACITY, "Sum"), custom);
+                Metrics.PENDING_OLDEST_AGE, "Maximum", Metrics.CANCEL_PENDING_BACKLOG, "Maximum", Metrics.BREAKER_OPEN, "Sum",
+                Metrics.BREAKER_STORE_FAILED, "Sum", Metrics.RETRY_BUDGET_SPENT, "Sum", Metrics.PROVIDER_AT_CAPACITY, "Sum"),
+                custom);
 
         Map<String, Object> serverErrors = alarm("ServerErrorRateAlarm");
         Set<String> apiMetrics = new TreeSet<>();
@@ -619,7 +620,7 @@ class OncepayStackTest {
 
     static final List<String> ALARMS = List.of("ServerErrorRateAlarm", "UnknownBacklogAlarm", "UnknownOldestAgeAlarm",
             "NeedsReviewAlarm", "BreakerOpenAlarm", "BreakerStoreFailedAlarm", "RetryBudgetSpentAlarm",
-            "ProviderAtCapacityAlarm", "ReconcileDeadLettersAlarm", "PendingOldestAgeAlarm");
+            "ProviderAtCapacityAlarm", "ReconcileDeadLettersAlarm", "PendingOldestAgeAlarm", "CancelPendingAlarm");
 
     /** Each alarm's description ends with the link to its section of docs/runbook.md. */
     @Test
@@ -701,6 +702,25 @@ class OncepayStackTest {
         assertEquals("notBreaching", alarm.get("TreatMissingData"));
     }
 
+    /**
+     * A declined Stripe PaymentIntent whose cancel stays unconfirmed through three 5-minute periods
+     * (the sweep retried it at 1, 2, 4 and 8 minutes): the shopper could still pay it.
+     */
+    @Test
+    void cancelPendingAlarmsWhenACancelStaysUnconfirmedForFifteenMinutes() {
+        Map<String, Object> alarm = alarm("CancelPendingAlarm");
+        assertEquals(Metrics.NAMESPACE, alarm.get("Namespace"));
+        assertEquals(Metrics.CANCEL_PENDING_BACKLOG, alarm.get("MetricName"));
+        assertFalse(alarm.containsKey("Dimensions"));
+        assertEquals("Maximum", alarm.get("Statistic"));
+        assertEquals(300, alarm.get("Period"));
+        assertEquals(1, ((Number) alarm.get("Threshold")).intValue());
+        assertEquals("GreaterThanOrEqualToThreshold", alarm.get("ComparisonOperator"));
+        assertEquals(3, alarm.get("EvaluationPeriods"));
+        assertEquals(3, alarm.get("DatapointsToAlarm"));
+        assertEquals("notBreaching", alarm.get("TreatMissingData"));
+    }
+
     // --- The dashboard and the API's description ------------------------------------------
 
     /**
@@ -737,7 +757,8 @@ class OncepayStackTest {
             }
         }
         assertEquals(new TreeSet<>(Set.of(Metrics.NEEDS_REVIEW, Metrics.RESOLUTIONS, Metrics.UNKNOWN_BACKLOG,
-                Metrics.PENDING_BACKLOG, Metrics.NEEDS_REVIEW_BACKLOG, Metrics.UNKNOWN_OLDEST_AGE, Metrics.PENDING_OLDEST_AGE,
+                Metrics.PENDING_BACKLOG, Metrics.NEEDS_REVIEW_BACKLOG, Metrics.CANCEL_PENDING_BACKLOG,
+                Metrics.UNKNOWN_OLDEST_AGE, Metrics.PENDING_OLDEST_AGE,
                 Metrics.BREAKER_OPEN, Metrics.BREAKER_HALF_OPEN, Metrics.BREAKER_CLOSED, Metrics.BREAKER_REOPEN,
                 Metrics.BREAKER_STORE_FAILED, Metrics.PROVIDER_AT_CAPACITY, Metrics.RETRY_BUDGET_SPENT)), custom);
         assertEquals(new TreeSet<>(Set.of(

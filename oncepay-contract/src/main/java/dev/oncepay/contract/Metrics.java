@@ -60,7 +60,7 @@ public final class Metrics {
      * ...); the causes of a 4xx are in the request's log line ({@code problemType}).
      */
     public static final String DIM_STATUS = "Status";
-    /** Dimension: a provider call's operation ({@code charge}, {@code lookup}). */
+    /** Dimension: a provider call's operation ({@code charge}, {@code lookup}, {@code cancel}). */
     public static final String DIM_OPERATION = "Operation";
     /** Dimension: a provider call's outcome ({@code ProviderOutcome} name, or {@code found}/{@code failed} for lookups). */
     public static final String DIM_OUTCOME = "Outcome";
@@ -79,6 +79,11 @@ public final class Metrics {
     public static final String PENDING_OLDEST_AGE = "PendingOldestAgeSeconds";
     /** Gauge (Count), emitted by each reconcile run from the whole attention index: payments in NEEDS_REVIEW. */
     public static final String NEEDS_REVIEW_BACKLOG = "NeedsReviewBacklog";
+    /**
+     * Gauge (Count), emitted by each reconcile run from the whole attention index: FAILED payments
+     * whose provider cancel is pending (a declined charge the customer could still complete).
+     */
+    public static final String CANCEL_PENDING_BACKLOG = "CancelPendingBacklog";
     /** Counter (Count): 1 per operator resolution applied (not per replay). */
     public static final String RESOLUTIONS = "Resolutions";
 }

@@ -99,7 +99,11 @@ public class PaymentRepository {
                 .map(item -> new PaymentHistory(fromItem(item), history(item)));
     }
 
-    /** Statuses an operator may need to find: listed in the attention index while the payment has one. */
+    /**
+     * Statuses an operator may need to find: listed in the attention index while the payment has one.
+     * A FAILED payment is listed too while its provider cancel is pending (partition {@code FAILED#<shard>}),
+     * so the backlog gauges count it; the operator API does not list FAILED.
+     */
     public static final Set<PaymentStatus> NEEDS_ATTENTION = Set.of(PaymentStatus.PENDING, PaymentStatus.UNKNOWN,
             PaymentStatus.NEEDS_REVIEW);
 
@@ -226,7 +230,7 @@ public class PaymentRepository {
             remove.add("#next");
         }
         names.put("#attention", Table.ATTENTION_KEY);
-        if (NEEDS_ATTENTION.contains(t.to())) {
+        if (NEEDS_ATTENTION.contains(t.to()) || t.cancelPending()) {
             set.append(", #attention = :attention");
             values.put(":attention", Attr.s(attentionKey(t.to(), paymentId)));
         } else {
@@ -255,13 +259,14 @@ public class PaymentRepository {
 
     /**
      * Ends the cancel pending of a FAILED payment: the provider confirmed its charge canceled. The
-     * payment leaves the sweep index; its status and {@code updatedAt} stay (a replay renders the
+     * payment leaves the sweep and attention indexes; its status and {@code updatedAt} stay (a replay renders the
      * same bytes), its history records the cancel. {@code false} if no cancel is pending any more
      * (confirmed by someone else, or the payment moved to review).
      */
     public boolean confirmCancel(String paymentId, String providerPaymentId, Actor by, String reason, Instant now) {
         Map<String, String> names = Map.of("#status", Table.STATUS, "#cancel", Table.PROVIDER_CANCEL,
-                "#history", Table.HISTORY, "#shard", Table.SWEEP_SHARD, "#next", Table.NEXT_CHECK_AT);
+                "#history", Table.HISTORY, "#shard", Table.SWEEP_SHARD, "#next", Table.NEXT_CHECK_AT,
+                "#attention", Table.ATTENTION_KEY);
         Map<String, AttributeValue> values = Map.of(":failed", Attr.s(PaymentStatus.FAILED.name()),
                 ":pending", Attr.s(Table.PROVIDER_CANCEL_PENDING), ":done", Attr.s(Table.PROVIDER_CANCEL_DONE),
                 ":noHistory", AttributeValue.fromL(List.of()), ":entry", AttributeValue.fromL(List.of(entry(new HistoryEntry(now, PaymentStatus.FAILED,
@@ -269,7 +274,7 @@ public class PaymentRepository {
         try {
             dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk(paymentId)))
                     .updateExpression("SET #cancel = :done, #history = list_append(if_not_exists(#history, :noHistory), :entry)"
-                            + " REMOVE #shard, #next")
+                            + " REMOVE #shard, #next, #attention")
                     .conditionExpression("#status = :failed AND #cancel = :pending")
                     .expressionAttributeNames(names).expressionAttributeValues(values));
             return true;

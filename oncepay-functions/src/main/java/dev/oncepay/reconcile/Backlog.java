@@ -15,12 +15,12 @@ import software.amazon.awssdk.core.exception.SdkException;
 /**
  * The backlog gauges, read from the whole attention index ({@link PaymentRepository#attentionCount}) rather
  * than from the payments one sweep happens to find due: how many payments wait in UNKNOWN, in
- * PENDING past the sweep's first look, and in NEEDS_REVIEW, and how old the oldest UNKNOWN and
- * stuck PENDING one is.
+ * PENDING past the sweep's first look, in NEEDS_REVIEW, and in FAILED with their provider cancel
+ * pending, and how old the oldest UNKNOWN and stuck PENDING one is.
  *
  * <p>Per shard and status: the oldest entry (one Query, ascending, {@code Limit 1}) and, only if
- * there is one, the count ({@code Select=COUNT}, paged); NEEDS_REVIEW only its count. An empty
- * index costs three queries per shard. Eventually consistent, like every GSI read: a gauge, not a ledger.
+ * there is one, the count ({@code Select=COUNT}, paged); NEEDS_REVIEW and cancel pending only their
+ * count. An empty index costs four queries per shard. Eventually consistent, like every GSI read: a gauge, not a ledger.
  */
 @ApplicationScoped
 public class Backlog {
@@ -44,7 +44,7 @@ public class Backlog {
     }
 
     /**
-     * Reads the index and emits the five gauges. A failed read emits none (a missing point, which
+     * Reads the index and emits the six gauges. A failed read emits none (a missing point, which
      * the alarms treat as missing, rather than a zero that would clear them) and leaves the sweep alone.
      */
     public void emit() {
@@ -53,11 +53,14 @@ public class Backlog {
             Reading unknown = read(PaymentStatus.UNKNOWN, null, true);
             Reading pending = read(PaymentStatus.PENDING, now.minus(payments.firstSweepDelay()), true);
             Reading review = read(PaymentStatus.NEEDS_REVIEW, null, false);
+            // FAILED payments are in the index only while their provider cancel is pending.
+            Reading cancelPending = read(PaymentStatus.FAILED, null, false);
             metrics.gauge(Metrics.UNKNOWN_BACKLOG, unknown.count(), "Count");
             metrics.gauge(Metrics.UNKNOWN_OLDEST_AGE, unknown.ageAt(now).toSeconds(), "Seconds");
             metrics.gauge(Metrics.PENDING_BACKLOG, pending.count(), "Count");
             metrics.gauge(Metrics.PENDING_OLDEST_AGE, pending.ageAt(now).toSeconds(), "Seconds");
             metrics.gauge(Metrics.NEEDS_REVIEW_BACKLOG, review.count(), "Count");
+            metrics.gauge(Metrics.CANCEL_PENDING_BACKLOG, cancelPending.count(), "Count");
         } catch (SdkException e) {
             LOG.warnf("backlog gauges not emitted: the attention index could not be read: %s: %s",
                     e.getClass().getSimpleName(), e.getMessage());

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.oncepay.sim.Faults;
 import dev.oncepay.testkit.HttpApiEvents;
-import dev.oncepay.testing.LambdaClient;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
 import dev.oncepay.testing.TestEnvironment;
 import io.quarkus.test.common.TestResourceScope;
@@ -15,7 +14,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -50,22 +48,6 @@ class ConcurrentChargeTest extends ChargeTestSupport {
         assertEquals(201, after.status());
         assertEquals(successes.get(0).body(), after.body());
         assertEquals(1, sim.ledger().size());
-    }
-
-    @Test
-    void thirtyIdenticalEventsPostedAtOnceToTheLambdaRuntimeChargeOnce() {
-        String key = newKey();
-        String body = body(700, "EUR", "order_queue");
-        List<CompletableFuture<ApiResponse>> calls = new ArrayList<>();
-        for (int i = 0; i < REQUESTS; i++) {
-            calls.add(CompletableFuture.supplyAsync(() -> LambdaClient.call(HttpApiEvents.postPayment(tenant, key, body))));
-        }
-        List<ApiResponse> answers = calls.stream().map(CompletableFuture::join).toList();
-
-        assertEquals(1, sim.ledger().size());
-        assertEquals(Map.of(201, (long) REQUESTS), answers.stream()
-                .collect(Collectors.groupingBy(ApiResponse::status, Collectors.counting())));
-        assertEquals(1, answers.stream().map(ApiResponse::body).distinct().count());
     }
 
     @Test

@@ -26,6 +26,7 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
+import java.util.OptionalLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -33,7 +34,8 @@ import org.junit.jupiter.api.Test;
 /**
  * The sweep's backlog gauges count the whole attention index, not the payments one sweep finds
  * due: more UNKNOWN payments than a batch, PENDING payments only once the sweep would look at them
- * (twice the charge lease after creation), and NEEDS_REVIEW payments, which no sweep looks at.
+ * (twice the charge lease after creation), NEEDS_REVIEW payments, which no sweep looks at, and
+ * FAILED payments whose provider cancel is pending until the provider confirms it.
  */
 @QuarkusTest
 @TestProfile(ReconcileProfile.class)
@@ -76,6 +78,12 @@ class BacklogGaugeTest {
         for (int i = 0; i < 2; i++) {
             inReview(fx.unknownPayment(3000 + i, AtProvider.NOTHING));
         }
+        Payment canceled = failedCancelPending(fx.pendingPayment(5000, AtProvider.NOTHING, Duration.ZERO));
+        for (int i = 1; i < 3; i++) {
+            failedCancelPending(fx.pendingPayment(5000 + i, AtProvider.NOTHING, Duration.ZERO));
+        }
+        assertTrue(payments.confirmCancel(canceled.id(), canceled.providerPaymentId(), Actor.SWEEP, "canceled (test)",
+                clock.instant()));
         clock.advance(LATER);
         for (int i = 0; i < 4; i++) {
             fx.pendingPayment(4000 + i, AtProvider.NOTHING, Duration.ofHours(1)); // young: its charge run may still answer
@@ -88,6 +96,8 @@ class BacklogGaugeTest {
         assertEquals(unknown, metrics.lastGauge(Metrics.UNKNOWN_BACKLOG), "every UNKNOWN payment, due or not, in any shard");
         assertEquals(3.0, metrics.lastGauge(Metrics.PENDING_BACKLOG), "only PENDING payments the sweep would look at");
         assertEquals(2.0, metrics.lastGauge(Metrics.NEEDS_REVIEW_BACKLOG));
+        assertEquals(2.0, metrics.lastGauge(Metrics.CANCEL_PENDING_BACKLOG),
+                "FAILED payments whose cancel is pending, not one whose cancel the provider confirmed");
         long age = Duration.between(start, clock.instant()).toSeconds();
         assertInRange(LATER.toSeconds(), age, metrics.lastGauge(Metrics.UNKNOWN_OLDEST_AGE));
         assertInRange(LATER.toSeconds(), age, metrics.lastGauge(Metrics.PENDING_OLDEST_AGE));
@@ -109,6 +119,7 @@ class BacklogGaugeTest {
         assertEquals(0.0, metrics.lastGauge(Metrics.PENDING_BACKLOG));
         assertEquals(0.0, metrics.lastGauge(Metrics.PENDING_OLDEST_AGE));
         assertEquals(0.0, metrics.lastGauge(Metrics.NEEDS_REVIEW_BACKLOG));
+        assertEquals(0.0, metrics.lastGauge(Metrics.CANCEL_PENDING_BACKLOG));
     }
 
     @Test
@@ -122,7 +133,7 @@ class BacklogGaugeTest {
         assertEquals(1, sweep.settled().succeeded(), sweep::toString);
         assertEquals(PaymentStatus.SUCCEEDED, fx.state(payment.id()).payment().status());
         for (String gauge : new String[] {Metrics.UNKNOWN_BACKLOG, Metrics.UNKNOWN_OLDEST_AGE, Metrics.PENDING_BACKLOG,
-                Metrics.PENDING_OLDEST_AGE, Metrics.NEEDS_REVIEW_BACKLOG}) {
+                Metrics.PENDING_OLDEST_AGE, Metrics.NEEDS_REVIEW_BACKLOG, Metrics.CANCEL_PENDING_BACKLOG}) {
             assertNull(metrics.lastGauge(gauge), gauge + ": a missing point leaves an alarm as it was; a zero would clear it");
         }
     }
@@ -131,6 +142,18 @@ class BacklogGaugeTest {
         Instant now = clock.instant();
         assertTrue(payments.apply(unknown.id(), Transition.toReview(PaymentStatus.UNKNOWN, null,
                 "conflicting facts (test)", ReviewReason.CONFLICTING_FACTS), Actor.SWEEP, now));
+    }
+
+    /**
+     * Records {@code pending} as declined with its provider charge still open (cancel pending), the
+     * sweep's cancel not due within the test.
+     */
+    private Payment failedCancelPending(Payment pending) {
+        Instant now = clock.instant();
+        String charge = "pi_test_" + pending.id();
+        assertTrue(payments.apply(pending.id(), Transition.failedCancelPending(PaymentStatus.PENDING, charge,
+                "card_declined", "declined (test)", now.plus(Duration.ofHours(1)), OptionalLong.empty()), Actor.SWEEP, now));
+        return payments.find(pending.id()).orElseThrow();
     }
 
     private static void assertInRange(long low, long high, Double value) {

@@ -246,10 +246,13 @@ public class ReconcileFixture {
         return item.containsKey(Table.SWEEP_SHARD) || item.containsKey(Table.NEXT_CHECK_AT);
     }
 
-    /** Removes every payment other tests left in the attention index (those in review), so gauges count only a test's own. */
+    /**
+     * Removes every payment other tests left in the attention index (those in review, and FAILED ones
+     * with a cancel pending), so gauges count only a test's own.
+     */
     private void emptyAttentionIndex() {
         DynamoDbClient dynamo = TestEnvironment.dynamo();
-        for (PaymentStatus status : PaymentRepository.NEEDS_ATTENTION) {
+        for (PaymentStatus status : PaymentStatus.values()) {
             for (int shard = 0; shard < payments.sweepShards(); shard++) {
                 String partition = status.name() + "#" + shard;
                 dynamo.queryPaginator(b -> b.tableName(TestEnvironment.TABLE).indexName(Table.ATTENTION_INDEX)

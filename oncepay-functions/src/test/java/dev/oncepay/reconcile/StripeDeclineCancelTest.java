@@ -10,12 +10,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.charge.ChargePhase;
 import dev.oncepay.contract.Attr;
+import dev.oncepay.contract.Metrics;
 import dev.oncepay.contract.Table;
 import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.sim.LedgerEntry;
 import dev.oncepay.testing.DirectInvoker;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
 import dev.oncepay.testing.PhaseHooks;
+import dev.oncepay.testing.RecordingMetrics;
 import dev.oncepay.testing.StoredItems;
 import dev.oncepay.testing.TestClock;
 import dev.oncepay.testing.TestEnvironment;
@@ -42,9 +44,10 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A declined Stripe PaymentIntent stays confirmable with its client secret: the charge function
- * cancels it when it records FAILED, the reconcile Lambda cancels it again until Stripe confirms,
- * and a shopper who paid it first puts the payment in review, which the answer says. The
- * shopper's browser is real HTTP to the simulator's {@code /confirm}, with a publishable key.
+ * cancels it when it records FAILED, the reconcile Lambda cancels it again until Stripe confirms
+ * (counted meanwhile by the sweep's {@code CancelPendingBacklog} gauge), and a shopper who paid
+ * it first puts the payment in review, which the answer says. The shopper's browser is real HTTP
+ * to the simulator's {@code /confirm}, with a publishable key.
  */
 @QuarkusTest
 @TestProfile(ReconcileProfile.class)
@@ -65,6 +68,8 @@ class StripeDeclineCancelTest {
     TestClock clock;
     @Inject
     PhaseHooks chargeHooks;
+    @Inject
+    RecordingMetrics metrics;
 
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
@@ -139,9 +144,11 @@ class StripeDeclineCancelTest {
         fx.sweep();
         assertEquals("requires_payment_method", intent(intent).get("status").asText());
         assertNotNull(fx.state(id).nextCheckAt(), "still pending after a second failed cancel");
+        assertEquals(1.0, metrics.lastGauge(Metrics.CANCEL_PENDING_BACKLOG), "the sweep's gauge counts the open cancel");
 
         clock.advance(NEXT_CHECK);
         fx.sweep();
+        assertEquals(0.0, metrics.lastGauge(Metrics.CANCEL_PENDING_BACKLOG), "confirmed: no longer counted");
         assertEquals("canceled", intent(intent).get("status").asText());
         assertEquals(PaymentStatus.FAILED, fx.state(id).payment().status());
         assertNull(fx.state(id).nextCheckAt(), "canceled: out of the sweep");

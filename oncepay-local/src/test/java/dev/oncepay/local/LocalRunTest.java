@@ -23,8 +23,15 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -46,6 +53,10 @@ import org.junit.jupiter.api.Timeout;
 class LocalRunTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Duration READY_WITHIN = Duration.ofSeconds(150);
+    /** Identical requests in the one-key race. */
+    private static final int RACERS = 30;
+    /** How long the provider takes per charge during the race: the winner's charge stays in flight meanwhile. */
+    private static final Duration RACE_PROVIDER_LATENCY = Duration.ofSeconds(2);
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @Test
@@ -121,13 +132,14 @@ class LocalRunTest {
             assertEquals("true", replay.headers().firstValue("Idempotent-Replayed").orElse(null));
             assertEquals(first.body(), replay.body(), "the replay is the stored answer, byte for byte");
 
+            String sim = "http://127.0.0.1:" + simPort;
+            oneKeyRacedAcrossTheChargeSandboxes(api, sim);
+
             // The documented DynamoDB port is the store fault proxy's: an outage set there reaches the
             // functions (503 store-unavailable before any provider call, nothing charged), and a reset
             // heals the store.
             String store = "http://127.0.0.1:" + storePort;
-            String sim = "http://127.0.0.1:" + simPort;
-            int charges = JSON.readTree(send(HttpRequest.newBuilder(URI.create(sim + "/_sim/ledger")).GET()).body())
-                    .get("charges").size();
+            int charges = ledger(sim).size();
             HttpResponse<String> down = send(HttpRequest.newBuilder(URI.create(store + "/_store/faults"))
                     .POST(HttpRequest.BodyPublishers.ofString("{\"outage\":true}")));
             assertEquals(200, down.statusCode(), down.body());
@@ -138,8 +150,7 @@ class LocalRunTest {
             assertTrue(JSON.readTree(duringOutage.body()).get("type").asText().endsWith("/store-unavailable"),
                     duringOutage.body());
             assertTrue(duringOutage.headers().firstValue("Retry-After").isPresent());
-            assertEquals(charges, JSON.readTree(send(HttpRequest.newBuilder(URI.create(sim + "/_sim/ledger")).GET())
-                    .body()).get("charges").size(), "nothing charged while the store is down");
+            assertEquals(charges, ledger(sim).size(), "nothing charged while the store is down");
             HttpResponse<String> healed = send(HttpRequest.newBuilder(URI.create(store + "/_store/reset"))
                     .POST(HttpRequest.BodyPublishers.noBody()));
             assertEquals(200, healed.statusCode(), healed.body());
@@ -211,6 +222,132 @@ class LocalRunTest {
                 run.destroyForcibly();
             }
         }
+    }
+
+    /**
+     * 30 identical {@code POST /payments} with one key, released at one instant from 30 client
+     * threads while the provider takes {@link #RACE_PROVIDER_LATENCY} per charge, so the winner's
+     * charge is still in flight while the others arrive at both charge sandboxes. One conditional
+     * claim decides: exactly one charge reaches the provider; every other request meets the key in
+     * flight ({@code 409} with {@code Retry-After}, then honoured until the answer is stored) or
+     * replays it; every client ends with the same payment. A sandbox runs one invocation at a time,
+     * so a {@code 409} answered during the winner's charge came from another sandbox than the winner's.
+     */
+    private void oneKeyRacedAcrossTheChargeSandboxes(String api, String sim) throws Exception {
+        String key = "local-run-test-race";
+        String body = "{\"amount\":700,\"currency\":\"EUR\",\"reference\":\"order_race\"}";
+        HttpClient racers = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(5)).build();
+        int chargesBefore = ledger(sim).size();
+        int chargeRequestsBefore = chargeRequests(sim);
+        Map<String, Integer> invocationsBefore = chargeInvocations(api);
+        HttpResponse<String> slow = send(HttpRequest.newBuilder(URI.create(sim + "/_sim/faults")).POST(
+                HttpRequest.BodyPublishers.ofString("{\"latencyMs\":" + RACE_PROVIDER_LATENCY.toMillis() + "}")));
+        assertEquals(200, slow.statusCode(), slow.body());
+
+        List<List<HttpResponse<String>>> answers = new ArrayList<>();
+        ExecutorService clients = Executors.newFixedThreadPool(RACERS);
+        try {
+            CountDownLatch ready = new CountDownLatch(RACERS);
+            CountDownLatch release = new CountDownLatch(1);
+            List<Future<List<HttpResponse<String>>>> calls = new ArrayList<>();
+            for (int i = 0; i < RACERS; i++) {
+                calls.add(clients.submit(() -> {
+                    HttpRequest request = payment(api, key, body).timeout(Duration.ofSeconds(60)).build();
+                    ready.countDown();
+                    release.await();
+                    return untilAnswered(racers, request);
+                }));
+            }
+            assertTrue(ready.await(10, TimeUnit.SECONDS), "every client thread waits for the release");
+            release.countDown();
+            for (Future<List<HttpResponse<String>>> call : calls) {
+                answers.add(call.get(90, TimeUnit.SECONDS));
+            }
+        } finally {
+            clients.shutdownNow();
+            send(HttpRequest.newBuilder(URI.create(sim + "/_sim/faults"))
+                    .POST(HttpRequest.BodyPublishers.ofString("{\"latencyMs\":0}")));
+        }
+        Map<String, Integer> invocationsAfter = chargeInvocations(api);
+
+        List<HttpResponse<String>> firsts = answers.stream().map(a -> a.get(0)).toList();
+        List<HttpResponse<String>> lasts = answers.stream().map(a -> a.get(a.size() - 1)).toList();
+        List<HttpResponse<String>> originals = firsts.stream()
+                .filter(a -> a.statusCode() == 201 && a.headers().firstValue("Idempotent-Replayed").isEmpty()).toList();
+        assertEquals(1, originals.size(), "exactly one request ran the charge: " + statuses(firsts));
+        String id = JSON.readTree(originals.get(0).body()).get("id").asText();
+        JsonNode ledger = ledger(sim);
+        List<JsonNode> newCharges = IntStream.range(chargesBefore, ledger.size()).mapToObj(ledger::get).toList();
+        assertEquals(1, newCharges.size(), "one charge executed at the provider for 30 identical requests: " + newCharges);
+        assertEquals(id, newCharges.get(0).get("reference").asText(), "the charge is the winner's payment");
+        assertEquals(1, chargeRequests(sim) - chargeRequestsBefore, "one charge request reached the provider");
+
+        for (HttpResponse<String> a : firsts) {
+            if (a.statusCode() == 409) {
+                assertTrue(JSON.readTree(a.body()).get("type").asText().endsWith("/request-in-flight"), a.body());
+                assertTrue(a.headers().firstValue("Retry-After").isPresent(), "a 409 says when to retry");
+            } else {
+                assertEquals(201, a.statusCode(), "a racer is answered 201 or 409: " + a.body());
+            }
+        }
+        assertTrue(firsts.stream().anyMatch(a -> a.statusCode() == 409),
+                "the requests overlapped the charge in flight: " + statuses(firsts));
+        for (HttpResponse<String> a : lasts) {
+            assertEquals(201, a.statusCode(), a.body());
+            assertEquals(id, JSON.readTree(a.body()).get("id").asText(), "every client ends with the same payment");
+            assertEquals(originals.get(0).body(), a.body(), "replays are the stored answer, byte for byte");
+        }
+
+        int requests = answers.stream().mapToInt(List::size).sum();
+        Map<String, Integer> ran = new TreeMap<>();
+        invocationsAfter.forEach((sandbox, n) -> ran.put(sandbox, n - invocationsBefore.getOrDefault(sandbox, 0)));
+        assertEquals(requests, ran.values().stream().mapToInt(Integer::intValue).sum(),
+                "every request was one charge invocation: " + ran);
+        assertEquals(2, ran.values().stream().filter(n -> n > 0).count(),
+                "both charge sandboxes answered some of the race: " + ran);
+        System.out.printf(Locale.ROOT, "LocalRunTest race: first answers %s, %d requests in all, invocations by sandbox %s%n",
+                statuses(firsts), requests, ran);
+    }
+
+    /** Sends {@code request}, and again after each {@code 409}'s {@code Retry-After}: every answer, the last one stored. */
+    private static List<HttpResponse<String>> untilAnswered(HttpClient client, HttpRequest request) throws Exception {
+        List<HttpResponse<String>> answers = new ArrayList<>();
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (true) {
+            HttpResponse<String> answer = client.send(request, HttpResponse.BodyHandlers.ofString());
+            answers.add(answer);
+            if (answer.statusCode() != 409 || System.nanoTime() > deadline) {
+                return answers;
+            }
+            Thread.sleep(Duration.ofSeconds(Long.parseLong(answer.headers().firstValue("Retry-After").orElse("1"))).toMillis());
+        }
+    }
+
+    private static Map<Integer, Long> statuses(List<HttpResponse<String>> answers) {
+        return answers.stream().collect(Collectors.groupingBy(HttpResponse::statusCode, TreeMap::new, Collectors.counting()));
+    }
+
+    /** The simulator's ledger: every charge it executed, oldest first. */
+    private JsonNode ledger(String sim) throws Exception {
+        return JSON.readTree(send(HttpRequest.newBuilder(URI.create(sim + "/_sim/ledger")).GET()).body()).get("charges");
+    }
+
+    private int chargeRequests(String sim) throws Exception {
+        return JSON.readTree(send(HttpRequest.newBuilder(URI.create(sim + "/_sim/stats")).GET()).body())
+                .get("chargeRequests").asInt();
+    }
+
+    /** Invocations each charge sandbox ran so far, by {@code charge#<slot>}, from {@code GET /_local/sandboxes}. */
+    private Map<String, Integer> chargeInvocations(String api) throws Exception {
+        Map<String, Integer> bySandbox = new TreeMap<>();
+        for (JsonNode s : JSON.readTree(send(HttpRequest.newBuilder(URI.create(api + "/_local/sandboxes")).GET()).body())
+                .get("sandboxes")) {
+            if (s.get("function").asText().equals("charge")) {
+                bySandbox.put("charge#" + s.get("slot").asInt(), s.get("invocations").asInt());
+            }
+        }
+        return bySandbox;
     }
 
     private static void awaitLine(List<String> output, String fragment, Duration within) throws InterruptedException {

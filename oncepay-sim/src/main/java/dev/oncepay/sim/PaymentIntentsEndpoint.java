@@ -165,6 +165,7 @@ final class PaymentIntentsEndpoint extends JsonHandler {
      * as on every POST oncepay makes.
      */
     private void cancel(HttpExchange exchange, String id) throws IOException, InterruptedException {
+        counters.stripeCancels.incrementAndGet();
         String raw = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
         authorize(exchange);
         StripeScriptedError scripted = provider.nextScriptedCancelError();
@@ -200,6 +201,7 @@ final class PaymentIntentsEndpoint extends JsonHandler {
      * merchant's server with its secret key. Not subject to faults: the customer's side.
      */
     private void confirm(HttpExchange exchange, String id) throws IOException {
+        counters.stripeConfirms.incrementAndGet();
         String raw = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
         String authorization = exchange.getRequestHeaders().getFirst("Authorization");
         boolean publishable = authorization != null && authorization.startsWith("Bearer pk_test_")

@@ -23,6 +23,10 @@ final class RequestCounters {
     final AtomicInteger stripeCharges = new AtomicInteger();
     /** {@code GET /v1/payment_intents/{id}} and {@code /search}. */
     final AtomicInteger stripeLookups = new AtomicInteger();
+    /** {@code POST /v1/payment_intents/{id}/cancel}. */
+    final AtomicInteger stripeCancels = new AtomicInteger();
+    /** {@code POST /v1/payment_intents/{id}/confirm}: the customer's (or a server's) confirmation after the create. */
+    final AtomicInteger stripeConfirms = new AtomicInteger();
     final List<Instant> chargeArrivals = new CopyOnWriteArrayList<>();
     /** Answers for the next charge requests, in order, before any other fault. */
     final Queue<ScriptedAnswer> scriptedAnswers = new ConcurrentLinkedQueue<>();
@@ -42,6 +46,8 @@ final class RequestCounters {
         genericLookups.set(0);
         stripeCharges.set(0);
         stripeLookups.set(0);
+        stripeCancels.set(0);
+        stripeConfirms.set(0);
         chargeArrivals.clear();
         scriptedAnswers.clear();
     }
@@ -49,23 +55,30 @@ final class RequestCounters {
     /**
      * {@code GET /_sim/stats}: the totals over both APIs, and each API's own counts under its
      * provider id ({@code sim} = {@code /v1/charges}, {@code stripe} = {@code /v1/payment_intents}).
+     * Cancels and confirms exist only in the Stripe API, so only its part and the totals count them.
      */
     ObjectNode toJson(ObjectMapper json) {
         int genericChargeCount = genericCharges.get();
         int genericLookupCount = genericLookups.get();
         int stripeChargeCount = stripeCharges.get();
         int stripeLookupCount = stripeLookups.get();
+        int stripeCancelCount = stripeCancels.get();
+        int stripeConfirmCount = stripeConfirms.get();
         ObjectNode root = json.createObjectNode();
         // The totals are the sum of the parts read here, so one answer always adds up.
         root.put("chargeRequests", genericChargeCount + stripeChargeCount);
         root.put("lookupRequests", genericLookupCount + stripeLookupCount);
+        root.put("cancelRequests", stripeCancelCount);
+        root.put("confirmRequests", stripeConfirmCount);
         ObjectNode providers = root.putObject("providers");
         providers.putObject(WebhookTarget.DEFAULT_PROVIDER_ID)
                 .put("chargeRequests", genericChargeCount)
                 .put("lookupRequests", genericLookupCount);
         providers.putObject(StripeMode.PROVIDER_ID)
                 .put("chargeRequests", stripeChargeCount)
-                .put("lookupRequests", stripeLookupCount);
+                .put("lookupRequests", stripeLookupCount)
+                .put("cancelRequests", stripeCancelCount)
+                .put("confirmRequests", stripeConfirmCount);
         return root;
     }
 }

@@ -419,16 +419,16 @@ class PspSimulatorTest {
 
         assertEquals(200, stats.statusCode());
         assertEquals(JSON.readTree("""
-                {"chargeRequests":5,"lookupRequests":2,
+                {"chargeRequests":5,"lookupRequests":2,"cancelRequests":0,"confirmRequests":0,
                  "providers":{"sim":{"chargeRequests":5,"lookupRequests":2},
-                              "stripe":{"chargeRequests":0,"lookupRequests":0}}}"""), JSON.readTree(stats.body()));
+                              "stripe":{"chargeRequests":0,"lookupRequests":0,"cancelRequests":0,"confirmRequests":0}}}"""), JSON.readTree(stats.body()));
         assertEquals(5, sim.chargeRequests());
         assertEquals(405, post("/_sim/stats", "").statusCode());
         assertEquals(200, post("/_sim/reset", "").statusCode());
         assertEquals(JSON.readTree("""
-                {"chargeRequests":0,"lookupRequests":0,
+                {"chargeRequests":0,"lookupRequests":0,"cancelRequests":0,"confirmRequests":0,
                  "providers":{"sim":{"chargeRequests":0,"lookupRequests":0},
-                              "stripe":{"chargeRequests":0,"lookupRequests":0}}}"""),
+                              "stripe":{"chargeRequests":0,"lookupRequests":0,"cancelRequests":0,"confirmRequests":0}}}"""),
                 JSON.readTree(get("/_sim/stats").body()));
     }
 

@@ -566,9 +566,40 @@ class StripeSimulatorTest {
         JsonNode stats = JSON.readTree(get("/_sim/stats").body());
 
         assertEquals(JSON.readTree("""
-                {"chargeRequests":4,"lookupRequests":2,
+                {"chargeRequests":4,"lookupRequests":2,"cancelRequests":0,"confirmRequests":0,
                  "providers":{"sim":{"chargeRequests":1,"lookupRequests":0},
-                              "stripe":{"chargeRequests":3,"lookupRequests":2}}}"""), stats);
+                              "stripe":{"chargeRequests":3,"lookupRequests":2,"cancelRequests":0,"confirmRequests":0}}}"""),
+                stats);
+    }
+
+    @Test
+    void statsCountCancelsAndConfirmsRefusedOnesIncludedUntilReset() throws Exception {
+        JsonNode declined = JSON.readTree(create("key-1", FORM.replace("pm_card_visa", "pm_card_chargeDeclined")).body())
+                .get("error").get("payment_intent");
+        String id = declined.get("id").asText();
+        String secret = declined.get("client_secret").asText();
+        assertEquals(400, confirmInBrowser(id, id + "_secret_other", "pm_card_visa").statusCode()); // wrong secret
+        assertEquals(402, confirmInBrowser(id, secret, "pm_card_chargeDeclined").statusCode());
+        post("/_sim/faults", "{\"outage\":true}");
+        assertEquals(503, cancel("cancel-1", id, "").statusCode()); // refused by the outage: counted
+        post("/_sim/faults", "{\"outage\":false}");
+        assertEquals(200, cancel("cancel-1", id, "").statusCode());
+        assertEquals(200, cancel("cancel-1", id, "").statusCode()); // a replay is a request too
+        assertEquals(400, confirmInBrowser(id, secret, "pm_card_visa").statusCode()); // canceled: refused, counted
+        assertEquals(405, get("/v1/payment_intents/" + id + "/cancel").statusCode()); // no such endpoint: not counted
+
+        JsonNode stats = JSON.readTree(get("/_sim/stats").body());
+
+        assertEquals(JSON.readTree("""
+                {"chargeRequests":1,"lookupRequests":0,"cancelRequests":3,"confirmRequests":3,
+                 "providers":{"sim":{"chargeRequests":0,"lookupRequests":0},
+                              "stripe":{"chargeRequests":1,"lookupRequests":0,"cancelRequests":3,"confirmRequests":3}}}"""),
+                stats);
+        assertEquals(200, post("/_sim/reset", "").statusCode());
+        JsonNode reset = JSON.readTree(get("/_sim/stats").body());
+        assertEquals(0, reset.get("cancelRequests").asInt(), reset::toString);
+        assertEquals(0, reset.get("confirmRequests").asInt(), reset::toString);
+        assertEquals(0, reset.get("providers").get("stripe").get("cancelRequests").asInt(), reset::toString);
     }
 
     @Test
