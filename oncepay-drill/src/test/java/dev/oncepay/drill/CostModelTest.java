@@ -90,10 +90,10 @@ class CostModelTest {
         assertEquals(6.66668, e.perMillionColdStarts().of(Service.LAMBDA_DURATION), CENT_FRACTION);
         assertEquals(5.00, e.perMillionColdStarts().of(Service.SECRETS_MANAGER), CENT_FRACTION);
         // 43 800 sweeps a month: requests 43 800 x $0.20 per M; 0.050 s x 1 GB each x $0.0000166667;
-        // 16 empty index queries x 0.5 RRU each x $0.125 per M
+        // 20 empty index queries x 0.5 RRU each x $0.125 per M
         assertEquals(0.00876, e.sweepsPerMonth().of(Service.LAMBDA_REQUESTS), CENT_FRACTION);
         assertEquals(2190 * 0.0000166667, e.sweepsPerMonth().of(Service.LAMBDA_DURATION), CENT_FRACTION);
-        assertEquals(43_800 * 8 / 1e6 * 0.125, e.sweepsPerMonth().of(Service.DYNAMODB_READS), CENT_FRACTION);
+        assertEquals(43_800 * 10 / 1e6 * 0.125, e.sweepsPerMonth().of(Service.DYNAMODB_READS), CENT_FRACTION);
         // 30 metrics x $0.30 + 12 alarm metrics x $0.10 + 1 dashboard x $3 + 2 secrets x $0.40
         assertEquals(14.00, e.fixedPerMonth(), CENT_FRACTION);
         // 1 000 bytes x 1 M kept = 1e9 / 2^30 GB x ($0.25 storage + $0.20 point-in-time recovery)
