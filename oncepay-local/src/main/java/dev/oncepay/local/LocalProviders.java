@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.oncepay.contract.DeploymentSettings;
 import dev.oncepay.sim.StripeMode;
-import dev.oncepay.sim.WebhookTarget;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -18,7 +17,8 @@ import java.util.TreeSet;
  * account per other provider that some tenant is charged through, named after that provider
  * ({@code oncepay.provider.accounts.<provider>.*}, {@code oncepay.provider.tenants.<tenant>}), all on
  * the simulator unless {@code --provider-url} says otherwise. As {@code infra/} deploys them:
- * routing and API keys go to charge and reconcile only, webhook signing secrets to webhook only.
+ * routing and API keys go to charge and reconcile only, each account's webhook signing secret
+ * ({@code oncepay.webhook.secrets.<provider>.<account>}) to webhook only.
  */
 final class LocalProviders {
     /** The simulator's generic API takes any key. */
@@ -40,9 +40,13 @@ final class LocalProviders {
         env.put(DeploymentSettings.ENV_PROVIDER_ID, options.provider());
         env.put(DeploymentSettings.ENV_PROVIDER_URL, providerUrl);
         if (function.equals(DeploymentSettings.FUNCTION_WEBHOOK)) {
-            // The internet-facing function reads webhook signing secrets only, never an API key.
-            env.put(webhookSecretsVariable(WebhookTarget.DEFAULT_PROVIDER_ID), options.webhookSecret());
-            env.put(webhookSecretsVariable(StripeMode.PROVIDER_ID), options.stripeWebhookSecret());
+            // The internet-facing function reads webhook signing secrets only, never an API key: each
+            // account's own, so an event moves only the payments of the account whose secret signed it.
+            env.put(webhookSecretsVariable(options.provider(), DeploymentSettings.DEFAULT_ACCOUNT),
+                    webhookSecret(options.provider(), options));
+            for (String account : otherAccounts(options)) {
+                env.put(webhookSecretsVariable(account, account), webhookSecret(account, options));
+            }
             return env;
         }
         env.put("ONCEPAY_PROVIDER_API_KEY", apiKey(options.provider(), options));
@@ -77,9 +81,17 @@ final class LocalProviders {
         return provider.equals(StripeMode.PROVIDER_ID) ? options.stripeApiKey() : SIM_API_KEY;
     }
 
-    /** {@code oncepay.webhook.secrets.<provider>} as an environment variable (provider ids are plain words). */
-    static String webhookSecretsVariable(String provider) {
-        return "ONCEPAY_WEBHOOK_SECRETS_" + provider.toUpperCase(Locale.ROOT);
+    /** The secret the simulator signs {@code provider}'s events with. */
+    static String webhookSecret(String provider, LocalRunOptions options) {
+        return provider.equals(StripeMode.PROVIDER_ID) ? options.stripeWebhookSecret() : options.webhookSecret();
+    }
+
+    /**
+     * {@code oncepay.webhook.secrets.<provider>.<account>} as an environment variable: the local
+     * run's provider ids and account names are plain words, which a variable name spells exactly.
+     */
+    static String webhookSecretsVariable(String provider, String account) {
+        return "ONCEPAY_WEBHOOK_SECRETS_" + provider.toUpperCase(Locale.ROOT) + "_" + account.toUpperCase(Locale.ROOT);
     }
 
     /** How the banner names the accounts: {@code default stripe; merchant-b -> sim}. */

@@ -25,8 +25,8 @@ class LocalProvidersTest {
             assertNull(env.get("ONCEPAY_PROVIDER_ROUTING"), "one account, nothing per tenant");
         }
         Map<String, String> webhook = LocalProviders.environment("webhook", o, SIM);
-        assertEquals("local-sim-secret", webhook.get("ONCEPAY_WEBHOOK_SECRETS_SIM"));
-        assertEquals("whsec_local_stripe_secret", webhook.get("ONCEPAY_WEBHOOK_SECRETS_STRIPE"));
+        assertEquals(Map.of("ONCEPAY_WEBHOOK_SECRETS_SIM_DEFAULT", "local-sim-secret"), secrets(webhook),
+                "the default account's secret: no other account");
         assertTrue(webhook.keySet().stream().noneMatch(k -> k.contains("API_KEY")), "no API key: " + webhook);
     }
 
@@ -38,7 +38,8 @@ class LocalProvidersTest {
         assertEquals("stripe", charge.get("ONCEPAY_PROVIDER_ID"));
         assertEquals(SIM, charge.get("ONCEPAY_PROVIDER_URL"), "the Stripe mode shares the simulator's port");
         assertEquals("sk_test_x", charge.get("ONCEPAY_PROVIDER_API_KEY"));
-        assertEquals("whsec_x", LocalProviders.environment("webhook", o, SIM).get("ONCEPAY_WEBHOOK_SECRETS_STRIPE"));
+        assertEquals(Map.of("ONCEPAY_WEBHOOK_SECRETS_STRIPE_DEFAULT", "whsec_x"),
+                secrets(LocalProviders.environment("webhook", o, SIM)));
         assertFalse(LocalProviders.environment("webhook", o, SIM).containsKey("ONCEPAY_PROVIDER_API_KEY"));
     }
 
@@ -59,6 +60,15 @@ class LocalProvidersTest {
         Map<String, String> webhook = LocalProviders.environment("webhook", o, SIM);
         assertFalse(webhook.containsKey("ONCEPAY_PROVIDER_ROUTING"), "as deployed: routing for charge and reconcile");
         assertFalse(webhook.containsKey("ONCEPAY_PROVIDER_ACCOUNTS_STRIPE_API_KEY"));
+        assertEquals(Map.of("ONCEPAY_WEBHOOK_SECRETS_SIM_DEFAULT", "local-sim-secret",
+                "ONCEPAY_WEBHOOK_SECRETS_STRIPE_STRIPE", "whsec_local_stripe_secret"), secrets(webhook),
+                "each account's own secret, under its provider and account name");
         assertEquals("default sim; merchant-b -> stripe; merchant-c -> sim", LocalProviders.describe(o));
+    }
+
+    private static Map<String, String> secrets(Map<String, String> env) {
+        Map<String, String> secrets = new java.util.TreeMap<>(env);
+        secrets.keySet().removeIf(k -> !k.startsWith("ONCEPAY_WEBHOOK_SECRETS_"));
+        return secrets;
     }
 }
