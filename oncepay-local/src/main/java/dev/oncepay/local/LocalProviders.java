@@ -23,6 +23,13 @@ import java.util.TreeSet;
 final class LocalProviders {
     /** The simulator's generic API takes any key. */
     static final String SIM_API_KEY = "local-sim-key";
+    /**
+     * A second Stripe account, with an API key and a signing secret of its own (the first account's
+     * with {@code _2}): the simulator signs its PaymentIntents' events with its secret, so the local
+     * run shows that one account's events never move another account's payments.
+     */
+    static final String SECOND_STRIPE_ACCOUNT = "stripe2";
+    private static final String SECOND_ACCOUNT_SUFFIX = "_2";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private LocalProviders() {
@@ -45,7 +52,7 @@ final class LocalProviders {
             env.put(webhookSecretsVariable(options.provider(), DeploymentSettings.DEFAULT_ACCOUNT),
                     webhookSecret(options.provider(), options));
             for (String account : otherAccounts(options)) {
-                env.put(webhookSecretsVariable(account, account), webhookSecret(account, options));
+                env.put(webhookSecretsVariable(providerOf(account), account), webhookSecret(account, options));
             }
             return env;
         }
@@ -53,7 +60,7 @@ final class LocalProviders {
         ObjectNode routing = JSON.createObjectNode();
         for (String account : otherAccounts(options)) {
             routing.put(DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + account + "." + DeploymentSettings.ACCOUNT_PROVIDER,
-                    account);
+                    providerOf(account));
             routing.put(DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + account + "." + DeploymentSettings.ACCOUNT_URL,
                     providerUrl);
             env.put("ONCEPAY_PROVIDER_ACCOUNTS_" + account.toUpperCase(Locale.ROOT) + "_API_KEY", apiKey(account, options));
@@ -70,20 +77,35 @@ final class LocalProviders {
         return env;
     }
 
-    /** The accounts beside the default one: one per other provider some tenant uses, named after it. */
+    /**
+     * The accounts beside the default one: one per other provider some tenant uses, named after it,
+     * and {@link #SECOND_STRIPE_ACCOUNT} if a tenant uses it.
+     */
     static List<String> otherAccounts(LocalRunOptions options) {
         TreeSet<String> accounts = new TreeSet<>(options.tenantProviders().values());
         accounts.remove(options.provider());
         return List.copyOf(accounts);
     }
 
-    static String apiKey(String provider, LocalRunOptions options) {
-        return provider.equals(StripeMode.PROVIDER_ID) ? options.stripeApiKey() : SIM_API_KEY;
+    /** The provider of a local account: accounts are named after their provider, the second Stripe one aside. */
+    static String providerOf(String account) {
+        return account.equals(SECOND_STRIPE_ACCOUNT) ? StripeMode.PROVIDER_ID : account;
     }
 
-    /** The secret the simulator signs {@code provider}'s events with. */
-    static String webhookSecret(String provider, LocalRunOptions options) {
-        return provider.equals(StripeMode.PROVIDER_ID) ? options.stripeWebhookSecret() : options.webhookSecret();
+    /** The API key of {@code account} (a provider id names its account). */
+    static String apiKey(String account, LocalRunOptions options) {
+        if (account.equals(SECOND_STRIPE_ACCOUNT)) {
+            return options.stripeApiKey() + SECOND_ACCOUNT_SUFFIX;
+        }
+        return account.equals(StripeMode.PROVIDER_ID) ? options.stripeApiKey() : SIM_API_KEY;
+    }
+
+    /** The secret the simulator signs the events of {@code account} with (a provider id names its account). */
+    static String webhookSecret(String account, LocalRunOptions options) {
+        if (account.equals(SECOND_STRIPE_ACCOUNT)) {
+            return options.stripeWebhookSecret() + SECOND_ACCOUNT_SUFFIX;
+        }
+        return account.equals(StripeMode.PROVIDER_ID) ? options.stripeWebhookSecret() : options.webhookSecret();
     }
 
     /**

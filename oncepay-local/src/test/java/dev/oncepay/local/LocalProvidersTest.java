@@ -66,6 +66,23 @@ class LocalProvidersTest {
         assertEquals("default sim; merchant-b -> stripe; merchant-c -> sim", LocalProviders.describe(o));
     }
 
+    /** Two Stripe accounts: each with its own API key and signing secret, so one's events never move the other's payments. */
+    @Test
+    void aSecondStripeAccountHasItsOwnKeyAndSigningSecret() throws Exception {
+        LocalRunOptions o = LocalRunOptions.parse(List.of("--provider", "stripe", "--tenant-provider", "merchant-b=stripe2",
+                "--stripe-webhook-secret", "whsec_x", "--stripe-api-key", "sk_test_x"), Map.of());
+        Map<String, String> charge = LocalProviders.environment("charge", o, SIM);
+        assertEquals("sk_test_x", charge.get("ONCEPAY_PROVIDER_API_KEY"));
+        assertEquals("sk_test_x_2", charge.get("ONCEPAY_PROVIDER_ACCOUNTS_STRIPE2_API_KEY"));
+        assertEquals(Map.of("oncepay.provider.accounts.stripe2.provider", "stripe",
+                "oncepay.provider.accounts.stripe2.url", SIM, "oncepay.provider.tenants.merchant-b", "stripe2"),
+                new com.fasterxml.jackson.databind.ObjectMapper().readValue(charge.get("ONCEPAY_PROVIDER_ROUTING"),
+                        new com.fasterxml.jackson.core.type.TypeReference<Map<String, String>>() { }));
+        assertEquals(Map.of("ONCEPAY_WEBHOOK_SECRETS_STRIPE_DEFAULT", "whsec_x",
+                "ONCEPAY_WEBHOOK_SECRETS_STRIPE_STRIPE2", "whsec_x_2"), secrets(LocalProviders.environment("webhook", o, SIM)));
+        assertEquals("default stripe; merchant-b -> stripe2", LocalProviders.describe(o));
+    }
+
     private static Map<String, String> secrets(Map<String, String> env) {
         Map<String, String> secrets = new java.util.TreeMap<>(env);
         secrets.keySet().removeIf(k -> !k.startsWith("ONCEPAY_WEBHOOK_SECRETS_"));
