@@ -154,7 +154,7 @@ def start(root, function, event, store_port, jni):
            'AWS_ACCESS_KEY_ID': 'local', 'AWS_SECRET_ACCESS_KEY': 'local', 'AWS_SESSION_TOKEN': 'local', 'TZ': ':UTC',
            'QUARKUS_FUNQY_EXPORT': function, 'QUARKUS_DYNAMODB_ENDPOINT_OVERRIDE': f'http://127.0.0.1:{store_port}',
            'ONCEPAY_TABLE': 'oncepay-cold', 'ONCEPAY_PROVIDER_API_KEY': 'local-sim-key',
-           'ONCEPAY_WEBHOOK_SECRETS_SIM': 'local-sim-secret', 'QUARKUS_LOG_CONSOLE_JSON_ENABLED': 'false'}
+           'ONCEPAY_WEBHOOK_SECRETS_SIM_DEFAULT': 'local-sim-secret', 'QUARKUS_LOG_CONSOLE_JSON_ENABLED': 'false'}
     cmd = ['java', '-Xmx256m', '-XX:+UseSerialGC', '-XX:+TieredCompilation', '-XX:TieredStopAtLevel=1', '-Xshare:auto',
            '-XX:-UsePerfData', '-Djava.net.preferIPv4Stack=true', '--add-opens=java.base/java.io=ALL-UNNAMED',
            f'-Dcom.amazonaws.services.lambda.runtime.api.client.runtimeapi.NativeClient.JNI={jni}',

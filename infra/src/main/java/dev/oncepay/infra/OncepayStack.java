@@ -132,7 +132,8 @@ public class OncepayStack extends Stack {
         CfnParameter providerId = CfnParameter.Builder.create(this, "ProviderId")
                 .type("String")
                 .description("The provider's id: webhooks arrive at /webhooks/<id>; its secrets are "
-                        + DeploymentSettings.WEBHOOK_SECRETS_PREFIX + "<id> in the default account's signing secret")
+                        + DeploymentSettings.WEBHOOK_SECRETS_PREFIX + "<id>." + DeploymentSettings.DEFAULT_ACCOUNT
+                        + " in the default account's signing secret")
                 .allowedPattern("^[A-Za-z0-9_-]{1,64}$")
                 .build();
         CfnParameter tenantClaim = CfnParameter.Builder.create(this, "TenantClaim")
@@ -174,8 +175,8 @@ public class OncepayStack extends Stack {
                 .build());
 
         // Secrets live in Secrets Manager, two per provider account: its API key, which only charge
-        // and reconcile may read, and its webhook signing secrets, which only the internet-facing
-        // webhook function may read. The environment carries only their ARNs.
+        // and reconcile may read, and its webhook signing secrets (oncepay.webhook.secrets.<provider>.<account>),
+        // which only the internet-facing webhook function may read. The environment carries only their ARNs.
         List<ISecret> apiKeySecrets = new ArrayList<>();
         List<ISecret> signingSecrets = new ArrayList<>();
         Construct defaultAccount = new Construct(this, "Account-" + DeploymentSettings.DEFAULT_ACCOUNT);
@@ -183,10 +184,10 @@ public class OncepayStack extends Stack {
                 DeploymentSettings.PROVIDER_API_KEY_PROPERTY,
                 "oncepay API key of the default provider account, for charge and reconcile: set to {\""
                         + DeploymentSettings.PROVIDER_API_KEY_PROPERTY + "\": \"...\"}"));
-        signingSecrets.add(secret(defaultAccount, "SigningSecret", settings.signingSecretArn(),
-                DeploymentSettings.WEBHOOK_SECRETS_PREFIX + providerId.getValueAsString(),
+        String defaultSigningProperty = signingSecretsProperty(providerId.getValueAsString(), DeploymentSettings.DEFAULT_ACCOUNT);
+        signingSecrets.add(secret(defaultAccount, "SigningSecret", settings.signingSecretArn(), defaultSigningProperty,
                 "oncepay webhook signing secrets of the default provider account, for the webhook function: set to {\""
-                        + DeploymentSettings.WEBHOOK_SECRETS_PREFIX + providerId.getValueAsString() + "\": [\"current\", \"previous\"]}"));
+                        + defaultSigningProperty + "\": [\"current\", \"previous\"]}"));
         for (ProviderAccountSettings account : settings.accounts()) {
             Construct accountScope = new Construct(this, "Account-" + account.name());
             apiKeySecrets.add(secret(accountScope, "ApiKeySecret", account.apiKeySecretArn(),
@@ -194,11 +195,10 @@ public class OncepayStack extends Stack {
                     "oncepay API key of provider account " + account.name() + ", for charge and reconcile: set to {\""
                             + DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + account.name() + "."
                             + DeploymentSettings.ACCOUNT_API_KEY + "\": \"...\"}"));
-            signingSecrets.add(secret(accountScope, "SigningSecret", account.signingSecretArn(),
-                    DeploymentSettings.WEBHOOK_SECRETS_PREFIX + account.provider(),
+            String signingProperty = signingSecretsProperty(account.provider(), account.name());
+            signingSecrets.add(secret(accountScope, "SigningSecret", account.signingSecretArn(), signingProperty,
                     "oncepay webhook signing secrets of provider account " + account.name()
-                            + ", for the webhook function: set to {\"" + DeploymentSettings.WEBHOOK_SECRETS_PREFIX
-                            + account.provider() + "\": [\"current\", \"previous\"]}"));
+                            + ", for the webhook function: set to {\"" + signingProperty + "\": [\"current\", \"previous\"]}"));
         }
 
         Queue reconcileFailures = Queue.Builder.create(this, "ReconcileDeadLetters")
@@ -422,6 +422,14 @@ public class OncepayStack extends Stack {
      * first deploy, while the random value is refused by the provider (API key) or verifies no
      * webhook (signing secret) until the real one is put.
      */
+    /**
+     * The property that holds an account's signing secrets: bound to the account, so an event signed
+     * with them applies to that account's payments only.
+     */
+    static String signingSecretsProperty(String provider, String account) {
+        return DeploymentSettings.WEBHOOK_SECRETS_PREFIX + provider + "." + account;
+    }
+
     private static ISecret secret(Construct scope, String id, Optional<String> existing, String property,
             String description) {
         ISecret secret = existing

@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  * @param provider         its provider id ({@code sim}, {@code stripe}, ...)
  * @param url              its provider's API base URL
  * @param apiKeySecretArn  the secret holding {@code oncepay.provider.accounts.<name>.api-key} (charge and reconcile read it)
- * @param signingSecretArn the secret holding {@code oncepay.webhook.secrets.<provider>} (the webhook function reads it)
+ * @param signingSecretArn the secret holding {@code oncepay.webhook.secrets.<provider>.<name>} (the webhook function reads it)
  */
 public record ProviderAccountSettings(
         String name, String provider, String url, Optional<String> apiKeySecretArn, Optional<String> signingSecretArn) {

@@ -136,8 +136,16 @@ class OncepayVariantsTest {
         }
         assertTrue(at(synth.resources("AWS::SecretsManager::Secret").get(acmeKeys), "Properties", "Description").toString()
                 .contains("oncepay.provider.accounts.acme.api-key"));
-        assertTrue(at(synth.resources("AWS::SecretsManager::Secret").get(acmeSigning), "Properties", "Description").toString()
-                .contains("oncepay.webhook.secrets.sim"));
+        // Signing secrets are bound to their account: the webhook applies an event only to that account's payments.
+        Map<String, Object> acmeSigningSecret = synth.resources("AWS::SecretsManager::Secret").get(acmeSigning);
+        assertTrue(at(acmeSigningSecret, "Properties", "Description").toString()
+                .contains("{\"oncepay.webhook.secrets.sim.acme\": [\"current\", \"previous\"]}"));
+        assertEquals("oncepay.webhook.secrets.sim.acme",
+                at(acmeSigningSecret, "Properties", "GenerateSecretString", "GenerateStringKey"));
+        String defaultKey = at(synth.resources("AWS::SecretsManager::Secret").get(defaultSigning), "Properties",
+                "GenerateSecretString", "GenerateStringKey").toString();
+        assertTrue(defaultKey.contains("oncepay.webhook.secrets.") && defaultKey.contains("ProviderId")
+                && defaultKey.contains(".default"), defaultKey);
     }
 
     /** Tenants and accounts reach charge and reconcile as plain routing, with no secret in it; the webhook needs none. */

@@ -131,7 +131,11 @@ public final class DeploymentSettings {
     public static final String ACCOUNT_LOOKUP_LAG = "lookup-lag";
     /** Followed by a tenant id; the value is the account name that tenant's payments use (plain configuration). */
     public static final String PROVIDER_TENANTS_PREFIX = "oncepay.provider.tenants.";
-    /** Followed by the provider id; the value is a comma-separated list (several during rotation). Webhook only. */
+    /**
+     * Followed by the provider id, a dot and the account name; the value is a comma-separated list
+     * (several during rotation), and an event signed with one of them applies to that account's
+     * payments only. Webhook only.
+     */
     public static final String WEBHOOK_SECRETS_PREFIX = "oncepay.webhook.secrets.";
     /** The shape of provider ids and account names in property names. */
     public static final String NAME_PATTERN = "[A-Za-z0-9_-]{1,64}";

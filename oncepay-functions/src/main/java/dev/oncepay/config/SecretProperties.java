@@ -22,11 +22,11 @@ import java.util.TreeMap;
  *
  * <pre>
  * { "oncepay.provider.accounts.stripe-eu.api-key": "sk_live_…" }          // charge, reconcile
- * { "oncepay.webhook.secrets.stripe": ["whsec_new", "whsec_old"] }        // webhook ("a,b" also works)
+ * { "oncepay.webhook.secrets.stripe.stripe-eu": ["whsec_new", "whsec_old"] }  // webhook ("a,b" also works)
  * </pre>
  *
- * Signing secrets of one provider from several secrets (accounts) are all active; an API key
- * found in two secrets is refused. Every error names the offending key, never a value.
+ * Signing secrets of one account from several secrets are all active; an API key found in two
+ * secrets is refused. Every error names the offending key, never a value.
  */
 final class SecretProperties {
     private static final JsonMapper JSON = JsonMapper.builder()

@@ -12,14 +12,15 @@ import java.util.regex.Pattern;
  * scope, so a misfiled key shows up at deployment, not in a breach.
  */
 public enum SecretScope {
-    /** The webhook function: {@code oncepay.webhook.secrets.<provider>}. */
-    SIGNING_SECRETS("the webhook function", DeploymentSettings.WEBHOOK_SECRETS_PREFIX + "<provider>"),
+    /** The webhook function: {@code oncepay.webhook.secrets.<provider>.<account>}. */
+    SIGNING_SECRETS("the webhook function", DeploymentSettings.WEBHOOK_SECRETS_PREFIX + "<provider>.<account>"),
     /** Charge and reconcile: {@code oncepay.provider.api-key}, {@code oncepay.provider.accounts.<name>.api-key}. */
     API_KEYS("the charge and reconcile functions", DeploymentSettings.PROVIDER_API_KEY_PROPERTY + ", "
             + DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + "<account>." + DeploymentSettings.ACCOUNT_API_KEY);
 
     private static final Pattern SIGNING_SECRETS_KEY = Pattern.compile(
-            Pattern.quote(DeploymentSettings.WEBHOOK_SECRETS_PREFIX) + DeploymentSettings.NAME_PATTERN);
+            Pattern.quote(DeploymentSettings.WEBHOOK_SECRETS_PREFIX) + DeploymentSettings.NAME_PATTERN + "\\."
+                    + DeploymentSettings.NAME_PATTERN);
     private static final Pattern ACCOUNT_API_KEY = Pattern.compile(
             Pattern.quote(DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX) + DeploymentSettings.NAME_PATTERN
                     + Pattern.quote("." + DeploymentSettings.ACCOUNT_API_KEY));

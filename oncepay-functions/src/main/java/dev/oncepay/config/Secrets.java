@@ -2,11 +2,17 @@ package dev.oncepay.config;
 
 import dev.oncepay.contract.DeploymentSettings;
 
+import dev.oncepay.provider.webhook.SigningSecret;
 import io.smallrye.config.SmallRyeConfig;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.eclipse.microprofile.config.spi.ConfigSource;
 
@@ -21,6 +27,8 @@ import org.eclipse.microprofile.config.spi.ConfigSource;
 @ApplicationScoped
 public class Secrets {
     private static final Pattern NAME = Pattern.compile(DeploymentSettings.NAME_PATTERN);
+    private static final Pattern ACCOUNT_SECRETS = Pattern.compile(Pattern.quote(DeploymentSettings.WEBHOOK_SECRETS_PREFIX)
+            + "(" + DeploymentSettings.NAME_PATTERN + ")\\.(" + DeploymentSettings.NAME_PATTERN + ")");
 
     private final SmallRyeConfig config;
 
@@ -28,13 +36,56 @@ public class Secrets {
         this.config = config;
     }
 
-    /** The signing secrets of webhooks from {@code provider} ({@code oncepay.webhook.secrets.<provider>}); empty if none. */
-    public List<String> signingSecrets(String provider) {
+    /**
+     * The active signing secrets of webhooks from {@code provider}, each with the account it belongs
+     * to ({@code oncepay.webhook.secrets.<provider>.<account>}, several per account during a
+     * rotation); empty if none.
+     */
+    public List<SigningSecret> signingSecrets(String provider) {
         if (provider == null || !NAME.matcher(provider).matches()) {
             return List.of();
         }
-        return config.getOptionalValues(DeploymentSettings.WEBHOOK_SECRETS_PREFIX + provider, String.class)
-                .orElse(List.of());
+        return signingSecrets().getOrDefault(provider, List.of());
+    }
+
+    /** Every provider's active signing secrets with their accounts, by provider id. */
+    public Map<String, List<SigningSecret>> signingSecrets() {
+        Map<String, List<SigningSecret>> byProvider = new TreeMap<>();
+        for (String property : signingSecretProperties()) {
+            Matcher bound = ACCOUNT_SECRETS.matcher(property);
+            if (!bound.matches()) {
+                continue;
+            }
+            List<SigningSecret> secrets = byProvider.computeIfAbsent(bound.group(1), p -> new ArrayList<>());
+            config.getOptionalValues(property, String.class).orElse(List.of()).stream()
+                    .filter(secret -> secret != null && !secret.isBlank())
+                    .forEach(secret -> secrets.add(new SigningSecret(bound.group(2), secret)));
+        }
+        byProvider.values().removeIf(List::isEmpty);
+        return byProvider;
+    }
+
+    /**
+     * The properties under {@code oncepay.webhook.secrets.} that name no provider account (the
+     * per-provider form {@code oncepay.webhook.secrets.<provider>}, or an account name with a dot):
+     * names only, never values.
+     */
+    public List<String> signingSecretPropertiesWithoutAccount() {
+        return signingSecretProperties().stream().filter(p -> !ACCOUNT_SECRETS.matcher(p).matches()).toList();
+    }
+
+    /**
+     * The names as they are now (a reload may have added or removed some), sorted; environment
+     * variables appear under their dotted names through {@code WebhookConfig}'s mapping.
+     */
+    private List<String> signingSecretProperties() {
+        TreeSet<String> names = new TreeSet<>();
+        for (String name : config.getLatestPropertyNames()) {
+            if (name.startsWith(DeploymentSettings.WEBHOOK_SECRETS_PREFIX)) {
+                names.add(name);
+            }
+        }
+        return List.copyOf(names);
     }
 
     /** The API key in {@code property} ({@code oncepay.provider.api-key} or an account's), if set and not blank. */

@@ -14,13 +14,16 @@ import java.util.Map;
 public interface WebhookConfig {
 
     /**
-     * Signing secrets per provider id ({@code oncepay.webhook.secrets.sim=s1,s2}). Several are
-     * active while a secret is rotated; a signature made with any of them is accepted. A provider
-     * without secrets has no endpoint. Production reads them from the secrets listed in
-     * {@code ONCEPAY_SECRET_ARNS} (the webhook function's signing-secret secrets,
-     * {@code SecretsManagerConfigSourceFactory}), never from this file; they are never logged.
+     * Signing secrets per provider id and account ({@code oncepay.webhook.secrets.stripe.stripe-eu=s1,s2}).
+     * Several are active while a secret is rotated; a signature made with any of them is accepted,
+     * and speaks for that account's payments only. A provider without secrets has no endpoint; the
+     * per-provider form without an account stops startup ({@link WebhookStartupCheck}). Production
+     * reads them from the secrets listed in {@code ONCEPAY_SECRET_ARNS} (the webhook function's
+     * signing-secret secrets, {@code SecretsManagerConfigSourceFactory}), never from this file; they
+     * are never logged. Read at each use through {@code Secrets}; this mapping also gives
+     * environment variables ({@code ONCEPAY_WEBHOOK_SECRETS_SIM_DEFAULT}) their dotted names.
      */
-    Map<String, List<String>> secrets();
+    Map<String, Map<String, List<String>>> secrets();
 
     /** How far a signature's timestamp may be from our clock, in either direction (replay window). */
     @WithDefault("300S")

@@ -18,7 +18,11 @@ public enum WebhookOutcome {
     IGNORED_TYPE("ignored_type"),
     /** The charge is under way at the provider (processing, waiting for the customer): the payment is unchanged. */
     NOT_FINAL("not_final"),
-    /** Not about this deployment's payments (the provider's other mode, an object oncepay did not create): kept for audit only. */
+    /**
+     * Not about this deployment's payments (the provider's other mode, an object oncepay did not
+     * create), or about a payment of another account than the one whose secret signed it: kept for
+     * audit only, the payment unchanged.
+     */
     NOT_OURS("not_ours");
 
     private final String apiName;

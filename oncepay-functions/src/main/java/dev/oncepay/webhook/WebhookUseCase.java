@@ -7,12 +7,15 @@ import dev.oncepay.payment.Actor;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.payment.ReviewReason;
 import dev.oncepay.payment.Transition;
 import dev.oncepay.provider.webhook.InvalidSignatureException;
 import dev.oncepay.provider.webhook.MalformedEventException;
 import dev.oncepay.provider.webhook.ProviderEvent;
 import dev.oncepay.provider.webhook.ProviderEvent.ChargeFact;
+import dev.oncepay.provider.webhook.SigningSecret;
+import dev.oncepay.provider.webhook.VerifiedEvent;
 import dev.oncepay.provider.webhook.WebhookFormat;
 import dev.oncepay.provider.webhook.WebhookFormats;
 import dev.oncepay.webhook.JournalEntry.State;
@@ -54,7 +57,10 @@ import org.jboss.logging.Logger;
  * which writes nothing, and completes the journal. Nothing is lost, nothing applied twice.
  *
  * <p>An event about a payment that another provider charged changes nothing: it is journaled as
- * {@link WebhookOutcome#PROVIDER_CONFLICT} and acknowledged. So do events that report no final
+ * {@link WebhookOutcome#PROVIDER_CONFLICT} and acknowledged. An event signed with the secret of
+ * another account of the payment's provider than the payment's own changes nothing either: a
+ * secret speaks only for its account's payments ({@code oncepay.webhook.secrets.<provider>.<account>}),
+ * so the event is journaled as {@link WebhookOutcome#NOT_OURS} and acknowledged. So do events that report no final
  * outcome ({@link WebhookOutcome#NOT_FINAL}, after the same checks of payment and provider), are of
  * a type oncepay does not act on, or are not about this deployment's payments
  * ({@link WebhookOutcome#NOT_OURS}); the last two read no payment.
@@ -93,19 +99,21 @@ public class WebhookUseCase {
     public WebhookReceipt receive(WebhookDelivery delivery) {
         String provider = delivery.provider();
         WebhookFormat format = formatOf(provider);
-        List<String> secrets = secretsOf(provider);
+        List<SigningSecret> secrets = secretsOf(provider);
         if (delivery.rawBody().length > config.maxBodyBytes()) {
             throw new MalformedEventException("body", "larger than " + config.maxBodyBytes() + " bytes");
         }
-        ProviderEvent event = format.read(delivery.signatureHeader(), delivery.rawBody(), secrets, clock.instant(),
+        VerifiedEvent verified = format.read(delivery.signatureHeader(), delivery.rawBody(), secrets, clock.instant(),
                 config.tolerance());
+        ProviderEvent event = verified.event();
+        ProviderAccount signer = new ProviderAccount(provider, verified.account());
         LoggedPayment.name(event.reference()); // verified: the payment this delivery is about
 
         // Most facts arrive after the charge run has settled the payment: one read answers them, and a
         // fact that changes nothing needs neither a journal entry nor a write (2 requests saved).
         boolean aboutPayment = event.kind() == ProviderEvent.Kind.FACT || event.kind() == ProviderEvent.Kind.NOT_FINAL;
         Optional<Payment> seen = aboutPayment ? payments.find(event.reference()) : Optional.empty();
-        if (event.kind() == ProviderEvent.Kind.FACT && seen.isPresent() && changesNothing(provider, seen.get(), event)) {
+        if (event.kind() == ProviderEvent.Kind.FACT && seen.isPresent() && changesNothing(signer, seen.get(), event)) {
             LOG.debugf("webhook already settled provider=%s eventId=%s paymentId=%s", provider, event.id(),
                     event.reference());
             return new WebhookReceipt(event.id(), event.type(), WebhookOutcome.ALREADY_SETTLED, false);
@@ -124,7 +132,7 @@ public class WebhookUseCase {
         }
         reached(provider, event.id(), WebhookPhase.JOURNALED, false);
 
-        Applied applied = apply(provider, event, seen);
+        Applied applied = apply(signer, event, seen);
         reached(provider, event.id(), WebhookPhase.PAYMENT_UPDATED, applied.written());
 
         journal.markProcessed(provider, event.id(), applied.outcome(), applied.detail(), clock.instant());
@@ -147,8 +155,8 @@ public class WebhookUseCase {
         return formats.forProvider(provider).orElseThrow(() -> new UnknownProviderException(provider));
     }
 
-    private List<String> secretsOf(String provider) {
-        List<String> usable = currentSecrets.signingSecrets(provider).stream().filter(s -> s != null && !s.isBlank()).toList();
+    private List<SigningSecret> secretsOf(String provider) {
+        List<SigningSecret> usable = currentSecrets.signingSecrets(provider);
         if (usable.isEmpty()) {
             throw new UnknownProviderException(provider);
         }
@@ -164,14 +172,14 @@ public class WebhookUseCase {
     }
 
     /**
-     * A final fact the payment already records, from the provider that charged it, that this event did
-     * not write itself (a duplicate of an applied event still answers from the journal).
+     * A final fact the payment already records, from the provider account that charged it, that this
+     * event did not write itself (a duplicate of an applied event still answers from the journal).
      */
-    private boolean changesNothing(String provider, Payment payment, ProviderEvent event) {
-        if (!payment.providerAccount().provider().equals(provider)) {
+    private boolean changesNothing(ProviderAccount signer, Payment payment, ProviderEvent event) {
+        if (!payment.providerAccount().equals(signer)) {
             return false;
         }
-        Decision decision = decide(payment, event.fact().orElseThrow(), event.type(), marker(provider, event),
+        Decision decision = decide(payment, event.fact().orElseThrow(), event.type(), marker(signer.provider(), event),
                 clock.instant());
         return decision.outcome() == WebhookOutcome.ALREADY_SETTLED && decision.transitions().isEmpty();
     }
@@ -180,8 +188,12 @@ public class WebhookUseCase {
         return "webhook " + provider + "/" + event.id();
     }
 
-    /** @param firstRead the payment (or its absence) as read before journaling: the first attempt's read */
-    private Applied apply(String provider, ProviderEvent event, Optional<Payment> firstRead) {
+    /**
+     * @param signer the provider account whose secret signed the event
+     * @param firstRead the payment (or its absence) as read before journaling: the first attempt's read
+     */
+    private Applied apply(ProviderAccount signer, ProviderEvent event, Optional<Payment> firstRead) {
+        String provider = signer.provider();
         if (event.kind() == ProviderEvent.Kind.IGNORED_TYPE) {
             return new Applied(WebhookOutcome.IGNORED_TYPE, event.detail(), false);
         }
@@ -207,6 +219,14 @@ public class WebhookUseCase {
                         + "; an event from provider " + provider + " is not applied";
                 LOG.warnf("webhook provider conflict eventId=%s: %s", event.id(), detail);
                 return new Applied(WebhookOutcome.PROVIDER_CONFLICT, detail, false);
+            }
+            if (!payment.providerAccount().equals(signer)) {
+                // A secret speaks for its own account only: another account's event (or a leaked secret of
+                // it) never moves this payment. Acknowledged, so the sender stops retrying.
+                String detail = "payment " + payment.id() + " belongs to " + payment.providerAccount()
+                        + "; the event is signed with a secret of " + signer + " and is not applied";
+                LOG.warnf("webhook from another account eventId=%s: %s", event.id(), detail);
+                return new Applied(WebhookOutcome.NOT_OURS, detail, false);
             }
             if (event.kind() == ProviderEvent.Kind.NOT_FINAL) {
                 // Under way at the provider: the payment stays as it is until a final fact or the sweep.

@@ -59,7 +59,7 @@ class ProviderRoutingConfigSourceFactoryTest {
         assertRefused("{\"oncepay.provider.accounts.stripe-eu.api-key\": \"VALUE-1\"}", "oncepay.provider.accounts.stripe-eu.api-key",
                 "is a secret");
         assertRefused("{\"oncepay.provider.api-key\": \"VALUE-1\"}", "oncepay.provider.api-key", "is a secret");
-        assertRefused("{\"oncepay.webhook.secrets.stripe\": \"VALUE-1\"}", "oncepay.webhook.secrets.stripe", "is a secret");
+        assertRefused("{\"oncepay.webhook.secrets.stripe.stripe-eu\": \"VALUE-1\"}", "oncepay.webhook.secrets.stripe.stripe-eu", "is a secret");
         assertRefused("{\"oncepay.table\": \"VALUE-1\"}", "oncepay.table", "is not provider routing");
         assertRefused("{\"oncepay.provider.url\": \"https://VALUE-1\"}", "oncepay.provider.url", "is not provider routing");
         assertRefused("{\"oncepay.provider.accounts.stripe-eu.timeout\": \"VALUE-1\"}", "oncepay.provider.accounts.stripe-eu.timeout", "");

@@ -28,10 +28,10 @@ class SecretPropertiesTest {
 
         assertEquals(Optional.of(SecretScope.API_KEYS), SecretScope.of("oncepay.provider.api-key"));
         assertEquals(Optional.of(SecretScope.API_KEYS), SecretScope.of("oncepay.provider.accounts.stripe-eu.api-key"));
-        assertEquals(Optional.of(SecretScope.SIGNING_SECRETS), SecretScope.of("oncepay.webhook.secrets.stripe"));
+        assertEquals(Optional.of(SecretScope.SIGNING_SECRETS), SecretScope.of("oncepay.webhook.secrets.stripe.stripe-eu"));
         for (String plain : List.of("oncepay.provider.url", "oncepay.provider.accounts.stripe-eu.url",
                 "oncepay.provider.accounts.a.b.api-key", "oncepay.provider.accounts..api-key", "oncepay.webhook.secrets.",
-                "oncepay.webhook.secrets.a.b", "oncepay.webhook.tolerance", "oncepay.provider.tenants.t")) {
+                "oncepay.webhook.secrets.stripe", "oncepay.webhook.secrets.a.b.c", "oncepay.webhook.tolerance", "oncepay.provider.tenants.t")) {
             assertEquals(Optional.empty(), SecretScope.of(plain), plain);
         }
     }
@@ -46,16 +46,26 @@ class SecretPropertiesTest {
                 "oncepay.provider.accounts.stripe-eu.api-key", "sk_live_2"), properties.properties());
     }
 
-    /** Every account of a provider has its own endpoint secret; events of any of them arrive at /webhooks/{provider}. */
+    /** Each account of a provider has its own endpoint secrets; one account's may come from several secrets. */
     @Test
-    void signingSecretsOfOneProviderFromSeveralSecretsAreAllActive() {
+    void signingSecretsOfEachAccountFromSeveralSecretsAreAllActive() {
         SecretProperties properties = new SecretProperties(SecretScope.SIGNING_SECRETS);
-        properties.add("stripe-eu", "{\"oncepay.webhook.secrets.stripe\": [\"whsec_new\", \"whsec_old\"],"
-                + " \"oncepay.webhook.secrets.acme-pay\": \"a1,a2\"}");
-        properties.add("stripe-us", "{\"oncepay.webhook.secrets.stripe\": \"whsec_us,whsec_new\"}");
+        properties.add("stripe-eu", "{\"oncepay.webhook.secrets.stripe.stripe-eu\": [\"whsec_new\", \"whsec_old\"],"
+                + " \"oncepay.webhook.secrets.acme-pay.acme-eu\": \"a1,a2\"}");
+        properties.add("stripe-eu-next", "{\"oncepay.webhook.secrets.stripe.stripe-eu\": \"whsec_next,whsec_new\"}");
+        properties.add("stripe-us", "{\"oncepay.webhook.secrets.stripe.stripe-us\": \"whsec_us\"}");
 
-        assertEquals(Map.of("oncepay.webhook.secrets.stripe", "whsec_new,whsec_old,whsec_us",
-                "oncepay.webhook.secrets.acme-pay", "a1,a2"), properties.properties());
+        assertEquals(Map.of("oncepay.webhook.secrets.stripe.stripe-eu", "whsec_new,whsec_old,whsec_next",
+                "oncepay.webhook.secrets.stripe.stripe-us", "whsec_us",
+                "oncepay.webhook.secrets.acme-pay.acme-eu", "a1,a2"), properties.properties());
+    }
+
+    /** A signing secret that names no account would leave open whose payments its events may move. */
+    @Test
+    void aSigningSecretWithoutItsAccountIsRefusedNamingTheFormItNeeds() {
+        String message = assertRejected(SecretScope.SIGNING_SECRETS, "{\"oncepay.webhook.secrets.stripe\": [\"VALUE-1\"]}",
+                "oncepay.webhook.secrets.stripe");
+        assertTrue(message.contains("oncepay.webhook.secrets.<provider>.<account>"), message);
     }
 
     @Test
@@ -81,8 +91,8 @@ class SecretPropertiesTest {
     @Test
     void theApiKeyScopeRefusesSigningSecrets() {
         String message = assertRejected(SecretScope.API_KEYS,
-                "{\"oncepay.provider.api-key\": \"VALUE-0\", \"oncepay.webhook.secrets.stripe\": [\"VALUE-1\"]}",
-                "oncepay.webhook.secrets.stripe");
+                "{\"oncepay.provider.api-key\": \"VALUE-0\", \"oncepay.webhook.secrets.stripe.stripe-eu\": [\"VALUE-1\"]}",
+                "oncepay.webhook.secrets.stripe.stripe-eu");
         assertTrue(message.contains("only by the webhook function"), message);
     }
 
@@ -90,11 +100,11 @@ class SecretPropertiesTest {
     @Test
     void webhookSecretsSurviveListConversion() {
         SecretProperties properties = new SecretProperties(SecretScope.SIGNING_SECRETS);
-        properties.add("s", "{\"oncepay.webhook.secrets.sim\": [\"whsec_${a}\", \"w$2/+=\"]}");
+        properties.add("s", "{\"oncepay.webhook.secrets.sim.default\": [\"whsec_${a}\", \"w$2/+=\"]}");
         SmallRyeConfig config = new SmallRyeConfigBuilder().addDefaultInterceptors()
                 .withSources(new PropertiesConfigSource(Map.of("a", "expanded"), "other", 100))
                 .withSources(new PropertiesConfigSource(properties.properties(), "test", 275)).build();
-        assertEquals(List.of("whsec_${a}", "w$2/+="), config.getValues("oncepay.webhook.secrets.sim", String.class));
+        assertEquals(List.of("whsec_${a}", "w$2/+="), config.getValues("oncepay.webhook.secrets.sim.default", String.class));
     }
 
     @Test
@@ -111,7 +121,8 @@ class SecretPropertiesTest {
             assertRejected(scope, "{\"oncepay.table\": \"VALUE-1\"}", "oncepay.table");
             assertRejected(scope, "{\"oncepay.provider.url\": \"VALUE-1\"}", "oncepay.provider.url");
             assertRejected(scope, "{\"oncepay.webhook.secrets.\": \"VALUE-1\"}", "oncepay.webhook.secrets.");
-            assertRejected(scope, "{\"oncepay.webhook.secrets.a.b\": \"VALUE-1\"}", "oncepay.webhook.secrets.a.b");
+            assertRejected(scope, "{\"oncepay.webhook.secrets.stripe\": \"VALUE-1\"}", "oncepay.webhook.secrets.stripe");
+            assertRejected(scope, "{\"oncepay.webhook.secrets.a.b.c\": \"VALUE-1\"}", "oncepay.webhook.secrets.a.b.c");
             assertRejected(scope, "{\"oncepay.provider.accounts.a.b.api-key\": \"VALUE-1\"}", "oncepay.provider.accounts.a.b.api-key");
         }
         SecretScope keys = SecretScope.API_KEYS;
@@ -119,12 +130,12 @@ class SecretPropertiesTest {
         assertRejected(keys, "{\"oncepay.provider.api-key\": [\"VALUE-1\"]}", "oncepay.provider.api-key");
         assertRejected(keys, "{\"oncepay.provider.accounts.x.api-key\": 42}", "oncepay.provider.accounts.x.api-key");
         SecretScope signing = SecretScope.SIGNING_SECRETS;
-        assertRejected(signing, "{\"oncepay.webhook.secrets.sim\": []}", "oncepay.webhook.secrets.sim");
-        assertRejected(signing, "{\"oncepay.webhook.secrets.sim\": [\"VALUE-1,VALUE-2\"]}", "oncepay.webhook.secrets.sim");
-        assertRejected(signing, "{\"oncepay.webhook.secrets.sim\": \"VALUE-1,,VALUE-2\"}", "oncepay.webhook.secrets.sim");
-        assertRejected(signing, "{\"oncepay.webhook.secrets.sim\": [\"VALUE-1\", 7]}", "oncepay.webhook.secrets.sim");
-        assertRejected(signing, "{\"oncepay.webhook.secrets.sim\": [\"VALUE\\\\1\"]}", "oncepay.webhook.secrets.sim");
-        assertRejected(signing, "{\"oncepay.webhook.secrets.sim\": \"VALUE-1,VALUE\\\\2\"}", "oncepay.webhook.secrets.sim");
+        assertRejected(signing, "{\"oncepay.webhook.secrets.sim.default\": []}", "oncepay.webhook.secrets.sim.default");
+        assertRejected(signing, "{\"oncepay.webhook.secrets.sim.default\": [\"VALUE-1,VALUE-2\"]}", "oncepay.webhook.secrets.sim.default");
+        assertRejected(signing, "{\"oncepay.webhook.secrets.sim.default\": \"VALUE-1,,VALUE-2\"}", "oncepay.webhook.secrets.sim.default");
+        assertRejected(signing, "{\"oncepay.webhook.secrets.sim.default\": [\"VALUE-1\", 7]}", "oncepay.webhook.secrets.sim.default");
+        assertRejected(signing, "{\"oncepay.webhook.secrets.sim.default\": [\"VALUE\\\\1\"]}", "oncepay.webhook.secrets.sim.default");
+        assertRejected(signing, "{\"oncepay.webhook.secrets.sim.default\": \"VALUE-1,VALUE\\\\2\"}", "oncepay.webhook.secrets.sim.default");
     }
 
     @Test

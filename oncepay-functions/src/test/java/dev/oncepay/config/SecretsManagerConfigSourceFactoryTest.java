@@ -32,7 +32,7 @@ class SecretsManagerConfigSourceFactoryTest {
     private final Map<String, String> secrets = new LinkedHashMap<>(Map.of(
             DEFAULT_KEYS, "{\"oncepay.provider.api-key\":\"sk_${live}\"}",
             STRIPE_KEYS, "{\"oncepay.provider.accounts.stripe-eu.api-key\":\"sk_stripe\"}",
-            SIGNING, "{\"oncepay.webhook.secrets.stripe\":[\"w1\",\"w2\"]}"));
+            SIGNING, "{\"oncepay.webhook.secrets.stripe.stripe-eu\":[\"w1\",\"w2\"]}"));
 
     @Test
     void withoutSecretArnsNothingIsReadOrAdded() {
@@ -77,7 +77,7 @@ class SecretsManagerConfigSourceFactoryTest {
     void theWebhookGetsTheSigningSecrets() {
         SmallRyeConfig config = config(onLambda(DeploymentSettings.FUNCTION_WEBHOOK, DeploymentSettings.ENV_SECRET_ARNS, SIGNING));
 
-        assertEquals(List.of("w1", "w2"), config.getValues("oncepay.webhook.secrets.stripe", String.class));
+        assertEquals(List.of("w1", "w2"), config.getValues("oncepay.webhook.secrets.stripe.stripe-eu", String.class));
         assertEquals(Optional.empty(), config.getOptionalValue("oncepay.provider.api-key", String.class));
     }
 
@@ -100,7 +100,7 @@ class SecretsManagerConfigSourceFactoryTest {
                     function, DeploymentSettings.ENV_SECRET_ARNS, DEFAULT_KEYS + "," + SIGNING)));
 
             assertTrue(e.getMessage().contains(SIGNING), e.getMessage());
-            assertTrue(e.getMessage().contains("'oncepay.webhook.secrets.stripe'"), e.getMessage());
+            assertTrue(e.getMessage().contains("'oncepay.webhook.secrets.stripe.stripe-eu'"), e.getMessage());
             assertTrue(e.getMessage().contains(function + " function"), e.getMessage());
             assertFalse(e.getMessage().contains("w1"), e.getMessage());
         }
@@ -119,18 +119,18 @@ class SecretsManagerConfigSourceFactoryTest {
 
     @Test
     void theSecretsOutrankApplicationPropertiesButNotTheEnvironment() {
-        secrets.put(SIGNING, "{\"oncepay.webhook.secrets.sim\":\"from-secret\",\"oncepay.webhook.secrets.stripe\":\"from-secret\"}");
+        secrets.put(SIGNING, "{\"oncepay.webhook.secrets.sim.default\":\"from-secret\",\"oncepay.webhook.secrets.stripe.stripe-eu\":\"from-secret\"}");
         SmallRyeConfig config = new SmallRyeConfigBuilder().addDefaultInterceptors()
                 .withSources(new PropertiesConfigSource(Map.of(
-                        "oncepay.webhook.secrets.sim", "from-properties",
-                        "oncepay.webhook.secrets.stripe", "from-properties"), "application.properties", 250))
+                        "oncepay.webhook.secrets.sim.default", "from-properties",
+                        "oncepay.webhook.secrets.stripe.stripe-eu", "from-properties"), "application.properties", 250))
                 .withSources(new EnvConfigSource(onLambda(DeploymentSettings.FUNCTION_WEBHOOK, DeploymentSettings.ENV_SECRET_ARNS,
-                        SIGNING, "ONCEPAY_WEBHOOK_SECRETS_SIM", "from-env"), 300))
+                        SIGNING, "ONCEPAY_WEBHOOK_SECRETS_SIM_DEFAULT", "from-env"), 300))
                 .withSources(new SecretsManagerConfigSourceFactory(this::read))
                 .build();
 
-        assertEquals("from-secret", config.getRawValue("oncepay.webhook.secrets.stripe"));
-        assertEquals("from-env", config.getRawValue("oncepay.webhook.secrets.sim"));
+        assertEquals("from-secret", config.getRawValue("oncepay.webhook.secrets.stripe.stripe-eu"));
+        assertEquals("from-env", config.getRawValue("oncepay.webhook.secrets.sim.default"));
     }
 
     @Test

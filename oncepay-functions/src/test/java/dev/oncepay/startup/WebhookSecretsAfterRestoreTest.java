@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The webhook function reading its signing secret from Secrets Manager (a local stand-in over the
- * real API), as deployed: a secret rotated after the snapshot is used once the sandbox is restored,
- * and the one it replaced, removed from the secret, is refused. Through the function's real entry point.
+ * real API), as deployed: a secret rotated after the snapshot, and the secret of an account added
+ * since, are used once the sandbox is restored, and the one it replaced, removed from the secret, is refused. Through the function's real entry point.
  */
 @QuarkusTest
 @TestProfile(WebhookSecretsAfterRestoreTest.SecretsFromSecretsManager.class)
@@ -29,6 +29,7 @@ class WebhookSecretsAfterRestoreTest {
     static final String SECRET_ID = "oncepay/webhook-signing";
     static final String OLD = "sim-secret-of-the-snapshot";
     static final String NEW = "sim-secret-rotated-since";
+    static final String OTHER_ACCOUNT = "sim-secret-of-an-account-added-since";
 
     /** The function's environment on Lambda: its secrets listed, Secrets Manager at the stand-in. */
     public static class SecretsFromSecretsManager implements QuarkusTestProfile {
@@ -47,12 +48,15 @@ class WebhookSecretsAfterRestoreTest {
     void aSecretRotatedAfterTheSnapshotIsUsedOnceRestored() throws Exception {
         assertEquals(200, deliverySignedWith(OLD), "the secret read at init verifies");
 
-        rotate(signingSecret(NEW));
+        rotate("{\"oncepay.webhook.secrets.sim.default\": [\"" + NEW + "\"], \"oncepay.webhook.secrets.sim.other\": [\""
+                + OTHER_ACCOUNT + "\"]}");
         assertEquals(401, deliverySignedWith(NEW), "the snapshot still holds the old secret");
+        assertEquals(401, deliverySignedWith(OTHER_ACCOUNT), "and not the account added since");
 
         hooks.afterRestore(null);
 
         assertEquals(200, deliverySignedWith(NEW), "the rotated secret is read after the restore");
+        assertEquals(200, deliverySignedWith(OTHER_ACCOUNT), "so is the secret of the account added since");
         assertEquals(401, deliverySignedWith(OLD), "the secret removed from Secrets Manager no longer verifies");
     }
 
@@ -68,6 +72,6 @@ class WebhookSecretsAfterRestoreTest {
     }
 
     private static String signingSecret(String secret) {
-        return "{\"oncepay.webhook.secrets.sim\": [\"" + secret + "\"]}";
+        return "{\"oncepay.webhook.secrets.sim.default\": [\"" + secret + "\"]}";
     }
 }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.oncepay.charge.ChargePhase;
 import dev.oncepay.provider.webhook.ProviderEvent;
+import dev.oncepay.provider.webhook.SigningSecret;
 import dev.oncepay.provider.psp.PspWebhookFormat;
 import dev.oncepay.sim.WebhookSignature;
 import dev.oncepay.contract.Table;
@@ -154,7 +155,7 @@ class StoredItemSizeTest {
         // Read as the webhook function reads it: the verified body is journaled as received.
         ProviderEvent event = simEvents.read(
                 WebhookSignature.header(secret, body, now.getEpochSecond()), body.getBytes(StandardCharsets.UTF_8),
-                List.of(secret), now, Duration.ofMinutes(5));
+                List.of(new SigningSecret("default", secret)), now, Duration.ofMinutes(5)).event();
         assertTrue(journal.receive(PspWebhookFormat.PROVIDER_ID, event, now, now.plus(Duration.ofDays(7))).isEmpty());
         String pk = EventJournal.pk(PspWebhookFormat.PROVIDER_ID, eventId);
         int received = ItemSize.bytes(StoredItems.item(pk).orElseThrow());

@@ -33,7 +33,7 @@ class WebhookFunctionIT {
     public static class Deployed implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("quarkus.funqy.export", "webhook", "oncepay.webhook.secrets.sim", SECRET);
+            return Map.of("quarkus.funqy.export", "webhook", "oncepay.webhook.secrets.sim.default", SECRET);
         }
     }
 

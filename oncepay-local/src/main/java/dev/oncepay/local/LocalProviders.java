@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.oncepay.contract.DeploymentSettings;
 import dev.oncepay.sim.StripeMode;
-import dev.oncepay.sim.WebhookTarget;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -18,11 +17,19 @@ import java.util.TreeSet;
  * account per other provider that some tenant is charged through, named after that provider
  * ({@code oncepay.provider.accounts.<provider>.*}, {@code oncepay.provider.tenants.<tenant>}), all on
  * the simulator unless {@code --provider-url} says otherwise. As {@code infra/} deploys them:
- * routing and API keys go to charge and reconcile only, webhook signing secrets to webhook only.
+ * routing and API keys go to charge and reconcile only, each account's webhook signing secret
+ * ({@code oncepay.webhook.secrets.<provider>.<account>}) to webhook only.
  */
 final class LocalProviders {
     /** The simulator's generic API takes any key. */
     static final String SIM_API_KEY = "local-sim-key";
+    /**
+     * A second Stripe account, with an API key and a signing secret of its own (the first account's
+     * with {@code _2}): the simulator signs its PaymentIntents' events with its secret, so the local
+     * run shows that one account's events never move another account's payments.
+     */
+    static final String SECOND_STRIPE_ACCOUNT = "stripe2";
+    private static final String SECOND_ACCOUNT_SUFFIX = "_2";
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private LocalProviders() {
@@ -40,16 +47,20 @@ final class LocalProviders {
         env.put(DeploymentSettings.ENV_PROVIDER_ID, options.provider());
         env.put(DeploymentSettings.ENV_PROVIDER_URL, providerUrl);
         if (function.equals(DeploymentSettings.FUNCTION_WEBHOOK)) {
-            // The internet-facing function reads webhook signing secrets only, never an API key.
-            env.put(webhookSecretsVariable(WebhookTarget.DEFAULT_PROVIDER_ID), options.webhookSecret());
-            env.put(webhookSecretsVariable(StripeMode.PROVIDER_ID), options.stripeWebhookSecret());
+            // The internet-facing function reads webhook signing secrets only, never an API key: each
+            // account's own, so an event moves only the payments of the account whose secret signed it.
+            env.put(webhookSecretsVariable(options.provider(), DeploymentSettings.DEFAULT_ACCOUNT),
+                    webhookSecret(options.provider(), options));
+            for (String account : otherAccounts(options)) {
+                env.put(webhookSecretsVariable(providerOf(account), account), webhookSecret(account, options));
+            }
             return env;
         }
         env.put("ONCEPAY_PROVIDER_API_KEY", apiKey(options.provider(), options));
         ObjectNode routing = JSON.createObjectNode();
         for (String account : otherAccounts(options)) {
             routing.put(DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + account + "." + DeploymentSettings.ACCOUNT_PROVIDER,
-                    account);
+                    providerOf(account));
             routing.put(DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + account + "." + DeploymentSettings.ACCOUNT_URL,
                     providerUrl);
             env.put("ONCEPAY_PROVIDER_ACCOUNTS_" + account.toUpperCase(Locale.ROOT) + "_API_KEY", apiKey(account, options));
@@ -66,20 +77,43 @@ final class LocalProviders {
         return env;
     }
 
-    /** The accounts beside the default one: one per other provider some tenant uses, named after it. */
+    /**
+     * The accounts beside the default one: one per other provider some tenant uses, named after it,
+     * and {@link #SECOND_STRIPE_ACCOUNT} if a tenant uses it.
+     */
     static List<String> otherAccounts(LocalRunOptions options) {
         TreeSet<String> accounts = new TreeSet<>(options.tenantProviders().values());
         accounts.remove(options.provider());
         return List.copyOf(accounts);
     }
 
-    static String apiKey(String provider, LocalRunOptions options) {
-        return provider.equals(StripeMode.PROVIDER_ID) ? options.stripeApiKey() : SIM_API_KEY;
+    /** The provider of a local account: accounts are named after their provider, the second Stripe one aside. */
+    static String providerOf(String account) {
+        return account.equals(SECOND_STRIPE_ACCOUNT) ? StripeMode.PROVIDER_ID : account;
     }
 
-    /** {@code oncepay.webhook.secrets.<provider>} as an environment variable (provider ids are plain words). */
-    static String webhookSecretsVariable(String provider) {
-        return "ONCEPAY_WEBHOOK_SECRETS_" + provider.toUpperCase(Locale.ROOT);
+    /** The API key of {@code account} (a provider id names its account). */
+    static String apiKey(String account, LocalRunOptions options) {
+        if (account.equals(SECOND_STRIPE_ACCOUNT)) {
+            return options.stripeApiKey() + SECOND_ACCOUNT_SUFFIX;
+        }
+        return account.equals(StripeMode.PROVIDER_ID) ? options.stripeApiKey() : SIM_API_KEY;
+    }
+
+    /** The secret the simulator signs the events of {@code account} with (a provider id names its account). */
+    static String webhookSecret(String account, LocalRunOptions options) {
+        if (account.equals(SECOND_STRIPE_ACCOUNT)) {
+            return options.stripeWebhookSecret() + SECOND_ACCOUNT_SUFFIX;
+        }
+        return account.equals(StripeMode.PROVIDER_ID) ? options.stripeWebhookSecret() : options.webhookSecret();
+    }
+
+    /**
+     * {@code oncepay.webhook.secrets.<provider>.<account>} as an environment variable: the local
+     * run's provider ids and account names are plain words, which a variable name spells exactly.
+     */
+    static String webhookSecretsVariable(String provider, String account) {
+        return "ONCEPAY_WEBHOOK_SECRETS_" + provider.toUpperCase(Locale.ROOT) + "_" + account.toUpperCase(Locale.ROOT);
     }
 
     /** How the banner names the accounts: {@code default stripe; merchant-b -> sim}. */

@@ -112,6 +112,9 @@ public final class LocalRun implements AutoCloseable {
         // Both APIs send their events, each to its provider's endpoint, signed with its own secret.
         sim.setWebhookTarget(URI.create(webhooks + WebhookTarget.DEFAULT_PROVIDER_ID), options.webhookSecret());
         sim.stripe().setWebhookTarget(URI.create(webhooks + StripeMode.PROVIDER_ID), options.stripeWebhookSecret());
+        // The second Stripe account's PaymentIntents (made with its API key) are signed with its own secret.
+        sim.stripe().setAccountWebhookSecret(LocalProviders.apiKey(LocalProviders.SECOND_STRIPE_ACCOUNT, options),
+                LocalProviders.webhookSecret(LocalProviders.SECOND_STRIPE_ACCOUNT, options));
 
         Map<String, Map<String, String>> environments = new LinkedHashMap<>();
         LocalRunOptions.FUNCTIONS.forEach(name -> environments.put(name, functionEnvironment(name)));

@@ -32,7 +32,7 @@ import java.util.stream.Collectors;
  * @param provider the provider of the functions' default account: {@code sim} (the simulator's
  *        generic API) or {@code stripe} (its Stripe mode, same simulator, same port)
  * @param tenantProviders tenants charged through another provider than the default, each with an
- *        account of its own (tenant → provider id)
+ *        account of its own (tenant → provider id, or {@code stripe2}: a second Stripe account)
  * @param providerUrl where the functions reach every provider account, or null for the simulator
  * @param stripeWebhookSecret the Stripe signing secret: the simulator signs its Stripe events with
  *        it, only the webhook function is given it
@@ -188,7 +188,8 @@ public record LocalRunOptions(
                 "                           the default) or stripe (its Stripe mode: same simulator, same port; charges",
                 "                           need a paymentMethod such as pm_card_visa)",
                 "  --tenant-provider T=P    charge tenant T through provider P instead (an account of its own;",
-                "                           repeatable, or a list: merchant-b=stripe,merchant-c=sim)",
+                "                           repeatable, or a list: merchant-b=stripe,merchant-c=sim); P may be",
+                "                           stripe2, a second Stripe account with its own API key and signing secret",
                 "  --provider-url URL       where the functions reach every provider account (default: the simulator)",
                 "  --webhook-secret S       secret the simulator signs sim webhooks with (default local-sim-secret)",
                 "  --stripe-webhook-secret S  Stripe signing secret of the simulator's Stripe events, given to the webhook",
@@ -432,7 +433,9 @@ public record LocalRunOptions(
                 if (!tenant.matches(DeploymentSettings.TENANT_PATTERN)) {
                     throw new UsageException(source + ": tenant '" + tenant + "' must match " + DeploymentSettings.TENANT_PATTERN);
                 }
-                result.put(tenant, providerId(p.substring(eq + 1), source));
+                String account = p.substring(eq + 1).trim().toLowerCase(Locale.ROOT);
+                result.put(tenant, account.equals(LocalProviders.SECOND_STRIPE_ACCOUNT) ? account
+                        : providerId(account, source));
             }
             return result;
         }

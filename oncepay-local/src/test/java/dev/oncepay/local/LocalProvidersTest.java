@@ -25,8 +25,8 @@ class LocalProvidersTest {
             assertNull(env.get("ONCEPAY_PROVIDER_ROUTING"), "one account, nothing per tenant");
         }
         Map<String, String> webhook = LocalProviders.environment("webhook", o, SIM);
-        assertEquals("local-sim-secret", webhook.get("ONCEPAY_WEBHOOK_SECRETS_SIM"));
-        assertEquals("whsec_local_stripe_secret", webhook.get("ONCEPAY_WEBHOOK_SECRETS_STRIPE"));
+        assertEquals(Map.of("ONCEPAY_WEBHOOK_SECRETS_SIM_DEFAULT", "local-sim-secret"), secrets(webhook),
+                "the default account's secret: no other account");
         assertTrue(webhook.keySet().stream().noneMatch(k -> k.contains("API_KEY")), "no API key: " + webhook);
     }
 
@@ -38,7 +38,8 @@ class LocalProvidersTest {
         assertEquals("stripe", charge.get("ONCEPAY_PROVIDER_ID"));
         assertEquals(SIM, charge.get("ONCEPAY_PROVIDER_URL"), "the Stripe mode shares the simulator's port");
         assertEquals("sk_test_x", charge.get("ONCEPAY_PROVIDER_API_KEY"));
-        assertEquals("whsec_x", LocalProviders.environment("webhook", o, SIM).get("ONCEPAY_WEBHOOK_SECRETS_STRIPE"));
+        assertEquals(Map.of("ONCEPAY_WEBHOOK_SECRETS_STRIPE_DEFAULT", "whsec_x"),
+                secrets(LocalProviders.environment("webhook", o, SIM)));
         assertFalse(LocalProviders.environment("webhook", o, SIM).containsKey("ONCEPAY_PROVIDER_API_KEY"));
     }
 
@@ -59,6 +60,32 @@ class LocalProvidersTest {
         Map<String, String> webhook = LocalProviders.environment("webhook", o, SIM);
         assertFalse(webhook.containsKey("ONCEPAY_PROVIDER_ROUTING"), "as deployed: routing for charge and reconcile");
         assertFalse(webhook.containsKey("ONCEPAY_PROVIDER_ACCOUNTS_STRIPE_API_KEY"));
+        assertEquals(Map.of("ONCEPAY_WEBHOOK_SECRETS_SIM_DEFAULT", "local-sim-secret",
+                "ONCEPAY_WEBHOOK_SECRETS_STRIPE_STRIPE", "whsec_local_stripe_secret"), secrets(webhook),
+                "each account's own secret, under its provider and account name");
         assertEquals("default sim; merchant-b -> stripe; merchant-c -> sim", LocalProviders.describe(o));
+    }
+
+    /** Two Stripe accounts: each with its own API key and signing secret, so one's events never move the other's payments. */
+    @Test
+    void aSecondStripeAccountHasItsOwnKeyAndSigningSecret() throws Exception {
+        LocalRunOptions o = LocalRunOptions.parse(List.of("--provider", "stripe", "--tenant-provider", "merchant-b=stripe2",
+                "--stripe-webhook-secret", "whsec_x", "--stripe-api-key", "sk_test_x"), Map.of());
+        Map<String, String> charge = LocalProviders.environment("charge", o, SIM);
+        assertEquals("sk_test_x", charge.get("ONCEPAY_PROVIDER_API_KEY"));
+        assertEquals("sk_test_x_2", charge.get("ONCEPAY_PROVIDER_ACCOUNTS_STRIPE2_API_KEY"));
+        assertEquals(Map.of("oncepay.provider.accounts.stripe2.provider", "stripe",
+                "oncepay.provider.accounts.stripe2.url", SIM, "oncepay.provider.tenants.merchant-b", "stripe2"),
+                new com.fasterxml.jackson.databind.ObjectMapper().readValue(charge.get("ONCEPAY_PROVIDER_ROUTING"),
+                        new com.fasterxml.jackson.core.type.TypeReference<Map<String, String>>() { }));
+        assertEquals(Map.of("ONCEPAY_WEBHOOK_SECRETS_STRIPE_DEFAULT", "whsec_x",
+                "ONCEPAY_WEBHOOK_SECRETS_STRIPE_STRIPE2", "whsec_x_2"), secrets(LocalProviders.environment("webhook", o, SIM)));
+        assertEquals("default stripe; merchant-b -> stripe2", LocalProviders.describe(o));
+    }
+
+    private static Map<String, String> secrets(Map<String, String> env) {
+        Map<String, String> secrets = new java.util.TreeMap<>(env);
+        secrets.keySet().removeIf(k -> !k.startsWith("ONCEPAY_WEBHOOK_SECRETS_"));
+        return secrets;
     }
 }

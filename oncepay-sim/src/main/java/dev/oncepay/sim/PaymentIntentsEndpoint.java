@@ -93,7 +93,7 @@ final class PaymentIntentsEndpoint extends JsonHandler {
         counters.chargeArrivals.add(Instant.now());
         // Read the whole request first: every fault below happens after the client finished sending.
         String raw = new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8);
-        authorize(exchange);
+        String apiKey = authorize(exchange);
         ScriptedAnswer scripted = counters.scriptedAnswers.poll();
         if (scripted != null && !scripted.executes()) {
             throw StripeErrors.scripted(scripted.status(), faults.current());
@@ -131,7 +131,7 @@ final class PaymentIntentsEndpoint extends JsonHandler {
                 exchange.close(); // closed while parked: never executed, nobody to answer
                 return;
             }
-            outcome = provider.create(key, form, params, plan.decline(), plan.conflict());
+            outcome = provider.create(key, form, params, plan.decline(), plan.conflict(), apiKey);
         } finally {
             provider.release(key);
         }
@@ -313,8 +313,14 @@ final class PaymentIntentsEndpoint extends JsonHandler {
         return StripeErrors.apiError(503, "The Stripe API is temporarily unavailable (simulated outage).", settings);
     }
 
-    /** A test-mode secret key as a bearer token: the simulator has no accounts, any {@code sk_test_…} will do. */
-    private static void authorize(HttpExchange exchange) {
+    /**
+     * A test-mode secret key as a bearer token: any {@code sk_test_…} will do. The key stands for the
+     * account: events about its PaymentIntents are signed with that account's secret, if one is set
+     * ({@link StripeMode#setAccountWebhookSecret}).
+     *
+     * @return the key
+     */
+    private static String authorize(HttpExchange exchange) {
         String authorization = exchange.getRequestHeaders().getFirst("Authorization");
         if (authorization == null || authorization.isBlank()) {
             throw StripeErrors.unauthorized("You did not provide an API key. Provide it in the Authorization header, "
@@ -323,6 +329,7 @@ final class PaymentIntentsEndpoint extends JsonHandler {
         if (!authorization.startsWith("Bearer sk_test_") || authorization.length() <= "Bearer sk_test_".length()) {
             throw StripeErrors.unauthorized("Invalid API Key provided (the simulator takes Bearer sk_test_…).");
         }
+        return authorization.substring("Bearer ".length());
     }
 
     /** Required here (Stripe takes a POST without one): oncepay must send a key on every create. */

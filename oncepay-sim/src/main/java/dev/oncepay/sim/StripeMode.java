@@ -34,8 +34,18 @@ public final class StripeMode {
         webhooks.target(new WebhookTarget(url, secret, PROVIDER_ID));
     }
 
+    /**
+     * Events about PaymentIntents created with the API key {@code apiKey} are signed with
+     * {@code secret}, as each Stripe account signs its endpoint's events with its own secret; the
+     * others with the target's. Kept until {@link #clearWebhookTarget()}.
+     */
+    public void setAccountWebhookSecret(String apiKey, String secret) {
+        provider.accountSecret(apiKey, secret);
+    }
+
     public void clearWebhookTarget() {
         webhooks.target(null);
+        provider.clearAccountSecrets();
     }
 
     public Optional<WebhookTarget> webhookTarget() {
@@ -69,8 +79,9 @@ public final class StripeMode {
      * post it with {@code delivery.toRequest(url, StripeMode.SIGNATURE_HEADER)}.
      */
     public WebhookDelivery webhookFor(String type, String reference) {
-        StripeEvent event = eventFor(type, reference);
-        return WebhookDelivery.signed(event.id(), event.toJson(json), webhookSecret(), Instant.now().getEpochSecond());
+        PaymentIntent intent = latest(reference);
+        StripeEvent event = StripeEvent.of(type, intent);
+        return WebhookDelivery.signed(event.id(), event.toJson(json), secretOf(intent), Instant.now().getEpochSecond());
     }
 
     /** Emits an event of {@code type} about the latest PaymentIntent of {@code reference} (webhook faults apply). */
@@ -78,10 +89,11 @@ public final class StripeMode {
         if (webhooks.target() == null) {
             throw new IllegalStateException("no Stripe webhook target set");
         }
-        StripeEvent event = eventFor(type, reference);
+        PaymentIntent intent = latest(reference);
+        StripeEvent event = StripeEvent.of(type, intent);
         String body = event.toJson(json);
-        webhooks.publish(event.id(), event.type(), body);
-        return WebhookDelivery.signed(event.id(), body, webhookSecret(), Instant.now().getEpochSecond());
+        webhooks.publish(event.id(), event.type(), body, provider.signingSecretOf(intent).orElse(null));
+        return WebhookDelivery.signed(event.id(), body, secretOf(intent), Instant.now().getEpochSecond());
     }
 
     public List<WebhookAttempt> webhookAttempts() {
@@ -151,9 +163,13 @@ public final class StripeMode {
         provider.script(new StripeScriptedError(StripeErrors.scripted(status, type, code, headers), executes));
     }
 
-    private StripeEvent eventFor(String type, String reference) {
-        PaymentIntent intent = provider.latest(reference)
+    private PaymentIntent latest(String reference) {
+        return provider.latest(reference)
                 .orElseThrow(() -> new IllegalStateException("no PaymentIntent with reference " + reference));
-        return StripeEvent.of(type, intent);
+    }
+
+    /** The secret of the account that created {@code intent}, else the target's. */
+    private String secretOf(PaymentIntent intent) {
+        return provider.signingSecretOf(intent).orElseGet(this::webhookSecret);
     }
 }

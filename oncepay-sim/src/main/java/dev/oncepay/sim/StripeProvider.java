@@ -11,6 +11,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Queue;
 import java.util.Set;
@@ -45,6 +46,10 @@ final class StripeProvider {
     private final Queue<StripeScriptedError> scriptedErrors = new ConcurrentLinkedQueue<>();
     /** Errors tests scripted for the next cancels, in order. */
     private final Queue<StripeScriptedError> scriptedCancelErrors = new ConcurrentLinkedQueue<>();
+    /** Each account's signing secret, by the API key that stands for the account. */
+    private final Map<String, String> accountSecrets = new ConcurrentHashMap<>();
+    /** The API key each PaymentIntent was created with: its account. */
+    private final Map<String, String> creatorKeys = new ConcurrentHashMap<>();
     /** Payments that would succeed stay {@code processing} until {@link #settle} (a test's choice). */
     private volatile boolean settleLater;
 
@@ -95,7 +100,8 @@ final class StripeProvider {
      *     request is refused with {@code 409}, as when an earlier attempt's answer was lost
      * @throws ApiError 400 {@code idempotency_error} when the key was used with other parameters
      */
-    ChargeOutcome create(String key, StripeForm form, PaymentIntentParams params, boolean decline, boolean lostAnswer) {
+    ChargeOutcome create(String key, StripeForm form, PaymentIntentParams params, boolean decline, boolean lostAnswer,
+            String apiKey) {
         JsonNode request = form.toJson(json);
         return keys.withKeyLocked(key, () -> {
             var prior = keys.find(key);
@@ -105,7 +111,7 @@ final class StripeProvider {
                 }
                 return new ChargeOutcome(prior.get().status(), prior.get().body(), true);
             }
-            PaymentIntent intent = execute(key, params, decline);
+            PaymentIntent intent = execute(key, params, decline, apiKey);
             int status = intent.lastPaymentError() != null ? 402 : 200;
             String answer = write(status == 402 ? StripeErrors.cardDeclined(intent, json).body(json) : intent.toJson(json));
             keys.store(key, new StoredResponse(status, answer, request, intent.createdAt()));
@@ -116,9 +122,10 @@ final class StripeProvider {
         });
     }
 
-    private PaymentIntent execute(String key, PaymentIntentParams params, boolean decline) {
+    private PaymentIntent execute(String key, PaymentIntentParams params, boolean decline, String apiKey) {
         Instant now = clock.instant().truncatedTo(ChronoUnit.MILLIS);
         String id = "pi_" + RandomIds.next();
+        creatorKeys.put(id, apiKey);
         PaymentIntent created = PaymentIntent.created(id, params.amount(), params.currency(),
                 params.paymentMethod().id(), params.customer(), params.description(), params.metadata(),
                 id + "_secret_" + RandomIds.next(), key, now);
@@ -326,10 +333,26 @@ final class StripeProvider {
         }
     }
 
+    /** Events about PaymentIntents created with {@code apiKey} are signed with {@code secret}. */
+    void accountSecret(String apiKey, String secret) {
+        accountSecrets.put(apiKey, secret);
+    }
+
+    void clearAccountSecrets() {
+        accountSecrets.clear();
+    }
+
+    /** The secret of the account that created {@code intent}, if one is set; else the target's signs. */
+    Optional<String> signingSecretOf(PaymentIntent intent) {
+        String apiKey = creatorKeys.get(intent.id());
+        return apiKey == null ? Optional.empty() : Optional.ofNullable(accountSecrets.get(apiKey));
+    }
+
     void clear() {
         synchronized (intents) {
             intents.clear();
         }
+        creatorKeys.clear();
         inFlight.clear();
         scriptedErrors.clear();
         scriptedCancelErrors.clear();
@@ -353,7 +376,7 @@ final class StripeProvider {
         }
         StripeEvent event = StripeEvent.forStatus(intent);
         if (event != null) {
-            webhooks.publish(event.id(), event.type(), event.toJson(json));
+            webhooks.publish(event.id(), event.type(), event.toJson(json), signingSecretOf(intent).orElse(null));
         }
         return intent;
     }

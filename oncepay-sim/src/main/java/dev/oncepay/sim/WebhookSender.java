@@ -61,7 +61,17 @@ final class WebhookSender implements AutoCloseable {
 
     /** Queues the event {@code eventId} with {@code body}; does nothing when no target is set. */
     void publish(String eventId, String type, String body) {
-        WebhookTarget to = target.get();
+        publish(eventId, type, body, null);
+    }
+
+    /**
+     * The same, signed with {@code secret} (the secret of the account the event is about) instead
+     * of the target's; {@code null} signs with the target's.
+     */
+    void publish(String eventId, String type, String body, String secret) {
+        WebhookTarget configured = target.get();
+        WebhookTarget to = configured == null || secret == null ? configured
+                : new WebhookTarget(configured.url(), secret, configured.providerId());
         if (to == null) {
             return;
         }

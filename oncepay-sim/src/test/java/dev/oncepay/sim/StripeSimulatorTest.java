@@ -252,6 +252,41 @@ class StripeSimulatorTest {
         }
     }
 
+    /** Two Stripe accounts, two endpoint secrets: each account's events are signed with its own. */
+    @Test
+    void eachAccountsEventsAreSignedWithItsOwnSecret() throws Exception {
+        try (WebhookReceiver receiver = new WebhookReceiver("/webhooks/stripe", "Stripe-Signature", 0)) {
+            sim.stripe().setWebhookTarget(receiver.uri(), "whsec_test");
+            sim.stripe().setAccountWebhookSecret("sk_test_account_b", "whsec_account_b");
+
+            assertEquals(200, create("key-a", FORM).statusCode());
+            WebhookReceiver.Received ofA = receiver.next();
+            HttpResponse<String> createdByB = send(HttpRequest.newBuilder(uri("/v1/payment_intents"))
+                    .header("Authorization", "Bearer sk_test_account_b").header("Idempotency-Key", "key-b")
+                    .header("Content-Type", "application/x-www-form-urlencoded")
+                    .POST(HttpRequest.BodyPublishers.ofString(FORM.replace("pay_1", "pay_2"))).build());
+            assertEquals(200, createdByB.statusCode(), createdByB.body());
+            WebhookReceiver.Received ofB = receiver.next();
+
+            assertTrue(signedWith(ofA.signature(), ofA.body(), "whsec_test"), "the target's secret for the other key");
+            assertFalse(signedWith(ofA.signature(), ofA.body(), "whsec_account_b"));
+            assertTrue(signedWith(ofB.signature(), ofB.body(), "whsec_account_b"), "account B's own secret");
+            assertFalse(signedWith(ofB.signature(), ofB.body(), "whsec_test"));
+            WebhookDelivery later = sim.stripe().webhookFor("payment_intent.succeeded", "pay_2");
+            assertTrue(signedWith(later.signature(), later.body(), "whsec_account_b"), "events built on demand too");
+
+            sim.stripe().clearWebhookTarget();
+            WebhookDelivery cleared = sim.stripe().webhookFor("payment_intent.succeeded", "pay_2");
+            assertTrue(signedWith(cleared.signature(), cleared.body(), StripeMode.DEFAULT_WEBHOOK_SECRET),
+                    "clearing the target clears the accounts' secrets");
+        }
+    }
+
+    private static boolean signedWith(String header, String body, String secret) {
+        String t = header.substring(2, header.indexOf(','));
+        return header.contains("v1=" + WebhookSignature.hmacHex(secret, t + "." + body));
+    }
+
     @Test
     void anUnknownPaymentMethodIsAResourceMissingErrorAndNothingIsStored() throws Exception {
         HttpResponse<String> response = create("key-1", FORM.replace("pm_card_visa", "pm_card_unknown"));

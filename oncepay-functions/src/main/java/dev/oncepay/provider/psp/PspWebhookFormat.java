@@ -5,6 +5,8 @@ import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.provider.webhook.EventBody;
 import dev.oncepay.provider.webhook.MalformedEventException;
 import dev.oncepay.provider.webhook.ProviderEvent;
+import dev.oncepay.provider.webhook.SigningSecret;
+import dev.oncepay.provider.webhook.VerifiedEvent;
 import dev.oncepay.provider.webhook.ProviderEvent.ChargeFact;
 import dev.oncepay.provider.webhook.SignatureVerifier;
 import dev.oncepay.provider.webhook.WebhookFormat;
@@ -37,9 +39,10 @@ public class PspWebhookFormat implements WebhookFormat {
     }
 
     @Override
-    public ProviderEvent read(String signature, byte[] rawBody, List<String> secrets, Instant now, Duration tolerance) {
-        SIGNATURE.verify(signature, rawBody, secrets, now, tolerance);
-        return parse(rawBody);
+    public VerifiedEvent read(String signature, byte[] rawBody, List<SigningSecret> secrets, Instant now,
+            Duration tolerance) {
+        String account = SIGNATURE.verify(signature, rawBody, secrets, now, tolerance);
+        return new VerifiedEvent(account, parse(rawBody));
     }
 
     /** The event in a verified body. */

@@ -8,16 +8,19 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
 /**
  * Verifies a {@code t=<unix seconds>,v1=<hex>[,v1=<hex>...]} signature header: the hex
  * HMAC-SHA256 of {@code "<t>.<raw body>"} under any active secret must equal any {@code v1}
- * (constant-time comparison), and {@code t} must be within the tolerance of our clock in either
+ * (constant-time comparison, over every secret and signature), and {@code t} must be within the tolerance of our clock in either
  * direction, which bounds how long a captured request can be replayed. Stripe's scheme
  * ({@code Stripe-Signature}), and the generic PSP's ({@code Payment-Signature}): one verifier per
- * header name. Pure: no I/O, no logging.
+ * header name. It answers which account's secret verified, so a fact speaks only for that
+ * account's payments. Pure: no I/O, no logging.
  */
 public final class SignatureVerifier {
     /** A real header is ~80 characters per signature; anything far larger is not one. */
@@ -40,27 +43,40 @@ public final class SignatureVerifier {
     }
 
     /**
-     * @param secrets the provider's active secrets (at least one)
+     * @param secrets the provider's active secrets, each with its account (at least one)
+     * @return the account whose secret made a signature in the header
      * @throws InvalidSignatureException for a missing or malformed header, a timestamp outside the
-     *         tolerance, or no signature made with any active secret
+     *         tolerance, no signature made with any active secret, or signatures made with the
+     *         secrets of more than one account
      */
-    public void verify(String header, byte[] rawBody, List<String> secrets, Instant now, Duration tolerance) {
+    public String verify(String header, byte[] rawBody, List<SigningSecret> secrets, Instant now, Duration tolerance) {
         Parsed parsed = parse(header);
         long age = now.getEpochSecond() - parsed.timestamp();
         if (Math.abs(age) > tolerance.toSeconds()) {
             throw new InvalidSignatureException(age > 0 ? "timestamp too old" : "timestamp in the future");
         }
-        boolean match = false;
-        for (String secret : secrets) {
-            byte[] expected = hmac(secret, parsed.timestampText(), rawBody);
+        boolean[] matched = new boolean[secrets.size()];
+        for (int i = 0; i < secrets.size(); i++) {
+            byte[] expected = hmac(secrets.get(i).secret(), parsed.timestampText(), rawBody);
             for (byte[] candidate : parsed.signatures()) {
                 // Constant time per comparison; every pair is compared, so timing says nothing of which matched.
-                match |= MessageDigest.isEqual(expected, candidate);
+                matched[i] |= MessageDigest.isEqual(expected, candidate);
             }
         }
-        if (!match) {
+        Set<String> accounts = new TreeSet<>();
+        for (int i = 0; i < matched.length; i++) {
+            if (matched[i]) {
+                accounts.add(secrets.get(i).account());
+            }
+        }
+        if (accounts.isEmpty()) {
             throw new InvalidSignatureException("no signature matches an active secret");
         }
+        if (accounts.size() > 1) {
+            // Which account speaks would be a guess; the startup check refuses a secret shared by two accounts.
+            throw new InvalidSignatureException("signatures match the secrets of more than one account");
+        }
+        return accounts.iterator().next();
     }
 
     static byte[] hmac(String secret, String timestampText, byte[] rawBody) {

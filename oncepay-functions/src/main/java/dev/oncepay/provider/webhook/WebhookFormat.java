@@ -22,9 +22,10 @@ public interface WebhookFormat {
      * the signature verifies.
      *
      * @param signature the {@link #signatureHeader()} value, {@code null} if absent
-     * @param secrets the provider's active signing secrets (at least one)
+     * @param secrets the provider's active signing secrets with their accounts (at least one)
+     * @return the event and the account whose secret signed it
      * @throws InvalidSignatureException the request is not provably from the provider
      * @throws MalformedEventException a verified body that is not an event of this provider
      */
-    ProviderEvent read(String signature, byte[] rawBody, List<String> secrets, Instant now, Duration tolerance);
+    VerifiedEvent read(String signature, byte[] rawBody, List<SigningSecret> secrets, Instant now, Duration tolerance);
 }

@@ -14,6 +14,7 @@ import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.provider.webhook.InvalidSignatureException;
 import dev.oncepay.provider.webhook.MalformedEventException;
 import dev.oncepay.provider.webhook.ProviderEvent;
+import dev.oncepay.provider.webhook.SigningSecret;
 import dev.oncepay.provider.webhook.ProviderEvent.ChargeFact;
 import dev.oncepay.sim.StripeMode;
 import java.nio.charset.StandardCharsets;
@@ -157,7 +158,8 @@ class StripeWebhookFormatTest {
     // --- the signature, against stripe-java -----------------------------------------------------
 
     private static ProviderEvent read(String header, String body) {
-        return TEST_MODE.read(header, body.getBytes(StandardCharsets.UTF_8), List.of(SECRET), NOW, TOLERANCE);
+        return TEST_MODE.read(header, body.getBytes(StandardCharsets.UTF_8), List.of(new SigningSecret("acct", SECRET)),
+                NOW, TOLERANCE).event();
     }
 
     @Test

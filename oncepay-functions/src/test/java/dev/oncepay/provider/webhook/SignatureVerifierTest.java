@@ -18,6 +18,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** The signature scheme on its own, against the simulator's signer (the provider's side). */
 class SignatureVerifierTest {
     private static final String SECRET = "local-sim-secret";
+    private static final String ACCOUNT = "default";
     private static final Duration TOLERANCE = Duration.ofSeconds(300);
     private static final Instant NOW = Instant.parse("2026-11-30T10:00:00Z");
     private static final long T = NOW.getEpochSecond();
@@ -25,8 +26,13 @@ class SignatureVerifierTest {
 
     private static final SignatureVerifier PAYMENT_SIGNATURE = new SignatureVerifier("Payment-Signature");
 
-    private static void verify(String header, String body, List<String> secrets) {
-        PAYMENT_SIGNATURE.verify(header, body.getBytes(StandardCharsets.UTF_8), secrets, NOW, TOLERANCE);
+    /** Verifies with {@code secrets}, all of account {@value #ACCOUNT}. */
+    private static String verify(String header, String body, List<String> secrets) {
+        return verifyWith(header, body, secrets.stream().map(s -> new SigningSecret(ACCOUNT, s)).toList());
+    }
+
+    private static String verifyWith(String header, String body, List<SigningSecret> secrets) {
+        return PAYMENT_SIGNATURE.verify(header, body.getBytes(StandardCharsets.UTF_8), secrets, NOW, TOLERANCE);
     }
 
     private static String reason(String header, String body, List<String> secrets) {
@@ -109,8 +115,35 @@ class SignatureVerifierTest {
         SignatureVerifier stripe = new SignatureVerifier("Stripe-Signature");
         byte[] body = BODY.getBytes(StandardCharsets.UTF_8);
         assertEquals("missing Stripe-Signature header", assertThrows(InvalidSignatureException.class,
-                () -> stripe.verify(null, body, List.of(SECRET), NOW, TOLERANCE)).getMessage());
+                () -> stripe.verify(null, body, List.of(new SigningSecret(ACCOUNT, SECRET)), NOW, TOLERANCE)).getMessage());
         assertEquals("Stripe-Signature has no v1 signature", assertThrows(InvalidSignatureException.class,
-                () -> stripe.verify("t=" + T, body, List.of(SECRET), NOW, TOLERANCE)).getMessage());
+                () -> stripe.verify("t=" + T, body, List.of(new SigningSecret(ACCOUNT, SECRET)), NOW, TOLERANCE))
+                .getMessage());
+    }
+
+    @Test
+    void answersTheAccountWhoseSecretMatchedWhicheverSecretOfItAndWhereverItIsListed() {
+        List<SigningSecret> accounts = List.of(new SigningSecret("stripe-a", "a-next"), new SigningSecret("stripe-a", "a-prev"),
+                new SigningSecret("stripe-b", "b-current"));
+        assertEquals("stripe-a", verifyWith(WebhookSignature.header("a-next", BODY, T), BODY, accounts));
+        assertEquals("stripe-a", verifyWith(WebhookSignature.header("a-prev", BODY, T), BODY, accounts));
+        assertEquals("stripe-b", verifyWith(WebhookSignature.header("b-current", BODY, T), BODY, accounts));
+        // The provider's own rotation of B: an unknown v1 beside B's.
+        String rolling = WebhookSignature.header("b-retired", BODY, T) + ",v1=" + WebhookSignature.hmacHex("b-current", T + "." + BODY);
+        assertEquals("stripe-b", verifyWith(rolling, BODY, accounts));
+    }
+
+    @Test
+    void signaturesOfTwoAccountsInOneHeaderAreRefused() {
+        List<SigningSecret> accounts = List.of(new SigningSecret("stripe-a", "a-current"),
+                new SigningSecret("stripe-b", "b-current"));
+        String both = WebhookSignature.header("a-current", BODY, T) + ",v1=" + WebhookSignature.hmacHex("b-current", T + "." + BODY);
+        assertEquals("signatures match the secrets of more than one account", assertThrows(InvalidSignatureException.class,
+                () -> verifyWith(both, BODY, accounts)).getMessage());
+    }
+
+    @Test
+    void aSigningSecretNeverShowsItsValue() {
+        assertFalse(new SigningSecret("stripe-a", "whsec_do_not_print").toString().contains("whsec_do_not_print"));
     }
 }
