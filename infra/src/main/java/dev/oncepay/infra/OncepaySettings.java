@@ -94,7 +94,8 @@ public record OncepaySettings(
     public static final int MIN_MEMORY_MB = 128;
     public static final int MAX_MEMORY_MB = 10240;
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final List<String> ACCOUNT_FIELDS = List.of("name", "provider", "url", "apiKeySecretArn", "signingSecretArn");
+    private static final List<String> ACCOUNT_FIELDS = List.of("name", "provider", "url", "apiKeySecretArn", "signingSecretArn",
+            "lookupLag");
     private static final Pattern TENANT = Pattern.compile(DeploymentSettings.TENANT_PATTERN);
     /** An IAM user, role or account root, or an STS session, as a trust policy names it. */
     private static final Pattern PRINCIPAL_ARN = Pattern.compile("arn:aws[a-z-]*:(iam|sts)::\\d{12}:\\S+");
@@ -231,7 +232,7 @@ public record OncepaySettings(
 
     /**
      * Provider routing for charge and reconcile: {@code oncepay.provider.tenants.<tenant>} and each
-     * account's {@code provider} and {@code url}, as the application reads them from
+     * account's {@code provider}, {@code url} and (if set) {@code lookup-lag}, as the application reads them from
      * {@link DeploymentSettings#ENV_PROVIDER_ROUTING}. No secret is among them.
      */
     public Map<String, String> routingProperties() {
@@ -241,6 +242,7 @@ public record OncepaySettings(
             String prefix = DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + account.name() + ".";
             properties.put(prefix + DeploymentSettings.ACCOUNT_PROVIDER, account.provider());
             properties.put(prefix + DeploymentSettings.ACCOUNT_URL, account.url());
+            account.lookupLag().ifPresent(lag -> properties.put(prefix + DeploymentSettings.ACCOUNT_LOOKUP_LAG, lag));
         }
         return properties;
     }
@@ -275,7 +277,8 @@ public record OncepaySettings(
                         + (fields.isEmpty() ? "" : "; unknown: " + fields));
             }
             accounts.add(new ProviderAccountSettings(text(account, "name"), text(account, "provider"), text(account, "url"),
-                    Optional.ofNullable(text(account, "apiKeySecretArn")), Optional.ofNullable(text(account, "signingSecretArn"))));
+                    Optional.ofNullable(text(account, "apiKeySecretArn")), Optional.ofNullable(text(account, "signingSecretArn")),
+                    Optional.ofNullable(text(account, "lookupLag"))));
         }
         return accounts;
     }

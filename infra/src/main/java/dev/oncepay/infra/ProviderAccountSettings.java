@@ -17,7 +17,8 @@ import java.util.regex.Pattern;
  * @param signingSecretArn the secret holding {@code oncepay.webhook.secrets.<provider>.<name>} (the webhook function reads it)
  */
 public record ProviderAccountSettings(
-        String name, String provider, String url, Optional<String> apiKeySecretArn, Optional<String> signingSecretArn) {
+        String name, String provider, String url, Optional<String> apiKeySecretArn, Optional<String> signingSecretArn,
+        Optional<String> lookupLag) {
     private static final Pattern NAME = Pattern.compile(DeploymentSettings.NAME_PATTERN);
     /** {@code arn:<partition>:secretsmanager:<region>:<account>:secret:<name>-<6 characters>}. */
     private static final Pattern SECRET_ARN = Pattern.compile("arn:[a-z-]+:secretsmanager:[a-z0-9-]+:\\d{12}:secret:.+-[A-Za-z0-9]{6}");
@@ -39,6 +40,19 @@ public record ProviderAccountSettings(
         }
         requireSecretArn(what + ": apiKeySecretArn", apiKeySecretArn);
         requireSecretArn(what + ": signingSecretArn", signingSecretArn);
+        if (lookupLag.isPresent() && !isLookupLag(lookupLag.get())) {
+            throw new IllegalArgumentException(what + ": lookupLag must be an ISO-8601 duration that is not negative"
+                    + " (e.g. PT15M)");
+        }
+    }
+
+    /** How long the account's lookups may trail its charges, as the application reads it (ISO-8601). */
+    private static boolean isLookupLag(String text) {
+        try {
+            return !java.time.Duration.parse(text).isNegative();
+        } catch (java.time.format.DateTimeParseException notADuration) {
+            return false;
+        }
     }
 
     /** A complete secret ARN (with its random suffix), so IAM can name exactly that secret. */

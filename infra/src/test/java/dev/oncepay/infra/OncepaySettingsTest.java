@@ -170,13 +170,22 @@ class OncepaySettingsTest {
                 "oncepay:tenants", Map.of("Merchant-A", "stripe-eu", "b", "default")));
 
         ProviderAccountSettings stripe = new ProviderAccountSettings("stripe-eu", "stripe", "https://api.stripe.com",
-                Optional.of(ARN), Optional.empty());
+                Optional.of(ARN), Optional.empty(), Optional.empty());
         for (OncepaySettings settings : List.of(fromText, fromStructure)) {
             assertEquals(List.of(stripe), settings.accounts());
             assertEquals(Map.of("oncepay.provider.tenants.Merchant-A", "stripe-eu", "oncepay.provider.tenants.b", "default",
                     "oncepay.provider.accounts.stripe-eu.provider", "stripe",
                     "oncepay.provider.accounts.stripe-eu.url", "https://api.stripe.com"), settings.routingProperties());
         }
+    }
+
+    /** An account whose lookups trail its charges declares it; the sweep and the operator's resolution wait that long. */
+    @Test
+    void anAccountsLookupLagGoesToTheProviderRouting() {
+        OncepaySettings settings = settings(Map.of("oncepay:accounts", "[{\"name\": \"psp-slow\", \"provider\": \"psp\","
+                + " \"url\": \"https://psp.example\", \"lookupLag\": \"PT15M\"}]"));
+        assertEquals(Optional.of("PT15M"), settings.accounts().get(0).lookupLag());
+        assertEquals("PT15M", settings.routingProperties().get("oncepay.provider.accounts.psp-slow.lookup-lag"));
     }
 
     @Test
@@ -190,6 +199,8 @@ class OncepaySettingsTest {
         refused.put("[{\"name\": \"a\", \"url\": \"https://api.stripe.com\"}]", "provider");
         refused.put("[{\"name\": \"a\", " + valid + ", \"apiKeySecretArn\": \"oncepay/a\"}]", "complete");
         refused.put("[{\"name\": \"a\", " + valid + ", \"apiKey\": \"sk_live\"}]", "unknown: [apiKey]");
+        refused.put("[{\"name\": \"a\", " + valid + ", \"lookupLag\": \"15 minutes\"}]", "lookupLag");
+        refused.put("[{\"name\": \"a\", " + valid + ", \"lookupLag\": \"-PT1M\"}]", "lookupLag");
         refused.put("{\"name\": \"a\"}", "array");
         refused.put("[{\"name\": ", "not valid JSON");
         refused.forEach((accounts, problem) -> {
