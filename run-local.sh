@@ -16,6 +16,7 @@
 #   ./run-local.sh --provider stripe     the default account is Stripe (the simulator's Stripe mode);
 #                                        charges then need "paymentMethod", e.g. pm_card_visa
 #   ./run-local.sh --tenant-provider merchant-b=stripe   that tenant on Stripe, the others on sim
+#   ./run-local.sh --tenant-provider merchant-b=stripe2  that tenant on a second Stripe account (own key and signing secret)
 #   ./run-local.sh --skip-build [opts]   run what was built last
 #   ./run-local.sh --dev [--debug-port N]   live coding: charge runs in `./mvnw quarkus:dev` (in the
 #                                        foreground: its console keys work, e.g. [r] runs the tests),
