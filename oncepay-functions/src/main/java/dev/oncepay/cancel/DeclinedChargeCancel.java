@@ -18,8 +18,9 @@ import software.amazon.awssdk.core.exception.SdkException;
 /**
  * Cancels the provider charge of a FAILED payment that stays open to the customer (cancel
  * pending), so a payment oncepay answered {@code failed} cannot be paid later with the client
- * secret. The charge run sends it right after recording FAILED; the sweep sends it again until the
- * provider confirms.
+ * secret. The charge run sends it right after recording FAILED; the sweep sends it until the
+ * provider confirms, also for a FAILED that a webhook recorded (the webhook function calls no
+ * provider).
  *
  * <p>Canceled: the cancel pending ends (one conditional write). Refused because the charge
  * succeeded meanwhile: a conflicting fact, FAILED → NEEDS_REVIEW ({@code conflicting_facts}, the

@@ -48,7 +48,9 @@ import org.jboss.logging.Logger;
  * provider fact outranks a running charge, whose fenced settle then fails and replays the settled
  * payment). A fact the payment already has is a no-op, so re-applying after a crash writes
  * nothing. The write carries {@code webhook <provider>/<eventId>} as status reason, so a later
- * delivery can tell that this event made the change;</li>
+ * delivery can tell that this event made the change. A FAILED fact whose charge stays open to the
+ * customer ({@link ChargeFact#cancelRequired()}) records the cancel pending in the same write;
+ * the reconcile sweep sends it;</li>
  * <li>mark the journal {@code PROCESSED} with the outcome.</li>
  * </ol>
  * A crash after 1 leaves {@code RECEIVED}: the provider's redelivery (we did not answer 2xx)
@@ -68,6 +70,8 @@ import org.jboss.logging.Logger;
 @ApplicationScoped
 public class WebhookUseCase {
     private static final Logger LOG = Logger.getLogger(WebhookUseCase.class);
+    /** Why a FAILED fact whose charge stays open to the customer leaves the payment in the sweep. */
+    private static final String CANCEL_PENDING_REASON = "declined; the charge stays open until the sweep cancels it";
 
     private final WebhookConfig config;
     private final WebhookFormats formats;
@@ -293,6 +297,13 @@ public class WebhookUseCase {
             // Keep the recorded provider ids: the reviewer needs both facts, the event is journaled.
             return new Decision(List.of(Transition.toReview(status, null, reason, ReviewReason.CONFLICTING_FACTS)),
                     WebhookOutcome.CONFLICT, reason);
+        }
+        if (target == PaymentStatus.FAILED && fact.cancelRequired()) {
+            // This function answers the provider without calling it: the cancel is recorded pending,
+            // due at once, and the next sweep sends it.
+            return new Decision(List.of(Transition.failedCancelPending(status, fact.chargeId(), fact.declineCode(),
+                    marker + ": " + CANCEL_PENDING_REASON, now, OptionalLong.empty())), WebhookOutcome.APPLIED,
+                    CANCEL_PENDING_REASON);
         }
         String declineCode = target == PaymentStatus.FAILED ? fact.declineCode() : null;
         return new Decision(List.of(new Transition(status, target, fact.chargeId(), declineCode, marker, null,

@@ -69,9 +69,10 @@ public class ReconcileFixture {
     static final Duration LEASE = Duration.ofSeconds(35);
     /**
      * The DynamoDB queries of a sweep's backlog gauges when no payment waits in UNKNOWN or PENDING:
-     * per shard (4), one for the oldest UNKNOWN, one for the oldest stuck PENDING, one NEEDS_REVIEW count.
+     * per shard (4), one for the oldest UNKNOWN, one for the oldest stuck PENDING, one NEEDS_REVIEW
+     * count, one cancel-pending (FAILED) count.
      */
-    static final long BACKLOG_QUERIES_WHEN_NONE_WAIT = 3 * 4;
+    static final long BACKLOG_QUERIES_WHEN_NONE_WAIT = 4 * 4;
     private static final HttpClient HTTP = HttpClient.newHttpClient();
 
     @Inject

@@ -2,6 +2,7 @@ package dev.oncepay.reconcile;
 
 import static dev.oncepay.testing.Problems.assertProblem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,8 +13,14 @@ import dev.oncepay.charge.ChargePhase;
 import dev.oncepay.contract.Attr;
 import dev.oncepay.contract.Metrics;
 import dev.oncepay.contract.Table;
+import dev.oncepay.function.WebhookFunction;
+import dev.oncepay.http.HttpApiEvent;
+import dev.oncepay.payment.Payment;
+import dev.oncepay.payment.PaymentRepository.SweepState;
 import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.sim.LedgerEntry;
+import dev.oncepay.sim.StripeMode;
+import dev.oncepay.sim.WebhookAttempt;
 import dev.oncepay.testing.DirectInvoker;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
 import dev.oncepay.testing.PhaseHooks;
@@ -22,11 +29,13 @@ import dev.oncepay.testing.StoredItems;
 import dev.oncepay.testing.TestClock;
 import dev.oncepay.testing.TestEnvironment;
 import dev.oncepay.testkit.HttpApiEvents;
+import dev.oncepay.webhook.ApiGatewayBridge;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
+import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -46,8 +55,10 @@ import org.junit.jupiter.api.Test;
  * A declined Stripe PaymentIntent stays confirmable with its client secret: the charge function
  * cancels it when it records FAILED, the reconcile Lambda cancels it again until Stripe confirms
  * (counted meanwhile by the sweep's {@code CancelPendingBacklog} gauge), and a shopper who paid
- * it first puts the payment in review, which the answer says. The shopper's browser is real HTTP
- * to the simulator's {@code /confirm}, with a publishable key.
+ * it first puts the payment in review, which the answer says. A {@code payment_intent.payment_failed}
+ * webhook that records FAILED leaves the cancel to the sweep. The shopper's browser is real HTTP
+ * to the simulator's {@code /confirm}, with a publishable key; the simulator's webhooks are real
+ * HTTP to an API Gateway stand-in that invokes the webhook function's entry method.
  */
 @QuarkusTest
 @TestProfile(ReconcileProfile.class)
@@ -70,6 +81,10 @@ class StripeDeclineCancelTest {
     PhaseHooks chargeHooks;
     @Inject
     RecordingMetrics metrics;
+    @Inject
+    WebhookFunction webhook;
+    @Inject
+    ObjectMapper json;
 
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
 
@@ -154,6 +169,77 @@ class StripeDeclineCancelTest {
         assertNull(fx.state(id).nextCheckAt(), "canceled: out of the sweep");
         assertEquals(400, confirmInBrowser(intent, "pm_card_visa").statusCode());
         assertEquals(List.of("declined"), fx.ledgerOf(id).stream().map(LedgerEntry::status).toList());
+    }
+
+    @Test
+    void aPaymentIntentFailedByItsWebhookIsCanceledByTheSweepSoTheShopperCannotPayItLater() throws Exception {
+        ApiResponse waiting = post(UUID.randomUUID().toString(), body("pm_card_authenticationRequired"));
+        assertEquals(202, waiting.status(), waiting.body());
+        assertEquals("requires_action", waiting.json().get("status").asText(), waiting.body());
+        String id = waiting.json().get("id").asText();
+        String intent = waiting.json().get("providerPaymentId").asText();
+
+        List<WebhookAttempt> deliveries = failAuthenticationAndDeliverItsWebhook(intent);
+
+        assertEquals(List.of("payment_intent.payment_failed"), deliveries.stream().map(WebhookAttempt::type).distinct()
+                .toList(), deliveries::toString);
+        assertTrue(deliveries.stream().allMatch(a -> a.status() == 200), deliveries::toString);
+        SweepState recorded = fx.state(id);
+        Payment failed = recorded.payment();
+        assertEquals(PaymentStatus.FAILED, failed.status());
+        assertEquals("payment_intent_authentication_failure", failed.declineCode());
+        assertTrue(failed.cancelPending(), "the webhook records the cancel pending with FAILED");
+        assertTrue(recorded.dueAt(clock.instant()), "due for the next sweep: " + recorded.nextCheckAt());
+        assertEquals("requires_payment_method", intent(intent).get("status").asText(),
+                "the webhook function does not call Stripe");
+        ApiResponse shown = charge.call(HttpApiEvents.getPayment(TENANT, id));
+        assertEquals("failed", shown.json().get("status").asText(), shown.body());
+
+        Map<String, String> noRetry = Map.of("Stripe-Should-Retry", "false");
+        fx.sim().stripe().scriptCancelError(500, "api_error", null, noRetry, false);
+        fx.sweep();
+        assertEquals("requires_payment_method", intent(intent).get("status").asText());
+        assertEquals(1.0, metrics.lastGauge(Metrics.CANCEL_PENDING_BACKLOG), "the sweep's gauge counts the open cancel");
+
+        clock.advance(NEXT_CHECK);
+        fx.sweep();
+        assertEquals("canceled", intent(intent).get("status").asText());
+        assertEquals(0.0, metrics.lastGauge(Metrics.CANCEL_PENDING_BACKLOG));
+        Payment canceled = fx.state(id).payment();
+        assertEquals(PaymentStatus.FAILED, canceled.status());
+        assertFalse(canceled.cancelPending());
+        assertNull(fx.state(id).nextCheckAt(), "canceled: out of the sweep");
+        HttpResponse<String> shopperRetries = confirmInBrowser(intent, "pm_card_visa");
+        assertEquals(400, shopperRetries.statusCode(), shopperRetries.body());
+        assertEquals("payment_intent_unexpected_state",
+                JSON.readTree(shopperRetries.body()).get("error").get("code").asText());
+        assertTrue(fx.ledgerOf(id).stream().noneMatch(e -> e.status().equals("succeeded")), "nothing paid");
+    }
+
+    /**
+     * The shopper fails 3-D Secure at the simulator, whose Stripe webhooks go over HTTP to the
+     * webhook function; returns the simulator's delivery attempts.
+     */
+    private List<WebhookAttempt> failAuthenticationAndDeliverItsWebhook(String intent) throws IOException {
+        try (ApiGatewayBridge gateway = new ApiGatewayBridge(this::webhook)) {
+            // The secret of account stripe-test in the test configuration.
+            fx.sim().stripe().setWebhookTarget(gateway.webhookUrl(StripeMode.PROVIDER_ID),
+                    StripeMode.DEFAULT_WEBHOOK_SECRET);
+            fx.sim().stripe().authenticate(intent, false);
+            assertTrue(fx.sim().stripe().awaitWebhooks(Duration.ofSeconds(20)), "the simulator's webhooks delivered");
+            return fx.sim().stripe().webhookAttempts();
+        } finally {
+            fx.sim().stripe().clearWebhookTarget();
+        }
+    }
+
+    /** The webhook function's entry method, as its Lambda runtime invokes it with the HTTP API event. */
+    private ApiResponse webhook(String event) {
+        try {
+            return ApiResponse.of(json.valueToTree(webhook.webhook(json.readValue(event, HttpApiEvent.class))));
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private ApiResponse post(String key, String body) {

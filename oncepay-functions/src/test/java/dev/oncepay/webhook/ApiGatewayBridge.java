@@ -15,25 +15,36 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.Function;
 
 /**
  * What API Gateway does for the webhook route, in a test: accepts the simulator's real HTTP
  * deliveries on {@code POST /webhooks/{provider}}, turns each into HTTP API event JSON, invokes
- * the function through the Lambda mock event server, and answers with the function's response.
- * So the simulator's asynchronous, duplicated, retried deliveries reach the real entry point.
+ * the function (through the Lambda mock event server, or the entry method of an application that
+ * exports another function), and answers with the function's response. So the simulator's
+ * asynchronous, duplicated, retried deliveries reach the real entry point.
  */
-final class ApiGatewayBridge implements AutoCloseable {
+public final class ApiGatewayBridge implements AutoCloseable {
     private final HttpServer server;
     private final ExecutorService threads = Executors.newFixedThreadPool(8);
+    /** Invokes the webhook function with HTTP API event JSON. */
+    private final Function<String, ApiResponse> function;
 
+    /** Invokes the webhook function the application exports, through the Lambda mock event server. */
     ApiGatewayBridge() throws IOException {
+        this(WebhookRequests::call);
+    }
+
+    /** @param function invokes the webhook function with HTTP API event JSON */
+    public ApiGatewayBridge(Function<String, ApiResponse> function) throws IOException {
+        this.function = function;
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 32);
         server.setExecutor(threads);
         server.createContext(WebhooksHttp.PREFIX, this::handle);
         server.start();
     }
 
-    URI webhookUrl(String provider) {
+    public URI webhookUrl(String provider) {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort() + WebhooksHttp.PREFIX + provider);
     }
 
@@ -45,7 +56,7 @@ final class ApiGatewayBridge implements AutoCloseable {
                     ? StripeMode.SIGNATURE_HEADER : WebhookSignature.HEADER;
             String signature = exchange.getRequestHeaders().getFirst(signatureHeader);
             // Like API Gateway, pass bytes that are not UTF-8 text base64-encoded, never repaired.
-            ApiResponse response = WebhookRequests.call(HttpApiEvents.isUtf8(body)
+            ApiResponse response = function.apply(HttpApiEvents.isUtf8(body)
                     ? WebhookRequests.event(provider, new String(body, StandardCharsets.UTF_8), signatureHeader,
                             signature)
                     : WebhookRequests.base64Event(provider, body, signatureHeader, signature));

@@ -128,15 +128,30 @@ class StripeWebhookFunctionTest {
     }
 
     @Test
-    void paymentFailedFailsThePaymentWithStripesDeclineCode() {
+    void paymentFailedFailsThePaymentWithStripesDeclineCodeAndItsCancelPendingForTheSweep() {
         Charged charged = payment(PaymentStatus.UNKNOWN, "pm_card_chargeDeclinedInsufficientFunds");
-        ApiResponse answer = deliver(eventAbout(PAYMENT_FAILED, charged.paymentId()));
+        WebhookDelivery event = eventAbout(PAYMENT_FAILED, charged.paymentId());
+        ApiResponse answer = deliver(event);
         assertEquals(200, answer.status(), answer.body());
         assertEquals("applied", answer.json().get("outcome").asText());
         Payment failed = payment(charged.paymentId());
         assertEquals(PaymentStatus.FAILED, failed.status());
         assertEquals("insufficient_funds", failed.declineCode());
         assertEquals(charged.intentId(), failed.providerPaymentId());
+        assertTrue(failed.cancelPending(), "the PaymentIntent stays confirmable until the sweep cancels it");
+        Map<String, AttributeValue> item = item("payment#" + charged.paymentId());
+        long nextCheckAt = Attr.number(item, Table.NEXT_CHECK_AT, Long.MAX_VALUE);
+        assertTrue(nextCheckAt <= clock.instant().toEpochMilli(), "due at once: " + nextCheckAt);
+        assertTrue(item.containsKey(Table.SWEEP_SHARD), "listed in the sweep index");
+        assertTrue(item.containsKey(Table.ATTENTION_KEY), "counted by the cancel-pending backlog");
+
+        ApiResponse again = call(StripeEvents.request(event.body(),
+                StripeEvents.signNow(event.body(), WebhookTestProfile.STRIPE_SECRET)));
+        assertTrue(again.json().get("duplicate").asBoolean());
+        assertEquals(failed, payment(charged.paymentId()), "a redelivery writes nothing");
+        assertEquals("already_settled", deliver(eventAbout(PAYMENT_FAILED, charged.paymentId())).json().get("outcome")
+                .asText(), "another delivery of the decline changes nothing");
+        assertEquals(failed, payment(charged.paymentId()));
     }
 
     @Test
@@ -149,6 +164,8 @@ class StripeWebhookFunctionTest {
         assertEquals(PaymentStatus.FAILED, failed.status());
         assertEquals("canceled", failed.declineCode());
         assertEquals(charged.intentId(), failed.providerPaymentId());
+        assertFalse(failed.cancelPending(), "a canceled PaymentIntent has nothing left to cancel");
+        assertFalse(item("payment#" + charged.paymentId()).containsKey(Table.NEXT_CHECK_AT), "out of the sweep index");
     }
 
     @Test

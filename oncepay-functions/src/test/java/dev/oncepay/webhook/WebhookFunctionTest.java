@@ -264,6 +264,8 @@ class WebhookFunctionTest {
         String paymentId = pendingPayment(4200, "EUR");
         assertEquals("applied", deliver(chargeEvent(newEventId(), "charge.failed", paymentId, "ch_p", 4200, "EUR")));
         assertEquals(PaymentStatus.FAILED, payment(paymentId).status());
+        assertFalse(payment(paymentId).cancelPending(), "the generic PSP leaves no declined charge open");
+        assertFalse(item(Table.PK, "payment#" + paymentId).containsKey(Table.NEXT_CHECK_AT), "out of the sweep index");
         // The charge run (epoch 1) now tries to record its timeout: its fenced write no longer matches.
         Instant now = clock.instant();
         assertFalse(payments.apply(paymentId, new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,

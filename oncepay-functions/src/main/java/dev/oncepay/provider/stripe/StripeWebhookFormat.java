@@ -28,7 +28,8 @@ import java.util.List;
  * <ul>
  * <li>{@code payment_intent.succeeded} → SUCCEEDED;</li>
  * <li>{@code payment_intent.payment_failed} → FAILED with {@code last_payment_error.decline_code},
- * else its {@code code};</li>
+ * else its {@code code}; its PaymentIntent ({@code requires_payment_method}) stays confirmable,
+ * so the fact requires its cancel;</li>
  * <li>{@code payment_intent.canceled} → FAILED, decline code {@code canceled};</li>
  * <li>{@code payment_intent.processing}, {@code payment_intent.requires_action} → not final.</li>
  * </ul>
@@ -150,11 +151,14 @@ public class StripeWebhookFormat implements WebhookFormat {
         // a payment_failed event is itself Stripe's word that an attempt failed.
         String declineCode = declineCode(object);
         boolean attemptFailed = PAYMENT_FAILED.equals(type) || hasError(object);
-        return switch (PaymentIntentStatus.fromWire(expectedStatus).outcome(attemptFailed)) {
+        PaymentIntentStatus status = PaymentIntentStatus.fromWire(expectedStatus);
+        return switch (status.outcome(attemptFailed)) {
             case SUCCEEDED -> ProviderEvent.fact(id, type, reference,
                     new ChargeFact(PaymentStatus.SUCCEEDED, intentId, amount, currency, null), text);
+            // A declined PaymentIntent the shopper can still confirm must be canceled, as after a charge.
             case FAILED -> ProviderEvent.fact(id, type, reference, new ChargeFact(PaymentStatus.FAILED, intentId,
-                    amount, currency, CANCELED.equals(type) ? CANCELED_DECLINE_CODE : declineCode), text);
+                    amount, currency, CANCELED.equals(type) ? CANCELED_DECLINE_CODE : declineCode,
+                    status.confirmable()), text);
             case UNKNOWN, NOT_SENT, NEEDS_REVIEW -> ProviderEvent.notFinal(id, type, reference,
                     "PaymentIntent " + intentId + " is " + expectedStatus, text);
         };

@@ -36,13 +36,23 @@ public record ProviderEvent(String id, String type, String reference, Kind kind,
      * @param outcome {@code SUCCEEDED} or {@code FAILED}
      * @param chargeId the provider's id of the charge, as its adapter records it (may be absent)
      * @param declineCode present only if the provider sent one
+     * @param cancelRequired a FAILED charge that the event shows still open to the customer (a Stripe
+     *        PaymentIntent at {@code requires_payment_method}) until it is canceled
      */
     public record ChargeFact(PaymentStatus outcome, String chargeId, long amount, String currency,
-            String declineCode) {
+            String declineCode, boolean cancelRequired) {
         public ChargeFact {
             if (outcome != PaymentStatus.SUCCEEDED && outcome != PaymentStatus.FAILED) {
                 throw new IllegalArgumentException("a charge fact is final: " + outcome);
             }
+            if (cancelRequired && (outcome != PaymentStatus.FAILED || chargeId == null)) {
+                throw new IllegalArgumentException("only a FAILED charge the event names can be left open");
+            }
+        }
+
+        /** A fact that leaves no charge open to the customer. */
+        public ChargeFact(PaymentStatus outcome, String chargeId, long amount, String currency, String declineCode) {
+            this(outcome, chargeId, amount, currency, declineCode, false);
         }
     }
 

@@ -61,13 +61,13 @@ class StripeWebhookFormatTest {
 
     @ParameterizedTest
     @CsvSource(nullValues = "null", value = {
-        "payment_intent.succeeded, succeeded, FACT, SUCCEEDED, null",
-        "payment_intent.payment_failed, requires_payment_method, FACT, FAILED, insufficient_funds",
-        "payment_intent.canceled, canceled, FACT, FAILED, canceled",
-        "payment_intent.processing, processing, NOT_FINAL, null, null",
-        "payment_intent.requires_action, requires_action, NOT_FINAL, null, null" })
+        "payment_intent.succeeded, succeeded, FACT, SUCCEEDED, null, false",
+        "payment_intent.payment_failed, requires_payment_method, FACT, FAILED, insufficient_funds, true",
+        "payment_intent.canceled, canceled, FACT, FAILED, canceled, false",
+        "payment_intent.processing, processing, NOT_FINAL, null, null, false",
+        "payment_intent.requires_action, requires_action, NOT_FINAL, null, null, false" })
     void readsEachPaymentIntentEvent(String type, String status, ProviderEvent.Kind kind, PaymentStatus outcome,
-            String declineCode) {
+            String declineCode, boolean cancelRequired) {
         String error = type.endsWith("payment_failed") ? CARD_ERROR : "null";
         ProviderEvent e = parse(event(type, status, error));
         assertEquals("evt_1Q", e.id());
@@ -78,8 +78,9 @@ class StripeWebhookFormatTest {
             assertTrue(e.fact().isEmpty());
             assertTrue(e.detail().contains("pi_3Q") && e.detail().contains(status), e.detail());
         } else {
-            assertEquals(new ChargeFact(outcome, "pi_3Q", 4200, "EUR", declineCode), e.fact().orElseThrow(),
-                    "the PaymentIntent id is the charge id; currencies compare in upper case");
+            assertEquals(new ChargeFact(outcome, "pi_3Q", 4200, "EUR", declineCode, cancelRequired),
+                    e.fact().orElseThrow(), "the PaymentIntent id is the charge id; currencies compare in upper case;"
+                            + " a declined PaymentIntent left confirmable requires its cancel");
         }
     }
 
