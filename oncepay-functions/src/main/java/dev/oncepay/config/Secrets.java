@@ -2,7 +2,6 @@ package dev.oncepay.config;
 
 import dev.oncepay.contract.DeploymentSettings;
 
-import dev.oncepay.provider.webhook.SigningSecret;
 import io.smallrye.config.SmallRyeConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;

@@ -2,7 +2,7 @@ package dev.oncepay.webhook;
 
 import dev.oncepay.config.Secrets;
 import dev.oncepay.contract.DeploymentSettings;
-import dev.oncepay.provider.webhook.SigningSecret;
+import dev.oncepay.config.SigningSecret;
 import dev.oncepay.provider.webhook.WebhookFormats;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;

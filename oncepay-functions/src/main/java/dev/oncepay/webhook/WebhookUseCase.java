@@ -14,7 +14,7 @@ import dev.oncepay.provider.webhook.InvalidSignatureException;
 import dev.oncepay.provider.webhook.MalformedEventException;
 import dev.oncepay.provider.webhook.ProviderEvent;
 import dev.oncepay.provider.webhook.ProviderEvent.ChargeFact;
-import dev.oncepay.provider.webhook.SigningSecret;
+import dev.oncepay.config.SigningSecret;
 import dev.oncepay.provider.webhook.VerifiedEvent;
 import dev.oncepay.provider.webhook.WebhookFormat;
 import dev.oncepay.provider.webhook.WebhookFormats;

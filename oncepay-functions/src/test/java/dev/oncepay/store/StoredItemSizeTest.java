@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.oncepay.charge.ChargePhase;
 import dev.oncepay.provider.webhook.ProviderEvent;
-import dev.oncepay.provider.webhook.SigningSecret;
+import dev.oncepay.config.SigningSecret;
 import dev.oncepay.provider.psp.PspWebhookFormat;
 import dev.oncepay.sim.WebhookSignature;
 import dev.oncepay.contract.Table;

@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.oncepay.config.Secrets;
 import dev.oncepay.provider.psp.PspWebhookFormat;
-import dev.oncepay.provider.webhook.SigningSecret;
+import dev.oncepay.config.SigningSecret;
 import dev.oncepay.provider.webhook.WebhookFormats;
 import io.quarkus.runtime.configuration.DurationConverter;
 import io.smallrye.config.EnvConfigSource;

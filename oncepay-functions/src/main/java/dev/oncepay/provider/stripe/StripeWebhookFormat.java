@@ -5,7 +5,7 @@ import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.provider.webhook.EventBody;
 import dev.oncepay.provider.webhook.MalformedEventException;
 import dev.oncepay.provider.webhook.ProviderEvent;
-import dev.oncepay.provider.webhook.SigningSecret;
+import dev.oncepay.config.SigningSecret;
 import dev.oncepay.provider.webhook.VerifiedEvent;
 import dev.oncepay.provider.webhook.ProviderEvent.ChargeFact;
 import dev.oncepay.provider.webhook.SignatureVerifier;

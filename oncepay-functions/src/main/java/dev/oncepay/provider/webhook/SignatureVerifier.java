@@ -1,5 +1,6 @@
 package dev.oncepay.provider.webhook;
 
+import dev.oncepay.config.SigningSecret;
 import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;

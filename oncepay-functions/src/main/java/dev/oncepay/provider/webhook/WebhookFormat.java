@@ -1,5 +1,6 @@
 package dev.oncepay.provider.webhook;
 
+import dev.oncepay.config.SigningSecret;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

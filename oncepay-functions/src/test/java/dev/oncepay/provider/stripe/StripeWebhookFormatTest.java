@@ -14,7 +14,7 @@ import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.provider.webhook.InvalidSignatureException;
 import dev.oncepay.provider.webhook.MalformedEventException;
 import dev.oncepay.provider.webhook.ProviderEvent;
-import dev.oncepay.provider.webhook.SigningSecret;
+import dev.oncepay.config.SigningSecret;
 import dev.oncepay.provider.webhook.ProviderEvent.ChargeFact;
 import dev.oncepay.sim.StripeMode;
 import java.nio.charset.StandardCharsets;

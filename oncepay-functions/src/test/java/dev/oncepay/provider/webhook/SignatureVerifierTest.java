@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 
+import dev.oncepay.config.SigningSecret;
 import dev.oncepay.sim.WebhookSignature;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

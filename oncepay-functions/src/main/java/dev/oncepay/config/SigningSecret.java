@@ -1,4 +1,4 @@
-package dev.oncepay.provider.webhook;
+package dev.oncepay.config;
 
 /**
  * One active webhook signing secret and the provider account it belongs to: a signature made with
