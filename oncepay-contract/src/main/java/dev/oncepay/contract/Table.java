@@ -141,6 +141,12 @@ public final class Table {
     public static final String KIND_EVENT = "event";
     public static final String KIND_WALLET = "wallet";
     public static final String KIND_WALLET_OPERATION = "walletOperation";
+    public static final String KIND_ORDER = "order";
+
+    // Order items: one per (tenant, order reference), pk order#<tenant>#<sha256(reference)>, the
+    // payment bound to the order (PAYMENT_ID), its AMOUNT and CURRENCY, TENANT and BOUND_AT.
+    /** When the order's payment was bound to it (ISO-8601). */
+    public static final String BOUND_AT = "boundAt";
 
     // Webhook event journal: one item per (provider, event id), pk event#<provider>#<eventId>,
     // TTL'd by EXPIRES_AT; PAYMENT_ID holds the event's data.reference.
@@ -165,6 +171,14 @@ public final class Table {
     /** An idempotency key item's partition key: tenant and key hashed together, so tenants never collide. */
     public static String keyItemId(String tenant, String key) {
         return "key#" + sha256Hex(tenant + '\u0000' + key);
+    }
+
+    /**
+     * The order item of a merchant's order reference: the reference only as a hash, as it may
+     * carry what a merchant put in it (an e-mail address, a name).
+     */
+    public static String orderItemId(String tenant, String reference) {
+        return "order#" + tenant + "#" + sha256Hex(reference);
     }
 
     public static String sha256Hex(String text) {

@@ -4,6 +4,9 @@ import dev.oncepay.admin.ChargeMismatchException;
 import dev.oncepay.admin.NoChargeUnprovenException;
 import dev.oncepay.admin.ProviderContradictsException;
 import dev.oncepay.admin.ResolutionNotAllowedException;
+import dev.oncepay.charge.OrderInProgressException;
+import dev.oncepay.charge.OrderMismatchException;
+import dev.oncepay.charge.OrderRefusedException;
 import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.idempotency.FingerprintMismatchException;
@@ -82,6 +85,9 @@ public class ProblemMapping {
             return responses.problem(ProblemType.REQUEST_IN_FLIGHT, e.getMessage(), Map.of(),
                     HttpResponses.retryAfter(inFlight.retryAfter()));
         }
+        if (e instanceof OrderRefusedException refused) {
+            return orderRefused(refused);
+        }
         if (e instanceof FingerprintMismatchException) {
             return responses.problem(ProblemType.KEY_REUSED, e.getMessage());
         }
@@ -148,6 +154,23 @@ public class ProblemMapping {
         // State is safe whatever failed: a held key is recovered by a retry after its lease.
         LOG.errorf("unexpected %s: %s", e.getClass().getName(), e.getMessage());
         return responses.problem(ProblemType.INTERNAL, api.internal);
+    }
+
+    /** The order's bound payment, to follow instead of paying again: its id and its {@code Location}. */
+    private HttpApiResponse orderRefused(OrderRefusedException e) {
+        Map<String, Object> extensions = new LinkedHashMap<>();
+        extensions.put("paymentId", e.boundPaymentId());
+        Map<String, String> headers = new LinkedHashMap<>();
+        headers.put("Location", PaymentsHttp.COLLECTION + "/" + e.boundPaymentId());
+        ProblemType type = ProblemType.ORDER_ALREADY_PAID;
+        if (e instanceof OrderInProgressException live) {
+            headers.putAll(HttpResponses.retryAfter(live.retryAfter()));
+            type = ProblemType.ORDER_IN_PROGRESS;
+        } else if (e instanceof OrderMismatchException mismatch) {
+            extensions.put("field", mismatch.field().apiName());
+            type = ProblemType.ORDER_MISMATCH;
+        }
+        return responses.problem(type, e.getMessage(), extensions, headers);
     }
 
     /** A payment says it charged nothing and names the cause; the operator API passes on what the provider call said. */

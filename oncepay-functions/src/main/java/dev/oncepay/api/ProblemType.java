@@ -30,6 +30,12 @@ public enum ProblemType {
     CHARGE_MISMATCH(409, "charge-mismatch", "The named charge is not the payment's"),
     /** An operator's resolution to failed while the provider's "no charge" is not yet a proof; nothing written. */
     NO_CHARGE_UNPROVEN(409, "no-charge-unproven", "The provider cannot prove yet that nothing was charged"),
+    /** A payment for an order whose earlier payment succeeded (another key): nothing charged, {@code Location} names the paid one. */
+    ORDER_ALREADY_PAID(409, "order-already-paid", "The order is already paid"),
+    /** A payment for an order whose payment is live (another key): nothing charged; follow {@code Location}. */
+    ORDER_IN_PROGRESS(409, "order-in-progress", "The order's payment is in progress"),
+    /** A payment for an order whose live payment is for another amount or currency: never a second charge. */
+    ORDER_MISMATCH(409, "order-mismatch", "The order's payment is for another amount or currency"),
     KEY_REUSED(422, "idempotency-key-reused", "The Idempotency-Key was used with a different request"),
     INTERNAL(500, "internal", "Internal error"),
     PROVIDER_UNAVAILABLE(503, "provider-unavailable", "The payment provider is unavailable"),

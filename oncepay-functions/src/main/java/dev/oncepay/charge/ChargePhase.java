@@ -9,6 +9,8 @@ public enum ChargePhase {
     KEY_CLAIMED,
     /** The PENDING payment is durable and listed for the sweep: nothing is lost from here on. */
     PAYMENT_RECORDED,
+    /** The order is bound to the payment (or the tenant does not guard its orders): it may be sent. */
+    ORDER_BOUND,
     /** The provider call returned an outcome, not yet written. */
     PROVIDER_ANSWERED,
     /** The outcome is written; the key is done. */

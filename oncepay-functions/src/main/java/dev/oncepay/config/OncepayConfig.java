@@ -29,6 +29,9 @@ public interface OncepayConfig {
     /** The provider accounts and the limits of calls to them ({@code oncepay.provider.*}). */
     ProviderConfig provider();
 
+    /** One successful charge per order reference ({@code oncepay.orders.*}). */
+    OrdersConfig orders();
+
     /** Who may call the operator API ({@code oncepay.operator.*}). */
     OperatorConfig operator();
 

@@ -119,6 +119,15 @@ public record Payment(
         return status == PaymentStatus.FAILED && RESOLVED_FAILED.equals(declineCode);
     }
 
+    /**
+     * Failed for good, so its order may take another payment: the provider declined it with no
+     * cancel pending (the charge can no longer complete), or nothing was charged, proven. Not a
+     * failure on an operator's word alone, which the sweep still watches for a charge.
+     */
+    public boolean definitelyFailed() {
+        return status == PaymentStatus.FAILED && !cancelPending && !resolvedFailed();
+    }
+
     /** The key a PSP sees for this payment's charge: derived from our id, never the client's key. */
     public String providerIdempotencyKey() {
         return "oncepay-" + id;
