@@ -49,7 +49,8 @@ public class OrderRepository {
         item.put(Table.AMOUNT, Attr.n(payment.amount()));
         item.put(Table.CURRENCY, Attr.s(payment.currency()));
         item.put(Table.BOUND_AT, Attr.s(now.toString()));
-        Map<String, String> names = Map.of("#pk", Table.PK, "#payment", Table.PAYMENT_ID);
+        Map<String, String> names = new HashMap<>();
+        names.put("#payment", Table.PAYMENT_ID);
         Map<String, AttributeValue> values = new HashMap<>();
         values.put(":mine", Attr.s(payment.id()));
         String condition;
@@ -58,6 +59,7 @@ public class OrderRepository {
             values.put(":replaced", Attr.s(replacing.get()));
         } else {
             condition = "attribute_not_exists(#pk) OR #payment = :mine";
+            names.put("#pk", Table.PK);
         }
         try {
             dynamo.putItem(b -> b.tableName(table).item(item).conditionExpression(condition)

@@ -26,13 +26,13 @@ class RequestCostTest extends ChargeTestSupport {
     Duration breakerCache;
 
     @Test
-    void aFirstChargeCostsThreeWritesTheBreakerReadAndOneProviderCall() {
+    void aFirstChargeCostsFourWritesTheBreakerReadAndOneProviderCall() {
         dynamoRequests.reset();
         assertEquals(201, post(newKey(), body(4200, "EUR", "order_cost")).status());
 
-        // claim the key, record the PENDING payment, settle it (fenced); and this sandbox's first
-        // read of the fleet charge breaker, which it then trusts for breaker-cache
-        assertEquals(Map.of("GetItem", 1L, "PutItem", 2L, "UpdateItem", 1L), dynamoRequests.snapshot());
+        // claim the key, record the PENDING payment, bind its order, settle it (fenced); and this
+        // sandbox's first read of the fleet charge breaker, which it then trusts for breaker-cache
+        assertEquals(Map.of("GetItem", 1L, "PutItem", 3L, "UpdateItem", 1L), dynamoRequests.snapshot());
         assertEquals(1, sim.chargeRequests());
     }
 
@@ -52,7 +52,7 @@ class RequestCostTest extends ChargeTestSupport {
         long periods = took.toMillis() / breakerCache.toMillis() + 1;
         assertTrue(breakerReads > 1 && breakerReads <= periods,
                 () -> breakerReads + " breaker reads in " + took.toMillis() + " ms, at most one per " + breakerCache);
-        assertEquals(2L * charges, requests.get("PutItem"));
+        assertEquals(3L * charges, requests.get("PutItem"));
         assertEquals((long) charges, requests.get("UpdateItem"), "no breaker write on the healthy path");
         System.out.printf("fleet breaker on the healthy path: %d GetItem for %d charges in %d ms (%.3f per charge)%n",
                 breakerReads, charges, took.toMillis(), (double) breakerReads / charges);
