@@ -51,9 +51,10 @@ class HostileProviderTest extends ChargeTestSupport {
         List<String> unclear = List.of("", "<html><body>OK</body></html>", "{\"id\":\"ch_x\"",
                 "{\"object\":\"charge\"}", "{\"id\":\"ch_x\",\"status\":\"requires_action\"}",
                 "{\"id\":\"ch_x\",\"status\":\"pending\"}", "{\"id\":\"ch_x\",\"status\":\"Succeeded\"}");
-        for (String body : unclear) {
+        for (int i = 0; i < unclear.size(); i++) { // one order each: a live order refuses another key
+            String body = unclear.get(i);
             sim.scriptAnswerAfterCommit(200, body);
-            assertUnknownAfterOneCharge(post(newKey(), body(4200, "EUR", "order_2xx")), "200 " + body);
+            assertUnknownAfterOneCharge(post(newKey(), body(4200, "EUR", "order_2xx_" + i)), "200 " + body);
         }
         sim.scriptAnswerAfterCommit(204, "");
         assertUnknownAfterOneCharge(post(newKey(), body(4200, "EUR", "order_204")), "204");

@@ -99,7 +99,7 @@ class NothingChargedProofTest extends ChargeTestSupport {
     void failingEachStoreRequestOfAFreshChargeSaysNothingChargedOnlyIfNothingWasSent() {
         // The first attempt is executed and answered 500, the retry answered: both sides of "sent".
         List<String> answers = eachStoreRequestFailing(() -> sim.scriptAnswerAfterCommit(500, ""),
-                () -> post(newKey(), body(4300, "EUR", "order_each_request")), false);
+                () -> post(newKey(), body(4300, "EUR", "order_each_request_" + newKey())), false);
         assertTrue(answers.stream().anyMatch(a -> a.startsWith("503")), "some failures came before the call: "
                 + answers);
         assertTrue(answers.stream().anyMatch(a -> a.startsWith("202")), "some came after it: " + answers);
@@ -107,24 +107,26 @@ class NothingChargedProofTest extends ChargeTestSupport {
 
     @Test
     void failingEachStoreRequestOfATakeoverNeverSaysNothingCharged() {
-        String body = body(4300, "EUR", "order_each_takeover");
         List<String> answers = eachStoreRequestFailing(() -> {
             // A charge the provider executed whose settle the store lost: 202, PENDING, lease over.
             pendingKey = newKey();
+            takeoverBody = body(4300, "EUR", "order_each_takeover_" + pendingKey); // an order per round
             store.failNext("UpdateItem", "payment#", StoreFault.SERVER_ERROR, SDK_ATTEMPTS);
-            assertEquals(202, post(pendingKey, body).status());
+            assertEquals(202, post(pendingKey, takeoverBody).status());
             store.reset();
             clock.advance(lease.plusSeconds(1));
-        }, () -> post(pendingKey, body), true);
+        }, () -> post(pendingKey, takeoverBody), true);
         // Only the claim and the reads of the key and its payment come before this request knows of a
-        // payment that may be charged; from there on every store failure answers that payment.
+        // payment that may be charged; from there on (the order's bind, PutItem #2, included) every
+        // store failure answers that payment.
         assertEquals(List.of("503 with GetItem #1 failing", "503 with GetItem #2 failing", "202 with GetItem #3 failing",
-                "503 with PutItem #1 failing", "202 with UpdateItem #1 failing", "202 with UpdateItem #2 failing",
+                "503 with PutItem #1 failing", "202 with PutItem #2 failing", "202 with UpdateItem #1 failing", "202 with UpdateItem #2 failing",
                 "202 with UpdateItem #3 failing"), answers);
     }
 
     /** The key of the payment {@link #failingEachStoreRequestOfATakeoverNeverSaysNothingCharged} takes over. */
     private String pendingKey;
+    private String takeoverBody;
 
     /**
      * Runs {@code prepare} and {@code charge} once healthy to count the charge's store requests,
