@@ -81,35 +81,42 @@ class StoredItemSizeTest {
         assertEquals(201, run.get(30, TimeUnit.SECONDS).status());
         Map<String, AttributeValue> settled = StoredItems.paymentItem(paymentId).orElseThrow();
         Map<String, Long> requests = dynamoRequests.snapshot();
+        // The order guard is on for this tenant (the default): the charge bound its order first.
+        Map<String, AttributeValue> order = StoredItems.item(Table.orderItemId(tenant, "order_9182")).orElseThrow();
+        assertEquals(paymentId, order.get(Table.PAYMENT_ID).s());
 
         List<String> attentionEntry = new ArrayList<>(List.of(Table.PK, Table.ATTENTION_KEY, Table.CREATED_AT_MS));
         attentionEntry.addAll(Table.ATTENTION_PROJECTION);
         int keyBytes = ItemSize.bytes(keyItem);
         int pendingBytes = ItemSize.bytes(pending);
         int settledBytes = ItemSize.bytes(settled);
+        int orderBytes = ItemSize.bytes(order);
         int sweepEntry = ItemSize.indexEntryBytes(pending, SWEEP_ENTRY);
         int attention = ItemSize.indexEntryBytes(pending, attentionEntry);
         System.out.printf("item sizes (bytes, DynamoDB rules): key %d, PENDING payment %d, settled payment %d,"
-                + " sweep index entry %d, attention index entry %d%n", keyBytes, pendingBytes, settledBytes,
-                sweepEntry, attention);
+                + " order %d, sweep index entry %d, attention index entry %d%n", keyBytes, pendingBytes, settledBytes,
+                orderBytes, sweepEntry, attention);
 
         // Every write of these is one unit, every read one.
         assertEquals(1, ItemSize.writeUnits(keyBytes), "key item");
         assertEquals(1, ItemSize.writeUnits(pendingBytes), "PENDING payment");
         assertEquals(1, ItemSize.writeUnits(settledBytes), "settled payment (its update is sized by the larger image)");
+        assertEquals(1, ItemSize.writeUnits(orderBytes), "order item (in no index)");
         assertEquals(1, ItemSize.writeUnits(sweepEntry), "sweep index entry");
         assertEquals(1, ItemSize.writeUnits(attention), "attention index entry");
         assertEquals(1, ItemSize.consistentReadUnits(settledBytes), "a payment read");
         // A settled payment has left both sparse indexes: the settle deleted one entry from each.
         assertTrue(!settled.containsKey(Table.SWEEP_SHARD) && !settled.containsKey(Table.ATTENTION_KEY));
-        // The claim, the payment with its two index entries, the settle (its larger image) removing both.
-        assertEquals(2L, requests.get("PutItem"));
+        // The claim, the payment with its two index entries, the order's bind, the settle (its larger
+        // image) removing both entries.
+        assertEquals(3L, requests.get("PutItem"));
         assertEquals(1L, requests.get("UpdateItem"));
         int units = ItemSize.writeUnits(keyBytes) + ItemSize.writeUnits(pendingBytes) + ItemSize.writeUnits(sweepEntry)
-                + ItemSize.writeUnits(attention) + ItemSize.writeUnits(Math.max(pendingBytes, settledBytes))
+                + ItemSize.writeUnits(attention) + ItemSize.writeUnits(orderBytes)
+                + ItemSize.writeUnits(Math.max(pendingBytes, settledBytes))
                 + ItemSize.writeUnits(sweepEntry) + ItemSize.writeUnits(attention);
         // The drill's CostModel.Units.measured() prices a charge at these write units.
-        assertEquals(7, units);
+        assertEquals(8, units);
     }
 
     @Test
@@ -117,10 +124,16 @@ class StoredItemSizeTest {
         // The test profile charges this tenant through the simulator's Stripe API.
         String tenant = "merchant-stripe";
         String customer = "cus_" + UUID.randomUUID().toString().replace("-", "").substring(0, 14);
+        // Two orders of one customer (the guard refuses a second payment of one order).
+        String paidOrder = orderNumber();
+        String waitingOrder = orderNumber();
+        while (waitingOrder.equals(paidOrder)) {
+            waitingOrder = orderNumber();
+        }
         ApiResponse paid = LambdaClient.call(HttpApiEvents.postPayment(tenant, UUID.randomUUID().toString(),
-                stripeBody("pm_card_visa", customer)));
+                stripeBody("pm_card_visa", customer, paidOrder)));
         ApiResponse waiting = LambdaClient.call(HttpApiEvents.postPayment(tenant, UUID.randomUUID().toString(),
-                stripeBody("pm_card_authenticationRequired", customer)));
+                stripeBody("pm_card_authenticationRequired", customer, waitingOrder)));
         assertEquals(201, paid.status(), paid.body());
         assertEquals(202, waiting.status(), waiting.body());
         int paidBytes = ItemSize.bytes(StoredItems.paymentItem(paid.json().get("id").asText()).orElseThrow());
@@ -138,9 +151,14 @@ class StoredItemSizeTest {
         assertEquals(1, ItemSize.consistentReadUnits(waitingBytes));
     }
 
-    private static String stripeBody(String paymentMethod, String customer) {
-        return "{\"amount\":4200,\"currency\":\"EUR\",\"reference\":\"order_9183\","
-                + "\"description\":\"Order 9183, 2 items\",\"paymentMethod\":\"" + paymentMethod
+    /** Four characters, as design §3's example has, so the measured sizes stay those of a typical order. */
+    private static String orderNumber() {
+        return UUID.randomUUID().toString().substring(0, 4);
+    }
+
+    private static String stripeBody(String paymentMethod, String customer, String order) {
+        return "{\"amount\":4200,\"currency\":\"EUR\",\"reference\":\"order_" + order + "\","
+                + "\"description\":\"Order " + order + ", 2 items\",\"paymentMethod\":\"" + paymentMethod
                 + "\",\"customer\":\"" + customer + "\"}";
     }
 
