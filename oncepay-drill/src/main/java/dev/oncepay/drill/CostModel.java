@@ -118,8 +118,9 @@ public record CostModel(Prices prices, Inputs inputs) {
     /**
      * Everything the model prices.
      *
-     * @param storedBytesPerCharge what stays in the table per charge (the payment item plus DynamoDB's
-     *                             100 bytes per item; keys expire after 24 h, journal entries after 7 days)
+     * @param storedBytesPerCharge what stays in the table per charge (the payment item and its order's
+     *                             item, each plus DynamoDB's 100 bytes per item; keys expire after 24 h,
+     *                             journal entries after 7 days)
      */
     public record Inputs(Architecture architecture, Usage charge, Usage replay, Usage unknownOutcome, Usage coldStart,
             Usage sweep, double sweepsPerMonth, double storedBytesPerCharge, Fixed fixed) {
@@ -133,6 +134,7 @@ public record CostModel(Prices prices, Inputs inputs) {
      * changed or removed costs a write of its own and an index key changed costs two (delete + put).
      *
      * @param chargeWrites     claim (1) + PENDING payment (1) + its sweep and attention entries (2) +
+     *                         the order's bind (1, in no index; the order guard is on by default) +
      *                         settle (1) + both entries removed (2)
      * @param webhookWrites    none when the charge already settled the payment (the usual case): a fact the
      *                         payment already records is answered from one read, without a journal entry.
@@ -151,7 +153,7 @@ public record CostModel(Prices prices, Inputs inputs) {
     public record Units(double chargeWrites, double webhookWrites, double webhookReads, double replayWrites,
             double replayReads, double unknownExtraWrites, double checkWrites, double checkReads, double sweepReads) {
         public static Units measured() {
-            return new Units(7, 0, 1, 1, 1, 2, 3, 1, 20 * 0.5);
+            return new Units(8, 0, 1, 1, 1, 2, 3, 1, 20 * 0.5);
         }
     }
 
@@ -181,7 +183,8 @@ public record CostModel(Prices prices, Inputs inputs) {
      * @param unknownChargeExtraMs  how much longer a charge that ends unknown is billed than one that
      *                              gets its answer (it waits out the provider's read timeout)
      * @param coldStartBilledMs     init (on demand) or billed restore (SnapStart) of one sandbox
-     * @param storedBytesPerCharge  the settled payment item as {@code StoredItemSizeTest} prints it, plus 100
+     * @param storedBytesPerCharge  the settled payment item and the order item as {@code StoredItemSizeTest}
+     *                              prints them, plus 100 each
      */
     public record Measured(double chargeBilledMs, double replayBilledMs, double getBilledMs, double webhookBilledMs,
             double sweepBilledMs, double checkBilledMs, double coldStartBilledMs, double breakerReadsPerCharge,
@@ -191,7 +194,8 @@ public record CostModel(Prices prices, Inputs inputs) {
 
         /**
          * Everything but the durations, which are 0 until a run gives them ({@link #withDurations}).
-         * Measured here: the settled payment (649 bytes, {@code StoredItemSizeTest}) and each
+         * Measured here: the settled payment (649 bytes) and its order (223 bytes, both
+         * {@code StoredItemSizeTest}) and each
          * operation's own log lines in Lambda's JSON format (the functions' tests run with
          * {@code -D%test.quarkus.log.console.json.enabled=true}): a first charge 1 663 bytes (two EMF
          * lines, the provider call's line, the request line), a replay 1 092, a GET 880, a webhook
@@ -203,7 +207,7 @@ public record CostModel(Prices prices, Inputs inputs) {
          * look, and a charge ending unknown waiting out the provider's 5 s read timeout.
          */
         public static Measured withoutDurations() {
-            return new Measured(0, 0, 0, 0, 0, 0, 0, 1.0, 1950, 1380, 1170, 1720, 2070, 807, 1800, 3, 1, 5000, 749);
+            return new Measured(0, 0, 0, 0, 0, 0, 0, 1.0, 1950, 1380, 1170, 1720, 2070, 807, 1800, 3, 1, 5000, 1072);
         }
 
         /**
