@@ -132,9 +132,14 @@ class TenantIsolationTest extends ChargeTestSupport {
     /** A tenant's items are its key (pointing at its payment) and that payment; nothing else. */
     private static void assertOwnItems(String tenant, String paymentId) {
         var items = StoredItems.ofTenant(tenant);
-        assertEquals(2, items.size(), () -> "items of " + tenant + ": " + items);
+        // The key, the payment, and the order it is bound to: orders are per tenant too, so one
+        // reference from two merchants is two orders, each paid once.
+        assertEquals(3, items.size(), () -> "items of " + tenant + ": " + items);
         var keyItem = StoredItems.keyItem(tenant, "order-9182-attempt-1").orElseThrow();
         assertEquals(paymentId, keyItem.get(Table.PAYMENT_ID).s());
         assertEquals(tenant, StoredItems.paymentItem(paymentId).orElseThrow().get(Table.TENANT).s());
+        var order = StoredItems.item(Table.orderItemId(tenant, "order_9182")).orElseThrow();
+        assertEquals(paymentId, order.get(Table.PAYMENT_ID).s());
+        assertEquals(tenant, order.get(Table.TENANT).s());
     }
 }
