@@ -431,7 +431,8 @@ class OncepayStackTest {
         assertEquals(expected, routes.keySet());
         assertEquals(Set.of("POST /payments", "GET /payments/{id}", "POST /wallets/{walletId}/credits",
                 "POST /wallets/{walletId}/debits", "GET /wallets/{walletId}"), Set.copyOf(DeploymentSettings.MERCHANT_ROUTES));
-        assertEquals(Set.of("GET /admin/payments", "GET /admin/payments/{id}", "POST /admin/payments/{id}/resolve"),
+        assertEquals(Set.of("GET /admin/payments", "GET /admin/payments/{id}", "POST /admin/payments/{id}/resolve",
+                "GET /admin/orders"),
                 Set.copyOf(DeploymentSettings.ADMIN_ROUTES));
         for (String merchant : DeploymentSettings.MERCHANT_ROUTES) {
             // Payments and wallets alike: the tenant is the token's claim, and the charge function serves them.
@@ -466,7 +467,7 @@ class OncepayStackTest {
     }
 
     /**
-     * The operator role may invoke the three admin routes (any stage, any payment id) and nothing
+     * The operator role may invoke the admin routes (any stage, any payment id) and nothing
      * else; by default whoever the account's IAM administrators allow may assume it.
      */
     @Test
@@ -476,7 +477,8 @@ class OncepayStackTest {
                         Map.of("Fn::Join", List.of("", List.of("arn:", ref("AWS::Partition"), ":iam::", ref("AWS::AccountId"), ":root")))))),
                 at(props(synth.resources("AWS::IAM::Role").get(role)), "AssumeRolePolicyDocument", "Statement"));
         assertEquals(List.of(Map.of("Action", "execute-api:Invoke", "Effect", "Allow", "Resource", List.of(
-                        routeArn("GET/admin/payments"), routeArn("GET/admin/payments/*"), routeArn("POST/admin/payments/*/resolve")))),
+                        routeArn("GET/admin/payments"), routeArn("GET/admin/payments/*"), routeArn("POST/admin/payments/*/resolve"),
+                        routeArn("GET/admin/orders")))),
                 operatorStatements(synth));
         assertFalse(props(synth.resources("AWS::IAM::Role").get(role)).containsKey("ManagedPolicyArns"));
         assertEquals(arnOf(role), at(synth.json, "Outputs", "OperatorRoleArn", "Value"));

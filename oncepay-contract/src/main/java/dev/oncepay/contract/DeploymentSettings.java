@@ -97,7 +97,8 @@ public final class DeploymentSettings {
             "POST /wallets/{walletId}/credits", "POST /wallets/{walletId}/debits", "GET /wallets/{walletId}");
     /** The operator API: IAM-authorized, served by the charge function (it holds what resolving needs). */
     public static final List<String> ADMIN_ROUTES = List.of(
-            "GET /admin/payments", "GET /admin/payments/{id}", "POST /admin/payments/{id}/resolve");
+            "GET /admin/payments", "GET /admin/payments/{id}", "POST /admin/payments/{id}/resolve",
+            "GET /admin/orders");
     /** Provider webhooks: no authorizer (the function checks the provider's signature), served by the webhook function. */
     public static final String WEBHOOK_ROUTE = "POST /webhooks/{provider}";
     /** How often the schedule runs reconcile unless a deployment says otherwise. */

@@ -144,9 +144,12 @@ public final class Table {
     public static final String KIND_ORDER = "order";
 
     // Order items: one per (tenant, order reference), pk order#<tenant>#<sha256(reference)>, the
-    // payment bound to the order (PAYMENT_ID), its AMOUNT and CURRENCY, TENANT and BOUND_AT.
+    // payment bound to the order (PAYMENT_ID, absent while none is), its AMOUNT and CURRENCY,
+    // TENANT, BOUND_AT and ORDER_PAYMENTS.
     /** When the order's payment was bound to it (ISO-8601). */
     public static final String BOUND_AT = "boundAt";
+    /** An order item's string set of every payment ever bound to it and not unbound unsent. */
+    public static final String ORDER_PAYMENTS = "paymentIds";
 
     // Webhook event journal: one item per (provider, event id), pk event#<provider>#<eventId>,
     // TTL'd by EXPIRES_AT; PAYMENT_ID holds the event's data.reference.

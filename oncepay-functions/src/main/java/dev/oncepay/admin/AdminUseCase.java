@@ -15,6 +15,9 @@ import dev.oncepay.idempotency.RequestInFlightException;
 import dev.oncepay.payment.Actor;
 import dev.oncepay.payment.HistoryEntry;
 import dev.oncepay.payment.Payment;
+import dev.oncepay.order.OrderGuard;
+import dev.oncepay.order.OrderPayments;
+import dev.oncepay.payment.Order;
 import dev.oncepay.payment.PaymentHistory;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentRepository.AttentionPage;
@@ -64,10 +67,13 @@ public class AdminUseCase {
     private final OncepayConfig config;
     private final EmbeddedMetrics metrics;
     private final NoChargeProof proof;
+    private final OrderGuard orders;
 
     public AdminUseCase(PaymentRepository payments, IdempotencyStore keys, ProviderGateway provider,
-            ProviderAccounts accounts, Clock clock, OncepayConfig config, EmbeddedMetrics metrics, NoChargeProof proof) {
+            ProviderAccounts accounts, Clock clock, OncepayConfig config, EmbeddedMetrics metrics, NoChargeProof proof,
+            OrderGuard orders) {
         this.proof = proof;
+        this.orders = orders;
         this.payments = payments;
         this.keys = keys;
         this.provider = provider;
@@ -160,6 +166,19 @@ public class AdminUseCase {
         return payments.findWithHistory(paymentId);
     }
 
+    /**
+     * The order the payment is for, as its item stands: empty for a tenant without the guard; an
+     * empty inner value for an order no payment was ever bound to.
+     */
+    public Optional<Optional<Order>> orderOf(Payment payment) {
+        return orders.orderOf(payment);
+    }
+
+    /** A tenant's guarded order and its payments; empty if the tenant does not guard orders or the order never had a payment. */
+    public Optional<OrderPayments> order(String tenant, String reference) {
+        return orders.payments(tenant, reference);
+    }
+
     // --- resolution ---------------------------------------------------------------------------
 
     /**
@@ -204,6 +223,24 @@ public class AdminUseCase {
         return run(claim.record(), operator, request, true);
     }
 
+    /**
+     * Before a resolution to SUCCEEDED: refuses it while another payment holds the order (paid or
+     * live), unless overridden, and counts the payment among the order's, so the order refuses
+     * every later payment. Nothing is written when it refuses.
+     *
+     * @throws OrderHeldException another payment holds the order, and no override
+     */
+    private void holdOrder(Payment payment, ResolutionRequest request) {
+        Optional<Payment> holder = orders.admitSuccess(payment, request.override());
+        if (holder.isPresent()) {
+            if (!request.override()) {
+                throw new OrderHeldException(holder.get());
+            }
+            LOG.warnf("operator override of paymentId=%s: its order is held by paymentId=%s (%s)", payment.id(),
+                    holder.get().id(), holder.get().status());
+        }
+    }
+
     /** What was asked; the operator is part of it: another operator's key is not theirs to replay. */
     static RequestFingerprint fingerprint(String operator, String paymentId, ResolutionRequest request) {
         return RequestFingerprint.of("POST", String.format(RESOLVE_PATH, paymentId),
@@ -229,6 +266,9 @@ public class AdminUseCase {
                 throw new ResolutionNotAllowedException(payment.status());
             }
             Transition move = transition(payment, request, ask(payment, request), clock.instant());
+            if (request.status() == PaymentStatus.SUCCEEDED) {
+                holdOrder(payment, request);
+            }
             boolean moved;
             try {
                 moved = payments.apply(paymentId, move, Actor.operator(operator), clock.instant());

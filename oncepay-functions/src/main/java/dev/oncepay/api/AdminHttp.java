@@ -10,6 +10,9 @@ import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentHistory;
 import dev.oncepay.payment.PaymentStatus;
 import jakarta.enterprise.context.ApplicationScoped;
+import dev.oncepay.validation.FieldError;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -22,6 +25,8 @@ import java.util.Set;
 public class AdminHttp {
     public static final String PREFIX = "/admin/";
     static final String COLLECTION = "/admin/payments";
+    static final String ORDERS = "/admin/orders";
+    private static final Set<String> ORDER_PARAMETERS = Set.of("tenant", "reference");
     private static final String RESOLVE = "/resolve";
     static final int DEFAULT_LIMIT = 50;
     static final int MAX_LIMIT = 200;
@@ -57,6 +62,9 @@ public class AdminHttp {
                 }
                 return "GET".equals(method) ? show(rest) : responses.methodNotAllowed("GET");
             }
+            if (ORDERS.equals(path)) {
+                return "GET".equals(method) ? order(event) : responses.methodNotAllowed("GET");
+            }
             return responses.problem(ProblemType.NOT_FOUND, "no such route");
         } catch (RuntimeException e) {
             return problems.problemFor(e, ProblemMapping.Api.OPERATOR);
@@ -85,8 +93,29 @@ public class AdminHttp {
 
     private HttpApiResponse show(String id) {
         return (Payment.isWellFormedId(id) ? admin.payment(id) : Optional.<PaymentHistory>empty())
-                .map(found -> responses.json(200, AdminViews.detail(found), Map.of()))
+                .map(found -> responses.json(200, AdminViews.detail(found, admin.orderOf(found.payment())), Map.of()))
                 .orElseGet(() -> responses.problem(ProblemType.NOT_FOUND, "no such payment"));
+    }
+
+    /** A tenant's order and its payments, by the merchant's order reference. */
+    private HttpApiResponse order(HttpApiEvent event) {
+        Map<String, String> query = event.query(ORDER_PARAMETERS);
+        String tenant = query.get("tenant");
+        String reference = query.get("reference");
+        List<FieldError> errors = new ArrayList<>();
+        if (tenant == null || tenant.isEmpty() || tenant.length() > 128) {
+            errors.add(new FieldError("tenant", "is required (1 to 128 characters)"));
+        }
+        if (reference == null || reference.isEmpty() || reference.length() > 128) {
+            errors.add(new FieldError("reference", "is required (1 to 128 characters)"));
+        }
+        if (!errors.isEmpty()) {
+            throw new InvalidRequestException(errors);
+        }
+        return admin.order(tenant, reference)
+                .map(found -> responses.json(200, AdminViews.order(tenant, reference, found), Map.of()))
+                .orElseGet(() -> responses.problem(ProblemType.NOT_FOUND, "no payment of tenant " + tenant
+                        + " was ever bound to this order (or the tenant does not guard its orders)"));
     }
 
     private HttpApiResponse resolve(HttpApiEvent event, String operator, String id) {
@@ -96,7 +125,8 @@ public class AdminHttp {
         String key = IdempotencyKeyHeader.of(event);
         ResolutionRequest request = ResolutionRequest.parse(event.jsonBody());
         return admin.resolve(operator, id, key, request)
-                .map(answer -> responses.json(200, AdminViews.detail(answer.resolved()),
+                .map(answer -> responses.json(200, AdminViews.detail(answer.resolved(),
+                        admin.orderOf(answer.resolved().payment())),
                         answer.replayed() ? Map.of("Idempotent-Replayed", "true") : Map.of()))
                 .orElseGet(() -> responses.problem(ProblemType.NOT_FOUND, "no such payment"));
     }

@@ -1,12 +1,15 @@
 package dev.oncepay.api;
 
+import dev.oncepay.order.OrderPayments;
 import dev.oncepay.payment.HistoryEntry;
+import dev.oncepay.payment.Order;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentHistory;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The operator API's JSON: a payment's summary (its precise internal status, unlike the public
@@ -36,10 +39,28 @@ final class AdminViews {
         return view;
     }
 
-    static Map<String, Object> detail(PaymentHistory found) {
+    /** A payment with its history and, for a tenant that guards orders, its order's binding and payments. */
+    static Map<String, Object> detail(PaymentHistory found, Optional<Optional<Order>> order) {
         Map<String, Object> view = new LinkedHashMap<>();
         view.put("payment", summary(found.payment()));
+        order.ifPresent(o -> view.put("order", order(o)));
         view.put("history", found.history().stream().map(AdminViews::entry).toList());
+        return view;
+    }
+
+    /** {@code GET /admin/orders/{reference}}: the order's binding and its payments, oldest first. */
+    static Map<String, Object> order(String tenant, String reference, OrderPayments found) {
+        Map<String, Object> view = new LinkedHashMap<>();
+        view.put("tenant", tenant);
+        view.put("reference", reference);
+        view.putAll(PaymentView.binding(Optional.of(found.order())));
+        view.put("payments", found.payments().stream().map(AdminViews::summary).toList());
+        return view;
+    }
+
+    private static Map<String, Object> order(Optional<Order> order) {
+        Map<String, Object> view = PaymentView.binding(order);
+        view.put("paymentIds", order.map(Order::paymentIds).orElse(List.of()));
         return view;
     }
 

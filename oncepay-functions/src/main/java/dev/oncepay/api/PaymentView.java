@@ -3,10 +3,12 @@ package dev.oncepay.api;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.payment.CustomerAction;
+import dev.oncepay.payment.Order;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentStatus;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /** The payment JSON of the HTTP contract, in a fixed field order so equal payments are equal bytes. */
 final class PaymentView {
@@ -36,6 +38,25 @@ final class PaymentView {
         }
         view.put("createdAt", p.createdAt().toString());
         view.put("updatedAt", p.updatedAt().toString());
+        return view;
+    }
+
+    /**
+     * The payment as {@code GET /payments/{id}} shows it: with its order's binding for a tenant
+     * that guards orders ({@code order.paymentId}: the payment that may charge the order, this one
+     * or another; {@code null} while none is bound).
+     */
+    static Map<String, Object> withOrder(Payment p, Optional<Optional<Order>> order) {
+        Map<String, Object> view = of(p);
+        order.ifPresent(o -> view.put("order", binding(o)));
+        return view;
+    }
+
+    /** An order's binding: the bound payment and since when, {@code null}s while none is bound. */
+    static Map<String, Object> binding(Optional<Order> order) {
+        Map<String, Object> view = new LinkedHashMap<>();
+        view.put("paymentId", order.flatMap(Order::boundPaymentId).orElse(null));
+        view.put("boundAt", order.flatMap(Order::boundAt).map(Object::toString).orElse(null));
         return view;
     }
 

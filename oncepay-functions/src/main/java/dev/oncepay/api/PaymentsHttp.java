@@ -68,7 +68,7 @@ public class PaymentsHttp {
     private HttpApiResponse show(HttpApiEvent event, String id) {
         String tenant = tenants.tenantOf(event);
         return (Payment.isWellFormedId(id) ? charges.payment(tenant, id) : Optional.<Payment>empty())
-                .map(p -> responses.json(200, PaymentView.of(p), Map.of()))
+                .map(p -> responses.json(200, PaymentView.withOrder(p, charges.orderOf(p)), Map.of()))
                 .orElseGet(() -> responses.problem(ProblemType.NOT_FOUND, "no such payment"));
     }
 

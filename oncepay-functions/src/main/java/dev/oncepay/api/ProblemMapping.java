@@ -2,11 +2,12 @@ package dev.oncepay.api;
 
 import dev.oncepay.admin.ChargeMismatchException;
 import dev.oncepay.admin.NoChargeUnprovenException;
+import dev.oncepay.admin.OrderHeldException;
 import dev.oncepay.admin.ProviderContradictsException;
 import dev.oncepay.admin.ResolutionNotAllowedException;
-import dev.oncepay.charge.OrderInProgressException;
-import dev.oncepay.charge.OrderMismatchException;
-import dev.oncepay.charge.OrderRefusedException;
+import dev.oncepay.order.OrderInProgressException;
+import dev.oncepay.order.OrderMismatchException;
+import dev.oncepay.order.OrderRefusedException;
 import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.idempotency.FingerprintMismatchException;
@@ -87,6 +88,11 @@ public class ProblemMapping {
         }
         if (e instanceof OrderRefusedException refused) {
             return orderRefused(refused);
+        }
+        if (e instanceof OrderHeldException held) {
+            return responses.problem(held.paid() ? ProblemType.ORDER_ALREADY_PAID : ProblemType.ORDER_IN_PROGRESS,
+                    e.getMessage(), Map.of("paymentId", held.holderId()),
+                    Map.of("Location", AdminHttp.COLLECTION + "/" + held.holderId()));
         }
         if (e instanceof FingerprintMismatchException) {
             return responses.problem(ProblemType.KEY_REUSED, e.getMessage());

@@ -4,7 +4,6 @@ import dev.oncepay.cancel.DeclinedChargeCancel;
 import dev.oncepay.config.EmbeddedMetrics;
 import dev.oncepay.contract.Metrics;
 import dev.oncepay.config.OncepayConfig;
-import dev.oncepay.config.OrdersConfig;
 import dev.oncepay.validation.FieldError;
 import dev.oncepay.validation.InvalidRequestException;
 import dev.oncepay.idempotency.ClaimAttempt;
@@ -15,8 +14,9 @@ import dev.oncepay.idempotency.IdempotencyStore;
 import dev.oncepay.idempotency.KeyRecord;
 import dev.oncepay.idempotency.RequestInFlightException;
 import dev.oncepay.payment.Actor;
-import dev.oncepay.payment.OrderBinding;
-import dev.oncepay.payment.OrderRepository;
+import dev.oncepay.order.OrderGuard;
+import dev.oncepay.order.OrderRefusedException;
+import dev.oncepay.payment.Order;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentStatus;
@@ -53,15 +53,13 @@ import software.amazon.awssdk.core.exception.SdkException;
  *
  * <p>For a tenant that guards its orders (design rule 16), one more write binds the order to the
  * payment after it is recorded and before it is sent: an order bound to a paid or live payment
- * refuses a payment under any other key (see {@link #bindOrder}).
+ * refuses a payment under any other key (see {@link OrderGuard#bind}).
  */
 @ApplicationScoped
 public class ChargeUseCase {
     private static final Logger LOG = Logger.getLogger(ChargeUseCase.class);
     /** Re-reads after a lost settle before leaving the payment to the client's retry. */
     private static final int LOST_SETTLE_ROUNDS = 3;
-    /** Order binds lost to other payments' rebinds before answering with the order as it stands. */
-    private static final int BIND_ROUNDS = 3;
 
     private final IdempotencyStore keys;
     private final PaymentRepository payments;
@@ -72,13 +70,13 @@ public class ChargeUseCase {
     private final ProviderAccounts accounts;
     private final EmbeddedMetrics metrics;
     private final DeclinedChargeCancel cancels;
-    private final OrderRepository orders;
+    private final OrderGuard guard;
 
     public ChargeUseCase(IdempotencyStore keys, PaymentRepository payments, ProviderGateway provider,
             Event<ChargePhaseReached> phases, Clock clock, OncepayConfig config, ProviderAccounts accounts,
-            EmbeddedMetrics metrics, DeclinedChargeCancel cancels, OrderRepository orders) {
+            EmbeddedMetrics metrics, DeclinedChargeCancel cancels, OrderGuard guard) {
         this.cancels = cancels;
-        this.orders = orders;
+        this.guard = guard;
         this.keys = keys;
         this.payments = payments;
         this.provider = provider;
@@ -120,6 +118,14 @@ public class ChargeUseCase {
     /** A payment of this tenant; another tenant's payment is as absent as a missing one. */
     public Optional<Payment> payment(String tenant, String paymentId) {
         return payments.find(paymentId).filter(p -> p.tenant().equals(tenant));
+    }
+
+    /**
+     * The order {@code payment} is for, as its tenant guards it: empty for a tenant without the
+     * guard; an empty inner value for an order no payment ever bound.
+     */
+    public Optional<Optional<Order>> orderOf(Payment payment) {
+        return guard.orderOf(payment);
     }
 
     private ChargeAnswer existing(KeyRecord stored, ChargeCommand command) {
@@ -188,7 +194,7 @@ public class ChargeUseCase {
         reached(payment.id(), ChargePhase.PAYMENT_RECORDED, epoch);
 
         try {
-            bindOrder(payment);
+            guard.bind(payment);
         } catch (OrderRefusedException refused) {
             if (!claim.takenOver()) {
                 // Never sent, and now never will be: nothing stays under this key that could charge.
@@ -237,65 +243,6 @@ public class ChargeUseCase {
         }
         return new ChargeAnswer(result.outcome() == ProviderOutcome.NEEDS_REVIEW ? toReview(settled, result, epoch) : settled,
                 false);
-    }
-
-    /**
-     * Phase 3: binds the payment's order to it, one conditional write, so that at most one payment
-     * per (tenant, order reference) is ever sent at a time and none after one succeeded. The order
-     * is free, or bound to this payment already (a takeover, an SDK retry), or bound to a payment
-     * that definitely failed, which this one replaces (conditional on the id read: of two
-     * replacing requests one wins). A payment the order names that does not exist was deleted
-     * unsent ({@link #forgetUnsent}) and is replaced likewise. Replays never get here.
-     *
-     * @throws OrderRefusedException the order is paid, or its payment is live
-     */
-    private void bindOrder(Payment payment) {
-        if (!guardsOrders(payment.tenant())) {
-            return;
-        }
-        Optional<String> replacing = Optional.empty();
-        for (int round = 0; round < BIND_ROUNDS; round++) {
-            if (orders.bind(payment, replacing, clock.instant())) {
-                return;
-            }
-            Optional<OrderBinding> bound = orders.find(payment.tenant(), payment.reference());
-            if (bound.isEmpty()) {
-                replacing = Optional.empty(); // freed meanwhile
-                continue;
-            }
-            Optional<Payment> boundPayment = payments.find(bound.get().paymentId());
-            if (boundPayment.isEmpty() || boundPayment.get().definitelyFailed()) {
-                replacing = Optional.of(bound.get().paymentId());
-                continue;
-            }
-            throw refusal(boundPayment.get(), payment);
-        }
-        // Rebound under us every round: the order has a payment far younger than this request.
-        Payment current = orders.find(payment.tenant(), payment.reference()).flatMap(b -> payments.find(b.paymentId()))
-                .orElseThrow(this::inFlight);
-        throw refusal(current, payment);
-    }
-
-    private boolean guardsOrders(String tenant) {
-        OrdersConfig settings = config.orders();
-        return Optional.ofNullable(settings.tenants().get(tenant)).flatMap(OrdersConfig.TenantOrders::oncePerReference)
-                .orElse(settings.oncePerReference());
-    }
-
-    /** Why {@code refused} may not be sent while its order is bound to {@code bound}, a paid or live payment. */
-    private OrderRefusedException refusal(Payment bound, Payment refused) {
-        if (bound.status() == PaymentStatus.SUCCEEDED) {
-            return new OrderAlreadyPaidException(bound.id());
-        }
-        if (!bound.currency().equals(refused.currency())) {
-            return new OrderMismatchException(bound.id(), OrderMismatchException.Field.CURRENCY);
-        }
-        if (bound.amount() != refused.amount()) {
-            return new OrderMismatchException(bound.id(), OrderMismatchException.Field.AMOUNT);
-        }
-        // What a retry of the live payment's own key is told: 409 while its run holds it, else the 202's wait.
-        return new OrderInProgressException(bound.id(), bound.status() == PaymentStatus.PENDING
-                ? config.charge().inFlightRetryAfter() : config.charge().unknownRetryAfter());
     }
 
     /**
@@ -357,12 +304,12 @@ public class ChargeUseCase {
      * already gone was deleted by us (an SDK retry of our committed delete: nothing else deletes
      * payments). A store failure leaves them, the payment PENDING and swept; the client's retry
      * with the same key takes over later. An order left naming a deleted payment is free to the
-     * next payment ({@link #bindOrder}).
+     * next payment ({@link OrderGuard#bind}).
      */
     private void forgetUnsent(Payment payment, KeyRecord key, boolean orderBound) {
         try {
-            if (orderBound && guardsOrders(payment.tenant())) {
-                orders.unbind(payment);
+            if (orderBound) {
+                guard.unbind(payment);
             }
             if (payments.deleteUnsent(payment.id(), key.leaseEpoch()) || payments.find(payment.id()).isEmpty()) {
                 keys.release(key);

@@ -487,6 +487,15 @@ public class PaymentRepository {
     }
 
     /**
+     * Whether the payment is in the sweep index, read consistently: for a FAILED payment, whether
+     * the sweep still watches its failure for a charge showing up.
+     */
+    public boolean watched(String paymentId) {
+        return TableItems.readConsistently(dynamo, table, pk(paymentId))
+                .map(item -> item.containsKey(Table.NEXT_CHECK_AT)).orElse(false);
+    }
+
+    /**
      * Takes a watched FAILED payment out of the sweep index (its status stays): the provider's word
      * now backs the failure. Conditional on the status and attempt count read, like a deferral.
      */

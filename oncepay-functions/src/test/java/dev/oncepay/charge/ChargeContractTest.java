@@ -219,7 +219,8 @@ class ChargeContractTest extends ChargeTestSupport {
 
         ApiResponse found = get(id);
         assertEquals(200, found.status());
-        assertEquals(created.body(), found.body());
+        assertEquals(id, found.json().path("order").path("paymentId").asText(), "bound to its order");
+        assertEquals(created.json(), shownWithoutOrder(id));
 
         ApiResponse foreign = dev.oncepay.testing.LambdaClient
                 .call(dev.oncepay.testkit.HttpApiEvents.getPayment("someone-else", id));

@@ -1,5 +1,7 @@
 package dev.oncepay.charge;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.oncepay.testing.PaymentViews;
 import dev.oncepay.provider.policy.FleetBreakers;
 import dev.oncepay.sim.PspSimulator;
 import dev.oncepay.contract.Table;
@@ -53,6 +55,14 @@ abstract class ChargeTestSupport extends FunctionTestSupport {
 
     ApiResponse post(String key, String body) {
         return LambdaClient.call(HttpApiEvents.postPayment(tenant, key, body));
+    }
+
+    /**
+     * The payment as {@code GET /payments/{id}} shows it, less the order binding that only the
+     * lookup adds: what the charge's answer showed, for a payment unchanged since.
+     */
+    JsonNode shownWithoutOrder(String paymentId) {
+        return PaymentViews.withoutOrder(get(paymentId).json());
     }
 
     ApiResponse get(String paymentId) {

@@ -117,11 +117,11 @@ class NothingChargedProofTest extends ChargeTestSupport {
             clock.advance(lease.plusSeconds(1));
         }, () -> post(pendingKey, takeoverBody), true);
         // Only the claim and the reads of the key and its payment come before this request knows of a
-        // payment that may be charged; from there on (the order's bind, PutItem #2, included) every
-        // store failure answers that payment.
+        // payment that may be charged; from there on (the order's bind, UpdateItem #1, included)
+        // every store failure answers that payment.
         assertEquals(List.of("503 with GetItem #1 failing", "503 with GetItem #2 failing", "202 with GetItem #3 failing",
-                "503 with PutItem #1 failing", "202 with PutItem #2 failing", "202 with UpdateItem #1 failing", "202 with UpdateItem #2 failing",
-                "202 with UpdateItem #3 failing"), answers);
+                "503 with PutItem #1 failing", "202 with UpdateItem #1 failing", "202 with UpdateItem #2 failing",
+                "202 with UpdateItem #3 failing", "202 with UpdateItem #4 failing"), answers);
     }
 
     /** The key of the payment {@link #failingEachStoreRequestOfATakeoverNeverSaysNothingCharged} takes over. */

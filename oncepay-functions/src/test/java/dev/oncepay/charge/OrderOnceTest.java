@@ -2,6 +2,7 @@ package dev.oncepay.charge;
 
 import static dev.oncepay.testing.Problems.assertProblem;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -168,8 +169,8 @@ class OrderOnceTest extends ChargeTestSupport {
         dynamoRequests.reset();
 
         assertEquals(201, post(key, body).status());
-        // claim, record, bind the order (the one more), settle
-        assertEquals(Map.of("PutItem", 3L, "UpdateItem", 1L), dynamoRequests.snapshot());
+        // claim, record (PutItem); bind the order (the one more), settle (UpdateItem)
+        assertEquals(Map.of("PutItem", 2L, "UpdateItem", 2L), dynamoRequests.snapshot());
 
         dynamoRequests.reset();
         assertEquals(201, post(key, body).status());
@@ -187,6 +188,44 @@ class OrderOnceTest extends ChargeTestSupport {
         assertEquals(2, sim.ledger().size());
         assertTrue(storedItems().stream().noneMatch(i -> Table.KIND_ORDER.equals(i.get(Table.KIND).s())),
                 "no order item");
+    }
+
+    @Test
+    void aPaymentShowsWhichPaymentItsOrderIsBoundTo() {
+        String body = body(4200, "EUR", "order_shown");
+        sim.setFaults(Faults.none().withDeclineRate(1.0));
+        ApiResponse declined = post(newKey(), body);
+        sim.setFaults(Faults.none());
+        ApiResponse paid = post(newKey(), body);
+        String declinedId = declined.json().get("paymentId").asText();
+        String paidId = paid.json().get("id").asText();
+
+        JsonNode ofPaid = get(paidId).json().get("order");
+        JsonNode ofDeclined = get(declinedId).json().get("order");
+
+        assertEquals(paidId, ofPaid.get("paymentId").asText());
+        assertTrue(ofPaid.get("boundAt").isTextual(), ofPaid.toString());
+        assertEquals(paidId, ofDeclined.get("paymentId").asText(), "the declined payment was replaced");
+        assertFalse(paid.json().has("order"), "a charge's answer stays the payment alone: a replay reads no order");
+    }
+
+    @Test
+    void aPaymentWhoseRunDiedBeforeBindingShowsItsOrderUnbound() {
+        hooks.crashOnceAfter(ChargePhase.PAYMENT_RECORDED);
+        assertEquals(-1, post(newKey(), body(4200, "EUR", "order_never_bound")).status());
+
+        JsonNode order = get(paymentIds().get(0)).json().get("order");
+
+        assertTrue(order.get("paymentId").isNull(), order.toString());
+        assertTrue(order.get("boundAt").isNull(), order.toString());
+    }
+
+    @Test
+    void aPaymentOfATenantWithoutTheGuardShowsNoOrder() {
+        tenant = "merchant-instalments";
+        ApiResponse paid = post(newKey(), body(2500, "EUR", "order_unguarded_" + newKey()));
+
+        assertFalse(get(paid.json().get("id").asText()).json().has("order"));
     }
 
     private List<String> paymentIds() {

@@ -137,7 +137,7 @@ class StoreFailureTest extends ChargeTestSupport {
     void storeFailureAfterTheProviderCallAnswers202AndLeavesThePaymentToTheSweep() {
         String key = newKey();
         // Every attempt of the settle write fails: the provider has charged, the store cannot say so.
-        store.failNext("UpdateItem", StoreFault.SERVER_ERROR, 3);
+        store.failNext("UpdateItem", "payment#", StoreFault.SERVER_ERROR, 3);
 
         ApiResponse answer = post(key, body(4200, "EUR", "order_settle_fails"));
 

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.oncepay.sim.LedgerEntry;
 import dev.oncepay.contract.Table;
 import dev.oncepay.testing.LambdaClient;
@@ -77,7 +78,9 @@ class TenantIsolationTest extends ChargeTestSupport {
         ApiResponse byOwner = LambdaClient.call(getPayment(tenantA, id));
         assertEquals(200, byOwner.status(), byOwner::toString);
         assertEquals("application/json", byOwner.header("Content-Type"));
-        assertEquals(created.json(), byOwner.json(), "GET shows the payment the POST answered");
+        ObjectNode shown = (ObjectNode) byOwner.json();
+        assertEquals(id, shown.remove("order").path("paymentId").asText(), "and its order's binding");
+        assertEquals(created.json(), shown, "GET shows the payment the POST answered");
 
         ApiResponse byOther = LambdaClient.call(getPayment(tenantB, id));
         assertProblem(byOther, 404, "not-found");

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.oncepay.testing.PaymentViews;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.sim.Faults;
@@ -167,7 +168,8 @@ class StripeReconcileTest {
         assertEquals("use_stripe_sdk", shown.json().path("nextAction").path("type").asText(), shown.body());
         ApiResponse replay = post(key, body);
         assertEquals(202, replay.status());
-        assertEquals(shown.json(), replay.json(), "the replay shows what the customer must do, too");
+        assertEquals(PaymentViews.withoutOrder(shown.json()), replay.json(),
+                "the replay shows what the customer must do, too");
         SweepSummary again = fx.sweep();
         assertEquals(0, again.deferred() + again.resent(), "not due yet: " + again);
 

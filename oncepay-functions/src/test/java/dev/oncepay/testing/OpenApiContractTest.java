@@ -55,7 +55,7 @@ class OpenApiContractTest {
         assertEquals("3.1.0", result.getOpenAPI().getOpenapi());
         assertEquals(List.of("/payments", "/payments/{id}", "/wallets/{walletId}", "/wallets/{walletId}/credits",
                 "/wallets/{walletId}/debits", "/webhooks/{provider}", "/admin/payments",
-                "/admin/payments/{id}", "/admin/payments/{id}/resolve"),
+                "/admin/payments/{id}", "/admin/payments/{id}/resolve", "/admin/orders"),
                 new ArrayList<>(result.getOpenAPI().getPaths().keySet()));
         assertEquals("http", result.getOpenAPI().getComponents().getSecuritySchemes().get("merchantJwt").getType().toString());
         assertEquals("awsSigv4", result.getOpenAPI().getComponents().getSecuritySchemes().get("operatorSigV4")

@@ -98,7 +98,8 @@ public final class HttpApiV2 {
                 // charge function trusts the X-Operator-Id header locally (ONCEPAY_OPERATOR_TRUSTED_HEADER).
                 new Route("GET", "/admin/payments", "charge", false),
                 new Route("GET", "/admin/payments/{id}", "charge", false),
-                new Route("POST", "/admin/payments/{id}/resolve", "charge", false));
+                new Route("POST", "/admin/payments/{id}/resolve", "charge", false),
+                new Route("GET", "/admin/orders", "charge", false));
     }
 
     /** What the gateway sends back: status, headers in order (several {@code set-cookie} possible), body. */

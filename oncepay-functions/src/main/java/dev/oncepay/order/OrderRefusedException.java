@@ -1,4 +1,4 @@
-package dev.oncepay.charge;
+package dev.oncepay.order;
 
 /**
  * A new payment for an order that is bound to another payment, refused before any provider call:

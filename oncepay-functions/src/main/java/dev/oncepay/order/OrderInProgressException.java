@@ -1,4 +1,4 @@
-package dev.oncepay.charge;
+package dev.oncepay.order;
 
 import java.time.Duration;
 

@@ -1,4 +1,4 @@
-package dev.oncepay.charge;
+package dev.oncepay.order;
 
 /** The order's payment succeeded: a second one is refused, whatever its key. */
 public final class OrderAlreadyPaidException extends OrderRefusedException {
