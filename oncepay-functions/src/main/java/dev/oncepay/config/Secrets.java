@@ -5,6 +5,7 @@ import dev.oncepay.contract.DeploymentSettings;
 import io.smallrye.config.SmallRyeConfig;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -16,10 +17,10 @@ import java.util.regex.Pattern;
 import org.eclipse.microprofile.config.spi.ConfigSource;
 
 /**
- * The secrets as they are now, for the code that signs, verifies or calls with them: webhook
- * signing secrets and provider API keys are looked up in the configuration at each use instead of
- * being kept from startup, so a reload of the secrets ({@link #reload()}, after a SnapStart restore)
- * reaches them. The lookup is the configuration's own, with its order of sources (the environment
+ * The secrets as they are now, for the code that signs, verifies or calls with them: provider API
+ * keys are looked up in the configuration at each use, and the webhook signing secrets are read
+ * once and again after each reload ({@link #reload()}, after a SnapStart restore), instead of being
+ * kept from startup, so a reload reaches them. The lookup is the configuration's own, with its order of sources (the environment
  * still overrides a secret) and its list syntax, so it answers what the startup mappings
  * ({@code WebhookConfig}, {@code OncepayConfig}) answered for the same properties.
  */
@@ -30,6 +31,8 @@ public class Secrets {
             + "(" + DeploymentSettings.NAME_PATTERN + ")\\.(" + DeploymentSettings.NAME_PATTERN + ")");
 
     private final SmallRyeConfig config;
+    /** Every provider's signing secrets as last read; {@code null} until read, and after a reload. */
+    private volatile Map<String, List<SigningSecret>> signing;
 
     public Secrets(SmallRyeConfig config) {
         this.config = config;
@@ -47,8 +50,20 @@ public class Secrets {
         return signingSecrets().getOrDefault(provider, List.of());
     }
 
-    /** Every provider's active signing secrets with their accounts, by provider id. */
+    /**
+     * Every provider's active signing secrets with their accounts, by provider id: read from the
+     * configuration's property names once, not at every delivery, and again after a reload.
+     */
     public Map<String, List<SigningSecret>> signingSecrets() {
+        Map<String, List<SigningSecret>> read = signing;
+        if (read == null) {
+            read = readSigningSecrets();
+            signing = read;
+        }
+        return read;
+    }
+
+    private Map<String, List<SigningSecret>> readSigningSecrets() {
         Map<String, List<SigningSecret>> byProvider = new TreeMap<>();
         for (String property : signingSecretProperties()) {
             Matcher bound = ACCOUNT_SECRETS.matcher(property);
@@ -61,7 +76,8 @@ public class Secrets {
                     .forEach(secret -> secrets.add(new SigningSecret(bound.group(2), secret)));
         }
         byProvider.values().removeIf(List::isEmpty);
-        return byProvider;
+        byProvider.replaceAll((provider, secrets) -> List.copyOf(secrets));
+        return Collections.unmodifiableMap(byProvider);
     }
 
     /**
@@ -99,11 +115,15 @@ public class Secrets {
      * @throws IllegalStateException if they cannot be read or are refused; the previous ones stay in use
      */
     public Set<String> reload() {
-        for (ConfigSource source : config.getConfigSources()) {
-            if (source instanceof SecretsConfigSource secrets) {
-                return secrets.reload();
+        try {
+            for (ConfigSource source : config.getConfigSources()) {
+                if (source instanceof SecretsConfigSource secrets) {
+                    return secrets.reload();
+                }
             }
+            return Set.of();
+        } finally {
+            signing = null; // read again at the next use, whatever the reload did
         }
-        return Set.of();
     }
 }
