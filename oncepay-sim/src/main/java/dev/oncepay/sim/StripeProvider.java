@@ -104,12 +104,9 @@ final class StripeProvider {
             String apiKey) {
         JsonNode request = form.toJson(json);
         return keys.withKeyLocked(key, () -> {
-            var prior = keys.find(key);
-            if (prior.isPresent()) {
-                if (!prior.get().request().equals(request)) {
-                    throw StripeErrors.idempotencyMismatch(key);
-                }
-                return new ChargeOutcome(prior.get().status(), prior.get().body(), true);
+            Optional<ChargeOutcome> replayed = replayed(key, request);
+            if (replayed.isPresent()) {
+                return replayed.get();
             }
             PaymentIntent intent = execute(key, params, decline, apiKey);
             int status = intent.lastPaymentError() != null ? 402 : 200;
@@ -266,16 +263,27 @@ final class StripeProvider {
         ObjectNode request = form.toJson(json);
         request.put("(endpoint)", endpoint);
         return keys.withKeyLocked(key, () -> {
-            var prior = keys.find(key);
-            if (prior.isPresent()) {
-                if (!prior.get().request().equals(request)) {
-                    throw StripeErrors.idempotencyMismatch(key);
-                }
-                return new ChargeOutcome(prior.get().status(), prior.get().body(), true);
+            Optional<ChargeOutcome> replayed = replayed(key, request);
+            if (replayed.isPresent()) {
+                return replayed.get();
             }
             ChargeOutcome outcome = answer(action);
             keys.store(key, new StoredResponse(outcome.status(), outcome.body(), request, clock.instant()));
             return outcome;
+        });
+    }
+
+    /**
+     * The stored answer of {@code key}, replayed, if a request with it reached execution.
+     *
+     * @throws ApiError 400 {@code idempotency_error} when the key was used with other parameters
+     */
+    private Optional<ChargeOutcome> replayed(String key, JsonNode request) {
+        return keys.find(key).map(prior -> {
+            if (!prior.request().equals(request)) {
+                throw StripeErrors.idempotencyMismatch(key);
+            }
+            return new ChargeOutcome(prior.status(), prior.body(), true);
         });
     }
 
