@@ -9,6 +9,7 @@ import dev.oncepay.testing.LambdaClient;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
 import dev.oncepay.testing.StoredItems;
 import dev.oncepay.testing.TestEnvironment;
+import dev.oncepay.testkit.StoreFaultProxy;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +24,8 @@ abstract class ChargeTestSupport extends FunctionTestSupport {
     FleetBreakers breakers;
 
     PspSimulator sim;
+    /** The store's fault proxy, healthy when each test starts and ends. */
+    StoreFaultProxy store;
     /** A tenant of this test alone, so table checks see only this test's items. */
     String tenant;
 
@@ -34,13 +37,18 @@ abstract class ChargeTestSupport extends FunctionTestSupport {
         hooks.reset();
         breakers.resetAll();
         dynamoRequests.reset();
+        store = TestEnvironment.storeProxy();
+        store.reset();
         tenant = "merchant-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
+    /** Parked runs and held charges let go, the store healthy and the clock real again, for the next class too. */
     @AfterEach
-    void releaseParkedRuns() {
+    void leaveCleanSlate() {
         hooks.reset();
         sim.releaseCharges();
+        store.reset();
+        clock.reset();
     }
 
     static String body(long amount, String currency, String reference) {
