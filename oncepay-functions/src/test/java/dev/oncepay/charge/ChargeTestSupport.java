@@ -1,5 +1,6 @@
 package dev.oncepay.charge;
 
+import dev.oncepay.payment.OrderRepository;
 import dev.oncepay.provider.policy.FleetBreakers;
 import dev.oncepay.sim.PspSimulator;
 import dev.oncepay.contract.Table;
@@ -13,6 +14,7 @@ import dev.oncepay.testkit.StoreFaultProxy;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -76,6 +78,17 @@ abstract class ChargeTestSupport extends FunctionTestSupport {
     Map<String, AttributeValue> storedPayment(String paymentId) {
         return TestEnvironment.dynamo().getItem(b -> b.tableName(TestEnvironment.TABLE).consistentRead(true)
                 .key(Map.of(Table.PK, AttributeValue.fromS("payment#" + paymentId)))).item();
+    }
+
+    /** The ids of this test's tenant's payments, as stored. */
+    List<String> paymentIds() {
+        return storedItems().stream().filter(i -> Table.KIND_PAYMENT.equals(i.get(Table.KIND).s()))
+                .map(i -> i.get(Table.PK).s().substring("payment#".length())).toList();
+    }
+
+    /** The order item of this test's tenant for {@code reference}, as stored. */
+    Optional<Map<String, AttributeValue>> storedOrder(String reference) {
+        return StoredItems.item(OrderRepository.orderId(tenant, reference));
     }
 
     long ledgerChargesFor(String paymentId) {

@@ -188,9 +188,4 @@ class OrderOnceTest extends ChargeTestSupport {
         assertTrue(storedItems().stream().noneMatch(i -> Table.KIND_ORDER.equals(i.get(Table.KIND).s())),
                 "no order item");
     }
-
-    private List<String> paymentIds() {
-        return storedItems().stream().filter(i -> Table.KIND_PAYMENT.equals(i.get(Table.KIND).s()))
-                .map(i -> i.get(Table.PK).s().substring("payment#".length())).toList();
-    }
 }
