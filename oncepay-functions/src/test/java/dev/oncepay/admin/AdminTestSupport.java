@@ -6,15 +6,12 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.oncepay.idempotency.IdempotencyKey;
 import dev.oncepay.provider.policy.FleetBreakers;
-import dev.oncepay.function.ReconcileFunction;
-import dev.oncepay.reconcile.ScheduledEvent;
 import dev.oncepay.reconcile.SweepSummary;
 import dev.oncepay.sim.Faults;
 import dev.oncepay.sim.PspSimulator;
-import dev.oncepay.contract.Attr;
 import dev.oncepay.store.DynamoRequestCounter;
-import dev.oncepay.contract.Table;
 import dev.oncepay.testing.DirectInvoker;
+import dev.oncepay.testing.DirectSweep;
 import dev.oncepay.testkit.HttpApiEvents;
 import dev.oncepay.testing.LambdaClient;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
@@ -29,15 +26,12 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
-import java.time.temporal.ChronoUnit;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * Shared set-up of the operator API tests: a tenant of the test's own, payments made through the
@@ -59,7 +53,7 @@ abstract class AdminTestSupport {
     @Inject
     DirectInvoker direct;
     @Inject
-    ReconcileFunction reconcile;
+    DirectSweep sweeps;
 
     PspSimulator sim;
     String tenant;
@@ -164,22 +158,8 @@ abstract class AdminTestSupport {
      * the sweep index first, as the reconcile tests do.
      */
     SweepSummary sweepOnly(Set<String> paymentIds) {
-        DynamoDbClient dynamo = TestEnvironment.dynamo();
-        for (int shard = 0; shard < 4; shard++) {
-            String s = Integer.toString(shard);
-            dynamo.queryPaginator(b -> b.tableName(TestEnvironment.TABLE).indexName(Table.SWEEP_INDEX)
-                    .keyConditionExpression("#shard = :shard")
-                    .expressionAttributeNames(Map.of("#shard", Table.SWEEP_SHARD))
-                    .expressionAttributeValues(Map.of(":shard", Attr.s(s))))
-                    .items().stream()
-                    .filter(item -> !paymentIds.contains(Attr.string(item, Table.PK).substring("payment#".length())))
-                    .forEach(item -> dynamo.deleteItem(d -> d.tableName(TestEnvironment.TABLE)
-                            .key(Map.of(Table.PK, item.get(Table.PK)))));
-        }
         clock.advance(Duration.ofSeconds(31)); // past the first check (oncepay.sweep.first-check-delay)
-        return reconcile.reconcile(new ScheduledEvent("0", UUID.randomUUID().toString(), "Scheduled Event",
-                "aws.events", "123456789012", clock.instant().truncatedTo(ChronoUnit.SECONDS).toString(),
-                "eu-central-1", List.of(), Map.of()));
+        return sweeps.sweepOnly(paymentIds);
     }
 
     // --- the operator's side ----------------------------------------------------------------------

@@ -1,6 +1,7 @@
 package dev.oncepay.charge;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.oncepay.payment.OrderRepository;
 import dev.oncepay.testing.PaymentViews;
 import dev.oncepay.provider.policy.FleetBreakers;
 import dev.oncepay.sim.PspSimulator;
@@ -11,9 +12,11 @@ import dev.oncepay.testing.LambdaClient;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
 import dev.oncepay.testing.StoredItems;
 import dev.oncepay.testing.TestEnvironment;
+import dev.oncepay.testkit.StoreFaultProxy;
 import jakarta.inject.Inject;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -25,6 +28,8 @@ abstract class ChargeTestSupport extends FunctionTestSupport {
     FleetBreakers breakers;
 
     PspSimulator sim;
+    /** The store's fault proxy, healthy when each test starts and ends. */
+    StoreFaultProxy store;
     /** A tenant of this test alone, so table checks see only this test's items. */
     String tenant;
 
@@ -36,13 +41,18 @@ abstract class ChargeTestSupport extends FunctionTestSupport {
         hooks.reset();
         breakers.resetAll();
         dynamoRequests.reset();
+        store = TestEnvironment.storeProxy();
+        store.reset();
         tenant = "merchant-" + UUID.randomUUID().toString().substring(0, 8);
     }
 
+    /** Parked runs and held charges let go, the store healthy and the clock real again, for the next class too. */
     @AfterEach
-    void releaseParkedRuns() {
+    void leaveCleanSlate() {
         hooks.reset();
         sim.releaseCharges();
+        store.reset();
+        clock.reset();
     }
 
     static String body(long amount, String currency, String reference) {
@@ -78,6 +88,17 @@ abstract class ChargeTestSupport extends FunctionTestSupport {
     Map<String, AttributeValue> storedPayment(String paymentId) {
         return TestEnvironment.dynamo().getItem(b -> b.tableName(TestEnvironment.TABLE).consistentRead(true)
                 .key(Map.of(Table.PK, AttributeValue.fromS("payment#" + paymentId)))).item();
+    }
+
+    /** The ids of this test's tenant's payments, as stored. */
+    List<String> paymentIds() {
+        return storedItems().stream().filter(i -> Table.KIND_PAYMENT.equals(i.get(Table.KIND).s()))
+                .map(i -> i.get(Table.PK).s().substring("payment#".length())).toList();
+    }
+
+    /** The order item of this test's tenant for {@code reference}, as stored. */
+    Optional<Map<String, AttributeValue>> storedOrder(String reference) {
+        return StoredItems.item(OrderRepository.orderId(tenant, reference));
     }
 
     long ledgerChargesFor(String paymentId) {

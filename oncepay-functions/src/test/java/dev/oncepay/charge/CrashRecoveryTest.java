@@ -28,7 +28,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 @WithTestResource(value = TestEnvironment.class, scope = TestResourceScope.GLOBAL)
 class CrashRecoveryTest extends ChargeTestSupport {
     @ParameterizedTest
-    @EnumSource(value = ChargePhase.class, names = { "KEY_CLAIMED", "PAYMENT_RECORDED", "PROVIDER_ANSWERED" })
+    @EnumSource(value = ChargePhase.class, names = { "KEY_CLAIMED", "PAYMENT_RECORDED", "ORDER_BOUND", "PROVIDER_ANSWERED" })
     void aRetryAfterTheLeaseFinishesTheCrashedRun(ChargePhase crashAfter) {
         String key = newKey();
         String body = body(4200, "EUR", "order_crash");

@@ -11,7 +11,6 @@ import dev.oncepay.testkit.HeldAnswer;
 import dev.oncepay.testkit.HttpApiEvents;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
 import dev.oncepay.testkit.StoreFault;
-import dev.oncepay.testkit.StoreFaultProxy;
 import dev.oncepay.testing.StoredItems;
 import dev.oncepay.testing.TestEnvironment;
 import dev.oncepay.config.OncepayConfig;
@@ -23,7 +22,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -42,20 +40,11 @@ class LostAnswerTest extends ChargeTestSupport {
     @Inject
     OncepayConfig config;
 
-    StoreFaultProxy store;
     String key;
 
     @BeforeEach
-    void healthyStore() {
-        store = TestEnvironment.storeProxy();
-        store.reset();
+    void aKeyOfItsOwn() {
         key = newKey();
-    }
-
-    @AfterEach
-    void resetStore() {
-        store.reset();
-        clock.reset();
     }
 
     @Test

@@ -11,7 +11,6 @@ import dev.oncepay.provider.spi.ProviderOperation;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
 import dev.oncepay.testing.TestEnvironment;
 import dev.oncepay.testkit.StoreFault;
-import dev.oncepay.testkit.StoreFaultProxy;
 import io.quarkus.test.common.TestResourceScope;
 import io.quarkus.test.common.WithTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -21,8 +20,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -43,19 +40,6 @@ class NothingChargedProofTest extends ChargeTestSupport {
     private static final Set<String> NOTHING_CHARGED = Set.of("https://oncepay.dev/problems/provider-unavailable",
             "https://oncepay.dev/problems/provider-at-capacity", "https://oncepay.dev/problems/store-unavailable");
     private static final List<String> OPERATIONS = List.of("GetItem", "PutItem", "UpdateItem", "DeleteItem", "Query");
-
-    StoreFaultProxy store;
-
-    @BeforeEach
-    void healthyStore() {
-        store = TestEnvironment.storeProxy();
-        store.reset();
-    }
-
-    @AfterEach
-    void resetStore() {
-        store.reset();
-    }
 
     @Test
     void aStoreFailureAfterAnotherSandboxWonTheProbeEndsAnAttemptedChargeUnknownNot503() {

@@ -227,9 +227,4 @@ class OrderOnceTest extends ChargeTestSupport {
 
         assertFalse(get(paid.json().get("id").asText()).json().has("order"));
     }
-
-    private List<String> paymentIds() {
-        return storedItems().stream().filter(i -> Table.KIND_PAYMENT.equals(i.get(Table.KIND).s()))
-                .map(i -> i.get(Table.PK).s().substring("payment#".length())).toList();
-    }
 }

@@ -7,7 +7,6 @@ import dev.oncepay.sim.LedgerEntry;
 import dev.oncepay.testkit.HttpApiEvents;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
 import dev.oncepay.testkit.StoreFault;
-import dev.oncepay.testkit.StoreFaultProxy;
 import dev.oncepay.testkit.StoreFaults;
 import dev.oncepay.testing.TestEnvironment;
 import io.quarkus.test.common.TestResourceScope;
@@ -19,7 +18,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -34,19 +32,9 @@ class StoreChaosTest extends ChargeTestSupport {
     private static final int KEYS = 12;
     private static final Set<Integer> DEFINED = Set.of(201, 202, 409, 503);
 
-    StoreFaultProxy store;
-
     @BeforeEach
     void hostileStore() {
-        store = TestEnvironment.storeProxy();
-        store.reset();
         store.set(StoreFaults.none().withThrottleRate(0.1).withServerErrorRate(0.1).withLostAnswerRate(0.25));
-    }
-
-    @AfterEach
-    void healthyStore() {
-        store.reset();
-        clock.reset();
     }
 
     @Test

@@ -9,7 +9,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.oncepay.contract.Table;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
 import dev.oncepay.testkit.StoreFault;
-import dev.oncepay.testkit.StoreFaultProxy;
 import dev.oncepay.testkit.StoreFaults;
 import dev.oncepay.testing.TestEnvironment;
 import io.quarkus.test.common.TestResourceScope;
@@ -18,8 +17,6 @@ import io.quarkus.test.junit.QuarkusTest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
@@ -35,20 +32,6 @@ class StoreFailureTest extends ChargeTestSupport {
      * Far inside the charge Lambda's 28 s: the SDK's total budget per call is 3 s.
      */
     private static final Duration STORE_FAILURE_ANSWERED_WITHIN = Duration.ofSeconds(5);
-
-    StoreFaultProxy store;
-
-    @BeforeEach
-    void healthyStore() {
-        store = TestEnvironment.storeProxy();
-        store.reset();
-    }
-
-    @AfterEach
-    void resetStore() {
-        store.reset();
-        clock.reset();
-    }
 
     @Test
     void storeDownBeforeTheProviderCallIs503StoreUnavailableFastAndChargesNothing() {

@@ -23,6 +23,7 @@ import dev.oncepay.sim.PspSimulator;
 import dev.oncepay.contract.Attr;
 import dev.oncepay.contract.Table;
 import dev.oncepay.testkit.HttpApiEvents;
+import dev.oncepay.testing.DirectSweep;
 import dev.oncepay.testing.LambdaClient;
 import dev.oncepay.testing.PhaseHooks;
 import dev.oncepay.testing.StoredItems;
@@ -41,6 +42,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.UUID;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -52,19 +54,7 @@ public class ReconcileFixture {
     /** The default provider account, which charges {@link #TENANT}. */
     static final ProviderAccount ACCOUNT = new ProviderAccount("sim", "default");
     /** A real EventBridge "Scheduled Event" as a rule with {@code rate(1 minute)} delivers it. */
-    static final String SCHEDULED_EVENT = """
-            {
-              "version": "0",
-              "id": "%s",
-              "detail-type": "Scheduled Event",
-              "source": "aws.events",
-              "account": "123456789012",
-              "time": "%s",
-              "region": "eu-central-1",
-              "resources": ["arn:aws:events:eu-central-1:123456789012:rule/oncepay-reconcile-every-minute"],
-              "detail": {}
-            }
-            """;
+    static final String SCHEDULED_EVENT = DirectSweep.SCHEDULED_EVENT;
     /** The charge run's lease (oncepay.idempotency.lease). */
     static final Duration LEASE = Duration.ofSeconds(35);
     /**
@@ -91,6 +81,8 @@ public class ReconcileFixture {
     FleetBreakers breakers;
     @Inject
     ProviderAccounts accounts;
+    @Inject
+    DirectSweep sweeps;
 
     /** A clean slate: real time, a healthy provider, closed breakers, no hooks, empty sweep and attention indexes. */
     public void reset() {
@@ -99,7 +91,7 @@ public class ReconcileFixture {
         breakers.resetAll();
         chargeHooks.reset();
         sweepHooks.reset();
-        emptySweepIndex();
+        sweeps.leaveInSweepIndexOnly(Set.of());
         emptyAttentionIndex();
     }
 
@@ -264,21 +256,6 @@ public class ReconcileFixture {
                         .forEach(item -> dynamo.deleteItem(d -> d.tableName(TestEnvironment.TABLE)
                                 .key(Map.of(Table.PK, item.get(Table.PK)))));
             }
-        }
-    }
-
-    /** Removes every item other tests left in the sweep index, so each test sweeps only its own payments. */
-    private void emptySweepIndex() {
-        DynamoDbClient dynamo = TestEnvironment.dynamo();
-        for (int shard = 0; shard < payments.sweepShards(); shard++) {
-            String s = Integer.toString(shard);
-            dynamo.queryPaginator(b -> b.tableName(TestEnvironment.TABLE).indexName(Table.SWEEP_INDEX)
-                    .keyConditionExpression("#shard = :shard")
-                    .expressionAttributeNames(Map.of("#shard", Table.SWEEP_SHARD))
-                    .expressionAttributeValues(Map.of(":shard", Attr.s(s))))
-                    .items()
-                    .forEach(item -> dynamo.deleteItem(d -> d.tableName(TestEnvironment.TABLE)
-                            .key(Map.of(Table.PK, item.get(Table.PK)))));
         }
     }
 }
