@@ -119,7 +119,7 @@ class OrderCrashTest extends ChargeTestSupport {
             switch (this) {
                 case PROVIDER_THROTTLED ->
                     sim.setFaults(Faults.none().withRateLimitRate(1.0).withRetryAfterSeconds(30));
-                case BIND_ANSWER_LOST -> store.failNext("PutItem", "order#", StoreFault.LOST_ANSWER, SDK_ATTEMPTS);
+                case BIND_ANSWER_LOST -> store.failNext("UpdateItem", "order#", StoreFault.LOST_ANSWER, SDK_ATTEMPTS);
             }
         }
     }
@@ -319,7 +319,7 @@ class OrderCrashTest extends ChargeTestSupport {
     @MethodSource("bindFailures")
     void aBindTheStoreFailsIs503WithNothingSentAndNothingKeptAndARetryChargesOnce(StoreFault fault, RetryWith retry) {
         String key = newKey();
-        store.failNext("PutItem", "order#", fault, SDK_ATTEMPTS);
+        store.failNext("UpdateItem", "order#", fault, SDK_ATTEMPTS);
 
         ApiResponse failed = post(key, BODY);
 
@@ -336,7 +336,7 @@ class OrderCrashTest extends ChargeTestSupport {
 
     @Test
     void aBindWhoseFirstAnswerIsLostIsRetriedByTheStoreClientAndChargesOnce() {
-        store.failNext("PutItem", "order#", StoreFault.LOST_ANSWER, 1);
+        store.failNext("UpdateItem", "order#", StoreFault.LOST_ANSWER, 1);
 
         ApiResponse charged = post(newKey(), BODY);
 
