@@ -51,6 +51,9 @@ import software.amazon.awscdk.services.logs.RetentionDays;
  * @param signingSecretArn        the default account's existing webhook signing-secret secret; empty: the stack creates one
  * @param accounts                provider accounts beside the default one, each with its own secrets
  * @param tenants                 tenant id to account name; tenants not listed use the default account
+ * @param ordersUnguarded         tenants whose orders are not guarded: they may charge one order reference several
+ *                                times (instalments, top-ups); see docs/adr/0020-one-order-one-charge.md
+ * @param ordersGuardedByDefault  whether the orders of tenants not in {@code ordersUnguarded} are guarded (default true)
  * @param alarmServerErrorPercent API 5xx rate (percent of requests) that alarms
  * @param alarmUnknownBacklog     UNKNOWN payments waiting that alarm
  * @param alarmUnknownAgeMinutes  age of the oldest UNKNOWN payment that alarms
@@ -79,6 +82,8 @@ public record OncepaySettings(
         Optional<String> signingSecretArn,
         List<ProviderAccountSettings> accounts,
         Map<String, String> tenants,
+        Set<String> ordersUnguarded,
+        boolean ordersGuardedByDefault,
         double alarmServerErrorPercent,
         int alarmUnknownBacklog,
         int alarmUnknownAgeMinutes,
@@ -178,6 +183,13 @@ public record OncepaySettings(
                         + PREFIX + "accounts");
             }
         }
+        ordersUnguarded = Collections.unmodifiableSet(new TreeSet<>(ordersUnguarded));
+        for (String tenant : ordersUnguarded) {
+            if (!TENANT.matcher(tenant).matches()) {
+                throw new IllegalArgumentException(PREFIX + "ordersUnguarded: '" + tenant + "' is not a tenant id ("
+                        + DeploymentSettings.TENANT_PATTERN + ")");
+            }
+        }
     }
 
     public boolean isNative() {
@@ -221,11 +233,13 @@ public record OncepaySettings(
                 get.apply("signingSecretArn"),
                 accounts,
                 tenants(context.apply(PREFIX + "tenants")),
+                Set.copyOf(list("ordersUnguarded", context.apply(PREFIX + "ordersUnguarded"))),
+                get.apply("ordersGuardedByDefault").map(value -> bool("ordersGuardedByDefault", value)).orElse(true),
                 get.apply("alarmServerErrorPercent").map(Double::parseDouble).orElse(1.0),
                 get.apply("alarmUnknownBacklog").map(Integer::parseInt).orElse(10),
                 get.apply("alarmUnknownAgeMinutes").map(Integer::parseInt).orElse(15),
                 get.apply("alarmPendingAgeMinutes").map(Integer::parseInt).orElse(15),
-                principals(context.apply(PREFIX + "operatorPrincipals")),
+                list("operatorPrincipals", context.apply(PREFIX + "operatorPrincipals")),
                 get.apply("runbookUrl").orElse(DEFAULT_RUNBOOK_URL),
                 Path.of(get.apply("openApiDocument").orElse(DEFAULT_OPENAPI_DOCUMENT)));
     }
@@ -243,6 +257,24 @@ public record OncepaySettings(
             properties.put(prefix + DeploymentSettings.ACCOUNT_PROVIDER, account.provider());
             properties.put(prefix + DeploymentSettings.ACCOUNT_URL, account.url());
             account.lookupLag().ifPresent(lag -> properties.put(prefix + DeploymentSettings.ACCOUNT_LOOKUP_LAG, lag));
+        }
+        return properties;
+    }
+
+    /**
+     * What {@link DeploymentSettings#ENV_PROVIDER_ROUTING} carries for {@code function}: the routing for
+     * charge and reconcile, and for charge, the one function that binds orders, the order guard's settings.
+     */
+    public Map<String, String> plainProperties(String function) {
+        Map<String, String> properties = new TreeMap<>();
+        if (!function.equals(DeploymentSettings.FUNCTION_WEBHOOK)) {
+            properties.putAll(routingProperties());
+        }
+        if (function.equals(DeploymentSettings.FUNCTION_CHARGE)) {
+            if (!ordersGuardedByDefault) {
+                properties.put(DeploymentSettings.ORDERS_ONCE_PER_REFERENCE, "false");
+            }
+            ordersUnguarded.forEach(tenant -> properties.put(DeploymentSettings.orderGuardProperty(tenant), "false"));
         }
         return properties;
     }
@@ -288,20 +320,33 @@ public record OncepaySettings(
         return value == null || !value.isTextual() || value.textValue().isBlank() ? null : value.textValue().trim();
     }
 
-    /** A JSON array of ARNs (from {@code cdk.json}, or as text), or comma-separated ARNs as {@code -c} text. */
-    private static List<String> principals(Object value) {
+    /** A JSON array of strings (from {@code cdk.json}, or as text), or comma-separated strings as {@code -c} text. */
+    private static List<String> list(String name, Object value) {
         if (value instanceof String text && !text.trim().startsWith("[")) {
-            return Arrays.stream(text.split(",")).map(String::trim).filter(arn -> !arn.isEmpty()).toList();
+            return Arrays.stream(text.split(",")).map(String::trim).filter(item -> !item.isEmpty()).toList();
         }
-        Optional<JsonNode> json = json("operatorPrincipals", value);
+        Optional<JsonNode> json = json(name, value);
         if (json.isEmpty()) {
             return List.of();
         }
-        List<String> principals = new ArrayList<>();
-        json.filter(JsonNode::isArray).orElseThrow(
-                () -> new IllegalArgumentException(PREFIX + "operatorPrincipals must be a list of ARNs"))
-                .forEach(principal -> principals.add(principal.isTextual() ? principal.textValue().trim() : principal.toString()));
-        return principals;
+        List<String> items = new ArrayList<>();
+        for (JsonNode item : json.filter(JsonNode::isArray).orElseThrow(() -> new IllegalArgumentException(
+                PREFIX + name + " must be a list: comma-separated, or a JSON array of strings"))) {
+            if (!item.isTextual()) {
+                throw new IllegalArgumentException(PREFIX + name + ": " + item + " is not a string");
+            }
+            items.add(item.textValue().trim());
+        }
+        return items;
+    }
+
+    /** {@code true} or {@code false}: a typo must not be read as either. */
+    private static boolean bool(String name, String value) {
+        return switch (value) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw new IllegalArgumentException(PREFIX + name + " must be true or false, not " + value);
+        };
     }
 
     private static Map<String, String> tenants(Object value) {

@@ -229,8 +229,9 @@ public class OncepayStack extends Stack {
             List<ISecret> secrets = callsProviders ? apiKeySecrets : signingSecrets;
             env.put(DeploymentSettings.ENV_SECRET_ARNS,
                     Fn.join(",", secrets.stream().map(ISecret::getSecretArn).toList()));
-            if (callsProviders && !settings.routingProperties().isEmpty()) {
-                env.put(DeploymentSettings.ENV_PROVIDER_ROUTING, json(settings.routingProperties()));
+            Map<String, String> plain = settings.plainProperties(name);
+            if (!plain.isEmpty()) {
+                env.put(DeploymentSettings.ENV_PROVIDER_ROUTING, json(plain));
             }
             // Charge and reconcile count the same calls in flight, so they must agree on the cap.
             if (callsProviders) {

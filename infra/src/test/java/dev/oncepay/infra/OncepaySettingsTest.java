@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awscdk.services.logs.RetentionDays;
@@ -33,6 +34,9 @@ class OncepaySettingsTest {
         assertEquals(Optional.empty(), settings.signingSecretArn());
         assertEquals(List.of(), settings.accounts());
         assertEquals(Map.of(), settings.routingProperties());
+        assertEquals(Set.of(), settings.ordersUnguarded());
+        assertTrue(settings.ordersGuardedByDefault());
+        assertEquals(Map.of(), settings.plainProperties(DeploymentSettings.FUNCTION_CHARGE), "every order guarded, as the app's default");
         assertEquals(List.of(), settings.operatorPrincipals(), "the account root");
         assertEquals(OncepaySettings.DEFAULT_RUNBOOK_URL, settings.runbookUrl());
         assertEquals(Path.of(OncepaySettings.DEFAULT_OPENAPI_DOCUMENT), settings.openApiDocument());
@@ -186,6 +190,41 @@ class OncepaySettingsTest {
                 + " \"url\": \"https://psp.example\", \"lookupLag\": \"PT15M\"}]"));
         assertEquals(Optional.of("PT15M"), settings.accounts().get(0).lookupLag());
         assertEquals("PT15M", settings.routingProperties().get("oncepay.provider.accounts.psp-slow.lookup-lag"));
+    }
+
+    /** As -c text (comma-separated, or a JSON array) or as a cdk.json list; only charge binds orders, so only charge is told. */
+    @Test
+    void unguardedTenantsReachChargeOnly() {
+        Map<String, String> unguarded = Map.of("oncepay.orders.tenants.merchant-instalments.once-per-reference", "false",
+                "oncepay.orders.tenants.Org:7.once-per-reference", "false");
+        for (Object value : List.of("merchant-instalments, Org:7", "[\"merchant-instalments\", \"Org:7\"]",
+                List.of("Org:7", "merchant-instalments", "Org:7"))) {
+            OncepaySettings settings = settings(Map.of("oncepay:ordersUnguarded", value));
+            assertEquals(Set.of("merchant-instalments", "Org:7"), settings.ordersUnguarded(), value.toString());
+            assertEquals(unguarded, settings.plainProperties(DeploymentSettings.FUNCTION_CHARGE), value.toString());
+            assertEquals(Map.of(), settings.plainProperties(DeploymentSettings.FUNCTION_RECONCILE), value.toString());
+            assertEquals(Map.of(), settings.plainProperties(DeploymentSettings.FUNCTION_WEBHOOK), value.toString());
+        }
+        assertEquals(Map.of("oncepay.orders.once-per-reference", "false"),
+                settings(Map.of("oncepay:ordersGuardedByDefault", "false")).plainProperties(DeploymentSettings.FUNCTION_CHARGE));
+        assertEquals(Map.of(), settings(Map.of("oncepay:ordersGuardedByDefault", true)).plainProperties(DeploymentSettings.FUNCTION_CHARGE),
+                "true is the app's default: nothing to say");
+    }
+
+    @Test
+    void rejectsOrderSettingsThatAreNotTenantsOrBooleans() {
+        Map<Map<String, Object>, String> refused = new LinkedHashMap<>();
+        refused.put(Map.of("oncepay:ordersUnguarded", "merchant-a, a.b"), "oncepay:ordersUnguarded: 'a.b' is not a tenant id");
+        refused.put(Map.of("oncepay:ordersUnguarded", "[\"merchant a\"]"), "oncepay:ordersUnguarded: 'merchant a' is not a tenant id");
+        refused.put(Map.of("oncepay:ordersUnguarded", List.of(7)), "oncepay:ordersUnguarded: 7 is not a string");
+        refused.put(Map.of("oncepay:ordersUnguarded", Map.of("merchant-a", false)), "oncepay:ordersUnguarded must be a list");
+        refused.put(Map.of("oncepay:ordersUnguarded", "[\"merchant-a\""), "oncepay:ordersUnguarded is not valid JSON");
+        refused.put(Map.of("oncepay:ordersGuardedByDefault", "no"), "oncepay:ordersGuardedByDefault must be true or false");
+        refused.put(Map.of("oncepay:ordersGuardedByDefault", "TRUE"), "oncepay:ordersGuardedByDefault must be true or false");
+        refused.forEach((context, problem) -> {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> settings(context), context.toString());
+            assertTrue(e.getMessage().startsWith(problem), e.getMessage());
+        });
     }
 
     @Test

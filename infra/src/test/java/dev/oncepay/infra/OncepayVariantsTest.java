@@ -46,6 +46,7 @@ class OncepayVariantsTest {
                         + " {\"name\": \"acme\", \"provider\": \"sim\", \"url\": \"https://psp.acme.example\"}]"),
                 // As cdk.json gives it: a structure.
                 Map.<String, Object>entry("oncepay:tenants", Map.of("Merchant-A", "stripe-eu", "merchant-b", "acme", "merchant-c", "default")),
+                Map.<String, Object>entry("oncepay:ordersUnguarded", "Merchant-A, merchant-instalments"),
                 Map.<String, Object>entry("oncepay:reconcileRateMinutes", "5"),
                 Map.<String, Object>entry("oncepay:reconcileMemoryMb", "1536"),
                 Map.<String, Object>entry("oncepay:chargeConcurrency", "none"),
@@ -148,10 +149,13 @@ class OncepayVariantsTest {
                 && defaultKey.contains(".default"), defaultKey);
     }
 
-    /** Tenants and accounts reach charge and reconcile as plain routing, with no secret in it; the webhook needs none. */
+    /**
+     * Tenants and accounts reach charge and reconcile as plain routing, with no secret in it; the
+     * webhook needs none. The unguarded tenants reach charge, the one function that binds orders.
+     */
     @Test
-    void routingReachesChargeAndReconcileOnly() throws Exception {
-        Map<String, String> expected = Map.of(
+    void routingReachesChargeAndReconcileOnlyAndTheOrderGuardCharge() throws Exception {
+        Map<String, String> routing = Map.of(
                 "oncepay.provider.tenants.Merchant-A", "stripe-eu",
                 "oncepay.provider.tenants.merchant-b", "acme",
                 "oncepay.provider.tenants.merchant-c", "default",
@@ -161,12 +165,18 @@ class OncepayVariantsTest {
                 "oncepay.provider.accounts.acme.url", "https://psp.acme.example");
         for (Map<String, Object> function : synth.properties("AWS::Lambda::Function")) {
             Map<String, Object> env = at(function, "Environment", "Variables");
-            if (env.get(DeploymentSettings.ENV_FUNQY_EXPORT).equals(DeploymentSettings.FUNCTION_WEBHOOK)) {
+            Object name = env.get(DeploymentSettings.ENV_FUNQY_EXPORT);
+            if (name.equals(DeploymentSettings.FUNCTION_WEBHOOK)) {
                 assertFalse(env.containsKey(DeploymentSettings.ENV_PROVIDER_ROUTING));
-            } else {
-                String routing = (String) env.get(DeploymentSettings.ENV_PROVIDER_ROUTING);
-                assertEquals(expected, new ObjectMapper().readValue(routing, new TypeReference<Map<String, String>>() { }));
+                continue;
             }
+            Map<String, String> expected = new TreeMap<>(routing);
+            if (name.equals(DeploymentSettings.FUNCTION_CHARGE)) {
+                expected.put("oncepay.orders.tenants.Merchant-A.once-per-reference", "false");
+                expected.put("oncepay.orders.tenants.merchant-instalments.once-per-reference", "false");
+            }
+            String plain = (String) env.get(DeploymentSettings.ENV_PROVIDER_ROUTING);
+            assertEquals(expected, new ObjectMapper().readValue(plain, new TypeReference<Map<String, String>>() { }), name.toString());
         }
     }
 
@@ -197,7 +207,7 @@ class OncepayVariantsTest {
         List<Map<String, Object>> statements = OncepayStackTest.operatorStatements(synth);
         assertEquals(1, statements.size());
         assertEquals("execute-api:Invoke", statements.get(0).get("Action"));
-        assertEquals(3, ((List<?>) statements.get(0).get("Resource")).size());
+        assertEquals(DeploymentSettings.ADMIN_ROUTES.size(), ((List<?>) statements.get(0).get("Resource")).size());
         OncepayStackTest.assertNoTrustedHeader(synth);
         OncepayStackTest.routes(synth).forEach((route, properties) -> assertEquals(
                 route.contains(" /admin/") ? "AWS_IAM" : route.contains(" /webhooks/") ? "NONE" : "JWT",

@@ -43,10 +43,12 @@ public final class DeploymentSettings {
      */
     public static final String ENV_SECRET_ARNS = "ONCEPAY_SECRET_ARNS";
     /**
-     * Charge and reconcile only: a JSON object of the plain (non-secret) provider routing
-     * properties, {@link #PROVIDER_TENANTS_PREFIX}{@code <tenant>} and {@link #PROVIDER_ACCOUNTS_PREFIX}{@code
-     * <name>.provider/.url} ({@link ProviderRoutingConfigSourceFactory}). One variable because Lambda's variable
-     * names cannot spell tenant and account names (case, dashes, dots) as property names need them.
+     * Charge and reconcile only: a JSON object of the plain (non-secret) per-tenant and per-account
+     * properties: provider routing, {@link #PROVIDER_TENANTS_PREFIX}{@code <tenant>} and {@link
+     * #PROVIDER_ACCOUNTS_PREFIX}{@code <name>.provider/.url}, and for charge the order guard, {@link
+     * #ORDERS_ONCE_PER_REFERENCE} and {@link #orderGuardProperty} ({@link ProviderRoutingConfigSourceFactory}).
+     * One variable because Lambda's variable names cannot spell tenant and account names (case, dashes,
+     * dots) as property names need them.
      */
     public static final String ENV_PROVIDER_ROUTING = "ONCEPAY_PROVIDER_ROUTING";
     /**
@@ -138,6 +140,18 @@ public final class DeploymentSettings {
      * payments only. Webhook only.
      */
     public static final String WEBHOOK_SECRETS_PREFIX = "oncepay.webhook.secrets.";
+    /** Whether orders are guarded (one successful charge per order reference) for tenants without a setting of their own. */
+    public static final String ORDERS_ONCE_PER_REFERENCE = "oncepay.orders.once-per-reference";
+    /** Followed by a tenant id and {@link #ORDERS_TENANT_ONCE_PER_REFERENCE}. */
+    public static final String ORDERS_TENANTS_PREFIX = "oncepay.orders.tenants.";
+    /** One tenant's order guard, {@code true} or {@code false} (plain configuration; charge only). */
+    public static final String ORDERS_TENANT_ONCE_PER_REFERENCE = "once-per-reference";
+
+    /** {@code oncepay.orders.tenants.<tenant>.once-per-reference}: whether {@code tenant}'s orders are guarded. */
+    public static String orderGuardProperty(String tenant) {
+        return ORDERS_TENANTS_PREFIX + tenant + "." + ORDERS_TENANT_ONCE_PER_REFERENCE;
+    }
+
     /** The shape of provider ids and account names in property names. */
     public static final String NAME_PATTERN = "[A-Za-z0-9_-]{1,64}";
     /** Tenant ids in {@link #PROVIDER_TENANTS_PREFIX}{@code <tenant>}: as authorizer claims carry them, without dots (they would split the name). */

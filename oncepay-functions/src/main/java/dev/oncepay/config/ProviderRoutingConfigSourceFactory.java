@@ -18,13 +18,14 @@ import java.util.regex.Pattern;
 import org.eclipse.microprofile.config.spi.ConfigSource;
 
 /**
- * Plain provider routing for charge and reconcile, from {@value DeploymentSettings#ENV_PROVIDER_ROUTING}:
- * a JSON object of
+ * Plain provider routing for charge and reconcile, and the order guard's tenants for charge, from
+ * {@value DeploymentSettings#ENV_PROVIDER_ROUTING}: a JSON object of
  *
  * <pre>
  * { "oncepay.provider.tenants.merchant-a": "stripe-eu",
  *   "oncepay.provider.accounts.stripe-eu.provider": "stripe",
- *   "oncepay.provider.accounts.stripe-eu.url": "https://api.stripe.com" }
+ *   "oncepay.provider.accounts.stripe-eu.url": "https://api.stripe.com",
+ *   "oncepay.orders.tenants.merchant-a.once-per-reference": "false" }
  * </pre>
  *
  * One variable rather than one per property because Lambda's variable names cannot spell tenant
@@ -82,12 +83,22 @@ public class ProviderRoutingConfigSourceFactory implements ConfigSourceFactory {
                             + DeploymentSettings.ACCOUNT_PROVIDER + ", " + DeploymentSettings.ACCOUNT_URL + " or "
                             + DeploymentSettings.ACCOUNT_LOOKUP_LAG);
                 }
+            } else if (name.equals(DeploymentSettings.ORDERS_ONCE_PER_REFERENCE)) {
+                requireBoolean(name, value);
+            } else if (name.startsWith(DeploymentSettings.ORDERS_TENANTS_PREFIX)) {
+                String rest = name.substring(DeploymentSettings.ORDERS_TENANTS_PREFIX.length());
+                int dot = rest.lastIndexOf('.');
+                require(dot > 0 && TENANT.matcher(rest.substring(0, dot)).matches()
+                        && rest.substring(dot + 1).equals(DeploymentSettings.ORDERS_TENANT_ONCE_PER_REFERENCE),
+                        name, "is not " + DeploymentSettings.orderGuardProperty("<tenant>"));
+                requireBoolean(name, value);
             } else {
-                throw new IllegalArgumentException("'" + name + "' is not provider routing (allowed: "
+                throw new IllegalArgumentException("'" + name + "' is not provider routing or the order guard (allowed: "
                         + DeploymentSettings.PROVIDER_TENANTS_PREFIX + "<tenant>, " + DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX
                         + "<account>." + DeploymentSettings.ACCOUNT_PROVIDER + ", " + DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX
                         + "<account>." + DeploymentSettings.ACCOUNT_URL + ", " + DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX
-                        + "<account>." + DeploymentSettings.ACCOUNT_LOOKUP_LAG + ")");
+                        + "<account>." + DeploymentSettings.ACCOUNT_LOOKUP_LAG + ", " + DeploymentSettings.ORDERS_ONCE_PER_REFERENCE
+                        + ", " + DeploymentSettings.orderGuardProperty("<tenant>") + ")");
             }
             properties.put(name, SecretProperties.escape(value));
         }
@@ -115,6 +126,11 @@ public class ProviderRoutingConfigSourceFactory implements ConfigSourceFactory {
         } catch (RuntimeException notAUrl) {
             return false;
         }
+    }
+
+    /** The two words only: SmallRye reads a word it does not know as {@code false}, so a typo would unguard orders. */
+    private static void requireBoolean(String name, String value) {
+        require(value.equals("true") || value.equals("false"), name, "must be true or false");
     }
 
     private static void require(boolean condition, String name, String problem) {

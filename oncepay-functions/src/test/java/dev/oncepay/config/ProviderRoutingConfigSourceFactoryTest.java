@@ -7,14 +7,22 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.quarkus.runtime.configuration.DurationConverter;
 import io.smallrye.config.EnvConfigSource;
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfig;
 import io.smallrye.config.SmallRyeConfigBuilder;
+import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 
-/** Plain provider routing from one environment variable, as registered (ServiceLoader) in a real configuration. */
+/**
+ * Plain provider routing and the order guard from one environment variable, as registered
+ * (ServiceLoader) in a real configuration.
+ */
 class ProviderRoutingConfigSourceFactoryTest {
     private static final String ROUTING = """
             {"oncepay.provider.tenants.Merchant-A": "stripe-eu",
@@ -33,6 +41,28 @@ class ProviderRoutingConfigSourceFactoryTest {
         assertEquals("stripe", config.getRawValue("oncepay.provider.accounts.stripe-eu.provider"));
         assertEquals("https://api.stripe.com", config.getRawValue("oncepay.provider.accounts.stripe-eu.url"));
         assertEquals("2H", config.getRawValue("oncepay.provider.accounts.stripe-eu.lookup-lag"));
+    }
+
+    /**
+     * The names a deployment writes (the contract's) reach the guard as {@code OrderGuard} reads it,
+     * tenant ids with case, dashes and colons, which no variable name spells, included.
+     */
+    @Test
+    void theOrderGuardsSettingsReachTheOrdersConfiguration() throws JsonProcessingException {
+        String orders = new ObjectMapper().writeValueAsString(Map.of(
+                DeploymentSettings.ORDERS_ONCE_PER_REFERENCE, "false",
+                DeploymentSettings.orderGuardProperty("Merchant-A"), "true",
+                DeploymentSettings.orderGuardProperty("org_7:eu@x"), "false"));
+        SmallRyeConfig config = new SmallRyeConfigBuilder().addDefaultInterceptors().addDiscoveredSources()
+                .withSources(new EnvConfigSource(Map.of(DeploymentSettings.ENV_PROVIDER_ROUTING, orders), 300))
+                .withConverter(Duration.class, 100, new DurationConverter())
+                .withMapping(OncepayConfig.class)
+                .build();
+        OrdersConfig guard = config.getConfigMapping(OncepayConfig.class).orders();
+
+        assertFalse(guard.oncePerReference());
+        assertEquals(Optional.of(true), guard.tenants().get("Merchant-A").oncePerReference());
+        assertEquals(Optional.of(false), guard.tenants().get("org_7:eu@x").oncePerReference());
     }
 
     @Test
@@ -72,6 +102,15 @@ class ProviderRoutingConfigSourceFactoryTest {
         assertRefused("{\"oncepay.provider.tenants.a.b\": \"x\"}", "oncepay.provider.tenants.a.b", "tenant");
         assertRefused("{\"oncepay.provider.tenants.t\": \"VALUE 1\"}", "oncepay.provider.tenants.t", "account");
         assertRefused("{\"oncepay.provider.tenants.t\": 7}", "oncepay.provider.tenants.t", "string");
+        assertRefused("{\"oncepay.orders.once-per-reference\": \"VALUE-1\"}", "oncepay.orders.once-per-reference", "true or false");
+        assertRefused("{\"oncepay.orders.tenants.t.once-per-reference\": \"VALUE\"}", "oncepay.orders.tenants.t.once-per-reference",
+                "true or false");
+        assertRefused("{\"oncepay.orders.tenants.a.b.once-per-reference\": \"false\"}", "oncepay.orders.tenants.a.b.once-per-reference",
+                "<tenant>");
+        assertRefused("{\"oncepay.orders.tenants.once-per-reference\": \"false\"}", "oncepay.orders.tenants.once-per-reference",
+                "<tenant>");
+        assertRefused("{\"oncepay.orders.tenants.t.retention\": \"VALUE-1\"}", "oncepay.orders.tenants.t.retention", "<tenant>");
+        assertRefused("{\"oncepay.orders.retention\": \"VALUE-1\"}", "oncepay.orders.retention", "is not provider routing");
         IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> config(Map.of(DeploymentSettings.ENV_PROVIDER_ROUTING, "[\"VALUE-1\"]")));
         assertFalse(e.getMessage().contains("VALUE-"), e.getMessage());

@@ -18,7 +18,8 @@ import java.util.TreeSet;
  * ({@code oncepay.provider.accounts.<provider>.*}, {@code oncepay.provider.tenants.<tenant>}), all on
  * the simulator unless {@code --provider-url} says otherwise. As {@code infra/} deploys them:
  * routing and API keys go to charge and reconcile only, each account's webhook signing secret
- * ({@code oncepay.webhook.secrets.<provider>.<account>}) to webhook only.
+ * ({@code oncepay.webhook.secrets.<provider>.<account>}) to webhook only, and the unguarded tenants
+ * ({@code oncepay.orders.tenants.<tenant>.once-per-reference=false}) to charge only, in the routing's variable.
  */
 final class LocalProviders {
     /** The simulator's generic API takes any key. */
@@ -70,6 +71,9 @@ final class LocalProviders {
                 routing.put(DeploymentSettings.PROVIDER_TENANTS_PREFIX + tenant, provider);
             }
         });
+        if (function.equals(DeploymentSettings.FUNCTION_CHARGE)) {
+            options.unguardedTenants().forEach(tenant -> routing.put(DeploymentSettings.orderGuardProperty(tenant), "false"));
+        }
         if (!routing.isEmpty()) {
             // Charge and reconcile read it from one JSON variable, as deployed: variable names cannot spell tenants.
             env.put(DeploymentSettings.ENV_PROVIDER_ROUTING, routing.toString());

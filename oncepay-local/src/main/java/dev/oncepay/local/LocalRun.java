@@ -288,6 +288,9 @@ public final class LocalRun implements AutoCloseable {
                 + " and /webhooks/stripe", "PSP simulator (sim, stripe)", simulator.baseUrl(), api));
         lines.add(String.format("  %-26s %s, reached at %s", "provider accounts", LocalProviders.describe(options),
                 providerUrl()));
+        if (!options.unguardedTenants().isEmpty()) {
+            lines.add(String.format("  %-26s off for %s", "order guard", String.join(", ", options.unguardedTenants())));
+        }
         lines.add(String.format("  %-26s %s   table %s; faults: /_store/faults /_store/reset (none now)",
                 "DynamoDB (fault proxy)", store.endpoint(), options.table()));
         lines.add(String.format("  %-26s %s   behind the proxy (%s), pid %d", "  dynalite", dynamo.endpoint(),

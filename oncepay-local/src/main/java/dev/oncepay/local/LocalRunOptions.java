@@ -7,10 +7,14 @@ import dev.oncepay.testkit.StoreFaultProxy;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Collectors;
 
 /**
@@ -33,6 +37,8 @@ import java.util.stream.Collectors;
  *        generic API) or {@code stripe} (its Stripe mode, same simulator, same port)
  * @param tenantProviders tenants charged through another provider than the default, each with an
  *        account of its own (tenant → provider id, or {@code stripe2}: a second Stripe account)
+ * @param unguardedTenants tenants whose orders charge does not guard: they may pay one order
+ *        reference several times ({@code oncepay.orders.tenants.<tenant>.once-per-reference=false})
  * @param providerUrl where the functions reach every provider account, or null for the simulator
  * @param stripeWebhookSecret the Stripe signing secret: the simulator signs its Stripe events with
  *        it, only the webhook function is given it
@@ -62,6 +68,7 @@ public record LocalRunOptions(
         String webhookSecret,
         String provider,
         Map<String, String> tenantProviders,
+        Set<String> unguardedTenants,
         String providerUrl,
         String stripeWebhookSecret,
         String stripeApiKey,
@@ -98,6 +105,7 @@ public record LocalRunOptions(
         timeouts = Map.copyOf(timeouts);
         env = Map.copyOf(env);
         tenantProviders = Map.copyOf(tenantProviders);
+        unguardedTenants = Collections.unmodifiableSet(new TreeSet<>(unguardedTenants));
         for (String function : FUNCTIONS) {
             if (!sandboxes.containsKey(function) || !timeouts.containsKey(function)) {
                 throw new IllegalArgumentException("no sandbox count or timeout for " + function);
@@ -124,6 +132,7 @@ public record LocalRunOptions(
                 WebhookTarget.DEFAULT_SECRET,
                 WebhookTarget.DEFAULT_PROVIDER_ID,
                 Map.of(),
+                Set.of(),
                 null,
                 StripeMode.DEFAULT_WEBHOOK_SECRET,
                 "sk_test_oncepay_local",
@@ -190,6 +199,8 @@ public record LocalRunOptions(
                 "  --tenant-provider T=P    charge tenant T through provider P instead (an account of its own;",
                 "                           repeatable, or a list: merchant-b=stripe,merchant-c=sim); P may be",
                 "                           stripe2, a second Stripe account with its own API key and signing secret",
+                "  --unguarded-tenant T     turn the order guard off for tenant T: it may pay one order reference several",
+                "                           times, as instalments do (repeatable, or a list: merchant-x,merchant-y)",
                 "  --provider-url URL       where the functions reach every provider account (default: the simulator)",
                 "  --webhook-secret S       secret the simulator signs sim webhooks with (default local-sim-secret)",
                 "  --stripe-webhook-secret S  Stripe signing secret of the simulator's Stripe events, given to the webhook",
@@ -284,6 +295,7 @@ public record LocalRunOptions(
         String webhookSecret;
         String provider;
         final Map<String, String> tenantProviders;
+        final Set<String> unguardedTenants;
         String providerUrl;
         String stripeWebhookSecret;
         String stripeApiKey;
@@ -312,6 +324,7 @@ public record LocalRunOptions(
             webhookSecret = o.webhookSecret;
             provider = o.provider;
             tenantProviders = new LinkedHashMap<>(o.tenantProviders);
+            unguardedTenants = new TreeSet<>(o.unguardedTenants);
             providerUrl = o.providerUrl;
             stripeWebhookSecret = o.stripeWebhookSecret;
             stripeApiKey = o.stripeApiKey;
@@ -341,6 +354,8 @@ public record LocalRunOptions(
                 case "--webhook-secret" -> webhookSecret = secret(value, source);
                 case "--provider" -> provider = providerId(value, source);
                 case "--tenant-provider" -> tenantProviders.putAll(tenantProviders(value, source));
+                case "--unguarded-tenant" -> Arrays.stream(value.split(",")).map(String::trim).filter(t -> !t.isEmpty())
+                        .forEach(t -> unguardedTenants.add(tenant(t, source)));
                 case "--provider-url" -> providerUrl = url(value, source);
                 case "--stripe-webhook-secret" -> stripeWebhookSecret = secret(value, source);
                 case "--stripe-api-key" -> stripeApiKey = stripeTestKey(value, source);
@@ -375,7 +390,7 @@ public record LocalRunOptions(
             }
             return new LocalRunOptions(app, workDir, apiPort, simPort, dynamoPort, dynalitePort, sandboxes, timeouts,
                     integrationTimeout, reconcileEvery, table, heap, webhookSecret, provider, tenantProviders,
-                    providerUrl, stripeWebhookSecret, stripeApiKey, simSeed, storeSeed, dynamoPath, env, cds, parentPid,
+                    unguardedTenants, providerUrl, stripeWebhookSecret, stripeApiKey, simSeed, storeSeed, dynamoPath, env, cds, parentPid,
                     devPort, devEnvironment);
         }
 
@@ -429,15 +444,20 @@ public record LocalRunOptions(
                 if (eq <= 0 || eq == p.length() - 1) {
                     throw new UsageException(source + " needs TENANT=PROVIDER, e.g. merchant-b=stripe; got '" + p + "'");
                 }
-                String tenant = p.substring(0, eq).trim();
-                if (!tenant.matches(DeploymentSettings.TENANT_PATTERN)) {
-                    throw new UsageException(source + ": tenant '" + tenant + "' must match " + DeploymentSettings.TENANT_PATTERN);
-                }
+                String tenant = tenant(p.substring(0, eq).trim(), source);
                 String account = p.substring(eq + 1).trim().toLowerCase(Locale.ROOT);
                 result.put(tenant, account.equals(LocalProviders.SECOND_STRIPE_ACCOUNT) ? account
                         : providerId(account, source));
             }
             return result;
+        }
+
+        /** A tenant id as the application's per-tenant properties take it. */
+        private static String tenant(String tenant, String source) {
+            if (!tenant.matches(DeploymentSettings.TENANT_PATTERN)) {
+                throw new UsageException(source + ": tenant '" + tenant + "' must match " + DeploymentSettings.TENANT_PATTERN);
+            }
+            return tenant;
         }
 
         private static String url(String value, String source) {

@@ -75,12 +75,30 @@ class LocalProvidersTest {
         assertEquals("sk_test_x", charge.get("ONCEPAY_PROVIDER_API_KEY"));
         assertEquals("sk_test_x_2", charge.get("ONCEPAY_PROVIDER_ACCOUNTS_STRIPE2_API_KEY"));
         assertEquals(Map.of("oncepay.provider.accounts.stripe2.provider", "stripe",
-                "oncepay.provider.accounts.stripe2.url", SIM, "oncepay.provider.tenants.merchant-b", "stripe2"),
-                new com.fasterxml.jackson.databind.ObjectMapper().readValue(charge.get("ONCEPAY_PROVIDER_ROUTING"),
-                        new com.fasterxml.jackson.core.type.TypeReference<Map<String, String>>() { }));
+                "oncepay.provider.accounts.stripe2.url", SIM, "oncepay.provider.tenants.merchant-b", "stripe2"), routing(charge));
         assertEquals(Map.of("ONCEPAY_WEBHOOK_SECRETS_STRIPE_DEFAULT", "whsec_x",
                 "ONCEPAY_WEBHOOK_SECRETS_STRIPE_STRIPE2", "whsec_x_2"), secrets(LocalProviders.environment("webhook", o, SIM)));
         assertEquals("default stripe; merchant-b -> stripe2", LocalProviders.describe(o));
+    }
+
+    /** As deployed: charge, the one function that binds orders, is told which tenants' orders are not guarded. */
+    @Test
+    void unguardedTenantsReachChargeOnly() throws Exception {
+        LocalRunOptions o = LocalRunOptions.parse(List.of("--unguarded-tenant", "merchant-instalments,Org:7",
+                "--tenant-provider", "merchant-b=stripe"), Map.of());
+        Map<String, String> routing = Map.of("oncepay.provider.accounts.stripe.provider", "stripe",
+                "oncepay.provider.accounts.stripe.url", SIM, "oncepay.provider.tenants.merchant-b", "stripe");
+        Map<String, String> charge = new java.util.TreeMap<>(routing);
+        charge.put("oncepay.orders.tenants.merchant-instalments.once-per-reference", "false");
+        charge.put("oncepay.orders.tenants.Org:7.once-per-reference", "false");
+        assertEquals(charge, routing(LocalProviders.environment("charge", o, SIM)));
+        assertEquals(routing, routing(LocalProviders.environment("reconcile", o, SIM)));
+        assertFalse(LocalProviders.environment("webhook", o, SIM).containsKey("ONCEPAY_PROVIDER_ROUTING"));
+    }
+
+    private static Map<String, String> routing(Map<String, String> env) throws Exception {
+        return new com.fasterxml.jackson.databind.ObjectMapper().readValue(env.get("ONCEPAY_PROVIDER_ROUTING"),
+                new com.fasterxml.jackson.core.type.TypeReference<Map<String, String>>() { });
     }
 
     private static Map<String, String> secrets(Map<String, String> env) {

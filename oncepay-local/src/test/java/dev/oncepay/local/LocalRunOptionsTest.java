@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class LocalRunOptionsTest {
@@ -79,6 +80,16 @@ class LocalRunOptionsTest {
     }
 
     @Test
+    void theOrderGuardIsTurnedOffPerTenant() {
+        assertEquals(Set.of(), LocalRunOptions.parse(List.of(), Map.of()).unguardedTenants(), "every order guarded unless told");
+        assertEquals(Set.of("merchant-instalments", "merchant-topups", "org:7"), LocalRunOptions.parse(List.of(
+                "--unguarded-tenant", "merchant-instalments", "--unguarded-tenant=merchant-topups, org:7"), Map.of()).unguardedTenants());
+        assertEquals(Set.of("merchant-x", "merchant-y"), LocalRunOptions.parse(List.of("--unguarded-tenant", "merchant-y"),
+                Map.of("ONCEPAY_LOCAL_UNGUARDED_TENANT", "merchant-x")).unguardedTenants(), "the flag adds to the environment's");
+        assertTrue(LocalRunOptions.usage().contains("--unguarded-tenant T"));
+    }
+
+    @Test
     void flagsOverrideTheEnvironment() {
         LocalRunOptions o = LocalRunOptions.parse(
                 List.of("--api-port", "9080", "--sandboxes=charge=4", "--timeout", "reconcile=2m",
@@ -119,6 +130,7 @@ class LocalRunOptionsTest {
         assertTrue(message("--tenant-provider", "=stripe").contains("needs TENANT=PROVIDER"));
         assertTrue(message("--tenant-provider", "merchant-a=adyen").contains("unknown provider 'adyen'"));
         assertTrue(message("--tenant-provider", "merchant.a=stripe").contains("tenant 'merchant.a' must match [A-Za-z0-9_@:|-]{1,128}"));
+        assertTrue(message("--unguarded-tenant", "merchant-a,merchant.b").contains("tenant 'merchant.b' must match"));
         assertTrue(message("--provider-url", "127.0.0.1:8090").contains("not an http(s) URL"));
         assertTrue(message("--stripe-webhook-secret", " ").contains("must not be empty"));
         assertTrue(message("--stripe-api-key", "sk_live_abc").contains("never a live one"));
