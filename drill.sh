@@ -2,7 +2,7 @@
 # The chaos drill: starts the local run (dynalite behind the store fault proxy, PSP
 # simulator, the three functions in sandbox JVMs, API gateway, reconcile every few seconds) on free
 # ports, drives N orders from M clients (some of them shoppers who pay again under a fresh key after
-# a gateway error, some double-clicking under two keys; a 409 order refusal is followed to the
+# a 5xx or a timeout, some double-clicking under two keys; a 409 order refusal is followed to the
 # order's payment) through the profile's provider or store faults, outages and SIGKILLed sandboxes,
 # lets everything settle, and checks the simulator's ledger and every charge request that reached it
 # against oncepay's table and every client's last answer. Prints `double charges per order: n`

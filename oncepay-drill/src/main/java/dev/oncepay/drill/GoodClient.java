@@ -16,7 +16,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * and a {@code 409} for its key in flight (honouring Retry-After), polls a 202 with
  * {@code GET /payments/{id}} (and now and then by replaying its key) until the payment is terminal
  * or its time is up. For a shopper's payment ({@link Workload.Plan#shopper}) it behaves like the
- * shopper: a gateway error or a timeout makes it pay the same order again under a fresh key. A
+ * shopper: a 5xx (the gateway's, or oncepay's own 503) or a timeout makes it pay the same order
+ * again under a fresh key. A
  * {@code 409} that says the order is paid or its payment in progress (another key's) ends the
  * paying: the client follows the payment its {@code Location} names until it is terminal.
  */
@@ -58,7 +59,7 @@ final class GoodClient {
      * Submits until a definitive answer (201, 402, 202, or a {@code 409} order refusal), then polls
      * a 202's payment, or follows the refusal's, until terminal or {@code pollUntilNanos}; gives up
      * retrying at {@code retryUntilNanos}. A shopper (see {@link Workload.Plan#shopper}) meets a
-     * gateway error or a timeout by paying again under a fresh key; everyone else retries the same
+     * 5xx or a timeout by paying again under a fresh key; everyone else retries the same
      * key.
      */
     void submit(Recorder.PaymentRecord r, int submitter, long retryUntilNanos, long pollUntilNanos)

@@ -44,7 +44,7 @@ final class Report {
             l.add("  store faults injected: " + m.storeInjected);
         }
         long shoppers = m.records.stream().filter(r -> r.plan.shopper()).count();
-        l.addAll(wrap(String.format(Locale.ROOT, "  clients: %d shoppers (a gateway error or timeout -> pay the order"
+        l.addAll(wrap(String.format(Locale.ROOT, "  clients: %d shoppers (a 5xx or a timeout -> pay the order"
                 + " again under a fresh key), %d orders paid again, %d orders double-clicked (two keys within 100 ms);"
                 + " %d answers followed an order's Location (409 order-already-paid or order-in-progress) instead of"
                 + " paying; double charges count orders, orphan charges count provider charge requests nobody waited"

@@ -45,9 +45,9 @@ final class Workload {
     /**
      * @param key the first submitter's first Idempotency-Key; see {@link #key(int)} and {@link #freshKey(int)}
      * @param reference the merchant's order id: one order, whatever keys pay it
-     * @param shopper after a gateway error or a timeout each of this order's submitters gives up on
-     *        its key and pays the same order again under a fresh one, as a shopper clicking "pay"
-     *        again does
+     * @param shopper after a 5xx (the gateway's, or oncepay's own 503) or a timeout each of this
+     *        order's submitters gives up on its key and pays the same order again under a fresh one,
+     *        as a shopper clicking "pay" again does
      * @param paymentMethod the provider token the payment carries, or null (the generic PSP needs none)
      * @param customer the provider's customer ({@code cus_…}), or null
      * @param atPrompt what the shopper does if the card asks for authentication
@@ -86,7 +86,7 @@ final class Workload {
                 null, AtPrompt.NONE)).toList();
     }
 
-    /** Share of orders whose shopper pays again under a fresh key after a gateway error or a timeout. */
+    /** Share of orders whose shopper pays again under a fresh key after a 5xx or a timeout. */
     static final double SHOPPER_SHARE = 0.3;
     /** Share of orders double-clicked: two keys within 100 ms ({@link Behaviour#DOUBLE_CLICK}). */
     static final double DOUBLE_CLICK_SHARE = 0.1;

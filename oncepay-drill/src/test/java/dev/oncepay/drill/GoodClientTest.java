@@ -148,6 +148,21 @@ class GoodClientTest {
     }
 
     @Test
+    void aShopperPaysAgainUnderAFreshKeyAfterEach5xx() throws Exception {
+        Recorder.PaymentRecord r = order(Workload.Behaviour.NORMAL);
+        posts.add(new Scripted(503, List.of("Retry-After", "0"), "{\"type\":\"" + PROBLEMS
+                + "provider-unavailable\",\"detail\":\"circuit breaker open\"}"));
+        posts.add(new Scripted(502, List.of(), "{\"message\":\"Internal server error\"}"));
+        posts.add(payment(201, "pay_1", "succeeded"));
+        submit(r, 0);
+        assertEquals(List.of("POST /payments key-1", "POST /payments key-1-again-1", "POST /payments key-1-again-2"),
+                List.copyOf(requests));
+        assertEquals(List.of("key-1", "key-1-again-1", "key-1-again-2"), r.keys);
+        assertEquals(List.of("503-breaker", "502"), List.of(r.abandoned.get("key-1").outcome(),
+                r.abandoned.get("key-1-again-1").outcome()));
+    }
+
+    @Test
     void anOrderMismatchIsUnexpected() throws Exception {
         Recorder.PaymentRecord r = order(Workload.Behaviour.NORMAL);
         posts.add(problem("order-mismatch", "pay_other", "Location", "/payments/pay_other"));
