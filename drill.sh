@@ -2,10 +2,11 @@
 # The chaos drill: starts the local run (dynalite behind the store fault proxy, PSP
 # simulator, the three functions in sandbox JVMs, API gateway, reconcile every few seconds) on free
 # ports, drives N orders from M clients (some of them shoppers who pay again under a fresh key after
-# a gateway error) through the profile's provider or store faults, outages and SIGKILLed sandboxes,
+# a 5xx or a timeout, some double-clicking under two keys; a 409 order refusal is followed to the
+# order's payment) through the profile's provider or store faults, outages and SIGKILLed sandboxes,
 # lets everything settle, and checks the simulator's ledger and every charge request that reached it
-# against oncepay's table and every client's last answer. Prints `double charges: n` (orders charged
-# more than once, each with its cause), `orphan charges: n` (charge requests nobody waited for),
+# against oncepay's table and every client's last answer. Prints `double charges per order: n`
+# (orders charged more than once, each with its cause), `orphan charges: n` (charge requests nobody waited for),
 # `lost: n`, `stuck: n`, `disagreeing answers: n` and the answers by status; exits non-zero if any
 # count is above 0. Wallet traffic runs beside the payments through the same faults (credits, racing
 # debits, overdrafts, duplicate keys, shoppers under fresh keys); `wallet mismatches: n` counts

@@ -308,7 +308,10 @@ public final class Drill {
         submitAs(r.plan.behaviour(), r.plan.secondSubmitDelayMs(), s -> submitter.submit(r, s), helpers);
     }
 
-    /** Submits as submitter 0 and the second submitter the behaviour brings: a little later, or at once. */
+    /**
+     * Submits as submitter 0 and the second submitter the behaviour brings: a little later (with
+     * the same key, or a double click's own), or at once.
+     */
     interface OneSubmitter {
         void submit(int submitter) throws InterruptedException;
     }
@@ -317,7 +320,7 @@ public final class Drill {
             ExecutorService helpers) throws Exception {
         switch (behaviour) {
             case NORMAL -> submitter.submit(0);
-            case DOUBLE_SUBMIT -> {
+            case DOUBLE_SUBMIT, DOUBLE_CLICK -> {
                 Future<?> twin = helpers.submit(() -> {
                     Thread.sleep(secondSubmitDelayMs);
                     submitter.submit(1);
@@ -444,7 +447,7 @@ public final class Drill {
                         long until = Math.min(deadline, System.nanoTime() + TimeUnit.SECONDS.toNanos(3));
                         work.add(pollers.submit(() -> {
                             if (a != null && "pending".equals(a.paymentStatus()) && a.paymentId() != null) {
-                                client.poll(r, submitter, a.paymentId(), until);
+                                client.poll(r, submitter, a, until);
                             } else {
                                 client.submit(r, submitter, until, until);
                             }

@@ -15,7 +15,8 @@ import java.util.Locale;
  * @param provider the provider every tenant is charged through: {@code sim} (the simulator's
  *        generic API) or {@code stripe} (its Stripe mode: charges carry Stripe's test payment
  *        methods, some cards decline, some ask the shopper to authenticate)
- * @param payments logical payments (one Idempotency-Key each)
+ * @param payments logical payments: orders, each under a key of its own (a double click's second
+ *        click and a shopper paying again add keys for the same order)
  * @param clients concurrent good clients
  * @param profile fault profile: {@code none}, {@code mild}, {@code hostile} (provider faults),
  *        {@code hostile-provider} (hostile plus real providers' habits: non-final and empty answers,
@@ -111,7 +112,7 @@ public record DrillOptions(
                 "                        stripe: the simulator's Stripe mode, charges carry test payment methods",
                 "                        (mostly pm_card_visa; declining cards; pm_card_authenticationRequired, whose",
                 "                        shopper approves, refuses or abandons 3-D Secure)",
-                "  --payments N          logical payments, one Idempotency-Key each (default 1000)",
+                "  --payments N          logical payments: orders, each under its own Idempotency-Key (default 1000)",
                 "  --clients M           concurrent good clients (default 8)",
                 "  --seed S              seed of workload, fault schedule and crashes (default 1)",
                 "  --profile P           none | mild | hostile | hostile-provider | store-faults | all (default hostile)",

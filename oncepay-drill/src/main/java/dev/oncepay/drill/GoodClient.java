@@ -13,10 +13,13 @@ import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A merchant client of oncepay: one key per payment reused on every retry; retries timeouts, 5xx
- * and 409 (honouring Retry-After), polls a 202 with {@code GET /payments/{id}} (and now and then by
- * replaying its key) until the payment is terminal or its time is up. For a shopper's payment
- * ({@link Workload.Plan#shopper}) it behaves like the shopper: a gateway error or a timeout makes it
- * pay the same order again under a fresh key.
+ * and a {@code 409} for its key in flight (honouring Retry-After), polls a 202 with
+ * {@code GET /payments/{id}} (and now and then by replaying its key) until the payment is terminal
+ * or its time is up. For a shopper's payment ({@link Workload.Plan#shopper}) it behaves like the
+ * shopper: a 5xx (the gateway's, or oncepay's own 503) or a timeout makes it pay the same order
+ * again under a fresh key. A
+ * {@code 409} that says the order is paid or its payment in progress (another key's) ends the
+ * paying: the client follows the payment its {@code Location} names until it is terminal.
  */
 final class GoodClient {
     /** Above the local gateway's worst case: a wait for a free sandbox, then the integration timeout (2 x 13 s). */
@@ -25,6 +28,10 @@ final class GoodClient {
     private static final ObjectMapper JSON = new ObjectMapper();
     /** The status of a payment whose provider waits for the customer to authenticate (3-D Secure). */
     static final String AWAITING_CUSTOMER = "requires_action";
+    /** The problem type of a {@code 409} for a request of the same key still running: ask again later. */
+    static final String REQUEST_IN_FLIGHT = "request-in-flight";
+    /** The problem types of a {@code 409} that refuses a payment because its order has one (paid, or live). */
+    static final java.util.Set<String> ORDER_REFUSALS = java.util.Set.of("order-already-paid", "order-in-progress");
 
     private final HttpClient http;
     private final String api;
@@ -49,10 +56,11 @@ final class GoodClient {
     }
 
     /**
-     * Submits until a definitive answer (201, 402 or 202), then polls a 202 until terminal or
-     * {@code pollUntilNanos}; gives up retrying at {@code retryUntilNanos}. A shopper (see
-     * {@link Workload.Plan#shopper}) meets a gateway error or a timeout by paying again under a
-     * fresh key; everyone else retries the same key.
+     * Submits until a definitive answer (201, 402, 202, or a {@code 409} order refusal), then polls
+     * a 202's payment, or follows the refusal's, until terminal or {@code pollUntilNanos}; gives up
+     * retrying at {@code retryUntilNanos}. A shopper (see {@link Workload.Plan#shopper}) meets a
+     * 5xx or a timeout by paying again under a fresh key; everyone else retries the same
+     * key.
      */
     void submit(Recorder.PaymentRecord r, int submitter, long retryUntilNanos, long pollUntilNanos)
             throws InterruptedException {
@@ -65,30 +73,26 @@ final class GoodClient {
                     return;
                 }
                 case 202 -> {
-                    r.answered(submitter, new Recorder.Answer(202, "pending", res.paymentId, res.atMs));
-                    if (pollers != null && !pollers.isShutdown()) {
-                        try {
-                            pollers.execute(() -> {
-                                try {
-                                    poll(r, submitter, res.paymentId, pollersUntilNanos);
-                                } catch (InterruptedException e) {
-                                    Thread.currentThread().interrupt();
-                                }
-                            });
-                            return;
-                        } catch (java.util.concurrent.RejectedExecutionException stopping) {
-                            // poll here instead
-                        }
-                    }
-                    poll(r, submitter, res.paymentId, pollUntilNanos);
+                    await(r, submitter, new Recorder.Answer(202, "pending", res.paymentId, res.atMs), pollUntilNanos);
                     return;
                 }
-                case 409 -> sleep(retryAfter(res, 1000));
+                case 409 -> {
+                    if (REQUEST_IN_FLIGHT.equals(res.problem)) {
+                        sleep(retryAfter(res, 1000));
+                    } else if (ORDER_REFUSALS.contains(res.problem) && res.paymentId != null) {
+                        // Paying again could only be refused again: the order's own payment decides it.
+                        r.followed.incrementAndGet();
+                        await(r, submitter, new Recorder.Answer(409, "pending", res.paymentId, res.atMs, true),
+                                pollUntilNanos);
+                        return;
+                    } else {
+                        unexpected(r, submitter, res); // order-mismatch: the drill never changes an order's amount
+                        return;
+                    }
+                }
                 default -> {
                     if (res.status < 500 && res.status > 0) {
-                        // 400/422/404...: a good client with a fixed body never sees these.
-                        r.unexpected.incrementAndGet();
-                        r.answered(submitter, new Recorder.Answer(res.status, "rejected", null, res.atMs));
+                        unexpected(r, submitter, res); // 400/422/404...: a good client with a fixed body never sees these
                         return;
                     }
                     if (res.unavailable) {
@@ -106,24 +110,71 @@ final class GoodClient {
         }
     }
 
-    /** Polls a pending payment; every third poll replays the key instead of reading by id. */
-    void poll(Recorder.PaymentRecord r, int submitter, String paymentId, long untilNanos) throws InterruptedException {
+    private static void unexpected(Recorder.PaymentRecord r, int submitter, Result res) {
+        r.unexpected.incrementAndGet();
+        r.answered(submitter, new Recorder.Answer(res.status, "rejected", null, res.atMs));
+    }
+
+    /**
+     * Records a payment still pending for the submitter and polls it: in the background when there
+     * are pollers (a merchant's status check, so the client goes on with its next payment), else here.
+     */
+    private void await(Recorder.PaymentRecord r, int submitter, Recorder.Answer pending, long pollUntilNanos)
+            throws InterruptedException {
+        r.answered(submitter, pending);
+        if (pollers != null && !pollers.isShutdown()) {
+            try {
+                pollers.execute(() -> {
+                    try {
+                        poll(r, submitter, pending, pollersUntilNanos);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                });
+                return;
+            } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                // poll here instead
+            }
+        }
+        poll(r, submitter, pending, pollUntilNanos);
+    }
+
+    /**
+     * Polls a pending payment until terminal; every third poll of its own key's payment replays the
+     * key instead of reading by id. A followed payment is only read: the refused key holds nothing
+     * to replay, and a POST under it would be a new payment. A followed payment that is gone (404)
+     * was deleted unsent, so nothing was charged and the order is free: that is the answer, and the
+     * settle phase asks again under the submitter's own key.
+     */
+    void poll(Recorder.PaymentRecord r, int submitter, Recorder.Answer pending, long untilNanos)
+            throws InterruptedException {
+        String paymentId = pending.paymentId();
         int n = 0;
         while (System.nanoTime() < untilNanos) {
             sleep(1000);
-            Result res = ++n % 3 == 0 ? post(r, r.key(submitter)) : get(r, paymentId);
+            Result res = !pending.followed() && ++n % 3 == 0 ? post(r, r.key(submitter)) : get(r, paymentId);
             r.polls.incrementAndGet();
+            if (pending.followed() && res.status == 404) {
+                r.answered(submitter, new Recorder.Answer(404, "not_found", paymentId, res.atMs, true));
+                return;
+            }
             if (res.paymentStatus != null && !"pending".equals(res.paymentStatus)
                     && (res.status == 200 || res.status == 201 || res.status == 402)) {
-                r.answered(submitter, new Recorder.Answer(res.status, res.paymentStatus, paymentId, res.atMs));
+                r.answered(submitter, new Recorder.Answer(res.status, res.paymentStatus, paymentId, res.atMs,
+                        pending.followed()));
                 return;
             }
         }
     }
 
-    /** @param unavailable a 503 problem from oncepay itself (provider or store unavailable, nothing charged) */
+    /**
+     * @param paymentId the payment the answer is about; for a {@code 409} order refusal the order's
+     *        payment its {@code Location} names
+     * @param unavailable a 503 problem from oncepay itself (provider or store unavailable, nothing charged)
+     * @param problem a {@code 409}'s problem type, its last path segment ({@code request-in-flight}, ...)
+     */
     private record Result(int status, String outcome, String paymentStatus, String paymentId, boolean unavailable,
-            String retryAfter, long atMs) {
+            String problem, String retryAfter, long atMs) {
     }
 
     private Result post(Recorder.PaymentRecord r, String key) throws InterruptedException {
@@ -158,6 +209,7 @@ final class GoodClient {
         boolean awaitingCustomer = false;
         boolean replayed = false;
         String retryAfter = null;
+        String problem = null;
         try {
             HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
             status = response.statusCode();
@@ -183,6 +235,13 @@ final class GoodClient {
                 unavailable = atCapacity || type.endsWith("provider-unavailable") || type.endsWith("store-unavailable");
                 outcome = type.endsWith("store-unavailable") ? "503-store" : atCapacity ? "503-capacity"
                         : !unavailable ? "503-gw" : detail.contains("circuit breaker") ? "503-breaker" : "503";
+            } else if (status == 409) {
+                String type = text(body, "type");
+                problem = type == null ? null : type.substring(type.lastIndexOf('/') + 1);
+                outcome = problem == null ? outcome : outcome + "-" + problem;
+                paymentId = response.headers().firstValue("Location")
+                        .map(location -> location.substring(location.lastIndexOf('/') + 1))
+                        .orElse(text(body, "paymentId"));
             }
         } catch (HttpTimeoutException e) {
             status = 0;
@@ -193,11 +252,11 @@ final class GoodClient {
         }
         long end = recorder.nowMs();
         recorder.attempts.add(new Recorder.Attempt(r.plan.index(), method, key, start, end - start, outcome, replayed,
-                paymentId));
+                status == 409 ? null : paymentId));
         if (awaitingCustomer) {
             prompt.show(r, paymentId);
         }
-        return new Result(status, outcome, paymentStatus, paymentId, unavailable, retryAfter, end);
+        return new Result(status, outcome, paymentStatus, paymentId, unavailable, problem, retryAfter, end);
     }
 
     private static JsonNode parse(String body) {

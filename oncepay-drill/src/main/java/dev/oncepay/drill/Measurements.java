@@ -80,6 +80,21 @@ final class Measurements {
         return result;
     }
 
+    /**
+     * The {@code 409}s of POSTs by problem type: a key in flight ({@code request-in-flight}) or an
+     * order refusal ({@code order-in-progress}, {@code order-already-paid}, {@code order-mismatch}).
+     */
+    Map<String, Long> conflictsByProblem() {
+        Map<String, Long> result = new TreeMap<>();
+        for (Recorder.Attempt a : recorder.attempts) {
+            if (a.method().equals("POST") && a.outcome().startsWith("409")) {
+                result.merge(a.outcome().startsWith("409-") ? a.outcome().substring(4) : "no problem type", 1L,
+                        Long::sum);
+            }
+        }
+        return result;
+    }
+
     /** Per logical payment: from its first request to its first definitive answer (201/402/202 or 200 review). */
     List<Long> endToEnd() {
         return endToEnd(r -> true);

@@ -80,29 +80,28 @@ final class Oracle {
 
     /**
      * @param doubleCharges orders (merchant references) with more than one captured charge, whatever
-     *        keys paid them — except those of {@code chargedAfterKilledRun}
-     * @param chargedAfterKilledRun orders charged twice only because the drill killed a charge run
-     *        after its charge had reached the provider, its client got the gateway's {@code 502}, and
-     *        the shopper paid again under a fresh key: no key links the two payments, so no
-     *        per-key promise can prevent it (each is listed with its cause)
+     *        keys paid them and whatever the cause (each is listed with its cause)
      * @param extraCharges captured charges beyond the first of each order
      * @param orphanCharges provider charge requests that arrived while no request for their key was in
      *        flight and none had been answered 202: oncepay charging for nobody
      * @param chargeRequests charge requests that reached the provider
      * @param repaidOrders orders a shopper paid again under a fresh key
+     * @param doubleClickedOrders orders sent under two keys within 100 ms
+     * @param followedAnswers times a client stopped paying to follow the order's payment a {@code 409} named
      * @param awaitingCustomer payments pending because the provider waits for their customer to
      *        authenticate (Stripe's {@code requires_action}), nothing charged: neither lost nor stuck
      */
-    record Verdict(int doubleCharges, int chargedAfterKilledRun, int extraCharges, int orphanCharges, int lost,
-            int stuck, int disagreeing, int needsReview, int keysInFlight, int abandonedClaims, int ledgerCharges, int ledgerSucceeded,
-            int chargeRequests, int viewMismatches, int repaidOrders, int awaitingCustomer, List<String> details) {
+    record Verdict(int doubleCharges, int extraCharges, int orphanCharges, int lost, int stuck, int disagreeing,
+            int needsReview, int keysInFlight, int abandonedClaims, int ledgerCharges, int ledgerSucceeded,
+            int chargeRequests, int viewMismatches, int repaidOrders, int doubleClickedOrders, int followedAnswers,
+            int awaitingCustomer, List<String> details) {
         boolean ok() {
             return doubleCharges == 0 && orphanCharges == 0 && lost == 0 && stuck == 0 && disagreeing == 0;
         }
 
         String lines() {
-            return "double charges: " + doubleCharges + "\norphan charges: " + orphanCharges + "\nlost: " + lost
-                    + "\nstuck: " + stuck + "\ndisagreeing answers: " + disagreeing;
+            return "double charges per order: " + doubleCharges + "\norphan charges: " + orphanCharges + "\nlost: "
+                    + lost + "\nstuck: " + stuck + "\ndisagreeing answers: " + disagreeing;
         }
     }
 
@@ -113,10 +112,6 @@ final class Oracle {
      */
     record Evidence(List<WireTap.ChargeRequest> chargeRequests, List<LocalRunProcess.FunctionLine> functionLines,
             List<Long> chargeKillsMs, Set<String> awaitingCustomer) {
-    }
-
-    /** An order charged more than once: what happened, and whether a killed run and a shopper explain it. */
-    private record DoubleCharge(String detail, boolean afterKilledRun) {
     }
 
     /** A function's log line may reach the drill a little after the request it announced reached the provider. */
@@ -325,23 +320,18 @@ final class Oracle {
             }
         }
         int doubles = 0;
-        int afterKilledRun = 0;
         int extra = 0;
         for (Map.Entry<Recorder.PaymentRecord, List<LedgerCharge>> e : capturedByOrder.entrySet()) {
             if (e.getValue().size() > 1) {
-                DoubleCharge d = doubleCharge(e.getKey(), e.getValue(), book, table, evidence, orphans, linesOf,
-                        recorder);
-                if (d.afterKilledRun()) {
-                    afterKilledRun++;
-                } else {
-                    doubles++;
-                }
+                doubles++;
                 extra += e.getValue().size() - 1;
-                details.add(d.detail());
+                details.add(doubleCharge(e.getKey(), e.getValue(), book, table, evidence, orphans, linesOf, recorder));
             }
         }
 
-        // Each client's last answer, against the charges of the key it was given for.
+        // Each client's last answer, against the charges of its key's payments and of the payment the
+        // answer names: after a 409 order refusal that is the order's payment (another key's) the
+        // client followed, and the answer agrees when it is what the ledger says of that payment.
         int disagreeing = 0;
         for (Recorder.PaymentRecord r : records) {
             List<Recorder.Answer> last = r.lastAnswers();
@@ -360,14 +350,19 @@ final class Oracle {
                         : disagreement(a, !succeeded.isEmpty(), succeeded);
                 if (problem != null) {
                     disagreeing++;
-                    details.add("DISAGREEING key " + key + " (" + r.plan.behaviour() + "): " + problem);
+                    details.add("DISAGREEING key " + key + " (" + r.plan.behaviour()
+                            + (a != null && a.followed() ? ", followed the order's payment " + a.paymentId() : "")
+                            + "): " + problem);
                 }
                 List<LedgerCharge> elsewhere = capturedByOrder.getOrDefault(r, List.of()).stream()
                         .filter(c -> !payments.contains(c.reference)).toList();
                 if (a != null && !"succeeded".equals(a.paymentStatus()) && !elsewhere.isEmpty()) {
+                    StoredPayment followed = a.followed() ? table.payments.get(a.paymentId()) : null;
                     details.add("note: order " + r.plan.reference() + " was last told " + a.status() + " "
-                            + a.paymentStatus() + " on key " + key + ", and is charged under an abandoned key: "
-                            + elsewhere);
+                            + a.paymentStatus() + " on key " + key + (!a.followed() ? ""
+                                    : " of the order's payment " + a.paymentId() + " it followed (" + (followed == null
+                                            ? "not in the table" : followed.status + ", " + followed.reason) + ")")
+                            + ", and is charged under another key: " + elsewhere);
                 }
             }
         }
@@ -420,7 +415,9 @@ final class Oracle {
                     inFlight++;
                     details.add("KEY IN FLIGHT " + k.storageId + " (payment " + k.paymentId + " not recorded, lease live)");
                 } else {
-                    abandoned++; // claimed, never recorded, lease over: nothing was sent (design rule 8); a retry takes over
+                    // Claimed and never recorded, or recorded and deleted unsent (nothing sent, an order
+                    // refusal) before the release failed; lease over: nothing was sent, a retry takes over.
+                    abandoned++;
                     if (byReference.containsKey(k.paymentId)) {
                         lost++;
                         details.add("LOST " + k.paymentId + ": charged, but only a claimed key in oncepay");
@@ -433,10 +430,13 @@ final class Oracle {
         stuck += (int) table.keys.values().stream().filter(k -> (k.paymentId == null
                 || !table.payments.containsKey(k.paymentId)) && k.leaseExpiresAtMs > now).count();
         int succeededCount = (int) ledger.stream().filter(LedgerCharge::succeeded).count();
-        int repaid = (int) records.stream().filter(r -> r.keys.size() > 1).count();
-        return new Verdict(doubles, afterKilledRun, extra, orphans.size(), lost, stuck, disagreeing, needsReview, inFlight, abandoned,
-                ledger.size(), succeededCount, evidence.chargeRequests().size(), viewMismatches, repaid,
-                awaitingCustomer, details);
+        int repaid = (int) records.stream().filter(r -> !r.abandoned.isEmpty()).count();
+        int doubleClicked = (int) records.stream().filter(r -> r.plan.behaviour() == Workload.Behaviour.DOUBLE_CLICK)
+                .count();
+        int followed = records.stream().mapToInt(r -> r.followed.get()).sum();
+        return new Verdict(doubles, extra, orphans.size(), lost, stuck, disagreeing, needsReview, inFlight, abandoned,
+                ledger.size(), succeededCount, evidence.chargeRequests().size(), viewMismatches, repaid, doubleClicked,
+                followed, awaitingCustomer, details);
     }
 
     /**
@@ -490,12 +490,12 @@ final class Oracle {
 
     /**
      * An order's captured charges, where each came from, and why the order was charged more than
-     * once. It is put down to a killed run only when every charge but one was requested by a run
-     * the drill killed (a charge sandbox SIGKILLed between the request reaching the provider and
-     * the gateway's {@code 502}) on a key the shopper then gave up after that {@code 502}, and no
-     * charge was an orphan or a second execution of one payment.
+     * once: an orphan charge, one payment executed twice, or a run the drill killed (a charge
+     * sandbox SIGKILLed between the request reaching the provider and the gateway's {@code 502})
+     * on a key the shopper then gave up after that {@code 502} for a fresh key whose payment the
+     * order guard let through — named as the cause only when it explains every charge but one.
      */
-    private static DoubleCharge doubleCharge(Recorder.PaymentRecord order, List<LedgerCharge> charges, OrderBook book,
+    private static String doubleCharge(Recorder.PaymentRecord order, List<LedgerCharge> charges, OrderBook book,
             Snapshot table, Evidence evidence, Map<WireTap.ChargeRequest, String> orphans,
             Map<String, List<LocalRunProcess.FunctionLine>> linesOf, Recorder recorder) {
         StringBuilder d = new StringBuilder(String.format(Locale.ROOT, " order %s (%s, %s%s, keys %s): "
@@ -539,7 +539,7 @@ final class Oracle {
                 killedRuns++;
                 cause = oncepayAtFault ? cause : String.format(Locale.ROOT, "the drill killed the run charging key %s "
                         + "after its charge reached the provider (+%.1f s); its client got the gateway's 502 (+%.1f s)"
-                        + " and the shopper paid again under a fresh key: no key links the two payments",
+                        + " and the shopper paid again under a fresh key, which the order guard let through",
                         key, requestedMs / 1000.0, gaveUpMs / 1000.0);
             }
         }
@@ -547,13 +547,11 @@ final class Oracle {
             cause = "the provider executed one payment (one provider key) more than once";
             oncepayAtFault = true;
         }
-        boolean afterKilledRun = !oncepayAtFault && killedRuns >= charges.size() - 1;
-        if (!oncepayAtFault && !afterKilledRun) {
+        if (!oncepayAtFault && killedRuns < charges.size() - 1) {
             cause = "no killed run explains it: every charge was requested while a client of the order waited for it";
         }
         d.append("\n    cause: ").append(cause);
-        return new DoubleCharge((afterKilledRun ? "CHARGED TWICE AFTER A KILLED RUN" : "DOUBLE CHARGE") + d,
-                afterKilledRun);
+        return "DOUBLE CHARGE" + d;
     }
 
     private static String apiName(String tableStatus) {
@@ -575,6 +573,9 @@ final class Oracle {
             case "failed" -> charged ? "answered " + a.status() + " declined, but charged " + succeeded : null;
             case "needs_review" -> null; // escalated to a human with a reason: honest
             case "unavailable" -> charged ? "last answer 503 (nothing sent), but charged " + succeeded : null;
+            // The followed payment was deleted unsent; the settle phase pays again under the client's own key.
+            case "not_found" -> charged ? "followed payment " + a.paymentId() + " was gone (404), but charged "
+                    + succeeded : null;
             case "pending" -> "still pending for the client after the settle phase";
             default -> "unexpected answer " + a.status() + " " + a.paymentStatus();
         };

@@ -10,9 +10,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 /** Everything the clients saw, time-stamped in milliseconds since the workload started. */
 final class Recorder {
     /**
-     * One HTTP request of a client. {@code outcome}: 201, 402, 202, 409, 503-breaker, 503-capacity, 503-store, 503-gw,
-     * 502, timeout, ...; {@code key} the Idempotency-Key of a POST (null for a GET); {@code paymentId}
-     * the payment its answer named, or null.
+     * One HTTP request of a client. {@code outcome}: 201, 402, 202, 409-request-in-flight,
+     * 409-order-in-progress (a 409 with its problem type), 503-breaker, 503-capacity, 503-store,
+     * 503-gw, 502, timeout, ...; {@code key} the Idempotency-Key of a POST (null for a GET);
+     * {@code paymentId} the payment its answer is about, or null (a 409 order refusal's {@code
+     * Location} names another key's payment: it is the {@link Answer}'s, not the attempt's).
      */
     record Attempt(int payment, String method, String key, long startMs, long latencyMs, String outcome,
             boolean replayed, String paymentId) {
@@ -25,8 +27,17 @@ final class Recorder {
     record GaveUp(long atMs, String outcome) {
     }
 
-    /** A submitter's answer: the HTTP status and what it says about the payment. */
-    record Answer(int status, String paymentStatus, String paymentId, long atMs) {
+    /**
+     * A submitter's answer: the HTTP status and what it says about the payment.
+     *
+     * @param followed the payment is the order's bound payment (another key's), which a {@code 409}
+     *        order refusal named in its {@code Location} and the client followed instead of paying
+     */
+    record Answer(int status, String paymentStatus, String paymentId, long atMs, boolean followed) {
+        Answer(int status, String paymentStatus, String paymentId, long atMs) {
+            this(status, paymentStatus, paymentId, atMs, false);
+        }
+
         boolean terminal() {
             return "succeeded".equals(paymentStatus) || "failed".equals(paymentStatus)
                     || "needs_review".equals(paymentStatus);
@@ -37,7 +48,7 @@ final class Recorder {
     static final class PaymentRecord {
         final Workload.Plan plan;
         final Set<String> ids = ConcurrentHashMap.newKeySet();
-        /** Every key that paid this order, in the order the clients first used them. */
+        /** Every key that paid this order, in the order the clients first used them (a double click's two first). */
         final List<String> keys = new java.util.concurrent.CopyOnWriteArrayList<>();
         /** Shoppers' abandoned keys: when and after which answer they gave up on each. */
         final Map<String, GaveUp> abandoned = new ConcurrentHashMap<>();
@@ -47,6 +58,8 @@ final class Recorder {
         final AtomicInteger posts = new AtomicInteger();
         final AtomicInteger polls = new AtomicInteger();
         final AtomicInteger unexpected = new AtomicInteger();
+        /** Times a submitter stopped paying to follow the order's payment a {@code 409} named. */
+        final AtomicInteger followed = new AtomicInteger();
         volatile long startMs = -1;
         volatile long firstAnswerMs = -1;
         volatile long unknownAtMs = -1;
@@ -56,8 +69,12 @@ final class Recorder {
             this.plan = plan;
             this.last = new Answer[plan.submitters()];
             this.currentKey = new String[plan.submitters()];
-            java.util.Arrays.fill(currentKey, plan.key());
-            keys.add(plan.key());
+            for (int s = 0; s < currentKey.length; s++) {
+                currentKey[s] = plan.key(s);
+                if (!keys.contains(currentKey[s])) {
+                    keys.add(currentKey[s]);
+                }
+            }
         }
 
         synchronized String key(int submitter) {
@@ -78,10 +95,12 @@ final class Recorder {
             if (answer.paymentId() != null) {
                 ids.add(answer.paymentId());
             }
-            if ((answer.status() == 201 || answer.status() == 402 || answer.status() == 202) && firstAnswerMs < 0) {
+            boolean definitive = answer.status() == 201 || answer.status() == 402 || answer.status() == 202
+                    || answer.followed();
+            if (definitive && firstAnswerMs < 0) {
                 firstAnswerMs = answer.atMs();
             }
-            if ("pending".equals(answer.paymentStatus()) && unknownAtMs < 0) {
+            if ("pending".equals(answer.paymentStatus()) && !answer.followed() && unknownAtMs < 0) {
                 unknownAtMs = answer.atMs();
             }
             if (answer.terminal() && terminalAtMs < 0) {

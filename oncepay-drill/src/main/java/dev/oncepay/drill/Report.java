@@ -44,9 +44,11 @@ final class Report {
             l.add("  store faults injected: " + m.storeInjected);
         }
         long shoppers = m.records.stream().filter(r -> r.plan.shopper()).count();
-        l.add(String.format(Locale.ROOT, "  clients: %d shoppers (a gateway error or timeout -> pay the order again under"
-                + " a fresh key), %d orders paid again; double charges count orders, orphan charges count provider"
-                + " charge requests nobody waited for", shoppers, v.repaidOrders()));
+        l.addAll(wrap(String.format(Locale.ROOT, "  clients: %d shoppers (a 5xx or a timeout -> pay the order"
+                + " again under a fresh key), %d orders paid again, %d orders double-clicked (two keys within 100 ms);"
+                + " %d answers followed an order's Location (409 order-already-paid or order-in-progress) instead of"
+                + " paying; double charges count orders, orphan charges count provider charge requests nobody waited"
+                + " for", shoppers, v.repaidOrders(), v.doubleClickedOrders(), v.followedAnswers()), 110));
         l.add(v.lines());
         l.add(m.wallets.line());
         if (o.stripe()) {
@@ -54,11 +56,7 @@ final class Report {
                     + " neither lost nor stuck; " + m.awaitingNeverShown + " never answered requires_action to a client,"
                     + " so no front end could ask the customer)");
         }
-        if (v.chargedAfterKilledRun() > 0) {
-            l.add("  not counted above: " + v.chargedAfterKilledRun() + " order(s) charged twice because the drill killed"
-                    + " a run after its charge reached the provider and the shopper paid again after the 502");
-        }
-        for (String prefix : List.of("DOUBLE CHARGE", "CHARGED TWICE AFTER A KILLED RUN", "ORPHAN CHARGE")) {
+        for (String prefix : List.of("DOUBLE CHARGE", "ORPHAN CHARGE")) {
             List<String> shown = v.details().stream().filter(d -> d.startsWith(prefix)).toList();
             shown.stream().limit(10).forEach(d -> l.add("  " + d));
             if (shown.size() > 10) {
@@ -75,6 +73,12 @@ final class Report {
         l.addAll(wrap(walletAnswers.toString(), 110));
         m.wallets.details().stream().filter(d -> Character.isUpperCase(d.charAt(0))).limit(10)
                 .forEach(d -> l.add("  " + d));
+        Map<String, Long> conflicts = m.conflictsByProblem();
+        StringBuilder split = new StringBuilder();
+        conflicts.forEach((problem, n) -> split.append(split.length() == 0 ? "" : ", ").append(problem).append(' ')
+                .append(n));
+        l.add(String.format(Locale.ROOT, "POST 409: %d (%s)", conflicts.values().stream().mapToLong(Long::longValue)
+                .sum(), split));
         StringBuilder answers = new StringBuilder("answers by status:");
         m.answersByStatus().forEach((k, n) -> answers.append(' ').append(k).append(' ').append(n).append(';'));
         l.addAll(wrap(answers.toString(), 110));

@@ -16,7 +16,12 @@ final class Workload {
         /** The user clicks twice: a second submitter with the same key a few hundred ms later. */
         DOUBLE_SUBMIT,
         /** Two threads fire the same request at the same instant. */
-        CONCURRENT
+        CONCURRENT,
+        /**
+         * The shopper clicks "pay" twice and the page sends each click under its own key: the
+         * second 0–100 ms after the first, while the first is still running. Only the order links them.
+         */
+        DOUBLE_CLICK
     }
 
     /** What the shopper does when the bank asks it to authenticate (3-D Secure), in Stripe mode. */
@@ -38,11 +43,11 @@ final class Workload {
     static final String AUTHENTICATION_REQUIRED = "pm_card_authenticationRequired";
 
     /**
-     * @param key the first Idempotency-Key; a shopper's later ones are {@link #freshKey(int)}
+     * @param key the first submitter's first Idempotency-Key; see {@link #key(int)} and {@link #freshKey(int)}
      * @param reference the merchant's order id: one order, whatever keys pay it
-     * @param shopper after a gateway error or a timeout this client gives up on its key and pays the
-     *        same order again under a fresh one, as a shopper clicking "pay" again does (one
-     *        submitter only: a second tab still retrying the old key could legitimately complete it)
+     * @param shopper after a 5xx (the gateway's, or oncepay's own 503) or a timeout each of this
+     *        order's submitters gives up on its key and pays the same order again under a fresh one,
+     *        as a shopper clicking "pay" again does
      * @param paymentMethod the provider token the payment carries, or null (the generic PSP needs none)
      * @param customer the provider's customer ({@code cus_…}), or null
      * @param atPrompt what the shopper does if the card asks for authentication
@@ -58,6 +63,11 @@ final class Workload {
 
         int submitters() {
             return behaviour == Behaviour.NORMAL ? 1 : 2;
+        }
+
+        /** The key a submitter starts with: a double click's second click has a key of its own. */
+        String key(int submitter) {
+            return behaviour == Behaviour.DOUBLE_CLICK && submitter == 1 ? key + "-click" : key;
         }
 
         /** The shopper's n-th fresh key (n >= 1) for the same order. */
@@ -76,8 +86,10 @@ final class Workload {
                 null, AtPrompt.NONE)).toList();
     }
 
-    /** Share of single-submitter payments made by shoppers who pay again under a fresh key. */
+    /** Share of orders whose shopper pays again under a fresh key after a 5xx or a timeout. */
     static final double SHOPPER_SHARE = 0.3;
+    /** Share of orders double-clicked: two keys within 100 ms ({@link Behaviour#DOUBLE_CLICK}). */
+    static final double DOUBLE_CLICK_SHARE = 0.1;
 
     private Workload() {
     }
@@ -93,12 +105,15 @@ final class Workload {
         // Dice of their own, so keys, amounts and behaviours stay what they were for a seed.
         Random shoppers = new Random(seed * 131 + 11);
         Random cards = new Random(seed * 197 + 5);
+        Random clicks = new Random(seed * 173 + 3);
         List<Plan> plans = new ArrayList<>(payments);
         String run = Long.toHexString(seed) + "-" + Long.toHexString(random.nextLong() & 0xffffffL);
         for (int i = 0; i < payments; i++) {
             double b = random.nextDouble();
-            Behaviour behaviour = b < 0.70 ? Behaviour.NORMAL : b < 0.85 ? Behaviour.DOUBLE_SUBMIT : Behaviour.CONCURRENT;
-            boolean shopper = shoppers.nextDouble() < SHOPPER_SHARE && behaviour == Behaviour.NORMAL;
+            Behaviour behaviour = b < 0.70 - DOUBLE_CLICK_SHARE ? Behaviour.NORMAL : b < 0.70 ? Behaviour.DOUBLE_CLICK
+                    : b < 0.85 ? Behaviour.DOUBLE_SUBMIT : Behaviour.CONCURRENT;
+            boolean shopper = shoppers.nextDouble() < SHOPPER_SHARE;
+            int clickGapMs = clicks.nextInt(101);
             String paymentMethod = null;
             String customer = null;
             AtPrompt atPrompt = AtPrompt.NONE;
@@ -111,10 +126,13 @@ final class Workload {
                 }
                 customer = cards.nextDouble() < 0.3 ? "cus_drill" + Long.toHexString(seed) + "x" + i : null;
             }
-            plans.add(new Plan(i, TENANTS.get(random.nextInt(TENANTS.size())), "drill-" + run + "-" + i,
-                    100 + random.nextInt(99_900), CURRENCIES.get(random.nextInt(CURRENCIES.size())),
-                    "order_" + run + "_" + i, behaviour, 50 + random.nextInt(400), shopper, paymentMethod, customer,
-                    atPrompt));
+            String tenant = TENANTS.get(random.nextInt(TENANTS.size()));
+            long amount = 100 + random.nextInt(99_900);
+            String currency = CURRENCIES.get(random.nextInt(CURRENCIES.size()));
+            int secondSubmitDelayMs = 50 + random.nextInt(400);
+            plans.add(new Plan(i, tenant, "drill-" + run + "-" + i, amount, currency, "order_" + run + "_" + i, behaviour,
+                    behaviour == Behaviour.DOUBLE_CLICK ? clickGapMs : secondSubmitDelayMs, shopper, paymentMethod,
+                    customer, atPrompt));
         }
         return plans;
     }

@@ -15,14 +15,15 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * The drill's CI configuration ({@link DrillOptions#smoke}), once per hostile profile, and once
  * against the simulator's Stripe mode (Stripe's test cards: some decline, some ask the shopper to
- * authenticate, who approves, refuses or abandons): seeded payments through the real local run, some from shoppers who pay again under a fresh key, with
- * killed sandboxes and either a provider with real providers' habits and an outage, or a store that
+ * authenticate, who approves, refuses or abandons): seeded payments through the real local run, some
+ * from shoppers who pay again under a fresh key and some double-clicked under two keys, with killed
+ * sandboxes and either a provider with real providers' habits and an outage, or a store that
  * throttles, fails, stalls, loses answers and has an outage. It asserts only the invariants — no
- * order charged twice, no charge nobody waited for, nothing lost or stuck, every client's last
- * answer agrees with the ledger, and {@code wallet mismatches: 0} for the wallet traffic mixed in —
- * never timings. (An order charged twice only because the drill
- * killed a run after its charge reached the provider and the shopper paid again after the 502 is
- * reported apart: no key links the two payments, so no per-key promise covers it.)
+ * order charged twice whatever its keys and whatever the cause ({@code double charges per order:
+ * 0}), no charge nobody waited for, nothing lost or stuck, every client's last answer agrees with
+ * the ledger (a followed order's payment included), the order guard met (clients followed an
+ * order's {@code Location}), and {@code wallet mismatches: 0} for the wallet traffic mixed in —
+ * never timings.
  */
 @Tag("local-run")
 @Tag("slow")
@@ -43,11 +44,14 @@ class DrillSmokeTest {
         String details = String.join("\n", outcome.verdict().details());
         assertTrue(outcome.summary().contains("provider " + provider + ", profile " + profile), outcome.summary());
         assertTrue(outcome.verdict().chargeRequests() > 0, "charges reached the provider's " + provider + " API");
+        assertTrue(outcome.summary().contains("\ndouble charges per order: 0\n"), outcome.summary());
         assertEquals(0, outcome.verdict().doubleCharges(), details);
         assertEquals(0, outcome.verdict().orphanCharges(), details);
         assertEquals(0, outcome.verdict().lost(), details);
         assertEquals(0, outcome.verdict().stuck(), details);
         assertEquals(0, outcome.verdict().disagreeing(), details);
+        assertTrue(outcome.verdict().doubleClickedOrders() > 0 && outcome.verdict().followedAnswers() > 0,
+                "double clicks met the order guard: " + outcome.summary());
         // The wallets met the same faults: none unbalanced, applied twice, below zero, or answered
         // against its entries, and the traffic really ran (applied credits and debits, refused debits).
         WalletAudit.Verdict wallets = outcome.wallets();

@@ -16,8 +16,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The drill's verdict on made-up evidence, timed to the millisecond: which charge requests are
- * orphans, and when an order charged twice is oncepay's double charge. (The drill itself shows it
- * works on a real run; this pins its rules.)
+ * orphans, that every order charged twice is a double charge (its cause in the detail), and which
+ * answers agree with the ledger — a followed order's payment and a refused, deleted one included.
+ * (The drill itself shows it works on a real run; this pins its rules.)
  */
 class OracleVerdictTest {
     private static final String TENANT = "merchant-a";
@@ -162,14 +163,13 @@ class OracleVerdictTest {
         Oracle.Verdict v = verdict(order);
         assertEquals(1, v.doubleCharges(), v.details().toString());
         assertEquals(1, v.orphanCharges());
-        assertEquals(0, v.chargedAfterKilledRun());
         assertTrue(v.details().stream().anyMatch(d -> d.startsWith("DOUBLE CHARGE order order_1")
                 && d.contains("cause: oncepay charged payment pay_1 with nobody waiting")), v.details().toString());
         assertTrue(!v.ok());
     }
 
     @Test
-    void anOrderPaidAgainAfterTheDrillKilledTheRunThatChargedItIsReportedApart() throws Exception {
+    void anOrderPaidAgainAfterTheDrillKilledTheRunThatChargedItIsADoubleChargeWithThatCause() throws Exception {
         Recorder.PaymentRecord order = order(true);
         post("key-1", 0, 1000, "502", null);
         charged("pay_1", "key-1", 400);
@@ -179,15 +179,16 @@ class OracleVerdictTest {
         order.answered(0, new Recorder.Answer(201, "succeeded", "pay_2", 1500));
         charged("pay_2", again, 1300);
         Oracle.Verdict v = verdict(order);
-        assertEquals(0, v.doubleCharges(), v.details().toString());
-        assertEquals(1, v.chargedAfterKilledRun());
+        assertEquals(1, v.doubleCharges(), v.details().toString());
         assertEquals(0, v.orphanCharges());
-        assertTrue(v.details().stream().anyMatch(d -> d.startsWith("CHARGED TWICE AFTER A KILLED RUN")),
-                v.details().toString());
+        assertTrue(v.details().stream().anyMatch(d -> d.startsWith("DOUBLE CHARGE order order_1")
+                && d.contains("cause: the drill killed the run charging key key-1")), v.details().toString());
+        assertTrue(v.lines().startsWith("double charges per order: 1\n"), v.lines());
+        assertTrue(!v.ok());
     }
 
     @Test
-    void withoutAKilledRunTheSameOrderIsADoubleCharge() throws Exception {
+    void withoutAKilledRunTheSameOrderIsADoubleChargeNobodyExplains() throws Exception {
         Recorder.PaymentRecord order = order(true);
         post("key-1", 0, 1000, "502", null);
         charged("pay_1", "key-1", 400); // no kill: the 502 came from somewhere else
@@ -197,6 +198,87 @@ class OracleVerdictTest {
         charged("pay_2", again, 1300);
         Oracle.Verdict v = verdict(order);
         assertEquals(1, v.doubleCharges(), v.details().toString());
-        assertEquals(0, v.chargedAfterKilledRun());
+        assertTrue(v.details().stream().anyMatch(d -> d.contains("cause: no killed run explains it")),
+                v.details().toString());
+    }
+
+    @Test
+    void aShopperWhoFollowedTheOrdersPaymentAgreesWithItsChargeAndItsRefusedPaymentIsNeitherLostNorStuck()
+            throws Exception {
+        Recorder.PaymentRecord order = order(true);
+        post("key-1", 0, 1000, "502", null);
+        charged("pay_1", "key-1", 400); // the killed run's charge; the sweep settles its payment
+        chargeKills.add(700L);
+        String again = order.payAgain(0, 1000, "502");
+        // The fresh key's payment was refused before any provider call: deleted, its key released.
+        post(again, 1200, 1300, "409-order-in-progress", null);
+        order.followed.incrementAndGet();
+        recorder.attempts.add(new Recorder.Attempt(0, "GET", null, 2300, 50, "200", false, "pay_1"));
+        order.answered(0, new Recorder.Answer(200, "succeeded", "pay_1", 2350, true));
+        Oracle.Verdict v = verdict(order);
+        assertEquals(0, v.disagreeing(), v.details().toString());
+        assertEquals(0, v.doubleCharges(), v.details().toString());
+        assertEquals(0, v.orphanCharges(), v.details().toString());
+        assertEquals(0, v.lost(), v.details().toString());
+        assertEquals(0, v.stuck(), v.details().toString());
+        assertEquals(1, v.followedAnswers());
+        assertEquals(1, v.repaidOrders());
+        assertTrue(v.details().stream().noneMatch(d -> d.startsWith("CONFLICT")), v.details().toString());
+        assertTrue(v.ok(), v.details().toString());
+    }
+
+    @Test
+    void aFollowedAnswerDisagreesWhenTheLedgerSaysOtherwiseOfThatPayment() throws Exception {
+        Recorder.PaymentRecord order = doubleClicked();
+        post("key-1", 0, 1000, "201", "pay_1");
+        order.answered(0, new Recorder.Answer(201, "succeeded", "pay_1", 1000));
+        charged("pay_1", "key-1", 500);
+        post("key-1-click", 50, 120, "409-order-in-progress", null);
+        order.answered(1, new Recorder.Answer(200, "failed", "pay_1", 1100, true));
+        Oracle.Verdict v = verdict(order);
+        assertEquals(1, v.disagreeing(), v.details().toString());
+        assertTrue(v.details().stream().anyMatch(d -> d.startsWith("DISAGREEING key key-1-click (DOUBLE_CLICK,"
+                + " followed the order's payment pay_1)")), v.details().toString());
+    }
+
+    @Test
+    void aFollowedPaymentDeletedUnsentAgreesWhenNothingChargedIt() throws Exception {
+        Recorder.PaymentRecord order = doubleClicked();
+        post("key-1", 0, 1000, "503-breaker", null); // its payment was bound, not sent, deleted
+        order.answered(0, new Recorder.Answer(503, "unavailable", null, 1000));
+        post("key-1-click", 50, 120, "409-order-in-progress", null);
+        order.answered(1, new Recorder.Answer(404, "not_found", "pay_1", 1200, true));
+        Oracle.Verdict v = verdict(order);
+        assertEquals(0, v.disagreeing(), v.details().toString());
+        assertEquals(1, v.doubleClickedOrders());
+        assertTrue(v.ok(), v.details().toString());
+        assertTrue(!order.settledForClient(Set.of()), "the settle phase asks again under the click's own key");
+    }
+
+    @Test
+    void aClickThatFollowedADeclinedPaymentAgreesThoughTheOrderIsPaidAfterUnderAnotherKey() throws Exception {
+        Recorder.PaymentRecord order = doubleClicked();
+        post("key-1", 0, 1000, "502", null); // declined, but the gateway's answer was lost
+        keys.put(Table.keyItemId(TENANT, "key-1"), new Oracle.StoredKey("key-1", "pay_1", 0));
+        payments.put("pay_1", new Oracle.StoredPayment("pay_1", TENANT, "FAILED", "declined", "order_1",
+                recorder.t0WallMs));
+        ledger.add(new Oracle.LedgerCharge("ch_pay_1", "pay_1", "declined", "oncepay-pay_1", recorder.t0WallMs + 500));
+        requests.add(new WireTap.ChargeRequest(recorder.t0Nanos + 400 * 1_000_000L, "oncepay-pay_1", "pay_1",
+                "order_1", new AtomicReference<>("200 declined")));
+        post("key-1-click", 50, 120, "409-order-in-progress", null);
+        order.answered(1, new Recorder.Answer(200, "failed", "pay_1", 1100, true));
+        String again = order.payAgain(0, 1000, "502");
+        post(again, 1200, 1500, "201", "pay_2"); // the order's payment definitely failed: it binds again
+        order.answered(0, new Recorder.Answer(201, "succeeded", "pay_2", 1500));
+        charged("pay_2", again, 1300);
+        Oracle.Verdict v = verdict(order);
+        assertTrue(v.ok(), v.details().toString());
+        assertTrue(v.details().stream().anyMatch(d -> d.startsWith("note: order order_1 was last told 200 failed on key"
+                + " key-1-click of the order's payment pay_1 it followed (FAILED, declined)")), v.details().toString());
+    }
+
+    private Recorder.PaymentRecord doubleClicked() {
+        return new Recorder.PaymentRecord(new Workload.Plan(0, TENANT, "key-1", 4200, "EUR", "order_1",
+                Workload.Behaviour.DOUBLE_CLICK, 40, false, null, null, Workload.AtPrompt.NONE));
     }
 }

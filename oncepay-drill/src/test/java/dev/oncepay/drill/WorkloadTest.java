@@ -44,6 +44,27 @@ class WorkloadTest {
     }
 
     @Test
+    void aTenthOfTheOrdersIsDoubleClickedUnderTwoKeysWithin100MsAndAThirdIsPaidByShoppers() {
+        List<Workload.Plan> plans = Workload.generate(2000, 7, false);
+        List<Workload.Plan> clicked = plans.stream().filter(p -> p.behaviour() == Workload.Behaviour.DOUBLE_CLICK)
+                .toList();
+        assertTrue(clicked.size() > 160 && clicked.size() < 240, "about 10 %: " + clicked.size());
+        long shoppers = plans.stream().filter(Workload.Plan::shopper).count();
+        assertTrue(shoppers > 540 && shoppers < 660, "about 30 %: " + shoppers);
+        for (Workload.Plan p : clicked) {
+            assertEquals(2, p.submitters());
+            assertTrue(p.secondSubmitDelayMs() >= 0 && p.secondSubmitDelayMs() <= 100, "gap " + p.secondSubmitDelayMs());
+            Recorder.PaymentRecord r = new Recorder.PaymentRecord(p);
+            assertEquals(List.of(p.key(), p.key() + "-click"), r.keys, "each click its own key, one order");
+            assertEquals(p.key(1), r.key(1));
+        }
+        Workload.Plan twice = plans.stream().filter(p -> p.behaviour() == Workload.Behaviour.DOUBLE_SUBMIT)
+                .findFirst().orElseThrow();
+        assertEquals(List.of(twice.key()), new Recorder.PaymentRecord(twice).keys, "a double submit reuses its key");
+        assertTrue(clicked.stream().anyMatch(Workload.Plan::shopper), "double-clickers pay again after errors too");
+    }
+
+    @Test
     void theSecondAccountsTenantPaysWithAStripeCardEverythingElseUnchanged() {
         List<Workload.Plan> sim = Workload.generate(200, 7, false);
         List<Workload.Plan> mixed = Workload.onStripeAccount(sim, DrillOptions.SECOND_ACCOUNT_TENANT);
