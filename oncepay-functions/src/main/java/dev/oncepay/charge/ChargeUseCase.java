@@ -195,12 +195,18 @@ public class ChargeUseCase {
 
         try {
             guard.bind(payment);
-        } catch (OrderRefusedException refused) {
+        } catch (OrderRefusedException | RequestInFlightException refused) {
+            // Refused (or, rarely, out-raced by rebinds every round: 409 in flight for a retry later).
             if (!claim.takenOver()) {
                 // Never sent, and now never will be: nothing stays under this key that could charge.
                 // A takeover leaves its payment to the sweep: the dead run's guard may have been off.
                 forgetUnsent(payment, key, false);
             }
+            LOG.infof("order refused paymentId=%s: %s; nothing sent%s", payment.id(),
+                    refused instanceof OrderRefusedException order
+                            ? order.getClass().getSimpleName() + " holder=" + order.boundPaymentId()
+                            : "rebound by other payments every round",
+                    claim.takenOver() ? ", the payment left to the sweep" : ", the payment deleted and the key released");
             throw refused;
         } catch (SdkException storeFailed) {
             if (claim.takenOver()) {

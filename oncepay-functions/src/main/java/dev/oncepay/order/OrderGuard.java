@@ -62,6 +62,8 @@ public class OrderGuard {
      * A no-op for a tenant that does not guard its orders.
      *
      * @throws OrderRefusedException another payment holds the order: it is paid, or live
+     * @throws RequestInFlightException other payments rebound the order in every round and none
+     *         holds it now: the request may be retried shortly
      */
     public void bind(Payment payment) {
         if (!guards(payment.tenant())) {
