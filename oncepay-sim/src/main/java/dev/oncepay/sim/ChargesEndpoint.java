@@ -2,36 +2,27 @@ package dev.oncepay.sim;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
-import java.time.Duration;
 import java.util.Map;
 
 /**
  * {@code POST /v1/charges} and {@code GET /v1/charges?reference=}: the provider API oncepay calls,
  * with the configured faults applied in front of the business logic.
  */
-final class ChargesEndpoint extends JsonHandler {
+final class ChargesEndpoint extends GenericEndpoint {
 
     static final String PATH = "/v1/charges";
-    private static final int MAX_KEY_LENGTH = 255;
 
     private final SimulatedProvider provider;
-    private final FaultControl faults;
     private final ChargeGate gate;
-    private final Shutdown shutdown;
-    private final RequestCounters counters;
 
     ChargesEndpoint(ObjectMapper json, SimulatedProvider provider, FaultControl faults, ChargeGate gate,
             Shutdown shutdown, RequestCounters counters) {
-        super(json);
+        super(json, faults, shutdown, counters);
         this.provider = provider;
-        this.faults = faults;
         this.gate = gate;
-        this.shutdown = shutdown;
-        this.counters = counters;
     }
 
     @Override
@@ -41,7 +32,9 @@ final class ChargesEndpoint extends JsonHandler {
         if ("POST".equals(exchange.getRequestMethod())) {
             charge(exchange);
         } else {
-            lookup(exchange);
+            counters.genericLookups.incrementAndGet();
+            lookupByReference(exchange, (reference, lag) ->
+                    provider.lookup(reference, lag).stream().map(charge -> charge.toJson(json)).toList());
         }
     }
 
@@ -68,24 +61,7 @@ final class ChargesEndpoint extends JsonHandler {
             throw scriptedError(scripted.status(), faults.current());
         }
         FaultPlan plan = faults.roll();
-        Faults settings = faults.current();
-        if (plan.outage()) {
-            throw outage(settings);
-        }
-        if (!shutdown.pause(plan.latencyMs())) {
-            return; // closing: the exchange is dropped by JsonHandler
-        }
-        if (plan.rateLimited()) {
-            throw new ApiError(429, "rate_limited", "too many requests",
-                    Map.of("Retry-After", Long.toString(settings.retryAfterSeconds())));
-        }
-        if (plan.serverErrorStatus() != 0) {
-            throw ApiError.serverError(plan.serverErrorStatus(), "api_error", "simulated server error", settings);
-        }
-        if (plan.reset()) {
-            // Closing without response headers makes the JDK server drop the TCP connection: the
-            // client sees the connection end with no response bytes at all.
-            exchange.close();
+        if (!passFaultsBeforeExecution(exchange, plan)) {
             return;
         }
         String key = idempotencyKey(exchange);
@@ -98,12 +74,8 @@ final class ChargesEndpoint extends JsonHandler {
         // A conflict commits the charge and answers 409 from inside (as if an earlier attempt
         // were still running and about to finish); a later request replays the stored answer.
         ChargeOutcome outcome = provider.charge(key, body, request, plan.decline(), plan.conflict());
-        if (plan.commitThenTimeout() && !shutdown.pause(settings.commitThenTimeoutMs())) {
-            exchange.close();
+        if (!holdAnswer(exchange, plan, outcome)) {
             return;
-        }
-        if (outcome.replayed()) {
-            exchange.getResponseHeaders().set("Idempotent-Replayed", "true");
         }
         if (scripted != null) {
             send(exchange, scripted.status(), scripted.body());
@@ -122,44 +94,5 @@ final class ChargesEndpoint extends JsonHandler {
         charge.put("status", "processing");
         charge.remove("declineCode");
         return charge;
-    }
-
-    private void lookup(HttpExchange exchange) throws InterruptedException {
-        counters.genericLookups.incrementAndGet();
-        LookupPlan plan = faults.rollLookup();
-        if (plan.outage()) {
-            throw outage(faults.current());
-        }
-        if (!shutdown.pause(plan.latencyMs())) {
-            return;
-        }
-        String reference = queryParameter(exchange, "reference");
-        if (reference == null || reference.isEmpty()) {
-            throw ApiError.invalidRequest("query parameter reference is required");
-        }
-        if (plan.malformedBody() != null) {
-            send(exchange, 200, plan.malformedBody());
-            return;
-        }
-        ObjectNode root = json.createObjectNode();
-        root.put("object", "list");
-        ArrayNode data = root.putArray("data");
-        provider.lookup(reference, Duration.ofMillis(plan.lagMs())).forEach(charge -> data.add(charge.toJson(json)));
-        send(exchange, 200, root);
-    }
-
-    private static ApiError outage(Faults settings) {
-        return ApiError.serverError(503, "outage", "the provider is unavailable", settings);
-    }
-
-    private static String idempotencyKey(HttpExchange exchange) {
-        String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
-        if (key == null || key.isBlank()) {
-            throw ApiError.invalidRequest("the Idempotency-Key header is required");
-        }
-        if (key.length() > MAX_KEY_LENGTH) {
-            throw ApiError.invalidRequest("Idempotency-Key must be at most " + MAX_KEY_LENGTH + " characters");
-        }
-        return key;
     }
 }

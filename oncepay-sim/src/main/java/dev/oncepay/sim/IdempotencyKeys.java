@@ -13,7 +13,7 @@ import java.util.function.Supplier;
  */
 final class IdempotencyKeys {
 
-    private final ConcurrentHashMap<String, Object> locks = new ConcurrentHashMap<>();
+    private final KeyedLocks locks = new KeyedLocks();
     private final ConcurrentHashMap<String, StoredResponse> responses = new ConcurrentHashMap<>();
     private final Clock clock;
     private final Duration retention;
@@ -24,11 +24,7 @@ final class IdempotencyKeys {
     }
 
     <T> T withKeyLocked(String key, Supplier<T> action) {
-        // Locks are never removed (a test run has few keys); removing them safely would need
-        // reference counting for no benefit here.
-        synchronized (locks.computeIfAbsent(key, k -> new Object())) {
-            return action.get();
-        }
+        return locks.withLocked(key, action);
     }
 
     /** The stored answer, unless it is older than the retention (then the key is free again). */
