@@ -7,7 +7,7 @@ import com.sun.net.httpserver.HttpExchange;
 import java.io.IOException;
 
 /**
- * The simulator-only API under {@code /_sim/}: the ledger (the oracle for "no double charge"),
+ * The simulator-only API under {@code /_sim/}: the ledger (the oracle for "no double charge" and "no over-refund"),
  * the request counts, fault settings and reset. Never subject to faults, so tests can always steer and inspect.
  */
 final class ControlEndpoint extends JsonHandler {
@@ -35,6 +35,8 @@ final class ControlEndpoint extends JsonHandler {
                 ObjectNode root = json.createObjectNode();
                 ArrayNode charges = root.putArray("charges");
                 ledger.all().forEach(charge -> charges.add(charge.toLedgerEntry().toJson(json)));
+                ArrayNode refunds = root.putArray("refunds");
+                ledger.refunds().forEach(refund -> refunds.add(refund.toLedgerJson(json)));
                 send(exchange, 200, root);
             }
             case "/_sim/stats" -> {

@@ -12,11 +12,13 @@ final class FaultControl {
     private volatile Faults faults = Faults.none();
     private volatile Random random;
     private volatile Random lookupRandom;
+    private volatile Random refundRandom;
 
     FaultControl(long seed) {
         this.seed = seed;
         this.random = new Random(seed);
         this.lookupRandom = new Random(lookupSeed(seed));
+        this.refundRandom = new Random(refundSeed(seed));
     }
 
     Faults current() {
@@ -37,6 +39,11 @@ final class FaultControl {
         return faults.roll(random);
     }
 
+    /** From the refunds' own dice, so refunds never shift the charges' faults. */
+    FaultPlan rollRefund() {
+        return faults.rollRefund(refundRandom);
+    }
+
     LookupPlan rollLookup() {
         return faults.rollLookup(lookupRandom);
     }
@@ -46,10 +53,16 @@ final class FaultControl {
         faults = Faults.none();
         random = new Random(seed);
         lookupRandom = new Random(lookupSeed(seed));
+        refundRandom = new Random(refundSeed(seed));
     }
 
     /** The lookups' own sequence (the webhooks use seed + 1). */
     private static long lookupSeed(long seed) {
         return seed + 2;
+    }
+
+    /** The refunds' own sequence (seed + 3 is Stripe's webhooks'). */
+    private static long refundSeed(long seed) {
+        return seed + 4;
     }
 }

@@ -27,7 +27,9 @@ import java.util.Set;
  * {@code conflictRate} ({@code 409}: the key is in flight), {@code lookupLagMs} (charges reach
  * lookups late) and {@code malformedLookupRate} (a {@code 2xx} lookup without its list); and
  * {@code stripeLatencyMs}, latency for the Stripe API only, so one provider account can be slow
- * while the other stays fast.
+ * while the other stays fast. Refunds ({@code POST /v1/refunds}) meet the same faults from their own
+ * dice, plus {@code refundFailRate} (a refund the provider refuses after accepting it) and
+ * {@code refundSettleMs} (how long a {@code pending} refund takes to settle).
  */
 public record Faults(
         long latencyMs,
@@ -47,7 +49,9 @@ public record Faults(
         double conflictRate,
         long lookupLagMs,
         double malformedLookupRate,
-        long stripeLatencyMs) {
+        long stripeLatencyMs,
+        double refundFailRate,
+        long refundSettleMs) {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Set<String> FIELDS = Set.of(
@@ -55,7 +59,7 @@ public record Faults(
             "commitThenTimeoutRate", "commitThenTimeoutMs", "declineRate", "outage",
             "webhookDuplicateRate", "webhookReorder", "nonFinalRate", "emptyBodyRate",
             "serverErrorRetryAfterSeconds", "conflictRate", "lookupLagMs", "malformedLookupRate",
-            "stripeLatencyMs");
+            "stripeLatencyMs", "refundFailRate", "refundSettleMs");
 
     public Faults {
         requireNonNegative("latencyMs", latencyMs);
@@ -64,6 +68,7 @@ public record Faults(
         requireNonNegative("serverErrorRetryAfterSeconds", serverErrorRetryAfterSeconds);
         requireNonNegative("lookupLagMs", lookupLagMs);
         requireNonNegative("stripeLatencyMs", stripeLatencyMs);
+        requireNonNegative("refundSettleMs", refundSettleMs);
         requireRate("serverErrorRate", serverErrorRate);
         requireRate("rateLimitRate", rateLimitRate);
         requireRate("resetRate", resetRate);
@@ -74,11 +79,12 @@ public record Faults(
         requireRate("emptyBodyRate", emptyBodyRate);
         requireRate("conflictRate", conflictRate);
         requireRate("malformedLookupRate", malformedLookupRate);
+        requireRate("refundFailRate", refundFailRate);
     }
 
     /** A well-behaved provider. */
     public static Faults none() {
-        return new Faults(0, 0.0, 0.0, 1, 0.0, 0.0, 30_000, 0.0, false, 0.0, false, 0.0, 0.0, 0, 0.0, 0, 0.0, 0);
+        return new Faults(0, 0.0, 0.0, 1, 0.0, 0.0, 30_000, 0.0, false, 0.0, false, 0.0, 0.0, 0, 0.0, 0, 0.0, 0, 0.0, 200);
     }
 
     /**
@@ -87,6 +93,18 @@ public record Faults(
      * else is configured.
      */
     FaultPlan roll(Random random) {
+        return roll(random, declineRate);
+    }
+
+    /**
+     * Decides the faults for one refund request, drawn as a charge's; {@link FaultPlan#decline()}
+     * then means the refund fails, at {@code refundFailRate}.
+     */
+    FaultPlan rollRefund(Random random) {
+        return roll(random, refundFailRate);
+    }
+
+    private FaultPlan roll(Random random, double failRate) {
         double rateLimitDraw;
         double serverErrorDraw;
         boolean badGateway;
@@ -118,7 +136,7 @@ public record Faults(
                 serverErrorStatus,
                 resetDraw < resetRate,
                 commitThenTimeoutDraw < commitThenTimeoutRate,
-                declineDraw < declineRate,
+                declineDraw < failRate,
                 nonFinalDraw < nonFinalRate,
                 emptyBodyStatus,
                 conflictDraw < conflictRate);
@@ -159,6 +177,8 @@ public record Faults(
         node.put("lookupLagMs", lookupLagMs);
         node.put("malformedLookupRate", malformedLookupRate);
         node.put("stripeLatencyMs", stripeLatencyMs);
+        node.put("refundFailRate", refundFailRate);
+        node.put("refundSettleMs", refundSettleMs);
         return node;
     }
 
@@ -188,7 +208,9 @@ public record Faults(
                 number(merged, "conflictRate"),
                 wholeNumber(merged, "lookupLagMs"),
                 number(merged, "malformedLookupRate"),
-                wholeNumber(merged, "stripeLatencyMs"));
+                wholeNumber(merged, "stripeLatencyMs"),
+                number(merged, "refundFailRate"),
+                wholeNumber(merged, "refundSettleMs"));
     }
 
     public Faults withLatencyMs(long value) {
@@ -261,6 +283,14 @@ public record Faults(
 
     public Faults withStripeLatencyMs(long value) {
         return with("stripeLatencyMs", LongNode.valueOf(value));
+    }
+
+    public Faults withRefundFailRate(double value) {
+        return with("refundFailRate", DoubleNode.valueOf(value));
+    }
+
+    public Faults withRefundSettleMs(long value) {
+        return with("refundSettleMs", LongNode.valueOf(value));
     }
 
     /** One field changed, validated like a {@code POST /_sim/faults}: one path for every setter. */

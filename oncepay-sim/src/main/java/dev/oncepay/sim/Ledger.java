@@ -4,10 +4,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
-/** Every charge the simulator executed, in execution order. Thread-safe. */
+/** Every charge the simulator executed and every refund it accepted, in execution order. Thread-safe. */
 final class Ledger {
 
     private final List<Charge> charges = new ArrayList<>();
+    private final List<Refund> refunds = new ArrayList<>();
 
     synchronized void record(Charge charge) {
         charges.add(charge);
@@ -30,7 +31,39 @@ final class Ledger {
         return Optional.empty();
     }
 
+    synchronized Optional<Charge> charge(String id) {
+        return charges.stream().filter(c -> c.id().equals(id)).findFirst();
+    }
+
+    synchronized void record(Refund refund) {
+        refunds.add(refund);
+    }
+
+    /** Replaces the refund with {@code refund}'s id (a pending one that settled). */
+    synchronized void update(Refund refund) {
+        refunds.replaceAll(r -> r.id().equals(refund.id()) ? refund : r);
+    }
+
+    synchronized List<Refund> refunds() {
+        return List.copyOf(refunds);
+    }
+
+    synchronized Optional<Refund> refund(String id) {
+        return refunds.stream().filter(r -> r.id().equals(id)).findFirst();
+    }
+
+    synchronized List<Refund> refundsByReference(String reference) {
+        return refunds.stream().filter(r -> r.reference().equals(reference)).toList();
+    }
+
+    /** The amount of {@code chargeId} that succeeded or pending refunds hold. */
+    synchronized long refunded(String chargeId) {
+        return refunds.stream().filter(r -> r.charge().equals(chargeId) && r.status().holdsAmount())
+                .mapToLong(Refund::amount).sum();
+    }
+
     synchronized void clear() {
         charges.clear();
+        refunds.clear();
     }
 }

@@ -49,6 +49,7 @@ public final class PspSimulator implements AutoCloseable {
     private final Shutdown shutdown = new Shutdown();
     private final RequestCounters counters = new RequestCounters();
     private final WebhookSender webhooks;
+    private final SimulatedProvider provider;
     private final IdempotencyKeys stripeKeys;
     private final WebhookSender stripeWebhooks;
     private final StripeProvider stripeProvider;
@@ -61,7 +62,7 @@ public final class PspSimulator implements AutoCloseable {
         this.keys = new IdempotencyKeys(options.clock(), options.idempotencyRetention());
         this.faults = new FaultControl(options.seed());
         this.webhooks = new WebhookSender(faults::current, webhookSeed(), WebhookSignature.HEADER);
-        SimulatedProvider provider = new SimulatedProvider(json, options.clock(), ledger, keys, webhooks);
+        this.provider = new SimulatedProvider(json, options.clock(), ledger, keys, webhooks);
         // Stripe's keys and events are its own (another provider account), ledger and faults are shared.
         this.stripeKeys = new IdempotencyKeys(options.clock(), options.idempotencyRetention());
         this.stripeWebhooks = new WebhookSender(faults::current, stripeWebhookSeed(), StripeMode.SIGNATURE_HEADER);
@@ -77,6 +78,7 @@ public final class PspSimulator implements AutoCloseable {
         this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), options.port()), 128);
         server.setExecutor(httpThreads);
         server.createContext(ChargesEndpoint.PATH, new ChargesEndpoint(json, provider, faults, gate, shutdown, counters));
+        server.createContext(RefundsEndpoint.PATH, new RefundsEndpoint(json, provider, faults, gate, shutdown, counters));
         server.createContext(PaymentIntentsEndpoint.PATH,
                 new PaymentIntentsEndpoint(json, stripeProvider, faults, gate, shutdown, counters));
         server.createContext(ControlEndpoint.PATH, new ControlEndpoint(json, ledger, faults, counters, this::reset));
@@ -117,6 +119,11 @@ public final class PspSimulator implements AutoCloseable {
         return ledger.all().stream().map(Charge::toLedgerEntry).toList();
     }
 
+    /** Every refund accepted (succeeded, pending or failed), as it stands now, oldest first. */
+    public List<Refund> refunds() {
+        return ledger.refunds();
+    }
+
     public Faults faults() {
         return faults.current();
     }
@@ -126,7 +133,7 @@ public final class PspSimulator implements AutoCloseable {
     }
 
     /**
-     * Clears the ledger, idempotency keys, faults, counters and webhook attempts, restarts the
+     * Clears the ledger (charges and refunds; a pending refund is forgotten), idempotency keys, faults, counters and webhook attempts, restarts the
      * seeded dice, and releases held charges. The webhook target is configuration and stays.
      */
     public void reset() {
@@ -173,6 +180,16 @@ public final class PspSimulator implements AutoCloseable {
         counters.scriptedAnswers.add(ScriptedAnswer.afterCommit(status, body));
     }
 
+    /** Refund requests received ({@code POST /v1/refunds}), including invalid, faulted and replayed ones. */
+    public int refundRequests() {
+        return counters.genericRefunds.get();
+    }
+
+    /** Refund lookups received: {@code GET /v1/refunds?reference=} and {@code GET /v1/refunds/{id}}. */
+    public int refundLookupRequests() {
+        return counters.genericRefundLookups.get();
+    }
+
     /** When each charge request arrived, in order. */
     public List<Instant> chargeArrivals() {
         return List.copyOf(counters.chargeArrivals);
@@ -184,8 +201,8 @@ public final class PspSimulator implements AutoCloseable {
     }
 
     /**
-     * From now on, charge requests that pass the fault checks and validation wait just before
-     * execution until {@link #releaseCharges()}.
+     * From now on, charge and refund requests that pass the fault checks and validation wait just
+     * before execution until {@link #releaseCharges()}.
      */
     public void holdCharges() {
         gate.hold();
@@ -296,6 +313,7 @@ public final class PspSimulator implements AutoCloseable {
         gate.close();
         server.stop(0);
         httpThreads.shutdownNow();
+        provider.close();
         webhooks.close();
         stripeWebhooks.close();
     }

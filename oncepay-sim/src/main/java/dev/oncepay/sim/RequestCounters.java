@@ -19,6 +19,10 @@ final class RequestCounters {
     final AtomicInteger genericCharges = new AtomicInteger();
     /** {@code GET /v1/charges?reference=}. */
     final AtomicInteger genericLookups = new AtomicInteger();
+    /** {@code POST /v1/refunds}. */
+    final AtomicInteger genericRefunds = new AtomicInteger();
+    /** {@code GET /v1/refunds?reference=} and {@code GET /v1/refunds/{id}}. */
+    final AtomicInteger genericRefundLookups = new AtomicInteger();
     /** {@code POST /v1/payment_intents}. */
     final AtomicInteger stripeCharges = new AtomicInteger();
     /** {@code GET /v1/payment_intents/{id}} and {@code /search}. */
@@ -44,6 +48,8 @@ final class RequestCounters {
     void reset() {
         genericCharges.set(0);
         genericLookups.set(0);
+        genericRefunds.set(0);
+        genericRefundLookups.set(0);
         stripeCharges.set(0);
         stripeLookups.set(0);
         stripeCancels.set(0);
@@ -55,11 +61,14 @@ final class RequestCounters {
     /**
      * {@code GET /_sim/stats}: the totals over both APIs, and each API's own counts under its
      * provider id ({@code sim} = {@code /v1/charges}, {@code stripe} = {@code /v1/payment_intents}).
-     * Cancels and confirms exist only in the Stripe API, so only its part and the totals count them.
+     * Cancels and confirms exist only in the Stripe API, refunds only in the generic one, so only
+     * that API's part and the totals count them.
      */
     ObjectNode toJson(ObjectMapper json) {
         int genericChargeCount = genericCharges.get();
         int genericLookupCount = genericLookups.get();
+        int refundCount = genericRefunds.get();
+        int refundLookupCount = genericRefundLookups.get();
         int stripeChargeCount = stripeCharges.get();
         int stripeLookupCount = stripeLookups.get();
         int stripeCancelCount = stripeCancels.get();
@@ -70,10 +79,14 @@ final class RequestCounters {
         root.put("lookupRequests", genericLookupCount + stripeLookupCount);
         root.put("cancelRequests", stripeCancelCount);
         root.put("confirmRequests", stripeConfirmCount);
+        root.put("refundRequests", refundCount);
+        root.put("refundLookupRequests", refundLookupCount);
         ObjectNode providers = root.putObject("providers");
         providers.putObject(WebhookTarget.DEFAULT_PROVIDER_ID)
                 .put("chargeRequests", genericChargeCount)
-                .put("lookupRequests", genericLookupCount);
+                .put("lookupRequests", genericLookupCount)
+                .put("refundRequests", refundCount)
+                .put("refundLookupRequests", refundLookupCount);
         providers.putObject(StripeMode.PROVIDER_ID)
                 .put("chargeRequests", stripeChargeCount)
                 .put("lookupRequests", stripeLookupCount)

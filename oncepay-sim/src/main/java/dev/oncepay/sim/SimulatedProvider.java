@@ -8,12 +8,17 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 
 /**
- * The provider's business logic without HTTP or faults: execute a charge once per idempotency
- * key, record it in the ledger, emit its webhook, and look charges up by reference.
+ * The provider's business logic without HTTP or faults: execute a charge or a refund once per
+ * idempotency key, record it in the ledger, emit its webhook, and look charges and refunds up.
  */
-final class SimulatedProvider {
+final class SimulatedProvider implements AutoCloseable {
 
     static final String DECLINE_CODE = "card_declined";
 
@@ -22,6 +27,12 @@ final class SimulatedProvider {
     private final Ledger ledger;
     private final IdempotencyKeys keys;
     private final WebhookSender webhooks;
+    private final KeyedLocks chargeLocks = new KeyedLocks();
+    private final ScheduledExecutorService settler = Executors.newSingleThreadScheduledExecutor(runnable -> {
+        Thread thread = new Thread(runnable, "psp-sim-refund-settler");
+        thread.setDaemon(true); // a pending refund never keeps a test JVM alive
+        return thread;
+    });
 
     SimulatedProvider(ObjectMapper json, Clock clock, Ledger ledger, IdempotencyKeys keys, WebhookSender webhooks) {
         this.json = json;
@@ -41,15 +52,7 @@ final class SimulatedProvider {
      * @throws ApiError 409 when the key was used with a different body, or is {@code inFlight}
      */
     ChargeOutcome charge(String key, JsonNode body, ChargeParams request, boolean decline, boolean inFlight) {
-        return keys.withKeyLocked(key, () -> {
-            var prior = keys.find(key);
-            if (prior.isPresent()) {
-                if (!prior.get().request().equals(body)) {
-                    throw new ApiError(409, "idempotency_mismatch",
-                            "Idempotency-Key " + key + " was already used with a different request body");
-                }
-                return new ChargeOutcome(prior.get().status(), prior.get().body(), true);
-            }
+        return keys.withKeyLocked(key, () -> replayed(key, body).orElseGet(() -> {
             Charge charge = new Charge(
                     "ch_" + RandomIds.next(),
                     decline ? Charge.DECLINED : Charge.SUCCEEDED,
@@ -70,6 +73,91 @@ final class SimulatedProvider {
                 throw ApiError.keyInFlight(key);
             }
             return new ChargeOutcome(200, answer, false);
+        }));
+    }
+
+    /**
+     * Executes the refund unless {@code key} already has an answer, under the key's lock and then
+     * the charge's, so concurrent refunds of one charge never hold more than it captured.
+     *
+     * @param plan {@code decline}: the refund fails; {@code nonFinal}: it is {@code pending} and
+     *     settles after {@code settleMs}; {@code conflict}: as for {@link #charge}
+     * @throws ApiError 404 for an unknown charge, 400 for a charge that did not succeed or a
+     *     refund larger than what is left of it; nothing is recorded then
+     */
+    ChargeOutcome refund(String key, JsonNode body, RefundParams request, FaultPlan plan, long settleMs) {
+        return keys.withKeyLocked(key, () -> replayed(key, body).orElseGet(() -> {
+            Refund refund = chargeLocks.withLocked(request.charge(), () -> accept(key, request, plan));
+            String answer = write(refund.toJson(json));
+            keys.store(key, new StoredResponse(200, answer, body, refund.createdAt()));
+            publish(refund);
+            if (refund.status() == RefundStatus.PENDING) {
+                settleLater(refund, plan.decline() ? RefundStatus.FAILED : RefundStatus.SUCCEEDED, settleMs);
+            }
+            if (plan.conflict()) {
+                throw ApiError.keyInFlight(key);
+            }
+            return new ChargeOutcome(200, answer, false);
+        }));
+    }
+
+    private Refund accept(String key, RefundParams request, FaultPlan plan) {
+        Charge charge = ledger.charge(request.charge())
+                .orElseThrow(() -> new ApiError(404, "not_found", "no such charge: " + request.charge()));
+        if (!Charge.SUCCEEDED.equals(charge.status())) {
+            throw new ApiError(400, "charge_not_refundable", "charge " + charge.id() + " is " + charge.status());
+        }
+        long left = charge.amount() - ledger.refunded(charge.id());
+        long amount = request.amount().orElse(left);
+        if (amount > left || amount == 0) {
+            throw new ApiError(400, "amount_too_large",
+                    "a refund of " + amount + " exceeds the " + left + " left of charge " + charge.id());
+        }
+        RefundStatus status = plan.nonFinal() ? RefundStatus.PENDING
+                : plan.decline() ? RefundStatus.FAILED : RefundStatus.SUCCEEDED;
+        Refund refund = new Refund("re_" + RandomIds.next(), charge.id(), amount, charge.currency(), status,
+                request.reference(), request.metadata(), key, clock.instant().truncatedTo(ChronoUnit.MILLIS));
+        ledger.record(refund);
+        return refund;
+    }
+
+    private void settleLater(Refund pending, RefundStatus outcome, long delayMs) {
+        try {
+            settler.schedule(() -> settle(pending, outcome), delayMs, TimeUnit.MILLISECONDS);
+        } catch (RejectedExecutionException closed) {
+            // the simulator is closing: the refund stays pending, as at a provider that went away
+        }
+    }
+
+    /** Settles {@code pending} unless a reset forgot it meanwhile, then reports it. */
+    private void settle(Refund pending, RefundStatus outcome) {
+        Optional<Refund> settled = chargeLocks.withLocked(pending.charge(), () -> ledger.refund(pending.id())
+                .filter(refund -> refund.status() == RefundStatus.PENDING)
+                .map(refund -> {
+                    Refund done = refund.settled(outcome);
+                    ledger.update(done);
+                    return done;
+                }));
+        settled.ifPresent(this::publish);
+    }
+
+    private void publish(Refund refund) {
+        String type = refund.eventType();
+        if (type != null) {
+            String id = WebhookEvent.newId();
+            webhooks.publish(id, type,
+                    WebhookEvent.envelope(json, id, type, clock.instant().getEpochSecond(), refund.toJson(json)));
+        }
+    }
+
+    /** The stored answer for {@code key}, marked replayed; empty when the key is free. */
+    private Optional<ChargeOutcome> replayed(String key, JsonNode body) {
+        return keys.find(key).map(prior -> {
+            if (!prior.request().equals(body)) {
+                throw new ApiError(409, "idempotency_mismatch",
+                        "Idempotency-Key " + key + " was already used with a different request body");
+            }
+            return new ChargeOutcome(prior.status(), prior.body(), true);
         });
     }
 
@@ -77,6 +165,22 @@ final class SimulatedProvider {
     List<Charge> lookup(String reference, Duration lag) {
         Instant visibleBefore = clock.instant().minus(lag);
         return ledger.byReference(reference).stream().filter(c -> !c.createdAt().isAfter(visibleBefore)).toList();
+    }
+
+    /** The refunds with {@code reference} accepted at least {@code lag} ago. */
+    List<Refund> lookupRefunds(String reference, Duration lag) {
+        Instant visibleBefore = clock.instant().minus(lag);
+        return ledger.refundsByReference(reference).stream().filter(r -> !r.createdAt().isAfter(visibleBefore)).toList();
+    }
+
+    /** The refund {@code id} as it stands now (a retrieve by id does not lag). */
+    Optional<Refund> refund(String id) {
+        return ledger.refund(id);
+    }
+
+    @Override
+    public void close() {
+        settler.shutdownNow();
     }
 
     private String write(JsonNode node) {

@@ -45,16 +45,22 @@ public record WebhookEvent(
     }
 
     String toJson(ObjectMapper json) {
-        ObjectNode root = json.createObjectNode();
-        root.put("id", id);
-        root.put("type", type);
-        root.put("created", created);
-        ObjectNode data = root.putObject("data");
+        ObjectNode data = json.createObjectNode();
         data.put("chargeId", chargeId);
         data.put("reference", reference);
         data.put("status", status);
         data.put("amount", amount);
         data.put("currency", currency);
+        return envelope(json, id, type, created, data);
+    }
+
+    /** The generic API's event shape {@code {"id","type","created","data"}} around any object. */
+    static String envelope(ObjectMapper json, String id, String type, long created, ObjectNode data) {
+        ObjectNode root = json.createObjectNode();
+        root.put("id", id);
+        root.put("type", type);
+        root.put("created", created);
+        root.set("data", data);
         try {
             return json.writeValueAsString(root);
         } catch (JsonProcessingException e) {

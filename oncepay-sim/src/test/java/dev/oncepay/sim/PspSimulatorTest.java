@@ -243,7 +243,7 @@ class PspSimulatorTest {
         JsonNode merged = JSON.readTree(post("/_sim/faults", "{\"declineRate\":0.5}").body());
         assertEquals(0.5, merged.get("declineRate").asDouble());
         assertEquals(0, merged.get("latencyMs").asLong());
-        assertEquals(18, merged.size());
+        assertEquals(20, merged.size());
 
         post("/_sim/faults", "{\"latencyMs\":10}");
         assertEquals(400, post("/_sim/faults", "{\"serverErrorRate\":1.5}").statusCode());
@@ -413,21 +413,21 @@ class PspSimulatorTest {
         post("/_sim/faults", "{\"outage\":true}");
         assertEquals(503, charge("key-3", BODY).statusCode());
         assertEquals(503, get("/v1/charges?reference=pay_1").statusCode());
-        assertEquals(404, get("/v1/refunds").statusCode()); // no provider endpoint: not counted
+        assertEquals(404, get("/v1/disputes").statusCode()); // no provider endpoint: not counted
 
         HttpResponse<String> stats = get("/_sim/stats");
 
         assertEquals(200, stats.statusCode());
         assertEquals(JSON.readTree("""
-                {"chargeRequests":5,"lookupRequests":2,"cancelRequests":0,"confirmRequests":0,
-                 "providers":{"sim":{"chargeRequests":5,"lookupRequests":2},
+                {"chargeRequests":5,"lookupRequests":2,"cancelRequests":0,"confirmRequests":0,"refundRequests":0,"refundLookupRequests":0,
+                 "providers":{"sim":{"chargeRequests":5,"lookupRequests":2,"refundRequests":0,"refundLookupRequests":0},
                               "stripe":{"chargeRequests":0,"lookupRequests":0,"cancelRequests":0,"confirmRequests":0}}}"""), JSON.readTree(stats.body()));
         assertEquals(5, sim.chargeRequests());
         assertEquals(405, post("/_sim/stats", "").statusCode());
         assertEquals(200, post("/_sim/reset", "").statusCode());
         assertEquals(JSON.readTree("""
-                {"chargeRequests":0,"lookupRequests":0,"cancelRequests":0,"confirmRequests":0,
-                 "providers":{"sim":{"chargeRequests":0,"lookupRequests":0},
+                {"chargeRequests":0,"lookupRequests":0,"cancelRequests":0,"confirmRequests":0,"refundRequests":0,"refundLookupRequests":0,
+                 "providers":{"sim":{"chargeRequests":0,"lookupRequests":0,"refundRequests":0,"refundLookupRequests":0},
                               "stripe":{"chargeRequests":0,"lookupRequests":0,"cancelRequests":0,"confirmRequests":0}}}"""),
                 JSON.readTree(get("/_sim/stats").body()));
     }

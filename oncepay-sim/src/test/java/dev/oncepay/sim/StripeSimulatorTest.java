@@ -601,8 +601,8 @@ class StripeSimulatorTest {
         JsonNode stats = JSON.readTree(get("/_sim/stats").body());
 
         assertEquals(JSON.readTree("""
-                {"chargeRequests":4,"lookupRequests":2,"cancelRequests":0,"confirmRequests":0,
-                 "providers":{"sim":{"chargeRequests":1,"lookupRequests":0},
+                {"chargeRequests":4,"lookupRequests":2,"cancelRequests":0,"confirmRequests":0,"refundRequests":0,"refundLookupRequests":0,
+                 "providers":{"sim":{"chargeRequests":1,"lookupRequests":0,"refundRequests":0,"refundLookupRequests":0},
                               "stripe":{"chargeRequests":3,"lookupRequests":2,"cancelRequests":0,"confirmRequests":0}}}"""),
                 stats);
     }
@@ -626,8 +626,8 @@ class StripeSimulatorTest {
         JsonNode stats = JSON.readTree(get("/_sim/stats").body());
 
         assertEquals(JSON.readTree("""
-                {"chargeRequests":1,"lookupRequests":0,"cancelRequests":3,"confirmRequests":3,
-                 "providers":{"sim":{"chargeRequests":0,"lookupRequests":0},
+                {"chargeRequests":1,"lookupRequests":0,"cancelRequests":3,"confirmRequests":3,"refundRequests":0,"refundLookupRequests":0,
+                 "providers":{"sim":{"chargeRequests":0,"lookupRequests":0,"refundRequests":0,"refundLookupRequests":0},
                               "stripe":{"chargeRequests":1,"lookupRequests":0,"cancelRequests":3,"confirmRequests":3}}}"""),
                 stats);
         assertEquals(200, post("/_sim/reset", "").statusCode());
