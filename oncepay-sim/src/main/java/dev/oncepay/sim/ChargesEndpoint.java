@@ -15,14 +15,9 @@ final class ChargesEndpoint extends GenericEndpoint {
 
     static final String PATH = "/v1/charges";
 
-    private final SimulatedProvider provider;
-    private final ChargeGate gate;
-
     ChargesEndpoint(ObjectMapper json, SimulatedProvider provider, FaultControl faults, ChargeGate gate,
             Shutdown shutdown, RequestCounters counters) {
-        super(json, faults, shutdown, counters);
-        this.provider = provider;
-        this.gate = gate;
+        super(json, provider, faults, gate, shutdown, counters);
     }
 
     @Override

@@ -17,13 +17,18 @@ abstract class GenericEndpoint extends JsonHandler {
 
     private static final int MAX_KEY_LENGTH = 255;
 
+    protected final SimulatedProvider provider;
     protected final FaultControl faults;
+    protected final ChargeGate gate;
     protected final Shutdown shutdown;
     protected final RequestCounters counters;
 
-    GenericEndpoint(ObjectMapper json, FaultControl faults, Shutdown shutdown, RequestCounters counters) {
+    GenericEndpoint(ObjectMapper json, SimulatedProvider provider, FaultControl faults, ChargeGate gate,
+            Shutdown shutdown, RequestCounters counters) {
         super(json);
+        this.provider = provider;
         this.faults = faults;
+        this.gate = gate;
         this.shutdown = shutdown;
         this.counters = counters;
     }

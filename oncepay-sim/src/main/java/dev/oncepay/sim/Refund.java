@@ -63,17 +63,8 @@ public record Refund(
         return node;
     }
 
-    /** The shape listed by {@code /_sim/ledger}, with the key the refund was made with. */
+    /** The shape listed by {@code /_sim/ledger}: the public one with the key the refund was made with. */
     ObjectNode toLedgerJson(ObjectMapper json) {
-        ObjectNode node = json.createObjectNode();
-        node.put("id", id);
-        node.put("charge", charge);
-        node.put("amount", amount);
-        node.put("currency", currency);
-        node.put("status", status.wire());
-        node.put("reference", reference);
-        node.put("idempotencyKey", idempotencyKey);
-        node.put("createdAt", createdAt.toString());
-        return node;
+        return toJson(json).put("idempotencyKey", idempotencyKey).put("createdAt", createdAt.toString());
     }
 }

@@ -14,14 +14,9 @@ final class RefundsEndpoint extends GenericEndpoint {
     static final String PATH = "/v1/refunds";
     private static final String BY_ID = PATH + "/";
 
-    private final SimulatedProvider provider;
-    private final ChargeGate gate;
-
     RefundsEndpoint(ObjectMapper json, SimulatedProvider provider, FaultControl faults, ChargeGate gate,
             Shutdown shutdown, RequestCounters counters) {
-        super(json, faults, shutdown, counters);
-        this.provider = provider;
-        this.gate = gate;
+        super(json, provider, faults, gate, shutdown, counters);
     }
 
     @Override
