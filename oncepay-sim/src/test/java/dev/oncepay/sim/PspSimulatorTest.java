@@ -37,7 +37,7 @@ class PspSimulatorTest {
     private static final String BODY = "{\"amount\":4200,\"currency\":\"EUR\",\"reference\":\"pay_1\",\"description\":\"order_9182\"}";
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final SimHttp http = new SimHttp(() -> this.sim);
     private PspSimulator sim;
 
     @BeforeEach
@@ -73,7 +73,7 @@ class PspSimulatorTest {
         assertEquals(1, sim.ledger().size());
         assertEquals(2, sim.chargeRequests());
 
-        JsonNode ledger = JSON.readTree(get("/_sim/ledger").body()).get("charges");
+        JsonNode ledger = JSON.readTree(http.get("/_sim/ledger").body()).get("charges");
         assertEquals(1, ledger.size());
         assertEquals(charge.get("id").asText(), ledger.get(0).get("id").asText());
         assertEquals("key-1", ledger.get(0).get("idempotencyKey").asText());
@@ -87,16 +87,16 @@ class PspSimulatorTest {
         HttpResponse<String> other = charge("key-1", BODY.replace("4200", "4300"));
 
         assertEquals(409, other.statusCode());
-        assertEquals("idempotency_mismatch", errorType(other));
+        assertEquals("idempotency_mismatch", SimHttp.errorType(other));
         assertEquals(1, sim.ledger().size());
     }
 
     @Test
     void missingKeyAndInvalidBodiesAreRejectedAndNotExecuted() throws Exception {
-        HttpResponse<String> noKey = send(HttpRequest.newBuilder(uri("/v1/charges"))
+        HttpResponse<String> noKey = http.send(HttpRequest.newBuilder(http.uri("/v1/charges"))
                 .POST(HttpRequest.BodyPublishers.ofString(BODY)).build());
         assertEquals(400, noKey.statusCode());
-        assertEquals("invalid_request", errorType(noKey));
+        assertEquals("invalid_request", SimHttp.errorType(noKey));
 
         for (String invalid : List.of(
                 BODY.replace("4200", "0"), BODY.replace("4200", "-5"), BODY.replace("4200", "42.5"),
@@ -112,7 +112,7 @@ class PspSimulatorTest {
         sim.holdCharges();
         List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
-            calls.add(client.sendAsync(chargeRequest("same-key", BODY, Duration.ofSeconds(5)),
+            calls.add(http.client.sendAsync(chargeRequest("same-key", BODY, Duration.ofSeconds(5)),
                     HttpResponse.BodyHandlers.ofString()));
         }
         // All 20 are inside the provider at once before any executes: a real race on one key.
@@ -170,10 +170,10 @@ class PspSimulatorTest {
 
     @Test
     void commitThenTimeoutExecutesWhileTheClientTimesOutAndARetryReplaysIt() throws Exception {
-        HttpResponse<String> configured = post("/_sim/faults", "{\"commitThenTimeoutRate\":1.0,\"commitThenTimeoutMs\":5000}");
+        HttpResponse<String> configured = http.post("/_sim/faults", "{\"commitThenTimeoutRate\":1.0,\"commitThenTimeoutMs\":5000}");
         assertEquals(5000, JSON.readTree(configured.body()).get("commitThenTimeoutMs").asLong());
 
-        assertThrows(HttpTimeoutException.class, () -> client.send(
+        assertThrows(HttpTimeoutException.class, () -> http.client.send(
                 chargeRequest("key-1", BODY, Duration.ofMillis(300)), HttpResponse.BodyHandlers.ofString()));
         awaitLedgerSize(1); // recorded before the sleep; polled only to tolerate a loaded machine
 
@@ -202,13 +202,13 @@ class PspSimulatorTest {
 
     @Test
     void outageRejectsChargesAndLookups() throws Exception {
-        post("/_sim/faults", "{\"outage\":true}");
+        http.post("/_sim/faults", "{\"outage\":true}");
 
         HttpResponse<String> charge = charge("key-1", BODY);
-        HttpResponse<String> lookup = get("/v1/charges?reference=pay_1");
+        HttpResponse<String> lookup = http.get("/v1/charges?reference=pay_1");
 
         assertEquals(503, charge.statusCode());
-        assertEquals("outage", errorType(charge));
+        assertEquals("outage", SimHttp.errorType(charge));
         assertEquals(503, lookup.statusCode());
         assertTrue(sim.ledger().isEmpty());
     }
@@ -218,7 +218,7 @@ class PspSimulatorTest {
         sim.setFaults(Faults.none().withLatencyMs(300));
 
         long started = System.nanoTime();
-        assertEquals(200, get("/v1/charges?reference=pay_1").statusCode());
+        assertEquals(200, http.get("/v1/charges?reference=pay_1").statusCode());
 
         assertTrue(Duration.ofNanos(System.nanoTime() - started).toMillis() >= 300);
     }
@@ -229,30 +229,30 @@ class PspSimulatorTest {
         charge("key-2", BODY.replace("4200", "100"));
         charge("key-3", BODY.replace("pay_1", "pay_2"));
 
-        JsonNode data = JSON.readTree(get("/v1/charges?reference=pay_1").body()).get("data");
+        JsonNode data = JSON.readTree(http.get("/v1/charges?reference=pay_1").body()).get("data");
         assertEquals(2, data.size());
         assertEquals(Set.of(4200L, 100L), Set.of(data.get(0).get("amount").asLong(), data.get(1).get("amount").asLong()));
         assertEquals("pay_1", data.get(0).get("reference").asText());
-        assertEquals(0, JSON.readTree(get("/v1/charges?reference=nobody").body()).get("data").size());
-        assertEquals(400, get("/v1/charges").statusCode());
+        assertEquals(0, JSON.readTree(http.get("/v1/charges?reference=nobody").body()).get("data").size());
+        assertEquals(400, http.get("/v1/charges").statusCode());
         assertEquals(3, sim.lookupRequests());
     }
 
     @Test
     void faultsEndpointMergesValidatesAndReads() throws Exception {
-        JsonNode merged = JSON.readTree(post("/_sim/faults", "{\"declineRate\":0.5}").body());
+        JsonNode merged = JSON.readTree(http.post("/_sim/faults", "{\"declineRate\":0.5}").body());
         assertEquals(0.5, merged.get("declineRate").asDouble());
         assertEquals(0, merged.get("latencyMs").asLong());
         assertEquals(20, merged.size());
 
-        post("/_sim/faults", "{\"latencyMs\":10}");
-        assertEquals(400, post("/_sim/faults", "{\"serverErrorRate\":1.5}").statusCode());
-        assertEquals(400, post("/_sim/faults", "{\"latency\":10}").statusCode());
-        assertEquals(400, post("/_sim/faults", "{\"outage\":\"yes\"}").statusCode());
-        assertEquals(400, post("/_sim/faults", "{\"conflictRate\":2}").statusCode());
-        assertEquals(400, post("/_sim/faults", "{\"lookupLagMs\":-1}").statusCode());
-        assertEquals(400, post("/_sim/faults", "{\"serverErrorRetryAfterSeconds\":1.5}").statusCode());
-        JsonNode hostile = JSON.readTree(post("/_sim/faults", "{\"nonFinalRate\":0.25,\"emptyBodyRate\":0.5,"
+        http.post("/_sim/faults", "{\"latencyMs\":10}");
+        assertEquals(400, http.post("/_sim/faults", "{\"serverErrorRate\":1.5}").statusCode());
+        assertEquals(400, http.post("/_sim/faults", "{\"latency\":10}").statusCode());
+        assertEquals(400, http.post("/_sim/faults", "{\"outage\":\"yes\"}").statusCode());
+        assertEquals(400, http.post("/_sim/faults", "{\"conflictRate\":2}").statusCode());
+        assertEquals(400, http.post("/_sim/faults", "{\"lookupLagMs\":-1}").statusCode());
+        assertEquals(400, http.post("/_sim/faults", "{\"serverErrorRetryAfterSeconds\":1.5}").statusCode());
+        JsonNode hostile = JSON.readTree(http.post("/_sim/faults", "{\"nonFinalRate\":0.25,\"emptyBodyRate\":0.5,"
                 + "\"serverErrorRetryAfterSeconds\":120,\"conflictRate\":0.75,\"lookupLagMs\":2000,"
                 + "\"malformedLookupRate\":1.0}").body());
         assertEquals(0.25, hostile.get("nonFinalRate").asDouble());
@@ -261,10 +261,10 @@ class PspSimulatorTest {
         assertEquals(Faults.none().withDeclineRate(0.5).withLatencyMs(10).withNonFinalRate(0.25).withEmptyBodyRate(0.5)
                 .withServerErrorRetryAfterSeconds(120).withConflictRate(0.75).withLookupLagMs(2000)
                 .withMalformedLookupRate(1.0), sim.faults());
-        post("/_sim/faults", "{\"nonFinalRate\":0,\"emptyBodyRate\":0,\"serverErrorRetryAfterSeconds\":0,"
+        http.post("/_sim/faults", "{\"nonFinalRate\":0,\"emptyBodyRate\":0,\"serverErrorRetryAfterSeconds\":0,"
                 + "\"conflictRate\":0,\"lookupLagMs\":0,\"malformedLookupRate\":0}");
 
-        JsonNode current = JSON.readTree(get("/_sim/faults").body());
+        JsonNode current = JSON.readTree(http.get("/_sim/faults").body());
         assertEquals(0.5, current.get("declineRate").asDouble());
         assertEquals(10, current.get("latencyMs").asLong());
         assertEquals(0.0, current.get("serverErrorRate").asDouble());
@@ -275,7 +275,7 @@ class PspSimulatorTest {
     void nonFinalAnswersProcessingWhileTheChargeSucceedsAndLookupsAndWebhooksSaySo() throws Exception {
         try (WebhookReceiver receiver = new WebhookReceiver("/webhooks/sim", WebhookSignature.HEADER, 0)) {
             sim.setWebhookTarget(receiver.uri(), "whsec_test", "sim");
-            post("/_sim/faults", "{\"nonFinalRate\":1.0}");
+            http.post("/_sim/faults", "{\"nonFinalRate\":1.0}");
 
             HttpResponse<String> answer = charge("key-1", BODY);
 
@@ -284,7 +284,7 @@ class PspSimulatorTest {
             assertEquals("processing", charge.get("status").asText());
             assertEquals(sim.ledger().get(0).id(), charge.get("id").asText());
             assertEquals("succeeded", sim.ledger().get(0).status());
-            assertEquals("succeeded", JSON.readTree(get("/v1/charges?reference=pay_1").body())
+            assertEquals("succeeded", JSON.readTree(http.get("/v1/charges?reference=pay_1").body())
                     .get("data").get(0).get("status").asText());
             assertEquals("succeeded", receiver.next().json().get("data").get("status").asText());
 
@@ -297,7 +297,7 @@ class PspSimulatorTest {
 
     @Test
     void emptyBodyAnswers2xxWithoutABodyAfterExecuting() throws Exception {
-        post("/_sim/faults", "{\"emptyBodyRate\":1.0}");
+        http.post("/_sim/faults", "{\"emptyBodyRate\":1.0}");
 
         Set<Integer> statuses = new java.util.TreeSet<>();
         for (int i = 0; i < 8; i++) {
@@ -315,11 +315,11 @@ class PspSimulatorTest {
         sim.setFaults(Faults.none().withServerErrorRate(1.0));
         assertTrue(charge("key-1", BODY).headers().firstValue("Retry-After").isEmpty());
 
-        post("/_sim/faults", "{\"serverErrorRetryAfterSeconds\":120}");
+        http.post("/_sim/faults", "{\"serverErrorRetryAfterSeconds\":120}");
         HttpResponse<String> serverError = charge("key-2", BODY);
-        post("/_sim/faults", "{\"serverErrorRate\":0.0,\"outage\":true}");
+        http.post("/_sim/faults", "{\"serverErrorRate\":0.0,\"outage\":true}");
         HttpResponse<String> outage = charge("key-3", BODY);
-        HttpResponse<String> lookup = get("/v1/charges?reference=pay_1");
+        HttpResponse<String> lookup = http.get("/v1/charges?reference=pay_1");
         sim.setFaults(Faults.none().withServerErrorRetryAfterSeconds(120));
         sim.scriptChargeAnswers(503);
         HttpResponse<String> scripted = charge("key-4", BODY);
@@ -333,13 +333,13 @@ class PspSimulatorTest {
 
     @Test
     void conflictCommitsTheChargeAnswers409AndALaterRequestGetsTheStoredResult() throws Exception {
-        post("/_sim/faults", "{\"conflictRate\":1.0}");
+        http.post("/_sim/faults", "{\"conflictRate\":1.0}");
 
         HttpResponse<String> inFlight = charge("key-1", BODY);
         HttpResponse<String> later = charge("key-1", BODY);
 
         assertEquals(409, inFlight.statusCode());
-        assertEquals("idempotency_error", errorType(inFlight));
+        assertEquals("idempotency_error", SimHttp.errorType(inFlight));
         assertEquals(1, sim.ledger().size());
         assertEquals(200, later.statusCode());
         assertEquals("true", later.headers().firstValue("Idempotent-Replayed").orElseThrow());
@@ -352,14 +352,14 @@ class PspSimulatorTest {
         SettableClock clock = new SettableClock();
         sim.close();
         sim = PspSimulator.start(SimulatorOptions.onPort(0).withClock(clock));
-        post("/_sim/faults", "{\"lookupLagMs\":60000}");
+        http.post("/_sim/faults", "{\"lookupLagMs\":60000}");
         charge("key-1", BODY);
 
-        JsonNode early = JSON.readTree(get("/v1/charges?reference=pay_1").body());
+        JsonNode early = JSON.readTree(http.get("/v1/charges?reference=pay_1").body());
         clock.advance(Duration.ofSeconds(59));
-        JsonNode stillEarly = JSON.readTree(get("/v1/charges?reference=pay_1").body());
+        JsonNode stillEarly = JSON.readTree(http.get("/v1/charges?reference=pay_1").body());
         clock.advance(Duration.ofSeconds(1));
-        JsonNode visible = JSON.readTree(get("/v1/charges?reference=pay_1").body());
+        JsonNode visible = JSON.readTree(http.get("/v1/charges?reference=pay_1").body());
 
         assertEquals(0, early.get("data").size()); // a well-formed empty list: the lag looks like "no charge"
         assertEquals(0, stillEarly.get("data").size());
@@ -370,19 +370,19 @@ class PspSimulatorTest {
     @Test
     void malformedLookupsAnswer200WithoutTheList() throws Exception {
         charge("key-1", BODY);
-        post("/_sim/faults", "{\"malformedLookupRate\":1.0}");
+        http.post("/_sim/faults", "{\"malformedLookupRate\":1.0}");
 
         Set<String> bodies = new java.util.HashSet<>();
         for (int i = 0; i < 12; i++) {
-            HttpResponse<String> lookup = get("/v1/charges?reference=pay_1");
+            HttpResponse<String> lookup = http.get("/v1/charges?reference=pay_1");
             assertEquals(200, lookup.statusCode());
             assertFalse(JSON.readTree(lookup.body()).path("data").isArray(), lookup.body());
             bodies.add(lookup.body());
         }
         assertEquals(3, bodies.size(), bodies.toString());
 
-        post("/_sim/faults", "{\"malformedLookupRate\":0.0}");
-        assertEquals(1, JSON.readTree(get("/v1/charges?reference=pay_1").body()).get("data").size());
+        http.post("/_sim/faults", "{\"malformedLookupRate\":0.0}");
+        assertEquals(1, JSON.readTree(http.get("/v1/charges?reference=pay_1").body()).get("data").size());
     }
 
     @Test
@@ -407,15 +407,15 @@ class PspSimulatorTest {
         assertEquals(200, charge("key-1", BODY).statusCode());
         assertEquals(200, charge("key-1", BODY).statusCode()); // a replay is a request too
         assertEquals(400, charge("key-2", "{not json").statusCode());
-        assertEquals(400, send(HttpRequest.newBuilder(uri("/v1/charges"))
+        assertEquals(400, http.send(HttpRequest.newBuilder(http.uri("/v1/charges"))
                 .POST(HttpRequest.BodyPublishers.ofString(BODY)).build()).statusCode()); // no key
-        assertEquals(200, get("/v1/charges?reference=pay_1").statusCode());
-        post("/_sim/faults", "{\"outage\":true}");
+        assertEquals(200, http.get("/v1/charges?reference=pay_1").statusCode());
+        http.post("/_sim/faults", "{\"outage\":true}");
         assertEquals(503, charge("key-3", BODY).statusCode());
-        assertEquals(503, get("/v1/charges?reference=pay_1").statusCode());
-        assertEquals(404, get("/v1/disputes").statusCode()); // no provider endpoint: not counted
+        assertEquals(503, http.get("/v1/charges?reference=pay_1").statusCode());
+        assertEquals(404, http.get("/v1/disputes").statusCode()); // no provider endpoint: not counted
 
-        HttpResponse<String> stats = get("/_sim/stats");
+        HttpResponse<String> stats = http.get("/_sim/stats");
 
         assertEquals(200, stats.statusCode());
         assertEquals(JSON.readTree("""
@@ -423,13 +423,13 @@ class PspSimulatorTest {
                  "providers":{"sim":{"chargeRequests":5,"lookupRequests":2,"refundRequests":0,"refundLookupRequests":0},
                               "stripe":{"chargeRequests":0,"lookupRequests":0,"cancelRequests":0,"confirmRequests":0}}}"""), JSON.readTree(stats.body()));
         assertEquals(5, sim.chargeRequests());
-        assertEquals(405, post("/_sim/stats", "").statusCode());
-        assertEquals(200, post("/_sim/reset", "").statusCode());
+        assertEquals(405, http.post("/_sim/stats", "").statusCode());
+        assertEquals(200, http.post("/_sim/reset", "").statusCode());
         assertEquals(JSON.readTree("""
                 {"chargeRequests":0,"lookupRequests":0,"cancelRequests":0,"confirmRequests":0,"refundRequests":0,"refundLookupRequests":0,
                  "providers":{"sim":{"chargeRequests":0,"lookupRequests":0,"refundRequests":0,"refundLookupRequests":0},
                               "stripe":{"chargeRequests":0,"lookupRequests":0,"cancelRequests":0,"confirmRequests":0}}}"""),
-                JSON.readTree(get("/_sim/stats").body()));
+                JSON.readTree(http.get("/_sim/stats").body()));
     }
 
     @Test
@@ -437,7 +437,7 @@ class PspSimulatorTest {
         String firstId = JSON.readTree(charge("key-1", BODY).body()).get("id").asText();
         sim.setFaults(Faults.none().withDeclineRate(1.0));
 
-        assertEquals(200, post("/_sim/reset", "").statusCode());
+        assertEquals(200, http.post("/_sim/reset", "").statusCode());
 
         assertTrue(sim.ledger().isEmpty());
         assertEquals(Faults.none(), sim.faults());
@@ -477,7 +477,7 @@ class PspSimulatorTest {
     @Test
     void closingReleasesParkedRequestsWithoutExecutingThem() throws Exception {
         sim.holdCharges();
-        CompletableFuture<HttpResponse<String>> parked = client.sendAsync(
+        CompletableFuture<HttpResponse<String>> parked = http.client.sendAsync(
                 chargeRequest("key-1", BODY, Duration.ofSeconds(5)), HttpResponse.BodyHandlers.ofString());
         assertTrue(sim.awaitHeldRequests(1, Duration.ofSeconds(5)));
 
@@ -556,7 +556,7 @@ class PspSimulatorTest {
             assertEquals("failed", received.json().get("data").get("status").asText());
 
             WebhookDelivery manual = sim.webhookFor(WebhookEvent.SUCCEEDED, "pay_1");
-            assertEquals(200, client.send(manual.toRequest(receiver.uri()), HttpResponse.BodyHandlers.ofString()).statusCode());
+            assertEquals(200, http.client.send(manual.toRequest(receiver.uri()), HttpResponse.BodyHandlers.ofString()).statusCode());
             assertTrue(receiver.next().signedWith("whsec_test"));
             assertThrows(IllegalStateException.class, () -> sim.webhookFor(WebhookEvent.SUCCEEDED, "unknown"));
         }
@@ -573,12 +573,12 @@ class PspSimulatorTest {
             HttpRequest request = HttpRequest.newBuilder(URI.create(target.baseUrl() + "/v1/charges"))
                     .header("Idempotency-Key", "seq-" + i)
                     .POST(HttpRequest.BodyPublishers.ofString(BODY)).build();
-            HttpResponse<String> answer = send(request);
+            HttpResponse<String> answer = http.send(request);
             answers.add(answer.statusCode() + " " + (answer.statusCode() == 200 && !answer.body().isEmpty()
                     ? JSON.readTree(answer.body()).get("status").asText() : ""));
         }
         for (int i = 0; i < 12; i++) {
-            HttpResponse<String> lookup = send(HttpRequest.newBuilder(URI.create(target.baseUrl() + "/v1/charges?reference=pay_1"))
+            HttpResponse<String> lookup = http.send(HttpRequest.newBuilder(URI.create(target.baseUrl() + "/v1/charges?reference=pay_1"))
                     .GET().build());
             answers.add(JSON.readTree(lookup.body()).path("data").isArray() ? "list" : lookup.body());
         }
@@ -595,35 +595,10 @@ class PspSimulatorTest {
     }
 
     private HttpResponse<String> charge(String key, String body) throws IOException, InterruptedException {
-        return send(chargeRequest(key, body, Duration.ofSeconds(5)));
+        return http.send(chargeRequest(key, body, Duration.ofSeconds(5)));
     }
 
     private HttpRequest chargeRequest(String key, String body, Duration timeout) {
-        return HttpRequest.newBuilder(uri("/v1/charges"))
-                .timeout(timeout)
-                .header("Idempotency-Key", key)
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body))
-                .build();
-    }
-
-    private HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return send(HttpRequest.newBuilder(uri(path)).GET().build());
-    }
-
-    private HttpResponse<String> post(String path, String body) throws IOException, InterruptedException {
-        return send(HttpRequest.newBuilder(uri(path)).POST(HttpRequest.BodyPublishers.ofString(body)).build());
-    }
-
-    private HttpResponse<String> send(HttpRequest request) throws IOException, InterruptedException {
-        return client.send(request, HttpResponse.BodyHandlers.ofString());
-    }
-
-    private URI uri(String path) {
-        return URI.create(sim.baseUrl() + path);
-    }
-
-    private static String errorType(HttpResponse<String> response) throws IOException {
-        return JSON.readTree(response.body()).get("error").get("type").asText();
+        return http.idempotentPost("/v1/charges", key, body, timeout);
     }
 }

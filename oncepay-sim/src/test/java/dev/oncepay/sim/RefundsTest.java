@@ -9,7 +9,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.testkit.SettableClock;
 import java.io.IOException;
-import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -31,7 +30,7 @@ class RefundsTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final SimHttp http = new SimHttp(() -> this.sim);
     private PspSimulator sim;
 
     @BeforeEach
@@ -65,11 +64,11 @@ class RefundsTest {
         assertEquals(first.body(), replay.body());
         assertEquals("true", replay.headers().firstValue("Idempotent-Replayed").orElseThrow());
         assertEquals(409, otherBody.statusCode());
-        assertEquals("idempotency_mismatch", errorType(otherBody));
+        assertEquals("idempotency_mismatch", SimHttp.errorType(otherBody));
         assertEquals(1, sim.refunds().size());
         assertEquals(3, sim.refundRequests());
 
-        JsonNode ledger = JSON.readTree(get("/_sim/ledger").body()).get("refunds");
+        JsonNode ledger = JSON.readTree(http.get("/_sim/ledger").body()).get("refunds");
         assertEquals(1, ledger.size());
         assertEquals(refund.get("id").asText(), ledger.get(0).get("id").asText());
         assertEquals("r-1", ledger.get(0).get("idempotencyKey").asText());
@@ -89,7 +88,7 @@ class RefundsTest {
         assertEquals("returned", JSON.readTree(rest.body()).get("metadata").get("reason").asText());
         assertEquals(Map.of("reason", "returned"), sim.refunds().get(1).metadata());
         assertEquals(400, nothingLeft.statusCode());
-        assertEquals("amount_too_large", errorType(nothingLeft));
+        assertEquals("amount_too_large", SimHttp.errorType(nothingLeft));
         assertEquals(2, sim.refunds().size());
     }
 
@@ -103,14 +102,14 @@ class RefundsTest {
         HttpResponse<String> tooLarge = refund("r-1", body(charge, 101, "rf_1"));
         HttpResponse<String> unknown = refund("r-2", body("ch_unknown", 10, "rf_2"));
         HttpResponse<String> notRefundable = refund("r-3", body(declined, 10, "rf_3"));
-        HttpResponse<String> noKey = send(HttpRequest.newBuilder(uri("/v1/refunds"))
+        HttpResponse<String> noKey = http.send(HttpRequest.newBuilder(http.uri("/v1/refunds"))
                 .POST(HttpRequest.BodyPublishers.ofString(body(charge, 10, "rf_4"))).build());
 
         assertEquals(400, tooLarge.statusCode());
-        assertEquals("amount_too_large", errorType(tooLarge));
+        assertEquals("amount_too_large", SimHttp.errorType(tooLarge));
         assertEquals(404, unknown.statusCode());
         assertEquals(400, notRefundable.statusCode());
-        assertEquals("charge_not_refundable", errorType(notRefundable));
+        assertEquals("charge_not_refundable", SimHttp.errorType(notRefundable));
         assertEquals(400, noKey.statusCode());
         String valid = body(charge, 10, "rf_5");
         for (String invalid : List.of(valid.replace(":10,", ":0,"), valid.replace(":10,", ":1.5,"),
@@ -129,7 +128,7 @@ class RefundsTest {
         sim.holdCharges();
         List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
-            calls.add(client.sendAsync(refundRequest("r-" + i, body(charge, 10, "rf_" + i), Duration.ofSeconds(5)),
+            calls.add(http.client.sendAsync(refundRequest("r-" + i, body(charge, 10, "rf_" + i), Duration.ofSeconds(5)),
                     HttpResponse.BodyHandlers.ofString()));
         }
         // All 20 are inside the provider before any executes: a real race on one charge.
@@ -149,24 +148,24 @@ class RefundsTest {
         sim.close();
         sim = PspSimulator.start(SimulatorOptions.onPort(0).withClock(clock));
         String charge = charge(100);
-        post("/_sim/faults", "{\"lookupLagMs\":60000}");
+        http.post("/_sim/faults", "{\"lookupLagMs\":60000}");
         JsonNode refund = JSON.readTree(refund("r-1", body(charge, 40, "rf_1")).body());
 
-        HttpResponse<String> byId = get("/v1/refunds/" + refund.get("id").asText());
-        JsonNode early = JSON.readTree(get("/v1/refunds?reference=rf_1").body());
+        HttpResponse<String> byId = http.get("/v1/refunds/" + refund.get("id").asText());
+        JsonNode early = JSON.readTree(http.get("/v1/refunds?reference=rf_1").body());
         clock.advance(Duration.ofSeconds(60));
-        JsonNode visible = JSON.readTree(get("/v1/refunds?reference=rf_1").body());
+        JsonNode visible = JSON.readTree(http.get("/v1/refunds?reference=rf_1").body());
 
         assertEquals(200, byId.statusCode());
         assertEquals(refund, JSON.readTree(byId.body())); // a retrieve by id does not lag
         assertEquals(0, early.get("data").size());
         assertEquals(List.of(refund), List.of(visible.get("data").get(0)));
-        assertEquals(404, get("/v1/refunds/re_unknown").statusCode());
-        assertEquals(400, get("/v1/refunds").statusCode());
+        assertEquals(404, http.get("/v1/refunds/re_unknown").statusCode());
+        assertEquals(400, http.get("/v1/refunds").statusCode());
         assertEquals(5, sim.refundLookupRequests());
 
-        post("/_sim/faults", "{\"malformedLookupRate\":1.0}");
-        HttpResponse<String> malformed = get("/v1/refunds?reference=rf_1");
+        http.post("/_sim/faults", "{\"malformedLookupRate\":1.0}");
+        HttpResponse<String> malformed = http.get("/v1/refunds?reference=rf_1");
         assertEquals(200, malformed.statusCode());
         assertFalse(JSON.readTree(malformed.body()).path("data").isArray(), malformed.body());
     }
@@ -214,7 +213,7 @@ class RefundsTest {
             assertEquals("refund.succeeded", settled.json().get("type").asText());
             assertEquals("succeeded", settled.json().get("data").get("status").asText());
             assertEquals(RefundStatus.SUCCEEDED, sim.refunds().get(0).status());
-            assertEquals("succeeded", JSON.readTree(get("/v1/refunds/" + pending.get("id").asText()).body())
+            assertEquals("succeeded", JSON.readTree(http.get("/v1/refunds/" + pending.get("id").asText()).body())
                     .get("status").asText());
 
             sim.setFaults(Faults.none().withNonFinalRate(1.0).withRefundFailRate(1.0).withRefundSettleMs(0));
@@ -234,7 +233,7 @@ class RefundsTest {
         HttpResponse<String> failing = refund("r-1", body(charge, 10, "rf_1"));
         sim.setFaults(Faults.none().withOutage(true));
         HttpResponse<String> down = refund("r-1", body(charge, 10, "rf_1"));
-        HttpResponse<String> downLookup = get("/v1/refunds?reference=rf_1");
+        HttpResponse<String> downLookup = http.get("/v1/refunds?reference=rf_1");
         assertEquals(429, limited.statusCode());
         assertEquals("3", limited.headers().firstValue("Retry-After").orElseThrow());
         assertTrue(Set.of(500, 502).contains(failing.statusCode()));
@@ -255,7 +254,7 @@ class RefundsTest {
         assertEquals(2, sim.refunds().size());
 
         sim.setFaults(Faults.none().withCommitThenTimeoutRate(1.0).withCommitThenTimeoutMs(5000));
-        assertThrows(HttpTimeoutException.class, () -> client.send(
+        assertThrows(HttpTimeoutException.class, () -> http.client.send(
                 refundRequest("r-3", body(charge, 10, "rf_3"), Duration.ofMillis(300)), HttpResponse.BodyHandlers.ofString()));
         awaitRefunds(3);
         sim.setFaults(Faults.none());
@@ -285,7 +284,7 @@ class RefundsTest {
         sim.setFaults(Faults.none().withServerErrorRate(0.5));
         List<Integer> statuses = new ArrayList<>();
         for (int i = 0; i < 10; i++) {
-            statuses.add(send(chargeRequest("c-" + i, 10)).statusCode());
+            statuses.add(http.send(chargeRequest("c-" + i, 10)).statusCode());
             if (refundsBetween) {
                 refund("r-" + i, body("ch_unknown", 1, "rf_" + i));
             }
@@ -303,13 +302,13 @@ class RefundsTest {
 
     /** A succeeded charge of {@code amount} EUR minor units; its id. */
     private String charge(long amount) throws IOException, InterruptedException {
-        HttpResponse<String> response = send(chargeRequest("charge-" + System.nanoTime(), amount));
+        HttpResponse<String> response = http.send(chargeRequest("charge-" + System.nanoTime(), amount));
         assertEquals(200, response.statusCode(), response.body());
         return JSON.readTree(response.body()).get("id").asText();
     }
 
     private HttpRequest chargeRequest(String key, long amount) {
-        return HttpRequest.newBuilder(uri("/v1/charges"))
+        return HttpRequest.newBuilder(http.uri("/v1/charges"))
                 .header("Idempotency-Key", key)
                 .POST(HttpRequest.BodyPublishers.ofString(
                         "{\"amount\":" + amount + ",\"currency\":\"EUR\",\"reference\":\"pay_" + key + "\"}"))
@@ -321,35 +320,10 @@ class RefundsTest {
     }
 
     private HttpResponse<String> refund(String key, String body) throws IOException, InterruptedException {
-        return send(refundRequest(key, body, Duration.ofSeconds(5)));
+        return http.send(refundRequest(key, body, Duration.ofSeconds(5)));
     }
 
     private HttpRequest refundRequest(String key, String body, Duration timeout) {
-        return HttpRequest.newBuilder(uri("/v1/refunds"))
-                .timeout(timeout)
-                .header("Idempotency-Key", key)
-                .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body))
-                .build();
-    }
-
-    private HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return send(HttpRequest.newBuilder(uri(path)).GET().build());
-    }
-
-    private HttpResponse<String> post(String path, String body) throws IOException, InterruptedException {
-        return send(HttpRequest.newBuilder(uri(path)).POST(HttpRequest.BodyPublishers.ofString(body)).build());
-    }
-
-    private HttpResponse<String> send(HttpRequest request) throws IOException, InterruptedException {
-        return client.send(request, HttpResponse.BodyHandlers.ofString());
-    }
-
-    private URI uri(String path) {
-        return URI.create(sim.baseUrl() + path);
-    }
-
-    private static String errorType(HttpResponse<String> response) throws IOException {
-        return JSON.readTree(response.body()).get("error").get("type").asText();
+        return http.idempotentPost("/v1/refunds", key, body, timeout);
     }
 }
