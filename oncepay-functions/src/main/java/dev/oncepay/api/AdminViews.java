@@ -48,7 +48,7 @@ final class AdminViews {
         return view;
     }
 
-    /** {@code GET /admin/orders/{reference}}: the order's binding and its payments, oldest first. */
+    /** {@code GET /admin/orders?tenant=&reference=}: the order's binding and its payments, oldest first. */
     static Map<String, Object> order(String tenant, String reference, OrderPayments found) {
         Map<String, Object> view = new LinkedHashMap<>();
         view.put("tenant", tenant);

@@ -22,6 +22,10 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
  */
 @ApplicationScoped
 public class OrderRepository {
+    /** The attributes a bind and an include write (DynamoDB refuses names an expression does not use). */
+    private static final Map<String, String> BINDING_NAMES = Map.of("#kind", Table.KIND, "#tenant", Table.TENANT,
+            "#payment", Table.PAYMENT_ID, "#amount", Table.AMOUNT, "#currency", Table.CURRENCY,
+            "#boundAt", Table.BOUND_AT, "#payments", Table.ORDER_PAYMENTS);
     private final DynamoDbClient dynamo;
     private final String table;
 
@@ -43,13 +47,7 @@ public class OrderRepository {
      * @return whether the order is bound to {@code payment}
      */
     public boolean bind(Payment payment, Optional<String> replacing, Instant now) {
-        Map<String, String> names = new HashMap<>(Map.of("#kind", Table.KIND, "#tenant", Table.TENANT,
-                "#payment", Table.PAYMENT_ID, "#amount", Table.AMOUNT, "#currency", Table.CURRENCY,
-                "#boundAt", Table.BOUND_AT, "#payments", Table.ORDER_PAYMENTS));
-        Map<String, AttributeValue> values = new HashMap<>(Map.of(":kind", Attr.s(Table.KIND_ORDER),
-                ":tenant", Attr.s(payment.tenant()), ":mine", Attr.s(payment.id()), ":amount", Attr.n(payment.amount()),
-                ":currency", Attr.s(payment.currency()), ":now", Attr.s(now.toString()),
-                ":mineSet", AttributeValue.fromSs(List.of(payment.id()))));
+        Map<String, AttributeValue> values = new HashMap<>(bindingValues(payment, now));
         String condition;
         if (replacing.isPresent()) {
             condition = "#payment = :replaced OR #payment = :mine";
@@ -61,7 +59,7 @@ public class OrderRepository {
             dynamo.updateItem(b -> b.tableName(table).key(Attr.key(orderId(payment.tenant(), payment.reference())))
                     .updateExpression("SET #kind = :kind, #tenant = :tenant, #payment = :mine, #amount = :amount,"
                             + " #currency = :currency, #boundAt = :now ADD #payments :mineSet")
-                    .conditionExpression(condition).expressionAttributeNames(names).expressionAttributeValues(values));
+                    .conditionExpression(condition).expressionAttributeNames(BINDING_NAMES).expressionAttributeValues(values));
             return true;
         } catch (ConditionalCheckFailedException boundElsewhere) {
             return false;
@@ -91,13 +89,14 @@ public class OrderRepository {
                 .updateExpression("SET #kind = :kind, #tenant = :tenant, #payment = if_not_exists(#payment, :mine),"
                         + " #amount = if_not_exists(#amount, :amount), #currency = if_not_exists(#currency, :currency),"
                         + " #boundAt = if_not_exists(#boundAt, :now) ADD #payments :mineSet")
-                .expressionAttributeNames(Map.of("#kind", Table.KIND, "#tenant", Table.TENANT, "#payment",
-                        Table.PAYMENT_ID, "#amount", Table.AMOUNT, "#currency", Table.CURRENCY, "#boundAt",
-                        Table.BOUND_AT, "#payments", Table.ORDER_PAYMENTS))
-                .expressionAttributeValues(Map.of(":kind", Attr.s(Table.KIND_ORDER), ":tenant",
-                        Attr.s(payment.tenant()), ":mine", Attr.s(payment.id()), ":amount", Attr.n(payment.amount()),
-                        ":currency", Attr.s(payment.currency()), ":now", Attr.s(now.toString()),
-                        ":mineSet", AttributeValue.fromSs(List.of(payment.id())))));
+                .expressionAttributeNames(BINDING_NAMES).expressionAttributeValues(bindingValues(payment, now)));
+    }
+
+    /** The values a bind and an include write: the payment, its amount and currency, the time. */
+    private static Map<String, AttributeValue> bindingValues(Payment payment, Instant now) {
+        return Map.of(":kind", Attr.s(Table.KIND_ORDER), ":tenant", Attr.s(payment.tenant()), ":mine",
+                Attr.s(payment.id()), ":amount", Attr.n(payment.amount()), ":currency", Attr.s(payment.currency()),
+                ":now", Attr.s(now.toString()), ":mineSet", AttributeValue.fromSs(List.of(payment.id())));
     }
 
     /**
