@@ -12,6 +12,8 @@ public record Actor(Kind kind, String id) {
     public enum Kind {
         /** A charge request's run, fenced by its lease epoch (a takeover has a higher one). */
         CHARGE_RUN,
+        /** A refund request's run, fenced by its lease epoch like a charge run. */
+        REFUND_RUN,
         /** A provider webhook event. */
         WEBHOOK,
         /** A reconcile sweep. */
@@ -30,6 +32,10 @@ public record Actor(Kind kind, String id) {
 
     public static Actor chargeRun(long epoch) {
         return new Actor(Kind.CHARGE_RUN, "epoch " + epoch);
+    }
+
+    public static Actor refundRun(long epoch) {
+        return new Actor(Kind.REFUND_RUN, "epoch " + epoch);
     }
 
     public static Actor webhook(String provider, String eventId) {

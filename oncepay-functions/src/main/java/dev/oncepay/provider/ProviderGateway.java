@@ -18,6 +18,9 @@ import dev.oncepay.validation.FieldError;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentInstrument;
 import dev.oncepay.payment.ProviderAccount;
+import dev.oncepay.payment.Refund;
+import dev.oncepay.provider.spi.FoundRefund;
+import dev.oncepay.provider.spi.RefundResult;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -49,6 +52,8 @@ public class ProviderGateway {
     static final String LOOKUP_FAILED = "failed";
     /** A cancel's {@code Operation} dimension (guarded as a lookup, measured apart). */
     static final String CANCEL = "cancel";
+    /** A refund lookup's {@code Operation} dimension (guarded as a lookup, measured apart). */
+    static final String REFUND_LOOKUP = "refund-lookup";
 
     private final ProviderCalls calls;
     private final ProviderAccounts accounts;
@@ -186,6 +191,59 @@ public class ProviderGateway {
         if (log.attempts() > 1) {
             metrics.measure(Metrics.PROVIDER_RETRIES, log.attempts() - 1, "Count", Map.of(Metrics.DIM_OPERATION, name));
         }
+    }
+
+    /**
+     * Refunds {@code refund} of {@code payment} at the payment's provider account, retried only with
+     * the refund's own provider key, within the charge call's budget (a refund moves money as a
+     * charge does, under the account's refund breaker and bulkhead).
+     */
+    public RefundResult refund(Refund refund, Payment payment) {
+        CallLog log = calls.chargeCall(calls.chargeBudget());
+        long start = System.nanoTime();
+        RefundResult result;
+        try {
+            result = calls.refund(adapterOf(payment), accounts.endpoint(payment.providerAccount()), refund, payment, log);
+        } catch (BulkheadException full) {
+            result = RefundResult.refused(ProviderRefusal.AT_CAPACITY, full.getMessage());
+        } catch (CircuitBreakerOpenException open) {
+            result = log.anyMaybeExecuted()
+                    ? RefundResult.unknown(null, "circuit breaker opened after a possibly executed attempt")
+                    : RefundResult.refused(ProviderRefusal.BREAKER_OPEN, ProviderRefusal.BREAKER_OPEN.detail());
+        } catch (TimeoutException timeout) {
+            result = RefundResult.unknown(null, "provider call timed out");
+        } catch (ProviderFault fault) {
+            result = fault.maybeExecuted() || log.anyMaybeExecuted() ? RefundResult.unknown(null, fault.getMessage())
+                    : RefundResult.notSent(fault.getMessage());
+        }
+        measured(ProviderOperation.REFUND.id(), result.outcome().name(), start, log);
+        LOG.infof("refund refundId=%s paymentId=%s account=%s outcome=%s attempts=%d%s", refund.id(), payment.id(),
+                payment.providerAccount(), result.outcome(), log.attempts(),
+                result.detail() == null ? "" : " detail=" + result.detail());
+        return result;
+    }
+
+    /**
+     * The refunds the payment's provider account holds for {@code refund}, asked within the lookup
+     * budget. Anything but a well-formed list is a fault, never an empty list.
+     */
+    public List<FoundRefund> refundsFor(Refund refund, Payment payment) {
+        CallLog log = calls.lookupCall(calls.lookupBudget());
+        long start = System.nanoTime();
+        try {
+            List<FoundRefund> found = calls.refundLookup(adapterOf(payment),
+                    accounts.endpoint(payment.providerAccount()), refund, payment, log);
+            measured(REFUND_LOOKUP, LOOKUP_FOUND, start, log);
+            return found;
+        } catch (RuntimeException fault) {
+            measured(REFUND_LOOKUP, LOOKUP_FAILED, start, log);
+            throw fault;
+        }
+    }
+
+    /** Why a refund through {@code account} would be refused without a call right now, if it would. */
+    public Optional<ProviderRefusal> refundRefusal(ProviderAccount account) {
+        return calls.refundRefusal(account);
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.provider.psp.PspCharge;
 import dev.oncepay.provider.psp.PspChargeRequest;
+import dev.oncepay.provider.psp.PspRefund;
 import dev.oncepay.reconcile.ScheduledEvent;
 import dev.oncepay.reconcile.SweepSummary;
 import io.quarkus.runtime.annotations.RegisterForReflection;
@@ -34,6 +35,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
         // The generic PSP's JSON.
         PspCharge.class,
         PspChargeRequest.class,
+        PspRefund.class,
 })
 public final class NativeReflection {
     private NativeReflection() {

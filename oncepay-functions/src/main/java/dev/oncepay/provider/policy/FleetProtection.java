@@ -44,6 +44,7 @@ public class FleetProtection {
             Map<ProviderOperation, Limits> limits = new EnumMap<>(ProviderOperation.class);
             limits.put(ProviderOperation.CHARGE, Limits.of(provider.chargeCall()));
             limits.put(ProviderOperation.LOOKUP, Limits.of(provider.lookupCall()));
+            limits.put(ProviderOperation.REFUND, Limits.of(provider.chargeCall()));
             return new Settings(limits, provider.breakerCache(), provider.retryBudget().share(),
                     provider.retryBudget().burst(), provider.inFlightAfter());
         }

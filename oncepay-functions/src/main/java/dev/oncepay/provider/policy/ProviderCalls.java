@@ -4,6 +4,9 @@ import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.config.ProviderCallConfig;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.ProviderAccount;
+import dev.oncepay.payment.Refund;
+import dev.oncepay.provider.spi.FoundRefund;
+import dev.oncepay.provider.spi.RefundResult;
 import dev.oncepay.provider.spi.AccountEndpoint;
 import dev.oncepay.provider.spi.CancelResult;
 import dev.oncepay.provider.spi.ChargeResult;
@@ -67,6 +70,10 @@ public class ProviderCalls {
     private final TypedGuard<List<FoundCharge>> lookupAttempts;
     private final TypedGuard<CancelResult> cancelRetries;
     private final TypedGuard<CancelResult> cancelAttempts;
+    private final TypedGuard<RefundResult> refundRetries;
+    private final TypedGuard<RefundResult> refundAttempts;
+    private final TypedGuard<List<FoundRefund>> refundLookupRetries;
+    private final TypedGuard<List<FoundRefund>> refundLookupAttempts;
 
     public ProviderCalls(OncepayConfig config, FleetProtection fleet) {
         this.chargeLimits = config.provider().chargeCall();
@@ -79,10 +86,14 @@ public class ProviderCalls {
         this.bulkhead = fleet.bulkhead();
         this.chargeRetries = retries(ChargeResult.class, chargeLimits);
         this.chargeAttempts = attempts(ChargeResult.class, chargeLimits);
-        this.lookupRetries = retries(listOfCharges(), lookupLimits);
-        this.lookupAttempts = attempts(listOfCharges(), lookupLimits);
+        this.lookupRetries = retries(listOf(), lookupLimits);
+        this.lookupAttempts = attempts(listOf(), lookupLimits);
         this.cancelRetries = retries(CancelResult.class, lookupLimits);
         this.cancelAttempts = attempts(CancelResult.class, lookupLimits);
+        this.refundRetries = retries(RefundResult.class, chargeLimits);
+        this.refundAttempts = attempts(RefundResult.class, chargeLimits);
+        this.refundLookupRetries = retries(listOf(), lookupLimits);
+        this.refundLookupAttempts = attempts(listOf(), lookupLimits);
     }
 
     /** A charge call that ends by {@code deadlineIn} from now, or by its configured budget if that is sooner. */
@@ -111,6 +122,37 @@ public class ProviderCalls {
     /** Why the fleet's protection of {@code account} refuses charge calls right now, if it does. */
     public Optional<ProviderRefusal> chargeRefusal(ProviderAccount account) {
         return fleet.refusal(account, ProviderOperation.CHARGE);
+    }
+
+    /** Why the fleet's protection of {@code account} refuses refund calls right now, if it does. */
+    public Optional<ProviderRefusal> refundRefusal(ProviderAccount account) {
+        return fleet.refusal(account, ProviderOperation.REFUND);
+    }
+
+    /**
+     * Refunds {@code refund} of {@code payment} at {@code endpoint}, retried within {@code log}'s
+     * deadline with the refund's own provider key; like a charge, never re-sent after a timeout or
+     * a reset: it moves money.
+     */
+    public RefundResult refund(ProviderAdapter adapter, AccountEndpoint endpoint, Refund refund, Payment payment,
+            CallLog log) {
+        return guarded(refundRetries, refundAttempts, chargeLimits, endpoint.account(), ProviderOperation.REFUND, log,
+                () -> {
+                    log.attempted();
+                    ProviderReply reply = exchange(() -> adapter.sendRefund(endpoint, refund, payment), log, false);
+                    return adapter.readRefund(answer(adapter, reply, log), refund);
+                });
+    }
+
+    /** The refunds {@code endpoint} holds for {@code refund}; faults propagate, never an empty list. */
+    public List<FoundRefund> refundLookup(ProviderAdapter adapter, AccountEndpoint endpoint, Refund refund,
+            Payment payment, CallLog log) {
+        return guarded(refundLookupRetries, refundLookupAttempts, lookupLimits, endpoint.account(),
+                ProviderOperation.LOOKUP, log, () -> {
+                    log.attempted();
+                    ProviderReply reply = exchange(() -> adapter.sendRefundLookup(endpoint, refund, payment), log, true);
+                    return adapter.readRefundLookup(answer(adapter, reply, log), refund);
+                });
     }
 
     /** Charges {@code payment} at {@code endpoint}, retried within {@code log}'s deadline. */
@@ -152,8 +194,8 @@ public class ProviderCalls {
     }
 
     @SuppressWarnings("unchecked")
-    private static Class<List<FoundCharge>> listOfCharges() {
-        return (Class<List<FoundCharge>>) (Class<?>) List.class;
+    private static <T> Class<List<T>> listOf() {
+        return (Class<List<T>>) (Class<?>) List.class;
     }
 
     private static <T> TypedGuard<T> retries(Class<T> type, ProviderCallConfig limits) {

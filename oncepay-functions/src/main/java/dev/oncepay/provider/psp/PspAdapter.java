@@ -6,6 +6,9 @@ import dev.oncepay.config.ReconcileConfig;
 import dev.oncepay.validation.FieldError;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentInstrument;
+import dev.oncepay.payment.Refund;
+import dev.oncepay.provider.spi.FoundRefund;
+import dev.oncepay.provider.spi.RefundResult;
 import dev.oncepay.provider.spi.AccountEndpoint;
 import dev.oncepay.provider.spi.ChargeResult;
 import dev.oncepay.provider.spi.FoundCharge;
@@ -16,12 +19,13 @@ import dev.oncepay.provider.spi.ProviderReply;
 import dev.oncepay.provider.spi.ReplyClass;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * The generic REST PSP (provider id {@code sim}, design §4): JSON {@code POST /v1/charges} and
- * {@code GET /v1/charges?reference=}. The instrument is optional here and forwarded when present.
+ * The generic REST PSP (provider id {@code sim}, design §4): JSON {@code POST /v1/charges},
+ * {@code GET /v1/charges?reference=}, {@code POST /v1/refunds} and {@code GET /v1/refunds?reference=}. The instrument is optional here and forwarded when present.
  */
 @ApplicationScoped
 public class PspAdapter implements ProviderAdapter {
@@ -51,15 +55,48 @@ public class PspAdapter implements ProviderAdapter {
     public ProviderReply sendCharge(AccountEndpoint endpoint, Payment payment) {
         PspChargeRequest body = new PspChargeRequest(payment.amount(), payment.currency(), payment.id(),
                 payment.reference(), payment.instrument().paymentMethod(), payment.instrument().customer());
-        String serialized;
-        try {
-            serialized = json.writeValueAsString(body);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("a charge request that Jackson cannot write", e);
-        }
         return http.post(ProviderHttp.resolve(endpoint.baseUrl(), "/v1/charges"),
                 Map.of("Authorization", bearer(endpoint), "Idempotency-Key", payment.providerIdempotencyKey()),
-                "application/json", serialized);
+                "application/json", write(body));
+    }
+
+    private String write(Object body) {
+        try {
+            return json.writeValueAsString(body);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("a request that Jackson cannot write", e);
+        }
+    }
+
+    @Override
+    public ProviderReply sendRefund(AccountEndpoint endpoint, Refund refund, Payment payment) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("charge", payment.providerPaymentId());
+        body.put("amount", refund.amount());
+        body.put("reference", refund.id());
+        if (!refund.metadata().isEmpty()) {
+            body.put("metadata", refund.metadata());
+        }
+        return http.post(ProviderHttp.resolve(endpoint.baseUrl(), "/v1/refunds"),
+                Map.of("Authorization", bearer(endpoint), "Idempotency-Key", refund.providerIdempotencyKey()),
+                "application/json", write(body));
+    }
+
+    @Override
+    public RefundResult readRefund(ProviderReply answer, Refund refund) {
+        return new PspAnswer(answer.status(), answer.body()).toRefundResult(refund, json);
+    }
+
+    @Override
+    public ProviderReply sendRefundLookup(AccountEndpoint endpoint, Refund refund, Payment payment) {
+        return http.get(ProviderHttp.resolve(endpoint.baseUrl(), "/v1/refunds?reference=" + ProviderHttp.encoded(refund.id())),
+                Map.of("Authorization", bearer(endpoint)));
+    }
+
+    @Override
+    public List<FoundRefund> readRefundLookup(ProviderReply answer, Refund refund) {
+        return new PspAnswer(answer.status(), answer.body()).toRefundLookup(json).stream().map(PspRefund::found)
+                .toList();
     }
 
     @Override

@@ -3,13 +3,15 @@ package dev.oncepay.provider.psp;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.payment.Payment;
+import dev.oncepay.payment.Refund;
+import dev.oncepay.provider.spi.RefundResult;
 import dev.oncepay.provider.spi.ChargeResult;
 import dev.oncepay.provider.spi.IndeterminateProviderFault;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A PSP answer that is not a fault to retry (no {@code 5xx}, {@code 408}, {@code 409} or
+ * A PSP answer (to a charge, a refund or a lookup) that is not a fault to retry (no {@code 5xx}, {@code 408}, {@code 409} or
  * {@code 429}), read strictly (design rule 11): only an explicit final answer is an outcome.
  */
 record PspAnswer(int httpStatus, String body) {
@@ -77,6 +79,55 @@ record PspAnswer(int httpStatus, String body) {
      * @throws IndeterminateProviderFault when the answer is not such a list
      */
     List<PspCharge> toLookup(ObjectMapper json) {
+        return toList(json, PspCharge.class, "charge");
+    }
+
+    /** A refund lookup answer: the refunds, read as strictly as {@link #toLookup}. */
+    List<PspRefund> toRefundLookup(ObjectMapper json) {
+        return toList(json, PspRefund.class, "refund");
+    }
+
+    /**
+     * A refund answer: {@code SUCCEEDED} or {@code FAILED} only for a {@code 2xx} refund of ours
+     * that says so; {@code FAILED} for a request the provider refused as such ({@code 400},
+     * {@code 402}, {@code 404}, {@code 422}: nothing was refunded); anything else {@code UNKNOWN}.
+     */
+    RefundResult toRefundResult(Refund sent, ObjectMapper json) {
+        if (httpStatus / 100 != 2) {
+            return switch (httpStatus) {
+                case 400, 402, 404, 422 -> RefundResult.failed(null, errorCode(json, "provider_rejected_" + httpStatus));
+                default -> RefundResult.unknown(null, "provider answered HTTP " + httpStatus + ", which is no outcome");
+            };
+        }
+        String unclear = "provider answered HTTP " + httpStatus;
+        PspRefund refund;
+        try {
+            JsonNode node = body == null || body.isBlank() ? null : json.readTree(body);
+            if (node == null || !node.isObject()) {
+                return RefundResult.unknown(null, unclear + " without a refund");
+            }
+            refund = json.treeToValue(node, PspRefund.class);
+        } catch (Exception unreadable) {
+            return RefundResult.unknown(null, unclear + " with an unreadable body");
+        }
+        if (refund.id() == null || refund.id().isBlank()) {
+            return RefundResult.unknown(null, unclear + " with a refund without id");
+        }
+        boolean about = (refund.reference() == null || refund.reference().equals(sent.id()))
+                && (refund.amount() == null || refund.amount() == sent.amount());
+        if (!about) {
+            return RefundResult.unknown(null, unclear + " about another refund: " + refund.id() + " of "
+                    + refund.reference() + ", " + refund.amount());
+        }
+        return switch (refund.outcome()) {
+            case SUCCEEDED -> RefundResult.succeeded(refund.id());
+            case FAILED -> RefundResult.failed(refund.id(), refund.failureCode() != null ? refund.failureCode() : "failed");
+            default -> RefundResult.unknown(refund.id(), unclear + ": refund " + refund.id() + " is '"
+                    + refund.status() + "', not final");
+        };
+    }
+
+    private <T> List<T> toList(ObjectMapper json, Class<T> type, String what) {
         String unclear = "lookup answered HTTP " + httpStatus;
         if (httpStatus / 100 != 2) {
             throw new IndeterminateProviderFault(unclear, null);
@@ -90,18 +141,18 @@ record PspAnswer(int httpStatus, String body) {
         if (data == null || !data.isArray()) {
             throw new IndeterminateProviderFault(unclear + " without its data list", null);
         }
-        List<PspCharge> charges = new ArrayList<>();
+        List<T> entries = new ArrayList<>();
         for (JsonNode element : data) {
             if (!element.isObject()) {
-                throw new IndeterminateProviderFault(unclear + " with a list entry that is no charge", null);
+                throw new IndeterminateProviderFault(unclear + " with a list entry that is no " + what, null);
             }
             try {
-                charges.add(json.treeToValue(element, PspCharge.class));
+                entries.add(json.treeToValue(element, type));
             } catch (Exception unreadable) {
-                throw new IndeterminateProviderFault(unclear + " with an unreadable charge", unreadable);
+                throw new IndeterminateProviderFault(unclear + " with an unreadable " + what, unreadable);
             }
         }
-        return List.copyOf(charges);
+        return List.copyOf(entries);
     }
 
     private String errorCode(ObjectMapper json, String fallback) {

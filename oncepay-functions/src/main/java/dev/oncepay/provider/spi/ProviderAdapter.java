@@ -3,6 +3,7 @@ package dev.oncepay.provider.spi;
 import dev.oncepay.validation.FieldError;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentInstrument;
+import dev.oncepay.payment.Refund;
 import java.time.Duration;
 import java.util.List;
 
@@ -59,6 +60,29 @@ public interface ProviderAdapter {
     default CancelResult readCancel(ProviderReply answer, Payment payment) {
         throw new UnsupportedOperationException(id() + " leaves no declined charge open");
     }
+
+    /**
+     * One refund attempt of {@code refund} (of {@code payment}'s captured charge), with the
+     * refund's provider idempotency key ({@link Refund#providerIdempotencyKey()}), to {@code endpoint}.
+     */
+    ProviderReply sendRefund(AccountEndpoint endpoint, Refund refund, Payment payment);
+
+    /**
+     * What a refund answer (classified {@link ReplyClass.Answer}) says about {@code refund}; final
+     * only for the provider's explicit words about this very refund.
+     */
+    RefundResult readRefund(ProviderReply answer, Refund refund);
+
+    /** One lookup attempt: the provider's refunds for {@code refund} (by its reference, our refund id). */
+    ProviderReply sendRefundLookup(AccountEndpoint endpoint, Refund refund, Payment payment);
+
+    /**
+     * The refunds a lookup answer lists for {@code refund}. An empty list only for a well-formed
+     * answer that says there is none.
+     *
+     * @throws IndeterminateProviderFault for anything else
+     */
+    List<FoundRefund> readRefundLookup(ProviderReply answer, Refund refund);
 
     /**
      * How long after the provider accepted a charge its lookups may still not show it, for an

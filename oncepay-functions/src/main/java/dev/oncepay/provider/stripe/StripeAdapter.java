@@ -7,6 +7,9 @@ import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.validation.FieldError;
 import dev.oncepay.payment.CustomerAction;
 import dev.oncepay.payment.Payment;
+import dev.oncepay.payment.Refund;
+import dev.oncepay.provider.spi.FoundRefund;
+import dev.oncepay.provider.spi.RefundResult;
 import dev.oncepay.payment.PaymentInstrument;
 import dev.oncepay.provider.spi.AccountEndpoint;
 import dev.oncepay.provider.spi.CancelOutcome;
@@ -297,6 +300,26 @@ public class StripeAdapter implements ProviderAdapter {
             throw new IndeterminateProviderFault(unclear + " listing a PaymentIntent of another payment: " + intent, null);
         }
         return intent;
+    }
+
+    @Override
+    public ProviderReply sendRefund(AccountEndpoint endpoint, Refund refund, Payment payment) {
+        throw new UnsupportedOperationException("stripe refunds");
+    }
+
+    @Override
+    public RefundResult readRefund(ProviderReply answer, Refund refund) {
+        throw new UnsupportedOperationException("stripe refunds");
+    }
+
+    @Override
+    public ProviderReply sendRefundLookup(AccountEndpoint endpoint, Refund refund, Payment payment) {
+        throw new UnsupportedOperationException("stripe refunds");
+    }
+
+    @Override
+    public List<FoundRefund> readRefundLookup(ProviderReply answer, Refund refund) {
+        throw new UnsupportedOperationException("stripe refunds");
     }
 
     @Override
