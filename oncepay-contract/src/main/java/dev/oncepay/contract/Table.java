@@ -142,6 +142,21 @@ public final class Table {
     public static final String KIND_WALLET = "wallet";
     public static final String KIND_WALLET_OPERATION = "walletOperation";
     public static final String KIND_ORDER = "order";
+    public static final String KIND_REFUND = "refund";
+
+    // Refund items: one per refund, pk refund#<refundId>, with PAYMENT_ID, TENANT, STATUS, AMOUNT,
+    // CURRENCY, the lease and sweep attributes of a payment, and HISTORY. The payment item keeps
+    // the reservations: REFUND_IDS, REFUND_HOLDS and REFUND_HELD.
+    /** A payment item's string set of every refund ever reserved on it (listing order: the refunds' creation). */
+    public static final String REFUND_IDS = "refundIds";
+    /** A payment item's string set of the refunds whose amount is reserved (not FAILED). */
+    public static final String REFUND_HOLDS = "refundHolds";
+    /** A payment item's sum of reserved refund amounts: never above its AMOUNT. */
+    public static final String REFUND_HELD = "refundHeld";
+    public static final String REFUND_REASON = "refundReason";
+    public static final String METADATA = "metadata";
+    public static final String PROVIDER_REFUND_ID = "providerRefundId";
+    public static final String FAILURE_CODE = "failureCode";
 
     // Order items: one per (tenant, order reference), pk order#<tenant>#<sha256(reference)>, the
     // payment bound to the order (PAYMENT_ID, absent while none is), its AMOUNT and CURRENCY,

@@ -10,13 +10,17 @@ import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.idempotency.IdempotencyKey;
 import dev.oncepay.idempotency.RequestFingerprint;
 import dev.oncepay.payment.Payment;
+import dev.oncepay.refund.RefundUseCase;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import org.jboss.logging.Logger;
 
-/** {@code POST /payments} and {@code GET /payments/{id}}: API Gateway events in, responses out. */
+/**
+ * {@code POST /payments} and {@code GET /payments/{id}}: API Gateway events in, responses out; a
+ * payment's refunds ({@code /payments/{id}/refunds…}) go to {@link RefundsHttp}.
+ */
 @ApplicationScoped
 public class PaymentsHttp {
     private static final Logger LOG = Logger.getLogger(PaymentsHttp.class);
@@ -27,9 +31,13 @@ public class PaymentsHttp {
     private final HttpResponses responses;
     private final OncepayConfig config;
     private final ProblemMapping problems;
+    private final RefundsHttp refunds;
+    private final RefundUseCase refundCases;
 
     public PaymentsHttp(ChargeUseCase charges, TenantResolver tenants, HttpResponses responses, OncepayConfig config,
-            ProblemMapping problems) {
+            ProblemMapping problems, RefundsHttp refunds, RefundUseCase refundCases) {
+        this.refunds = refunds;
+        this.refundCases = refundCases;
         this.charges = charges;
         this.tenants = tenants;
         this.responses = responses;
@@ -43,6 +51,10 @@ public class PaymentsHttp {
             String path = event.path();
             if (path != null && path.equals(COLLECTION)) {
                 return "POST".equals(method) ? create(event) : responses.methodNotAllowed("POST");
+            }
+            if (path != null && path.startsWith(COLLECTION + "/")
+                    && RefundsHttp.isRefundPath(path.substring(COLLECTION.length() + 1))) {
+                return refunds.handle(event, path.substring(COLLECTION.length() + 1));
             }
             if (path != null && path.startsWith(COLLECTION + "/")) {
                 return "GET".equals(method) ? show(event, path.substring(COLLECTION.length() + 1))
@@ -68,7 +80,11 @@ public class PaymentsHttp {
     private HttpApiResponse show(HttpApiEvent event, String id) {
         String tenant = tenants.tenantOf(event);
         return (Payment.isWellFormedId(id) ? charges.payment(tenant, id) : Optional.<Payment>empty())
-                .map(p -> responses.json(200, PaymentView.withOrder(p, charges.orderOf(p)), Map.of()))
+                .map(p -> {
+                    Map<String, Object> view = PaymentView.withOrder(p, charges.orderOf(p));
+                    RefundView.addTo(view, p, refundCases.refundsOf(p));
+                    return responses.json(200, view, Map.of());
+                })
                 .orElseGet(() -> responses.problem(ProblemType.NOT_FOUND, "no such payment"));
     }
 

@@ -8,6 +8,9 @@ import dev.oncepay.admin.ResolutionNotAllowedException;
 import dev.oncepay.order.OrderInProgressException;
 import dev.oncepay.order.OrderMismatchException;
 import dev.oncepay.order.OrderRefusedException;
+import dev.oncepay.refund.PaymentNotFoundException;
+import dev.oncepay.refund.PaymentNotRefundableException;
+import dev.oncepay.refund.RefundExceedsChargeException;
 import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.idempotency.FingerprintMismatchException;
@@ -46,6 +49,9 @@ public class ProblemMapping {
     public enum Api {
         PAYMENTS("the payment store is unavailable and this request sent nothing to the provider; retry later"
                 + " (a payment: with the same Idempotency-Key, which keeps any payment taken under it)",
+                "an internal error occurred; retry with the same Idempotency-Key"),
+        REFUNDS("the payment store is unavailable and this request sent no refund to the provider; retry later"
+                + " with the same Idempotency-Key, which keeps any refund made under it",
                 "an internal error occurred; retry with the same Idempotency-Key"),
         WALLETS("the wallet store is unavailable; retry later (a credit or debit: with"
                 + " the same Idempotency-Key, which applies it at most once)",
@@ -93,6 +99,17 @@ public class ProblemMapping {
             return responses.problem(held.paid() ? ProblemType.ORDER_ALREADY_PAID : ProblemType.ORDER_IN_PROGRESS,
                     e.getMessage(), Map.of("paymentId", held.holderId()),
                     Map.of("Location", AdminHttp.COLLECTION + "/" + held.holderId()));
+        }
+        if (e instanceof RefundExceedsChargeException exceeds) {
+            return responses.problem(ProblemType.REFUND_EXCEEDS_CHARGE, e.getMessage(),
+                    Map.of("paymentId", exceeds.paymentId(), "amountRefundable", exceeds.amountRefundable()), Map.of());
+        }
+        if (e instanceof PaymentNotRefundableException notRefundable) {
+            return responses.problem(ProblemType.PAYMENT_NOT_REFUNDABLE, e.getMessage(),
+                    Map.of("paymentId", notRefundable.paymentId()), Map.of());
+        }
+        if (e instanceof PaymentNotFoundException) {
+            return responses.problem(ProblemType.NOT_FOUND, "no such payment");
         }
         if (e instanceof FingerprintMismatchException) {
             return responses.problem(ProblemType.KEY_REUSED, e.getMessage());
@@ -181,6 +198,12 @@ public class ProblemMapping {
 
     /** A payment says it charged nothing and names the cause; the operator API passes on what the provider call said. */
     private HttpApiResponse providerUnavailable(ProviderUnavailableException e, Api api) {
+        if (api == Api.REFUNDS) {
+            return responses.problem(e.refusal() == ProviderRefusal.AT_CAPACITY ? ProblemType.PROVIDER_AT_CAPACITY
+                    : ProblemType.PROVIDER_UNAVAILABLE, "the payment provider is unavailable (" + e.getMessage()
+                            + ") and nothing was refunded; retry with the same Idempotency-Key",
+                    Map.of(), HttpResponses.retryAfter(e.retryAfter()));
+        }
         if (api != Api.PAYMENTS) {
             return responses.problem(ProblemType.PROVIDER_UNAVAILABLE, e.getMessage(), Map.of(),
                     HttpResponses.retryAfter(e.retryAfter()));

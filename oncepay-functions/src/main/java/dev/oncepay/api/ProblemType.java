@@ -15,6 +15,8 @@ public enum ProblemType {
      * neither a decline nor "nothing was charged".
      */
     PAYMENT_RESOLVED_FAILED(402, "payment-resolved-failed", "An operator resolved the payment as failed"),
+    /** The provider refused or failed a refund: nothing was refunded; the refund is recorded failed. */
+    REFUND_FAILED(402, "refund-failed", "The refund failed"),
     /** A wallet debit larger than the balance: nothing changed, and the answer is recorded for the key. */
     INSUFFICIENT_FUNDS(402, "insufficient-funds", "The wallet's balance is too low"),
     /** The operator API without an operator's identity (a merchant's token among others): nothing read. */
@@ -36,6 +38,10 @@ public enum ProblemType {
     ORDER_IN_PROGRESS(409, "order-in-progress", "The order's payment is in progress"),
     /** A payment for an order whose live payment is for another amount or currency: never a second charge. */
     ORDER_MISMATCH(409, "order-mismatch", "The order's payment is for another amount or currency"),
+    /** A refund of more than is left of the payment: nothing stored, nothing sent. */
+    REFUND_EXCEEDS_CHARGE(409, "refund-exceeds-charge", "The refund exceeds what is left of the payment"),
+    /** A refund of a payment that is not succeeded, or refunded in full: nothing stored, nothing sent. */
+    PAYMENT_NOT_REFUNDABLE(409, "payment-not-refundable", "The payment cannot be refunded"),
     KEY_REUSED(422, "idempotency-key-reused", "The Idempotency-Key was used with a different request"),
     INTERNAL(500, "internal", "Internal error"),
     PROVIDER_UNAVAILABLE(503, "provider-unavailable", "The payment provider is unavailable"),
