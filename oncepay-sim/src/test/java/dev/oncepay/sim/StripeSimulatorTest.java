@@ -603,7 +603,8 @@ class StripeSimulatorTest {
         assertEquals(JSON.readTree("""
                 {"chargeRequests":4,"lookupRequests":2,"cancelRequests":0,"confirmRequests":0,"refundRequests":0,"refundLookupRequests":0,
                  "providers":{"sim":{"chargeRequests":1,"lookupRequests":0,"refundRequests":0,"refundLookupRequests":0},
-                              "stripe":{"chargeRequests":3,"lookupRequests":2,"cancelRequests":0,"confirmRequests":0}}}"""),
+                              "stripe":{"chargeRequests":3,"lookupRequests":2,"cancelRequests":0,"confirmRequests":0,
+                                       "refundRequests":0,"refundLookupRequests":0}}}"""),
                 stats);
     }
 
@@ -628,7 +629,8 @@ class StripeSimulatorTest {
         assertEquals(JSON.readTree("""
                 {"chargeRequests":1,"lookupRequests":0,"cancelRequests":3,"confirmRequests":3,"refundRequests":0,"refundLookupRequests":0,
                  "providers":{"sim":{"chargeRequests":0,"lookupRequests":0,"refundRequests":0,"refundLookupRequests":0},
-                              "stripe":{"chargeRequests":1,"lookupRequests":0,"cancelRequests":3,"confirmRequests":3}}}"""),
+                              "stripe":{"chargeRequests":1,"lookupRequests":0,"cancelRequests":3,"confirmRequests":3,
+                                       "refundRequests":0,"refundLookupRequests":0}}}"""),
                 stats);
         assertEquals(200, post("/_sim/reset", "").statusCode());
         JsonNode reset = JSON.readTree(get("/_sim/stats").body());
