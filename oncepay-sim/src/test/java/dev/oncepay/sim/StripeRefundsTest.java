@@ -16,8 +16,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -152,17 +150,12 @@ class StripeRefundsTest {
     @Test
     void twentyConcurrentRefundsOfTenOnAnIntentOf100AcceptExactlyTen() throws Exception {
         String id = paid(100, "pay_1").get("id").asText();
-        sim.holdCharges();
-        List<CompletableFuture<HttpResponse<String>>> calls = new ArrayList<>();
+        List<HttpRequest> refunds = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
-            calls.add(client.sendAsync(refundRequest("rk-" + i, "payment_intent=" + id + "&amount=10"),
-                    HttpResponse.BodyHandlers.ofString()));
+            refunds.add(refundRequest("rk-" + i, "payment_intent=" + id + "&amount=10"));
         }
-        assertTrue(sim.awaitHeldRequests(20, Duration.ofSeconds(5)));
-        sim.releaseCharges();
 
-        Map<Integer, Long> statuses = calls.stream().map(CompletableFuture::join)
-                .collect(Collectors.groupingBy(HttpResponse::statusCode, Collectors.counting()));
+        Map<Integer, Long> statuses = http.releasedAtOnce(refunds);
         assertEquals(Map.of(200, 10L, 400, 10L), statuses);
         assertEquals(10, sim.refunds().size());
         assertEquals(100, sim.refunds().stream().mapToLong(Refund::amount).sum());
@@ -353,13 +346,7 @@ class StripeRefundsTest {
     }
 
     private HttpRequest form(String path, String key, String form) {
-        return HttpRequest.newBuilder(http.uri(path))
-                .timeout(Duration.ofSeconds(5))
-                .header("Authorization", "Bearer " + API_KEY)
-                .header("Idempotency-Key", key)
-                .header("Content-Type", "application/x-www-form-urlencoded")
-                .POST(HttpRequest.BodyPublishers.ofString(form))
-                .build();
+        return SimHttp.stripePost(http.uri(path), API_KEY, key, form);
     }
 
     private HttpResponse<String> get(String path) throws IOException, InterruptedException {

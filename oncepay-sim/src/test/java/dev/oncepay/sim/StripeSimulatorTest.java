@@ -832,13 +832,7 @@ class StripeSimulatorTest {
     }
 
     private HttpRequest createRequest(String key, String form) {
-        return HttpRequest.newBuilder(uri("/v1/payment_intents"))
-                .timeout(Duration.ofSeconds(5))
-                .header("Authorization", "Bearer " + API_KEY)
-                .header("Idempotency-Key", key)
-                .header("Content-Type", "application/x-www-form-urlencoded")
-                .POST(HttpRequest.BodyPublishers.ofString(form))
-                .build();
+        return SimHttp.stripePost(uri("/v1/payment_intents"), API_KEY, key, form);
     }
 
     private JsonNode search(String reference) throws IOException, InterruptedException {
