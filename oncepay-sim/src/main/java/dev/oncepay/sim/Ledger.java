@@ -53,7 +53,8 @@ final class Ledger {
     }
 
     synchronized List<Refund> refundsByReference(String reference) {
-        return refunds.stream().filter(r -> r.reference().equals(reference)).toList();
+        // A Stripe refund made without our refund id has no reference.
+        return refunds.stream().filter(r -> reference.equals(r.reference())).toList();
     }
 
     /** The amount of {@code chargeId} that succeeded or pending refunds hold. */

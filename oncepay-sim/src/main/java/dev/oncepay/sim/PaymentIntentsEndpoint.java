@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -22,14 +21,10 @@ import java.util.regex.Pattern;
  * {@code GET /v1/payment_intents/{id}} and {@code GET /v1/payment_intents/search}, with the
  * simulator's faults applied in front of the business logic in Stripe's shapes.
  */
-final class PaymentIntentsEndpoint extends JsonHandler {
+final class PaymentIntentsEndpoint extends StripeEndpoint {
 
     static final String PATH = "/v1/payment_intents";
     private static final String SEARCH_PATH = PATH + "/search";
-    private static final int MAX_KEY_LENGTH = 255;
-    static final String STRIPE_VERSION = "Stripe-Version";
-    /** The simulated account's default API version, older than any client pins: a request without one gets it. */
-    static final String ACCOUNT_API_VERSION = "2024-06-20";
     /** The one search oncepay needs: by our payment id, single or double quotes as Stripe allows. */
     private static final Pattern BY_REFERENCE = Pattern.compile(
             "\\s*metadata\\[(['\"])" + PaymentIntent.REFERENCE_KEY + "\\1\\]\\s*:\\s*(['\"])([^'\"]+)\\2\\s*");
@@ -43,27 +38,16 @@ final class PaymentIntentsEndpoint extends JsonHandler {
             "expand[0]", "off_session");
 
     private final StripeProvider provider;
-    private final FaultControl faults;
-    private final ChargeGate gate;
-    private final Shutdown shutdown;
-    private final RequestCounters counters;
 
     PaymentIntentsEndpoint(ObjectMapper json, StripeProvider provider, FaultControl faults, ChargeGate gate,
             Shutdown shutdown, RequestCounters counters) {
-        super(json);
+        super(json, faults, gate, shutdown, counters);
         this.provider = provider;
-        this.faults = faults;
-        this.gate = gate;
-        this.shutdown = shutdown;
-        this.counters = counters;
     }
 
     @Override
     protected void serve(HttpExchange exchange) throws IOException, InterruptedException {
-        exchange.getResponseHeaders().set("Request-Id", "req_" + RandomIds.next());
-        // Stripe answers with the API version it used: the request's, else the account's default.
-        String version = exchange.getRequestHeaders().getFirst(STRIPE_VERSION);
-        exchange.getResponseHeaders().set(STRIPE_VERSION, version != null ? version : ACCOUNT_API_VERSION);
+        stripeHeaders(exchange);
         String path = exchange.getRequestURI().getPath();
         Matcher action = INTENT_ACTION.matcher(path);
         if (action.matches()) {
@@ -103,48 +87,22 @@ final class PaymentIntentsEndpoint extends JsonHandler {
             throw scriptedError.error();
         }
         FaultPlan plan = faults.roll();
-        Faults settings = faults.current();
-        if (plan.outage()) {
-            throw outage(settings);
-        }
-        if (!shutdown.pause(plan.latencyMs() + settings.stripeLatencyMs())) {
-            return;
-        }
-        if (plan.rateLimited()) {
-            throw StripeErrors.rateLimited(settings);
-        }
-        if (plan.serverErrorStatus() != 0) {
-            throw StripeErrors.apiError(plan.serverErrorStatus(), "An unknown error occurred (simulated).", settings);
-        }
-        if (plan.reset()) {
-            exchange.close(); // no response headers: the JDK server drops the connection
+        if (!passFaultsBeforeExecution(exchange, plan)) {
             return;
         }
         String key = idempotencyKey(exchange);
         requireForm(exchange);
         StripeForm form = StripeForm.parse(raw);
         PaymentIntentParams params = PaymentIntentParams.parse(form);
-        ChargeOutcome outcome;
-        provider.claim(key);
-        try {
-            if (!gate.passThrough()) {
-                exchange.close(); // closed while parked: never executed, nobody to answer
-                return;
-            }
-            outcome = provider.create(key, form, params, plan.decline(), plan.conflict(), apiKey);
-        } finally {
-            provider.release(key);
-        }
-        if (plan.commitThenTimeout() && !shutdown.pause(settings.commitThenTimeoutMs())) {
-            exchange.close();
+        ChargeOutcome outcome = executeClaimed(exchange, provider, key,
+                () -> provider.create(key, form, params, plan.decline(), plan.conflict(), apiKey));
+        if (outcome == null || !holdAnswer(exchange, plan)) {
             return;
         }
         if (scriptedError != null) {
             throw scriptedError.error();
         }
-        if (outcome.replayed()) {
-            exchange.getResponseHeaders().set("Idempotent-Replayed", "true");
-        }
+        markReplay(exchange, outcome);
         if (scripted != null) {
             send(exchange, scripted.status(), scripted.body());
         } else if (plan.emptyBodyStatus() != 0) {
@@ -152,10 +110,7 @@ final class PaymentIntentsEndpoint extends JsonHandler {
         } else if (plan.nonFinal()) {
             send(exchange, 200, processing(outcome.body()));
         } else {
-            if (outcome.status() == 402) {
-                exchange.getResponseHeaders().set(StripeErrors.SHOULD_RETRY, "false");
-            }
-            send(exchange, outcome.status(), outcome.body());
+            answer(exchange, outcome);
         }
     }
 
@@ -182,7 +137,7 @@ final class PaymentIntentsEndpoint extends JsonHandler {
         String key = idempotencyKey(exchange);
         requireForm(exchange);
         StripeForm form = StripeForm.parse(raw);
-        known(form, CANCEL_PARAMS);
+        known(form, CANCEL_PARAMS, false);
         String reason = form.get("cancellation_reason");
         if (reason != null && !CANCELLATION_REASONS.contains(reason)) {
             throw StripeErrors.parameterInvalid("parameter_invalid_string", "cancellation_reason",
@@ -211,7 +166,7 @@ final class PaymentIntentsEndpoint extends JsonHandler {
         }
         requireForm(exchange);
         StripeForm form = StripeForm.parse(raw);
-        known(form, CONFIRM_PARAMS);
+        known(form, CONFIRM_PARAMS, false);
         String clientSecret = form.get("client_secret");
         if (publishable && (clientSecret == null || clientSecret.isEmpty())) {
             throw StripeErrors.parameterMissing("client_secret");
@@ -223,24 +178,6 @@ final class PaymentIntentsEndpoint extends JsonHandler {
         String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
         answer(exchange, provider.confirm(key == null || key.isBlank() ? null : key, id, form, card, clientSecret,
                 !publishable));
-    }
-
-    private static void known(StripeForm form, Set<String> params) {
-        for (String name : form.fields().keySet()) {
-            if (!params.contains(name)) {
-                throw StripeErrors.unknownParameter(name);
-            }
-        }
-    }
-
-    private void answer(HttpExchange exchange, ChargeOutcome outcome) {
-        if (outcome.replayed()) {
-            exchange.getResponseHeaders().set("Idempotent-Replayed", "true");
-        }
-        if (outcome.status() == 402) {
-            exchange.getResponseHeaders().set(StripeErrors.SHOULD_RETRY, "false");
-        }
-        send(exchange, outcome.status(), outcome.body());
     }
 
     /**
@@ -302,53 +239,6 @@ final class PaymentIntentsEndpoint extends JsonHandler {
     /** Counts the lookup, checks the key, applies outage and latency (Stripe's own included); false when closing. */
     private boolean beginLookup(HttpExchange exchange, LookupPlan plan) throws InterruptedException {
         counters.stripeLookups.incrementAndGet();
-        authorize(exchange);
-        if (plan.outage()) {
-            throw outage(faults.current());
-        }
-        return shutdown.pause(plan.latencyMs() + faults.current().stripeLatencyMs());
-    }
-
-    private static ApiError outage(Faults settings) {
-        return StripeErrors.apiError(503, "The Stripe API is temporarily unavailable (simulated outage).", settings);
-    }
-
-    /**
-     * A test-mode secret key as a bearer token: any {@code sk_test_…} will do. The key stands for the
-     * account: events about its PaymentIntents are signed with that account's secret, if one is set
-     * ({@link StripeMode#setAccountWebhookSecret}).
-     *
-     * @return the key
-     */
-    private static String authorize(HttpExchange exchange) {
-        String authorization = exchange.getRequestHeaders().getFirst("Authorization");
-        if (authorization == null || authorization.isBlank()) {
-            throw StripeErrors.unauthorized("You did not provide an API key. Provide it in the Authorization header, "
-                    + "using Bearer auth (e.g. 'Authorization: Bearer YOUR_SECRET_KEY').");
-        }
-        if (!authorization.startsWith("Bearer sk_test_") || authorization.length() <= "Bearer sk_test_".length()) {
-            throw StripeErrors.unauthorized("Invalid API Key provided (the simulator takes Bearer sk_test_…).");
-        }
-        return authorization.substring("Bearer ".length());
-    }
-
-    /** Required here (Stripe takes a POST without one): oncepay must send a key on every create. */
-    private static String idempotencyKey(HttpExchange exchange) {
-        String key = exchange.getRequestHeaders().getFirst("Idempotency-Key");
-        if (key == null || key.isBlank()) {
-            throw StripeErrors.invalidRequest(null, "The simulator requires an Idempotency-Key header on every POST.");
-        }
-        if (key.length() > MAX_KEY_LENGTH) {
-            throw StripeErrors.invalidRequest(null, "Idempotency-Key must be at most " + MAX_KEY_LENGTH
-                    + " characters long.");
-        }
-        return key;
-    }
-
-    private static void requireForm(HttpExchange exchange) {
-        String type = exchange.getRequestHeaders().getFirst("Content-Type");
-        if (type == null || !type.toLowerCase(Locale.ROOT).startsWith("application/x-www-form-urlencoded")) {
-            throw StripeErrors.invalidRequest(null, "Stripe takes application/x-www-form-urlencoded bodies, not " + type);
-        }
+        return passLookupFaults(exchange, plan);
     }
 }

@@ -48,11 +48,15 @@ public final class PspSimulator implements AutoCloseable {
     private final ChargeGate gate = new ChargeGate();
     private final Shutdown shutdown = new Shutdown();
     private final RequestCounters counters = new RequestCounters();
+    /** Refunds of one charge, by either API, check what is left and record one at a time. */
+    private final KeyedLocks chargeLocks = new KeyedLocks();
+    private final RefundSettler settler = new RefundSettler();
     private final WebhookSender webhooks;
     private final SimulatedProvider provider;
     private final IdempotencyKeys stripeKeys;
     private final WebhookSender stripeWebhooks;
     private final StripeProvider stripeProvider;
+    private final StripeRefunds stripeRefunds;
     private final StripeMode stripe;
     private final ExecutorService httpThreads;
     private final HttpServer server;
@@ -62,11 +66,13 @@ public final class PspSimulator implements AutoCloseable {
         this.keys = new IdempotencyKeys(options.clock(), options.idempotencyRetention());
         this.faults = new FaultControl(options.seed());
         this.webhooks = new WebhookSender(faults::current, webhookSeed(), WebhookSignature.HEADER);
-        this.provider = new SimulatedProvider(json, options.clock(), ledger, keys, webhooks);
+        this.provider = new SimulatedProvider(json, options.clock(), ledger, keys, webhooks, chargeLocks, settler);
         // Stripe's keys and events are its own (another provider account), ledger and faults are shared.
         this.stripeKeys = new IdempotencyKeys(options.clock(), options.idempotencyRetention());
         this.stripeWebhooks = new WebhookSender(faults::current, stripeWebhookSeed(), StripeMode.SIGNATURE_HEADER);
         this.stripeProvider = new StripeProvider(json, options.clock(), ledger, stripeKeys, stripeWebhooks);
+        this.stripeRefunds = new StripeRefunds(json, options.clock(), ledger, stripeProvider, stripeWebhooks,
+                chargeLocks, settler);
         this.stripe = new StripeMode(json, stripeProvider, stripeWebhooks);
 
         AtomicInteger threadNumber = new AtomicInteger();
@@ -78,7 +84,12 @@ public final class PspSimulator implements AutoCloseable {
         this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), options.port()), 128);
         server.setExecutor(httpThreads);
         server.createContext(ChargesEndpoint.PATH, new ChargesEndpoint(json, provider, faults, gate, shutdown, counters));
-        server.createContext(RefundsEndpoint.PATH, new RefundsEndpoint(json, provider, faults, gate, shutdown, counters));
+        // One path, two APIs: a Stripe request (form body, Stripe-Version, ...) goes to Stripe's refunds.
+        RefundsEndpoint genericRefunds = new RefundsEndpoint(json, provider, faults, gate, shutdown, counters);
+        StripeRefundsEndpoint stripeRefundsEndpoint = new StripeRefundsEndpoint(json, stripeProvider, stripeRefunds,
+                faults, gate, shutdown, counters);
+        server.createContext(RefundsEndpoint.PATH, exchange ->
+                (stripeRefundsEndpoint.claims(exchange) ? stripeRefundsEndpoint : genericRefunds).handle(exchange));
         server.createContext(PaymentIntentsEndpoint.PATH,
                 new PaymentIntentsEndpoint(json, stripeProvider, faults, gate, shutdown, counters));
         server.createContext(ControlEndpoint.PATH, new ControlEndpoint(json, ledger, faults, counters, this::reset));
@@ -144,6 +155,7 @@ public final class PspSimulator implements AutoCloseable {
         webhooks.reset(webhookSeed());
         stripeKeys.clear();
         stripeProvider.clear();
+        stripeRefunds.clear();
         stripeWebhooks.reset(stripeWebhookSeed());
         gate.release();
     }
@@ -180,14 +192,17 @@ public final class PspSimulator implements AutoCloseable {
         counters.scriptedAnswers.add(ScriptedAnswer.afterCommit(status, body));
     }
 
-    /** Refund requests received ({@code POST /v1/refunds}), including invalid, faulted and replayed ones. */
+    /** Refund requests received ({@code POST /v1/refunds}, both APIs), including invalid, faulted and replayed ones. */
     public int refundRequests() {
-        return counters.genericRefunds.get();
+        return counters.refunds();
     }
 
-    /** Refund lookups received: {@code GET /v1/refunds?reference=} and {@code GET /v1/refunds/{id}}. */
+    /**
+     * Refund lookups received, both APIs: {@code GET /v1/refunds?reference=} / {@code ?payment_intent=}
+     * and {@code GET /v1/refunds/{id}}.
+     */
     public int refundLookupRequests() {
-        return counters.genericRefundLookups.get();
+        return counters.refundLookups();
     }
 
     /** When each charge request arrived, in order. */
@@ -313,7 +328,7 @@ public final class PspSimulator implements AutoCloseable {
         gate.close();
         server.stop(0);
         httpThreads.shutdownNow();
-        provider.close();
+        settler.close();
         webhooks.close();
         stripeWebhooks.close();
     }

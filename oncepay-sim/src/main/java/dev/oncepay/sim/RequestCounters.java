@@ -31,6 +31,10 @@ final class RequestCounters {
     final AtomicInteger stripeCancels = new AtomicInteger();
     /** {@code POST /v1/payment_intents/{id}/confirm}: the customer's (or a server's) confirmation after the create. */
     final AtomicInteger stripeConfirms = new AtomicInteger();
+    /** Stripe's {@code POST /v1/refunds}. */
+    final AtomicInteger stripeRefunds = new AtomicInteger();
+    /** Stripe's {@code GET /v1/refunds/{id}} and {@code GET /v1/refunds?payment_intent=}. */
+    final AtomicInteger stripeRefundLookups = new AtomicInteger();
     final List<Instant> chargeArrivals = new CopyOnWriteArrayList<>();
     /** Answers for the next charge requests, in order, before any other fault. */
     final Queue<ScriptedAnswer> scriptedAnswers = new ConcurrentLinkedQueue<>();
@@ -45,6 +49,16 @@ final class RequestCounters {
         return genericLookups.get() + stripeLookups.get();
     }
 
+    /** Both APIs' refund requests. */
+    int refunds() {
+        return genericRefunds.get() + stripeRefunds.get();
+    }
+
+    /** Both APIs' refund lookups. */
+    int refundLookups() {
+        return genericRefundLookups.get() + stripeRefundLookups.get();
+    }
+
     void reset() {
         genericCharges.set(0);
         genericLookups.set(0);
@@ -54,6 +68,8 @@ final class RequestCounters {
         stripeLookups.set(0);
         stripeCancels.set(0);
         stripeConfirms.set(0);
+        stripeRefunds.set(0);
+        stripeRefundLookups.set(0);
         chargeArrivals.clear();
         scriptedAnswers.clear();
     }
@@ -61,8 +77,7 @@ final class RequestCounters {
     /**
      * {@code GET /_sim/stats}: the totals over both APIs, and each API's own counts under its
      * provider id ({@code sim} = {@code /v1/charges}, {@code stripe} = {@code /v1/payment_intents}).
-     * Cancels and confirms exist only in the Stripe API, refunds only in the generic one, so only
-     * that API's part and the totals count them.
+     * Cancels and confirms exist only in the Stripe API, so only its part and the totals count them.
      */
     ObjectNode toJson(ObjectMapper json) {
         int genericChargeCount = genericCharges.get();
@@ -73,14 +88,16 @@ final class RequestCounters {
         int stripeLookupCount = stripeLookups.get();
         int stripeCancelCount = stripeCancels.get();
         int stripeConfirmCount = stripeConfirms.get();
+        int stripeRefundCount = stripeRefunds.get();
+        int stripeRefundLookupCount = stripeRefundLookups.get();
         ObjectNode root = json.createObjectNode();
         // The totals are the sum of the parts read here, so one answer always adds up.
         root.put("chargeRequests", genericChargeCount + stripeChargeCount);
         root.put("lookupRequests", genericLookupCount + stripeLookupCount);
         root.put("cancelRequests", stripeCancelCount);
         root.put("confirmRequests", stripeConfirmCount);
-        root.put("refundRequests", refundCount);
-        root.put("refundLookupRequests", refundLookupCount);
+        root.put("refundRequests", refundCount + stripeRefundCount);
+        root.put("refundLookupRequests", refundLookupCount + stripeRefundLookupCount);
         ObjectNode providers = root.putObject("providers");
         providers.putObject(WebhookTarget.DEFAULT_PROVIDER_ID)
                 .put("chargeRequests", genericChargeCount)
@@ -91,7 +108,9 @@ final class RequestCounters {
                 .put("chargeRequests", stripeChargeCount)
                 .put("lookupRequests", stripeLookupCount)
                 .put("cancelRequests", stripeCancelCount)
-                .put("confirmRequests", stripeConfirmCount);
+                .put("confirmRequests", stripeConfirmCount)
+                .put("refundRequests", stripeRefundCount)
+                .put("refundLookupRequests", stripeRefundLookupCount);
         return root;
     }
 }

@@ -9,16 +9,12 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The provider's business logic without HTTP or faults: execute a charge or a refund once per
  * idempotency key, record it in the ledger, emit its webhook, and look charges and refunds up.
  */
-final class SimulatedProvider implements AutoCloseable {
+final class SimulatedProvider {
 
     static final String DECLINE_CODE = "card_declined";
 
@@ -27,19 +23,19 @@ final class SimulatedProvider implements AutoCloseable {
     private final Ledger ledger;
     private final IdempotencyKeys keys;
     private final WebhookSender webhooks;
-    private final KeyedLocks chargeLocks = new KeyedLocks();
-    private final ScheduledExecutorService settler = Executors.newSingleThreadScheduledExecutor(runnable -> {
-        Thread thread = new Thread(runnable, "psp-sim-refund-settler");
-        thread.setDaemon(true); // a pending refund never keeps a test JVM alive
-        return thread;
-    });
+    /** One lock per charge, shared with the Stripe API's refunds: refunds of one charge check and record in turn. */
+    private final KeyedLocks chargeLocks;
+    private final RefundSettler settler;
 
-    SimulatedProvider(ObjectMapper json, Clock clock, Ledger ledger, IdempotencyKeys keys, WebhookSender webhooks) {
+    SimulatedProvider(ObjectMapper json, Clock clock, Ledger ledger, IdempotencyKeys keys, WebhookSender webhooks,
+            KeyedLocks chargeLocks, RefundSettler settler) {
         this.json = json;
         this.clock = clock;
         this.ledger = ledger;
         this.keys = keys;
         this.webhooks = webhooks;
+        this.chargeLocks = chargeLocks;
+        this.settler = settler;
     }
 
     /**
@@ -92,7 +88,8 @@ final class SimulatedProvider implements AutoCloseable {
             keys.store(key, new StoredResponse(200, answer, body, refund.createdAt()));
             publish(refund);
             if (refund.status() == RefundStatus.PENDING) {
-                settleLater(refund, plan.decline() ? RefundStatus.FAILED : RefundStatus.SUCCEEDED, settleMs);
+                RefundStatus outcome = plan.decline() ? RefundStatus.FAILED : RefundStatus.SUCCEEDED;
+                settler.later(() -> settle(refund, outcome), settleMs);
             }
             if (plan.conflict()) {
                 throw ApiError.keyInFlight(key);
@@ -119,14 +116,6 @@ final class SimulatedProvider implements AutoCloseable {
                 request.reference(), request.metadata(), key, clock.instant().truncatedTo(ChronoUnit.MILLIS));
         ledger.record(refund);
         return refund;
-    }
-
-    private void settleLater(Refund pending, RefundStatus outcome, long delayMs) {
-        try {
-            settler.schedule(() -> settle(pending, outcome), delayMs, TimeUnit.MILLISECONDS);
-        } catch (RejectedExecutionException closed) {
-            // the simulator is closing: the refund stays pending, as at a provider that went away
-        }
     }
 
     /** Settles {@code pending} unless a reset forgot it meanwhile, then reports it. */
@@ -176,11 +165,6 @@ final class SimulatedProvider implements AutoCloseable {
     /** The refund {@code id} as it stands now (a retrieve by id does not lag). */
     Optional<Refund> refund(String id) {
         return ledger.refund(id);
-    }
-
-    @Override
-    public void close() {
-        settler.shutdownNow();
     }
 
     private String write(JsonNode node) {

@@ -2,7 +2,10 @@ package dev.oncepay.sim;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.math.BigDecimal;
+import java.util.Currency;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
 
 /**
@@ -106,6 +109,38 @@ final class StripeErrors {
                 + " status of " + intent.status().wire() + ". Only a PaymentIntent with one of the following statuses"
                 + " may be " + (action.equals("cancel") ? "canceled" : "confirmed") + ": " + statuses + ".",
                 Map.of(), details);
+    }
+
+    /**
+     * {@code 400} {@code payment_intent_unexpected_state}: a refund of a PaymentIntent that has no
+     * succeeded charge; the error carries the PaymentIntent, as the other state errors do.
+     */
+    static ApiError nothingToRefund(PaymentIntent intent, ObjectMapper json) {
+        ObjectNode details = details("payment_intent_unexpected_state", "payment_intent");
+        details.set("payment_intent", intent.toJson(json));
+        return new ApiError(400, "invalid_request_error", "This PaymentIntent (" + intent.id() + ") does not have a"
+                + " successful charge to refund. Its status is " + intent.status().wire() + ".", Map.of(), details);
+    }
+
+    /** {@code 400} {@code charge_already_refunded}: nothing is left of the charge (pending refunds hold theirs). */
+    static ApiError chargeAlreadyRefunded(String charge) {
+        return error(400, "invalid_request_error", "charge_already_refunded", null,
+                "Charge " + charge + " has already been refunded.", Map.of());
+    }
+
+    /** {@code 400} {@code amount_too_large}: more than is left of the charge, in Stripe's words. */
+    static ApiError refundTooLarge(long amount, long left, String currency) {
+        return error(400, "invalid_request_error", "amount_too_large", "amount", "Refund amount ("
+                + money(amount, currency) + ") is greater than unrefunded amount on charge (" + money(left, currency)
+                + ")", Map.of());
+    }
+
+    /** {@code €1.50}, {@code ¥150}: minor units as the currency writes them. */
+    private static String money(long minor, String currency) {
+        Currency unit = Currency.getInstance(currency.toUpperCase(Locale.ROOT));
+        int digits = Math.max(unit.getDefaultFractionDigits(), 0);
+        return unit.getSymbol(Locale.US)
+                + BigDecimal.valueOf(minor, digits).toPlainString();
     }
 
     /** A confirmation with a publishable key whose {@code client_secret} is not the PaymentIntent's. */

@@ -8,6 +8,7 @@ import java.time.Instant;
 /**
  * A Stripe event about a PaymentIntent, in Stripe's envelope: {@code id} "evt_…", {@code object}
  * "event", {@code type}, {@code created}, {@code data.object} = the PaymentIntent, {@code livemode}.
+ * Refund and charge events use the same envelope ({@link #envelope}).
  */
 record StripeEvent(String id, String type, long created, PaymentIntent intent) {
 
@@ -52,17 +53,32 @@ record StripeEvent(String id, String type, long created, PaymentIntent intent) {
     }
 
     String toJson(ObjectMapper json) {
+        return envelope(json, id, type, created, intent.toJson(json), null, intent.idempotencyKey());
+    }
+
+    /**
+     * Stripe's event envelope around any object (a PaymentIntent, a refund, a charge).
+     *
+     * @param previousAttributes the fields an {@code .updated} event changed, with their old values, or null
+     * @param idempotencyKey the key of the API request that caused the event, or null for Stripe's own changes
+     */
+    static String envelope(ObjectMapper json, String id, String type, long created, ObjectNode object,
+            ObjectNode previousAttributes, String idempotencyKey) {
         ObjectNode root = json.createObjectNode();
         root.put("id", id);
         root.put("object", "event");
         root.put("api_version", API_VERSION);
         root.put("created", created);
-        root.putObject("data").set("object", intent.toJson(json));
+        ObjectNode data = root.putObject("data");
+        data.set("object", object);
+        if (previousAttributes != null) {
+            data.set("previous_attributes", previousAttributes);
+        }
         root.put("livemode", false);
         root.put("pending_webhooks", 1);
         ObjectNode request = root.putObject("request");
         request.putNull("id");
-        request.put("idempotency_key", intent.idempotencyKey());
+        request.put("idempotency_key", idempotencyKey);
         root.put("type", type);
         try {
             return json.writeValueAsString(root);

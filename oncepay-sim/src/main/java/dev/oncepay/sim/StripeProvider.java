@@ -223,7 +223,7 @@ final class StripeProvider {
      * answer, the error included, is stored and replayed like a create's).
      */
     ChargeOutcome cancel(String key, String id, StripeForm form, String reason) {
-        return once(key, "cancel " + id, form, () -> cancel(id, reason));
+        return once(key, "cancel " + id, form, () -> answer(() -> cancel(id, reason)));
     }
 
     /**
@@ -252,14 +252,15 @@ final class StripeProvider {
                 return attempt(intent, method, false);
             }
         };
-        return key == null ? answer(confirmation) : once(key, "confirm " + id, form, confirmation);
+        return key == null ? answer(confirmation) : once(key, "confirm " + id, form, () -> answer(confirmation));
     }
 
     /**
      * Runs {@code action} once for {@code key}: a later request with the key and the same endpoint
-     * and parameters replays its answer; with others, {@code idempotency_error}.
+     * and parameters replays its answer; with others, {@code idempotency_error}. Keys are the
+     * account's, shared by every endpoint, as Stripe's are.
      */
-    private ChargeOutcome once(String key, String endpoint, StripeForm form, Supplier<PaymentIntent> action) {
+    ChargeOutcome once(String key, String endpoint, StripeForm form, Supplier<ChargeOutcome> action) {
         ObjectNode request = form.toJson(json);
         request.put("(endpoint)", endpoint);
         return keys.withKeyLocked(key, () -> {
@@ -267,7 +268,7 @@ final class StripeProvider {
             if (replayed.isPresent()) {
                 return replayed.get();
             }
-            ChargeOutcome outcome = answer(action);
+            ChargeOutcome outcome = action.get();
             keys.store(key, new StoredResponse(outcome.status(), outcome.body(), request, clock.instant()));
             return outcome;
         });
@@ -289,11 +290,18 @@ final class StripeProvider {
 
     /** The PaymentIntent {@code action} leaves, a card error's {@code 402}, or the {@code 400} it refused with. */
     private ChargeOutcome answer(Supplier<PaymentIntent> action) {
-        try {
+        return storable(() -> {
             PaymentIntent intent = action.get();
             return intent.lastPaymentError() != null && intent.status() == PaymentIntentStatus.REQUIRES_PAYMENT_METHOD
                     ? new ChargeOutcome(402, write(StripeErrors.cardDeclined(intent, json).body(json)), false)
                     : new ChargeOutcome(200, write(intent.toJson(json)), false);
+        });
+    }
+
+    /** What {@code action} answers, or the {@code 400} it refused with, to store for the key like an answer. */
+    ChargeOutcome storable(Supplier<ChargeOutcome> action) {
+        try {
+            return action.get();
         } catch (ApiError refused) {
             if (refused.status() != 400) {
                 throw refused; // not executed (a missing PaymentIntent): nothing to store
@@ -398,7 +406,7 @@ final class StripeProvider {
         return charge;
     }
 
-    private String write(JsonNode node) {
+    String write(JsonNode node) {
         try {
             return json.writeValueAsString(node);
         } catch (JsonProcessingException e) {

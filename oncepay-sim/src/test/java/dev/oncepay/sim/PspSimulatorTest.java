@@ -421,14 +421,16 @@ class PspSimulatorTest {
         assertEquals(JSON.readTree("""
                 {"chargeRequests":5,"lookupRequests":2,"cancelRequests":0,"confirmRequests":0,"refundRequests":0,"refundLookupRequests":0,
                  "providers":{"sim":{"chargeRequests":5,"lookupRequests":2,"refundRequests":0,"refundLookupRequests":0},
-                              "stripe":{"chargeRequests":0,"lookupRequests":0,"cancelRequests":0,"confirmRequests":0}}}"""), JSON.readTree(stats.body()));
+                              "stripe":{"chargeRequests":0,"lookupRequests":0,"cancelRequests":0,"confirmRequests":0,
+                                       "refundRequests":0,"refundLookupRequests":0}}}"""), JSON.readTree(stats.body()));
         assertEquals(5, sim.chargeRequests());
         assertEquals(405, http.post("/_sim/stats", "").statusCode());
         assertEquals(200, http.post("/_sim/reset", "").statusCode());
         assertEquals(JSON.readTree("""
                 {"chargeRequests":0,"lookupRequests":0,"cancelRequests":0,"confirmRequests":0,"refundRequests":0,"refundLookupRequests":0,
                  "providers":{"sim":{"chargeRequests":0,"lookupRequests":0,"refundRequests":0,"refundLookupRequests":0},
-                              "stripe":{"chargeRequests":0,"lookupRequests":0,"cancelRequests":0,"confirmRequests":0}}}"""),
+                              "stripe":{"chargeRequests":0,"lookupRequests":0,"cancelRequests":0,"confirmRequests":0,
+                                       "refundRequests":0,"refundLookupRequests":0}}}"""),
                 JSON.readTree(http.get("/_sim/stats").body()));
     }
 

@@ -1,5 +1,7 @@
 package dev.oncepay.sim;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URI;
@@ -7,9 +9,13 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
-/** A client of a running simulator's generic API over real HTTP, for the simulator's tests. */
+/** A client of a running simulator over real HTTP, for the simulator's tests. */
 final class SimHttp {
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -41,6 +47,34 @@ final class SimHttp {
                 .header("Content-Type", "application/json")
                 .POST(HttpRequest.BodyPublishers.ofString(body))
                 .build();
+    }
+
+    /**
+     * A Stripe API {@code POST}: form-encoded, a test secret key, an {@code Idempotency-Key}, as the
+     * Stripe adapter sends creates and refunds.
+     */
+    static HttpRequest stripePost(URI uri, String apiKey, String key, String form) {
+        return HttpRequest.newBuilder(uri)
+                .timeout(Duration.ofSeconds(5))
+                .header("Authorization", "Bearer " + apiKey)
+                .header("Idempotency-Key", key)
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .POST(HttpRequest.BodyPublishers.ofString(form))
+                .build();
+    }
+
+    /**
+     * Sends every request while the simulator holds them just before execution, releases them all
+     * at one instant once all are inside (a real race), and counts the answers by status.
+     */
+    Map<Integer, Long> releasedAtOnce(List<HttpRequest> requests) {
+        sim.get().holdCharges();
+        List<CompletableFuture<HttpResponse<String>>> calls = requests.stream()
+                .map(request -> client.sendAsync(request, HttpResponse.BodyHandlers.ofString())).toList();
+        assertTrue(sim.get().awaitHeldRequests(requests.size(), Duration.ofSeconds(5)));
+        sim.get().releaseCharges();
+        return calls.stream().map(CompletableFuture::join)
+                .collect(Collectors.groupingBy(HttpResponse::statusCode, Collectors.counting()));
     }
 
     URI uri(String path) {

@@ -603,7 +603,8 @@ class StripeSimulatorTest {
         assertEquals(JSON.readTree("""
                 {"chargeRequests":4,"lookupRequests":2,"cancelRequests":0,"confirmRequests":0,"refundRequests":0,"refundLookupRequests":0,
                  "providers":{"sim":{"chargeRequests":1,"lookupRequests":0,"refundRequests":0,"refundLookupRequests":0},
-                              "stripe":{"chargeRequests":3,"lookupRequests":2,"cancelRequests":0,"confirmRequests":0}}}"""),
+                              "stripe":{"chargeRequests":3,"lookupRequests":2,"cancelRequests":0,"confirmRequests":0,
+                                       "refundRequests":0,"refundLookupRequests":0}}}"""),
                 stats);
     }
 
@@ -628,7 +629,8 @@ class StripeSimulatorTest {
         assertEquals(JSON.readTree("""
                 {"chargeRequests":1,"lookupRequests":0,"cancelRequests":3,"confirmRequests":3,"refundRequests":0,"refundLookupRequests":0,
                  "providers":{"sim":{"chargeRequests":0,"lookupRequests":0,"refundRequests":0,"refundLookupRequests":0},
-                              "stripe":{"chargeRequests":1,"lookupRequests":0,"cancelRequests":3,"confirmRequests":3}}}"""),
+                              "stripe":{"chargeRequests":1,"lookupRequests":0,"cancelRequests":3,"confirmRequests":3,
+                                       "refundRequests":0,"refundLookupRequests":0}}}"""),
                 stats);
         assertEquals(200, post("/_sim/reset", "").statusCode());
         JsonNode reset = JSON.readTree(get("/_sim/stats").body());
@@ -830,13 +832,7 @@ class StripeSimulatorTest {
     }
 
     private HttpRequest createRequest(String key, String form) {
-        return HttpRequest.newBuilder(uri("/v1/payment_intents"))
-                .timeout(Duration.ofSeconds(5))
-                .header("Authorization", "Bearer " + API_KEY)
-                .header("Idempotency-Key", key)
-                .header("Content-Type", "application/x-www-form-urlencoded")
-                .POST(HttpRequest.BodyPublishers.ofString(form))
-                .build();
+        return SimHttp.stripePost(uri("/v1/payment_intents"), API_KEY, key, form);
     }
 
     private JsonNode search(String reference) throws IOException, InterruptedException {
