@@ -96,6 +96,7 @@ public final class DeploymentSettings {
     /** The merchants' API: behind the JWT authorizer (the tenant is a claim), served by the charge function. */
     public static final List<String> MERCHANT_ROUTES = List.of(
             "POST /payments", "GET /payments/{id}",
+            "POST /payments/{id}/refunds", "GET /payments/{id}/refunds/{refundId}",
             "POST /wallets/{walletId}/credits", "POST /wallets/{walletId}/debits", "GET /wallets/{walletId}");
     /** The operator API: IAM-authorized, served by the charge function (it holds what resolving needs). */
     public static final List<String> ADMIN_ROUTES = List.of(

@@ -68,7 +68,9 @@ public class RefundRepository {
         /** The payment is not SUCCEEDED: nothing can be refunded. */
         NOT_REFUNDABLE,
         /** The amount is more than what is left of the payment. */
-        EXCEEDS
+        EXCEEDS,
+        /** The refund held a reservation once and gave it back (failed): it must not be sent. */
+        RELEASED
     }
 
     /** A payment and what its refunds hold of it, from one read of its item. */
@@ -124,8 +126,12 @@ public class RefundRepository {
             if (item.isEmpty()) {
                 return Reserved.NOT_REFUNDABLE;
             }
-            if (reservations(item.get()).refundIds().contains(refund.id())) {
+            Reservations held = reservations(item.get());
+            if (held.holds().contains(refund.id())) {
                 return Reserved.RESERVED; // ours already (a retried write, a resumed run)
+            }
+            if (held.refundIds().contains(refund.id())) {
+                return Reserved.RELEASED;
             }
             return PaymentStatus.SUCCEEDED.name().equals(Attr.string(item.get(), Table.STATUS))
                     ? Reserved.EXCEEDS : Reserved.NOT_REFUNDABLE;
@@ -197,7 +203,7 @@ public class RefundRepository {
     /** A refund with every move it made, oldest first, and its next-check time ({@code null} once settled). */
     public record RefundRecord(Refund refund, List<RefundStep> history, Instant nextCheckAt) {
         public boolean dueAt(Instant now) {
-            return refund.status().isUnsettled() && nextCheckAt != null && !nextCheckAt.isAfter(now);
+            return nextCheckAt != null && !nextCheckAt.isAfter(now);
         }
     }
 
@@ -307,6 +313,21 @@ public class RefundRepository {
                     .updateExpression("SET #next = :next, #attempts = :nextAttempts")
                     .conditionExpression("#status = :status AND #attempts = :attempts AND #epoch = :epoch")
                     .expressionAttributeNames(names).expressionAttributeValues(values));
+            return true;
+        } catch (ConditionalCheckFailedException moved) {
+            return false;
+        }
+    }
+
+    /** Takes a FAILED refund whose reservation is released out of the sweep index. */
+    public boolean unlist(Refund observed) {
+        try {
+            dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk(observed.id())))
+                    .updateExpression("REMOVE #shard, #next")
+                    .conditionExpression("#status = :failed")
+                    .expressionAttributeNames(Map.of("#status", Table.STATUS, "#shard", Table.SWEEP_SHARD,
+                            "#next", Table.NEXT_CHECK_AT))
+                    .expressionAttributeValues(Map.of(":failed", Attr.s(RefundStatus.FAILED.name()))));
             return true;
         } catch (ConditionalCheckFailedException moved) {
             return false;

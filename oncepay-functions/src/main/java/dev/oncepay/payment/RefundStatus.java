@@ -15,7 +15,8 @@ import java.util.Set;
  *
  * <p>Every status but FAILED holds the refund's amount reserved on its payment: the sum of
  * reservations never exceeds what was captured. FAILED means the provider proved the refund did
- * not happen (or it was never sent), and only a move to FAILED releases the reservation.
+ * not happen (or it was never sent), and only a move to FAILED releases the reservation (a FAILED
+ * refund stays in the sweep index until its release is done).
  */
 public enum RefundStatus {
     /** Reserved and recorded; the provider call has not answered yet. */
@@ -40,11 +41,6 @@ public enum RefundStatus {
 
     public boolean isUnsettled() {
         return this == PENDING || this == UNKNOWN;
-    }
-
-    /** Whether a refund in this status keeps its amount reserved on the payment. */
-    public boolean holdsReservation() {
-        return this != FAILED;
     }
 
     public Set<RefundStatus> successors() {

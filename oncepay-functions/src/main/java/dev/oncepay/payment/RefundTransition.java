@@ -7,7 +7,9 @@ import java.util.OptionalLong;
  * One conditional move of a refund, from the status it is expected to have, with the facts that
  * justify it. Applying it is a single conditional UpdateItem ({@link RefundRepository#apply}).
  *
- * @param nextCheckAt when the sweep looks again: required for an unsettled refund, {@code null} otherwise
+ * @param nextCheckAt when the sweep looks again: required for an unsettled refund; for a FAILED one
+ *        whose reservation is not released yet (the release follows the write), so a crash between
+ *        the two leaves it to the sweep; {@code null} otherwise
  * @param fenceEpoch if present, the write also requires this lease epoch (refund runs are fenced)
  */
 public record RefundTransition(RefundStatus from, RefundStatus to, String providerRefundId, String failureCode,
@@ -17,8 +19,11 @@ public record RefundTransition(RefundStatus from, RefundStatus to, String provid
         if (!from.canMoveTo(to)) {
             throw new IllegalStateException("refund cannot move from " + from + " to " + to);
         }
-        if (to.isUnsettled() != (nextCheckAt != null)) {
-            throw new IllegalArgumentException("exactly an unsettled refund has a next check time");
+        if (to.isUnsettled() && nextCheckAt == null) {
+            throw new IllegalArgumentException("an unsettled refund needs a next check time");
+        }
+        if (nextCheckAt != null && !to.isUnsettled() && to != RefundStatus.FAILED) {
+            throw new IllegalArgumentException("a " + to + " refund has no next check time");
         }
     }
 

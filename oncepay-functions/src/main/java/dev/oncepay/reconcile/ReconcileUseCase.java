@@ -84,10 +84,12 @@ public class ReconcileUseCase {
     private final Backlog backlog;
     private final DeclinedChargeCancel cancels;
     private final NoChargeProof proof;
+    private final RefundSweep refundSweep;
 
     public ReconcileUseCase(PaymentRepository payments, ProviderGateway provider, Event<ReconcilePhaseReached> phases,
             Clock clock, ReconcileConfig config, EmbeddedMetrics metrics, ProviderAccounts accounts, Backlog backlog,
-            DeclinedChargeCancel cancels, NoChargeProof proof) {
+            DeclinedChargeCancel cancels, NoChargeProof proof, RefundSweep refundSweep) {
+        this.refundSweep = refundSweep;
         this.cancels = cancels;
         this.proof = proof;
         this.metrics = metrics;
@@ -126,7 +128,8 @@ public class ReconcileUseCase {
                 LOG.errorf(e, "reconcile paymentId=%s failed; left for the next sweep", paymentId);
             }
         }
-        SweepSummary summary = tally.summary(trigger, Duration.between(started, clock.instant()).toMillis());
+        SweepSummary.Refunds refunded = refundSweep.sweep(deadline);
+        SweepSummary summary = tally.summary(trigger, Duration.between(started, clock.instant()).toMillis(), refunded);
         backlog.emit();
         return summary; // logged, one line per sweep, by the function (RequestLog)
     }
@@ -511,6 +514,11 @@ public class ReconcileUseCase {
      * from {@link Jitter}, reseeded after a SnapStart restore).
      */
     Duration backoff(int attempts) {
+        return backoff(config, attempts);
+    }
+
+    /** Equal jitter: uniform in {@code [c/2, c]}, {@code c = min(cap, base·2^attempts)}. */
+    static Duration backoff(ReconcileConfig config, int attempts) {
         long base = Math.max(1, config.backoffBase().toMillis());
         long cap = Math.max(base, config.backoffCap().toMillis());
         long ceiling = attempts >= 30 ? cap : Math.min(cap, base << attempts);
@@ -616,9 +624,10 @@ public class ReconcileUseCase {
             }
         }
 
-        SweepSummary summary(String trigger, long elapsedMillis) {
+        SweepSummary summary(String trigger, long elapsedMillis, SweepSummary.Refunds refunds) {
             return new SweepSummary(trigger, examined, new SweepSummary.Settled(succeeded, failed, needsReview),
-                    deferred, deadLettered, skipped, errors, resent, canceled, notStarted, budgetExhausted, elapsedMillis);
+                    deferred, deadLettered, skipped, errors, resent, canceled, notStarted, budgetExhausted, elapsedMillis,
+                    refunds);
         }
     }
 }

@@ -16,6 +16,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
  * @param resent charges re-sent with the payment's own provider idempotency key (lookup found none)
  * @param canceled declined charges left open (cancel pending) whose cancel the provider confirmed
  * @param notStarted due entries left for the next invocation because the time budget was spent
+ * @param refunds what the sweep did with due refunds, after the payments
  */
 @RegisterForReflection
 public record SweepSummary(
@@ -30,7 +31,20 @@ public record SweepSummary(
         int canceled,
         int notStarted,
         boolean budgetExhausted,
-        long elapsedMillis) {
+        long elapsedMillis,
+        Refunds refunds) {
+
+    /**
+     * The refunds' part of a sweep.
+     *
+     * @param settled refunds moved to a final status, by outcome
+     * @param released FAILED refunds whose reservation the sweep gave back after a crash between the two
+     * @param resent refunds re-sent with their own provider key (the provider had none)
+     */
+    @RegisterForReflection
+    public record Refunds(int examined, Settled settled, int deferred, int released, int resent, int errors,
+            int notStarted) {
+    }
 
     /** @param needsReview contradicting provider facts (several charges, wrong amount, a conflicting webhook) */
     @RegisterForReflection

@@ -1,6 +1,7 @@
 package dev.oncepay.refund;
 
 import dev.oncepay.payment.Actor;
+import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.payment.Refund;
 import dev.oncepay.payment.RefundRepository;
 import dev.oncepay.payment.RefundStatus;
@@ -43,7 +44,9 @@ public class RefundSettlement {
         /** The refund waits for a human: nothing changed. */
         UNDER_REVIEW,
         /** No such refund. */
-        UNKNOWN_REFUND
+        UNKNOWN_REFUND,
+        /** The refund belongs to another provider account than the one that spoke: nothing changed. */
+        OTHER_ACCOUNT
     }
 
     /**
@@ -54,12 +57,27 @@ public class RefundSettlement {
      */
     public Applied apply(String refundId, RefundStatus fact, String providerRefundId, String failureCode, Long amount,
             Actor by, String source) {
+        return apply(refundId, null, fact, providerRefundId, failureCode, amount, by, source);
+    }
+
+    /**
+     * As {@link #apply(String, RefundStatus, String, String, Long, Actor, String)}, for a fact only
+     * {@code speaker} vouches for (a webhook signed with its secret): a refund of another account
+     * is not moved.
+     */
+    public Applied apply(String refundId, ProviderAccount speaker, RefundStatus fact, String providerRefundId,
+            String failureCode, Long amount, Actor by, String source) {
         for (int round = 0; round < ROUNDS; round++) {
             Optional<Refund> read = refunds.find(refundId);
             if (read.isEmpty()) {
                 return Applied.UNKNOWN_REFUND;
             }
             Refund current = read.get();
+            if (speaker != null && !current.providerAccount().equals(speaker)) {
+                LOG.warnf("refund %s belongs to %s; a fact of %s is not applied (%s)", refundId,
+                        current.providerAccount(), speaker, source);
+                return Applied.OTHER_ACCOUNT;
+            }
             Optional<Applied> done = applyOnce(current, fact, providerRefundId, failureCode, amount, by, source);
             if (done.isPresent()) {
                 return done.get();

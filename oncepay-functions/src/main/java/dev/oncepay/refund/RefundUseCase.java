@@ -213,6 +213,10 @@ public class RefundUseCase {
             forgetUnsent(refund, key, true);
             throw storeFailed;
         }
+        if (reserved == Reserved.RELEASED) {
+            // Failed by the sweep's proof that nothing arrived (its reservation given back): never sent again.
+            return new RefundAnswer(refunds.find(refund.id()).orElse(refund), false);
+        }
         if (reserved != Reserved.RESERVED) {
             // Never reserved by any run, so never sent by any: nothing stays under this key.
             forgetUnsent(refund, key, false);

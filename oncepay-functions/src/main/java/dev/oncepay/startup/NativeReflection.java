@@ -32,6 +32,7 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
         ScheduledEvent.class,
         SweepSummary.class,
         SweepSummary.Settled.class,
+        SweepSummary.Refunds.class,
         // The generic PSP's JSON.
         PspCharge.class,
         PspChargeRequest.class,

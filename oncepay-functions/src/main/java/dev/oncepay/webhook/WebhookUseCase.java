@@ -6,6 +6,8 @@ import dev.oncepay.config.Secrets;
 import dev.oncepay.payment.Actor;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
+import dev.oncepay.provider.webhook.ProviderEvent.RefundFact;
+import dev.oncepay.refund.RefundSettlement;
 import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.payment.ReviewReason;
@@ -82,10 +84,13 @@ public class WebhookUseCase {
     private final Event<WebhookPhaseReached> phases;
     /** The signing secrets of now (a SnapStart restore reloads them), rather than the mapping's startup copy. */
     private final Secrets currentSecrets;
+    private final RefundSettlement refunds;
 
     public WebhookUseCase(WebhookConfig config, WebhookFormats formats, OncepayConfig oncepay, EventJournal journal,
-            PaymentRepository payments, Clock clock, Event<WebhookPhaseReached> phases, Secrets currentSecrets) {
+            PaymentRepository payments, Clock clock, Event<WebhookPhaseReached> phases, Secrets currentSecrets,
+            RefundSettlement refunds) {
         this.config = config;
+        this.refunds = refunds;
         this.currentSecrets = currentSecrets;
         this.formats = formats;
         this.oncepay = oncepay;
@@ -201,6 +206,9 @@ public class WebhookUseCase {
         if (event.kind() == ProviderEvent.Kind.IGNORED_TYPE) {
             return new Applied(WebhookOutcome.IGNORED_TYPE, event.detail(), false);
         }
+        if (event.kind() == ProviderEvent.Kind.REFUND_FACT) {
+            return applyRefund(signer, event);
+        }
         if (event.kind() == ProviderEvent.Kind.NOT_OURS) {
             // Loud: a steady stream of these means a misrouted endpoint or the wrong mode configured.
             LOG.warnf("webhook not about our payments provider=%s eventId=%s: %s", provider, event.id(), event.detail());
@@ -258,6 +266,26 @@ public class WebhookUseCase {
         }
         // The provider retries a failed delivery; the journal stays RECEIVED until then.
         throw new IllegalStateException("payment " + event.reference() + " kept changing under webhook " + event.id());
+    }
+
+    /** A fact about one of our refunds, through the refund state machine; a pending refund changes nothing. */
+    private Applied applyRefund(ProviderAccount signer, ProviderEvent event) {
+        RefundFact fact = event.refundFact().orElseThrow();
+        if (!fact.isFinal()) {
+            return new Applied(WebhookOutcome.NOT_FINAL, "refund " + fact.refundId() + " is not final yet", false);
+        }
+        RefundSettlement.Applied applied = refunds.apply(event.reference(), signer, fact.outcome(), fact.refundId(),
+                fact.failureCode(), fact.amount(), Actor.webhook(signer.provider(), event.id()),
+                marker(signer.provider(), event));
+        String detail = "refund " + event.reference() + ": " + applied.name().toLowerCase(java.util.Locale.ROOT);
+        return switch (applied) {
+            case APPLIED -> new Applied(WebhookOutcome.APPLIED, detail, true);
+            case ALREADY_SETTLED -> new Applied(WebhookOutcome.ALREADY_SETTLED, detail, false);
+            case CONFLICT -> new Applied(WebhookOutcome.CONFLICT, detail, true);
+            case UNDER_REVIEW -> new Applied(WebhookOutcome.UNDER_REVIEW, detail, false);
+            case UNKNOWN_REFUND -> new Applied(WebhookOutcome.UNKNOWN_PAYMENT, "no refund " + event.reference(), false);
+            case OTHER_ACCOUNT -> new Applied(WebhookOutcome.NOT_OURS, detail + " of another provider account", false);
+        };
     }
 
     /**

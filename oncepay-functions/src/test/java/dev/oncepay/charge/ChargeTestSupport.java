@@ -23,18 +23,18 @@ import org.junit.jupiter.api.BeforeEach;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /** Shared set-up of the charge function tests: a clean simulator, clock, breaker and hooks. */
-abstract class ChargeTestSupport extends FunctionTestSupport {
+public abstract class ChargeTestSupport extends FunctionTestSupport {
     @Inject
-    FleetBreakers breakers;
+    protected FleetBreakers breakers;
 
-    PspSimulator sim;
+    protected PspSimulator sim;
     /** The store's fault proxy, healthy when each test starts and ends. */
-    StoreFaultProxy store;
+    protected StoreFaultProxy store;
     /** A tenant of this test alone, so table checks see only this test's items. */
-    String tenant;
+    protected String tenant;
 
     @BeforeEach
-    void cleanSlate() {
+    protected void cleanSlate() {
         sim = TestEnvironment.simulator();
         sim.reset();
         clock.reset();
@@ -48,22 +48,22 @@ abstract class ChargeTestSupport extends FunctionTestSupport {
 
     /** Parked runs and held charges let go, the store healthy and the clock real again, for the next class too. */
     @AfterEach
-    void leaveCleanSlate() {
+    protected void leaveCleanSlate() {
         hooks.reset();
         sim.releaseCharges();
         store.reset();
         clock.reset();
     }
 
-    static String body(long amount, String currency, String reference) {
+    protected static String body(long amount, String currency, String reference) {
         return "{\"amount\":" + amount + ",\"currency\":\"" + currency + "\",\"reference\":\"" + reference + "\"}";
     }
 
-    static String newKey() {
+    protected static String newKey() {
         return UUID.randomUUID().toString();
     }
 
-    ApiResponse post(String key, String body) {
+    protected ApiResponse post(String key, String body) {
         return LambdaClient.call(HttpApiEvents.postPayment(tenant, key, body));
     }
 
@@ -71,37 +71,37 @@ abstract class ChargeTestSupport extends FunctionTestSupport {
      * The payment as {@code GET /payments/{id}} shows it, less the order binding that only the
      * lookup adds: what the charge's answer showed, for a payment unchanged since.
      */
-    JsonNode shownWithoutOrder(String paymentId) {
+    protected JsonNode shownWithoutOrder(String paymentId) {
         return PaymentViews.withoutOrder(get(paymentId).json());
     }
 
-    ApiResponse get(String paymentId) {
+    protected ApiResponse get(String paymentId) {
         return LambdaClient.call(HttpApiEvents.getPayment(tenant, paymentId));
     }
 
     /** Every item this test's tenant owns in the table (keys and payments), read by the test itself. */
-    List<Map<String, AttributeValue>> storedItems() {
+    protected List<Map<String, AttributeValue>> storedItems() {
         // Every page: a first-page-only scan would miss items once the shared table grows.
         return StoredItems.ofTenant(tenant);
     }
 
-    Map<String, AttributeValue> storedPayment(String paymentId) {
+    protected Map<String, AttributeValue> storedPayment(String paymentId) {
         return TestEnvironment.dynamo().getItem(b -> b.tableName(TestEnvironment.TABLE).consistentRead(true)
                 .key(Map.of(Table.PK, AttributeValue.fromS("payment#" + paymentId)))).item();
     }
 
     /** The ids of this test's tenant's payments, as stored. */
-    List<String> paymentIds() {
+    protected List<String> paymentIds() {
         return storedItems().stream().filter(i -> Table.KIND_PAYMENT.equals(i.get(Table.KIND).s()))
                 .map(i -> i.get(Table.PK).s().substring("payment#".length())).toList();
     }
 
     /** The order item of this test's tenant for {@code reference}, as stored. */
-    Optional<Map<String, AttributeValue>> storedOrder(String reference) {
+    protected Optional<Map<String, AttributeValue>> storedOrder(String reference) {
         return StoredItems.item(OrderRepository.orderId(tenant, reference));
     }
 
-    long ledgerChargesFor(String paymentId) {
+    protected long ledgerChargesFor(String paymentId) {
         return sim.ledger().stream().filter(e -> e.reference().equals(paymentId)).count();
     }
 }

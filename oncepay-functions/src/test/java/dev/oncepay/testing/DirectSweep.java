@@ -5,6 +5,7 @@ import dev.oncepay.contract.Attr;
 import dev.oncepay.contract.Table;
 import dev.oncepay.function.ReconcileFunction;
 import dev.oncepay.payment.PaymentRepository;
+import dev.oncepay.payment.RefundRepository;
 import dev.oncepay.reconcile.ScheduledEvent;
 import dev.oncepay.reconcile.SweepSummary;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -49,7 +50,13 @@ public class DirectSweep {
 
     /** One sweep over these payments alone, at the test clock's time. */
     public SweepSummary sweepOnly(Set<String> paymentIds) {
+        return sweepOnly(paymentIds, Set.of());
+    }
+
+    /** One sweep over these payments and refunds alone, at the test clock's time. */
+    public SweepSummary sweepOnly(Set<String> paymentIds, Set<String> refundIds) {
         leaveInSweepIndexOnly(paymentIds);
+        leaveInIndex(refundIds, RefundRepository.pk(""), "refund#");
         String event = SCHEDULED_EVENT.formatted(UUID.randomUUID(), clock.instant().truncatedTo(ChronoUnit.SECONDS));
         try {
             return function.reconcile(json.readValue(event, ScheduledEvent.class));
@@ -63,15 +70,20 @@ public class DirectSweep {
      * only a test's own payments: it would otherwise ask about them, or re-send their charges.
      */
     public void leaveInSweepIndexOnly(Set<String> paymentIds) {
+        leaveInIndex(paymentIds, PaymentRepository.pk(""), "");
+    }
+
+    /** Removes every item of the sweep partitions {@code <partition><shard>} but those of {@code ids}. */
+    private void leaveInIndex(Set<String> ids, String itemPrefix, String partition) {
         DynamoDbClient dynamo = TestEnvironment.dynamo();
         for (int shard = 0; shard < payments.sweepShards(); shard++) {
-            String s = Integer.toString(shard);
+            String s = partition + shard;
             dynamo.queryPaginator(b -> b.tableName(TestEnvironment.TABLE).indexName(Table.SWEEP_INDEX)
                     .keyConditionExpression("#shard = :shard")
                     .expressionAttributeNames(Map.of("#shard", Table.SWEEP_SHARD))
                     .expressionAttributeValues(Map.of(":shard", Attr.s(s))))
                     .items().stream()
-                    .filter(item -> !paymentIds.contains(Attr.string(item, Table.PK).substring("payment#".length())))
+                    .filter(item -> !ids.contains(Attr.string(item, Table.PK).substring(itemPrefix.length())))
                     .forEach(item -> dynamo.deleteItem(d -> d.tableName(TestEnvironment.TABLE)
                             .key(Map.of(Table.PK, item.get(Table.PK)))));
         }

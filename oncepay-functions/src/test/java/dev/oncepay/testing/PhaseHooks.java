@@ -1,6 +1,7 @@
 package dev.oncepay.testing;
 
 import dev.oncepay.charge.ChargePhaseReached;
+import dev.oncepay.refund.RefundPhaseReached;
 import dev.oncepay.wallet.WalletPhaseReached;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
@@ -56,6 +57,10 @@ public class PhaseHooks {
     }
 
     void on(@Observes ChargePhaseReached event) throws InterruptedException {
+        reached(event.phase());
+    }
+
+    void on(@Observes RefundPhaseReached event) throws InterruptedException {
         reached(event.phase());
     }
 

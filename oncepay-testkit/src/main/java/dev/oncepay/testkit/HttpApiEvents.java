@@ -28,7 +28,10 @@ public final class HttpApiEvents {
         try (InputStream in = HttpApiEvents.class.getResourceAsStream("/events/http-api-v2.json")) {
             ObjectNode event = (ObjectNode) JSON.readTree(in);
             HttpApiEvents e = new HttpApiEvents(event);
-            String route = path.startsWith("/payments/") ? "/payments/{id}"
+            String[] segments = path.split("/");
+            boolean refunds = path.startsWith("/payments/") && segments.length >= 4 && segments[3].equals("refunds");
+            String route = refunds ? (segments.length == 4 ? "/payments/{id}/refunds" : "/payments/{id}/refunds/{refundId}")
+                    : path.startsWith("/payments/") ? "/payments/{id}"
                     : path.startsWith(WALLETS) ? WALLETS + "{walletId}" + path.substring(WALLETS.length()).replaceFirst("^[^/]*", "")
                     : path;
             event.put("routeKey", method + " " + route);
@@ -37,7 +40,13 @@ public final class HttpApiEvents {
             context.put("routeKey", method + " " + route);
             context.put("requestId", UUID.randomUUID().toString());
             ((ObjectNode) context.get("http")).put("method", method).put("path", path);
-            if (path.startsWith("/payments/")) {
+            if (refunds) {
+                ObjectNode parameters = (ObjectNode) event.get("pathParameters");
+                parameters.put("id", segments[2]);
+                if (segments.length > 4) {
+                    parameters.put("refundId", segments[4]);
+                }
+            } else if (path.startsWith("/payments/")) {
                 ((ObjectNode) event.get("pathParameters")).put("id", path.substring("/payments/".length()));
             }
             if (path.startsWith(WALLETS)) {
@@ -67,6 +76,16 @@ public final class HttpApiEvents {
         HttpApiEvents e = request("GET", WALLETS + walletId).tenant(tenant);
         e.event.put("rawQueryString", query);
         return e;
+    }
+
+    /** {@code POST /payments/{paymentId}/refunds}; no key header if {@code key} is null. */
+    public static HttpApiEvents postRefund(String tenant, String paymentId, String key, String body) {
+        HttpApiEvents e = request("POST", "/payments/" + paymentId + "/refunds").tenant(tenant).body(body);
+        return key == null ? e : e.header("idempotency-key", key);
+    }
+
+    public static HttpApiEvents getRefund(String tenant, String paymentId, String refundId) {
+        return request("GET", "/payments/" + paymentId + "/refunds/" + refundId).tenant(tenant);
     }
 
     public static HttpApiEvents getPayment(String tenant, String id) {
