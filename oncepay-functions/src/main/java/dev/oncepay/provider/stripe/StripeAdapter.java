@@ -28,14 +28,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.StringJoiner;
+import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /**
  * Stripe's PaymentIntents as a provider ({@code stripe}): a charge is one create-and-confirm
  * ({@code POST /v1/payment_intents}, form-encoded, {@code Idempotency-Key} = the payment's provider
  * key), a lookup a retrieve by the PaymentIntent's id, or, when the create's answer was lost, a
- * search by our payment id in its metadata.
+ * search by our payment id in its metadata. A refund is a {@code POST /v1/refunds} of that
+ * PaymentIntent (its key the refund's provider key, our refund id in its metadata), its lookup the
+ * PaymentIntent's list of refunds.
  *
  * <p>Read strictly (design rule 11): only a PaymentIntent of ours (our id in its metadata, our
  * amount and currency) that says {@code succeeded}, or a refusal Stripe states in words this
@@ -50,6 +54,13 @@ public class StripeAdapter implements ProviderAdapter {
     private static final Pattern PAYMENT_METHOD = Pattern.compile("pm_[A-Za-z0-9_]{1,250}");
     private static final Pattern CUSTOMER = Pattern.compile("cus_[A-Za-z0-9]{1,250}");
     private static final String PAYMENT_INTENTS = "/v1/payment_intents";
+    private static final String REFUNDS = "/v1/refunds";
+    /** The words Stripe takes as a refund's {@code reason}; any other reason goes in the metadata. */
+    private static final Set<String> REFUND_REASONS = Set.of("duplicate", "fraudulent", "requested_by_customer");
+    /** The refund metadata key of the merchant's free-text reason. */
+    private static final String REASON_KEY = "oncepay_reason";
+    private static final Set<String> OUR_REFUND_METADATA =
+            Set.of(StripeRefund.REFERENCE_KEY, StripePaymentIntent.REFERENCE_KEY, REASON_KEY);
 
     private final ObjectMapper json;
     private final Duration searchLag;
@@ -105,15 +116,12 @@ public class StripeAdapter implements ProviderAdapter {
         if (payment.description() != null) {
             field(form, "description", payment.description());
         }
-        return http.post(ProviderHttp.resolve(endpoint.baseUrl(), PAYMENT_INTENTS),
-                Map.of("Authorization", authorization(endpoint), "Stripe-Version", apiVersion,
-                        "Idempotency-Key", payment.providerIdempotencyKey()),
-                "application/x-www-form-urlencoded", form.toString());
+        return post(endpoint, PAYMENT_INTENTS, payment.providerIdempotencyKey(), form);
     }
 
     @Override
     public ProviderReply sendLookup(AccountEndpoint endpoint, Payment payment) {
-        Map<String, String> headers = Map.of("Authorization", authorization(endpoint), "Stripe-Version", apiVersion);
+        Map<String, String> headers = readHeaders(endpoint);
         String id = payment.providerPaymentId();
         if (id != null && StripePaymentIntent.ID.matcher(id).matches()) {
             return http.get(ProviderHttp.resolve(endpoint.baseUrl(), PAYMENT_INTENTS + "/" + id), headers);
@@ -131,15 +139,18 @@ public class StripeAdapter implements ProviderAdapter {
      */
     @Override
     public ProviderReply sendCancel(AccountEndpoint endpoint, Payment payment, int attempt) {
-        String id = payment.providerPaymentId();
-        if (id == null || !StripePaymentIntent.ID.matcher(id).matches()) {
-            throw new IllegalArgumentException("no PaymentIntent id to cancel for payment " + payment.id());
-        }
+        String id = paymentIntentOf(payment, "cancel");
         StringJoiner form = new StringJoiner("&");
         field(form, "cancellation_reason", "abandoned");
-        return http.post(ProviderHttp.resolve(endpoint.baseUrl(), PAYMENT_INTENTS + "/" + id + "/cancel"),
+        return post(endpoint, PAYMENT_INTENTS + "/" + id + "/cancel", payment.providerIdempotencyKey() + "-cancel-" + attempt,
+                form);
+    }
+
+    /** One form-encoded {@code POST} under {@code idempotencyKey}, with our key and pinned API version. */
+    private ProviderReply post(AccountEndpoint endpoint, String path, String idempotencyKey, StringJoiner form) {
+        return http.post(ProviderHttp.resolve(endpoint.baseUrl(), path),
                 Map.of("Authorization", authorization(endpoint), "Stripe-Version", apiVersion,
-                        "Idempotency-Key", payment.providerIdempotencyKey() + "-cancel-" + attempt),
+                        "Idempotency-Key", idempotencyKey),
                 "application/x-www-form-urlencoded", form.toString());
     }
 
@@ -263,13 +274,7 @@ public class StripeAdapter implements ProviderAdapter {
     @Override
     public List<FoundCharge> readLookup(ProviderReply answer, Payment payment) {
         String unclear = "Stripe lookup answered HTTP " + answer.status();
-        if (answer.status() / 100 != 2) {
-            throw new IndeterminateProviderFault(unclear + errorSummary(answer), null);
-        }
-        JsonNode root = parse(answer.body());
-        if (root == null || !root.isObject()) {
-            throw new IndeterminateProviderFault(unclear + " without a readable body", null);
-        }
+        JsonNode root = lookupAnswer(answer, unclear);
         if ("payment_intent".equals(StripePaymentIntent.text(root, "object"))) {
             return List.of(ours(StripePaymentIntent.read(root), payment, unclear).found());
         }
@@ -288,6 +293,18 @@ public class StripeAdapter implements ProviderAdapter {
         return List.copyOf(found);
     }
 
+    /** A lookup's body as a JSON object; anything else, an error answer included, is no answer at all. */
+    private JsonNode lookupAnswer(ProviderReply answer, String unclear) {
+        if (answer.status() / 100 != 2) {
+            throw new IndeterminateProviderFault(unclear + errorSummary(answer), null);
+        }
+        JsonNode root = parse(answer.body());
+        if (root == null || !root.isObject()) {
+            throw new IndeterminateProviderFault(unclear + " without a readable body", null);
+        }
+        return root;
+    }
+
     /**
      * A listed PaymentIntent must be well-formed and carry our payment id (asked for by id or by that
      * metadata); an amount or currency that differs is left for reconcile to judge.
@@ -302,24 +319,118 @@ public class StripeAdapter implements ProviderAdapter {
         return intent;
     }
 
+    /**
+     * {@code POST /v1/refunds} of the payment's PaymentIntent under the refund's provider key. Stripe
+     * takes a {@code reason} only from its own three words; the merchant's free text travels in the
+     * metadata, as do our refund and payment ids, which the lookup and the refund events match on.
+     */
     @Override
     public ProviderReply sendRefund(AccountEndpoint endpoint, Refund refund, Payment payment) {
-        throw new UnsupportedOperationException("stripe refunds");
+        String intent = paymentIntentOf(payment, "refund");
+        StringJoiner form = new StringJoiner("&");
+        field(form, "payment_intent", intent);
+        field(form, "amount", Long.toString(refund.amount()));
+        if (refund.reason() != null && REFUND_REASONS.contains(refund.reason())) {
+            field(form, "reason", refund.reason());
+        }
+        // Sorted, so that every attempt under the key sends the same bytes; our own keys win over the
+        // merchant's, as the lookup and the events find the refund by them.
+        Map<String, String> metadata = new TreeMap<>(refund.metadata());
+        metadata.keySet().removeAll(OUR_REFUND_METADATA);
+        metadata.forEach((key, value) -> form.add("metadata[" + ProviderHttp.encoded(key) + "]=" + ProviderHttp.encoded(value)));
+        field(form, "metadata[" + StripeRefund.REFERENCE_KEY + "]", refund.id());
+        field(form, "metadata[" + StripePaymentIntent.REFERENCE_KEY + "]", payment.id());
+        if (refund.reason() != null && !REFUND_REASONS.contains(refund.reason())) {
+            field(form, "metadata[" + REASON_KEY + "]", refund.reason());
+        }
+        return post(endpoint, REFUNDS, refund.providerIdempotencyKey(), form);
     }
 
+    /**
+     * Final only for a Refund of ours in Stripe's words ({@link StripeRefundStatus}), or a request
+     * Stripe refused as invalid, which refunded nothing; an {@code idempotency_error} goes to review.
+     */
     @Override
     public RefundResult readRefund(ProviderReply answer, Refund refund) {
-        throw new UnsupportedOperationException("stripe refunds");
+        String unclear = "Stripe answered the refund with HTTP " + answer.status();
+        JsonNode root = parse(answer.body());
+        if (answer.status() / 100 == 2) {
+            StripeRefund shown = StripeRefund.read(root);
+            if (shown == null) {
+                return RefundResult.unknown(null, unclear + (root == null ? " without a readable body" : " with a body that is no Refund"));
+            }
+            if (!shown.about(refund)) {
+                return RefundResult.unknown(null, unclear + " about another Refund: " + shown);
+            }
+            return switch (shown.status().outcome()) {
+                case SUCCEEDED -> RefundResult.succeeded(shown.id());
+                case FAILED -> RefundResult.failed(shown.id(), shown.failureCode());
+                case UNKNOWN, NOT_SENT, NEEDS_REVIEW -> RefundResult.unknown(shown.id(),
+                        unclear + ": Refund " + shown.id() + " is '" + shown.statusWord() + "', not final");
+            };
+        }
+        StripeError error = StripeError.read(root);
+        if (error == null) {
+            return RefundResult.unknown(null, unclear + ", which is no outcome without Stripe's error");
+        }
+        if (StripeError.IDEMPOTENCY_ERROR.equals(error.type())) {
+            return RefundResult.review(null, unclear + " idempotency_error: our provider key " + refund.providerIdempotencyKey()
+                    + " was used with other parameters (a bug or tampering); nothing is assumed about the refund");
+        }
+        int status = answer.status();
+        if ((status == 400 || status == 402 || status == 404) && StripeError.INVALID_REQUEST_ERROR.equals(error.type())) {
+            // Refused as invalid before anything ran (amount_too_large, charge_already_refunded, resource_missing…).
+            return RefundResult.failed(null, error.code() != null ? error.code() : "provider_rejected_" + status);
+        }
+        return RefundResult.unknown(null, unclear + " " + error + ", which is no outcome");
     }
 
+    /** {@code GET /v1/refunds} of the payment's PaymentIntent: one page of Stripe's largest size. */
     @Override
     public ProviderReply sendRefundLookup(AccountEndpoint endpoint, Refund refund, Payment payment) {
-        throw new UnsupportedOperationException("stripe refunds");
+        String intent = paymentIntentOf(payment, "look up refunds");
+        return http.get(ProviderHttp.resolve(endpoint.baseUrl(), REFUNDS + "?payment_intent=" + ProviderHttp.encoded(intent)
+                + "&limit=100"), readHeaders(endpoint));
     }
 
+    /**
+     * The listed Refunds with our refund id in their metadata; the PaymentIntent's other refunds are
+     * passed over. None is an answer only from a well-formed last page: with more pages, ours may be
+     * on one of them.
+     */
     @Override
     public List<FoundRefund> readRefundLookup(ProviderReply answer, Refund refund) {
-        throw new UnsupportedOperationException("stripe refunds");
+        String unclear = "Stripe refund lookup answered HTTP " + answer.status();
+        JsonNode root = lookupAnswer(answer, unclear);
+        JsonNode data = root.get("data");
+        JsonNode hasMore = root.get("has_more");
+        if (!"list".equals(StripePaymentIntent.text(root, "object")) || data == null || !data.isArray()
+                || hasMore == null || !hasMore.isBoolean()) {
+            throw new IndeterminateProviderFault(unclear + " with no list of its data and has_more", null);
+        }
+        List<FoundRefund> found = new ArrayList<>();
+        for (JsonNode element : data) {
+            StripeRefund listed = StripeRefund.read(element);
+            if (listed == null) {
+                throw new IndeterminateProviderFault(unclear + " listing something that is no Refund", null);
+            }
+            if (refund.id().equals(listed.reference())) {
+                found.add(listed.found());
+            }
+        }
+        if (found.isEmpty() && hasMore.booleanValue()) {
+            throw new IndeterminateProviderFault(unclear + " with none of ours on a page that is not the last", null);
+        }
+        return List.copyOf(found);
+    }
+
+    /** The PaymentIntent a refund is of; a payment without one never reached Stripe as a charge. */
+    private static String paymentIntentOf(Payment payment, String what) {
+        String id = payment.providerPaymentId();
+        if (id == null || !StripePaymentIntent.ID.matcher(id).matches()) {
+            throw new IllegalArgumentException("no PaymentIntent id to " + what + " for payment " + payment.id());
+        }
+        return id;
     }
 
     @Override
@@ -329,6 +440,10 @@ public class StripeAdapter implements ProviderAdapter {
 
     private static String authorization(AccountEndpoint endpoint) {
         return "Bearer " + endpoint.apiKey();
+    }
+
+    private Map<String, String> readHeaders(AccountEndpoint endpoint) {
+        return Map.of("Authorization", authorization(endpoint), "Stripe-Version", apiVersion);
     }
 
     /** A value inside single quotes of Stripe's search query language. */

@@ -2,12 +2,14 @@ package dev.oncepay.provider.stripe;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.RefundStatus;
 import dev.oncepay.provider.webhook.EventBody;
 import dev.oncepay.provider.webhook.MalformedEventException;
 import dev.oncepay.provider.webhook.ProviderEvent;
 import dev.oncepay.config.SigningSecret;
 import dev.oncepay.provider.webhook.VerifiedEvent;
 import dev.oncepay.provider.webhook.ProviderEvent.ChargeFact;
+import dev.oncepay.provider.webhook.ProviderEvent.RefundFact;
 import dev.oncepay.provider.webhook.SignatureVerifier;
 import dev.oncepay.provider.webhook.WebhookFormat;
 import io.smallrye.config.ConfigMapping;
@@ -17,6 +19,7 @@ import jakarta.inject.Inject;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Stripe's webhooks: {@code Stripe-Signature} (the shared {@code t=,v1=} HMAC-SHA256 scheme) over
@@ -33,8 +36,14 @@ import java.util.List;
  * <li>{@code payment_intent.canceled} → FAILED, decline code {@code canceled};</li>
  * <li>{@code payment_intent.processing}, {@code payment_intent.requires_action} → not final.</li>
  * </ul>
- * Other types are kept for audit only. A PaymentIntent event of the other mode (live vs test) or
- * about a PaymentIntent without {@code metadata.oncepay_payment_id} is not about our payments.
+ * The three Refund events, {@code refund.created}, {@code refund.updated} and {@code refund.failed}
+ * ({@code data.object} a {@code refund}), are facts about the refund named by its
+ * {@code metadata.oncepay_refund_id}, their outcome the Refund's {@code status}: {@code succeeded}
+ * → SUCCEEDED; {@code failed}, {@code canceled} → FAILED with {@code failure_reason}, else the
+ * status; {@code pending}, {@code requires_action} and any other word → PENDING.
+ *
+ * <p>Other types, {@code charge.refunded} among them, are kept for audit only. An event of the other
+ * mode (live vs test), or about a PaymentIntent or Refund without our id in its metadata, is not ours.
  */
 @ApplicationScoped
 public class StripeWebhookFormat implements WebhookFormat {
@@ -44,6 +53,10 @@ public class StripeWebhookFormat implements WebhookFormat {
     public static final String CANCELED = "payment_intent.canceled";
     public static final String PROCESSING = "payment_intent.processing";
     public static final String REQUIRES_ACTION = "payment_intent.requires_action";
+    public static final String REFUND_CREATED = "refund.created";
+    public static final String REFUND_UPDATED = "refund.updated";
+    public static final String REFUND_FAILED = "refund.failed";
+    private static final Set<String> REFUND_TYPES = Set.of(REFUND_CREATED, REFUND_UPDATED, REFUND_FAILED);
     /** The PaymentIntent metadata key under which the adapter puts our payment id. */
     private static final String PAYMENT_ID_METADATA = StripePaymentIntent.REFERENCE_KEY;
     /** The decline code of a payment whose PaymentIntent was canceled. */
@@ -107,21 +120,16 @@ public class StripeWebhookFormat implements WebhookFormat {
             default -> null;
         };
         JsonNode object = root.path("data").path("object");
+        if (REFUND_TYPES.contains(type)) {
+            return refundEvent(id, type, object, livemode(root, livemode), text);
+        }
         if (expectedStatus == null) {
             // Not ours to apply: keep what identifies it, validate nothing else.
             return ProviderEvent.ignoredType(id, type,
                     EventBody.tokenOrNull(object.path("metadata").get(PAYMENT_ID_METADATA), EventBody.MAX_ID), text);
         }
-        JsonNode mode = root.get("livemode");
-        if (mode == null || !mode.isBoolean()) {
-            throw new MalformedEventException("livemode", "required boolean");
-        }
-        if (!object.isObject()) {
-            throw new MalformedEventException("data.object", "required object");
-        }
-        if (!"payment_intent".equals(object.path("object").textValue())) {
-            throw new MalformedEventException("data.object.object", "must be \"payment_intent\" in a " + type + " event");
-        }
+        String otherMode = livemode(root, livemode);
+        requireObject(object, "payment_intent", type);
         String intentId = EventBody.token(object.get("id"), "data.object.id", EventBody.MAX_ID, true);
         if (!intentId.startsWith("pi_")) {
             throw new MalformedEventException("data.object.id", "must be a PaymentIntent id (pi_…)");
@@ -132,16 +140,10 @@ public class StripeWebhookFormat implements WebhookFormat {
             throw new MalformedEventException("data.object.status",
                     "must be \"" + expectedStatus + "\" in a " + type + " event");
         }
-        JsonNode metadata = object.get("metadata");
-        if (metadata != null && !metadata.isNull() && !metadata.isObject()) {
-            throw new MalformedEventException("data.object.metadata", "must be an object");
-        }
-        String reference = metadata == null ? null : EventBody.token(metadata.get(PAYMENT_ID_METADATA),
-                "data.object.metadata." + PAYMENT_ID_METADATA, EventBody.MAX_ID, false);
+        String reference = metadataToken(object, PAYMENT_ID_METADATA);
 
-        if (mode.booleanValue() != livemode) {
-            return ProviderEvent.notOurs(id, type, reference, "a " + (mode.booleanValue() ? "live" : "test")
-                    + "-mode event at a " + (livemode ? "live" : "test") + "-mode endpoint", text);
+        if (otherMode != null) {
+            return ProviderEvent.notOurs(id, type, reference, otherMode, text);
         }
         if (reference == null) {
             return ProviderEvent.notOurs(id, type, null, "PaymentIntent " + intentId + " has no metadata."
@@ -162,6 +164,70 @@ public class StripeWebhookFormat implements WebhookFormat {
             case UNKNOWN, NOT_SENT, NEEDS_REVIEW -> ProviderEvent.notFinal(id, type, reference,
                     "PaymentIntent " + intentId + " is " + expectedStatus, text);
         };
+    }
+
+    /**
+     * A {@code refund.*} event: a fact about the Refund it carries, whose status alone says the
+     * outcome (the adapter's one mapping); a {@code refund.failed} must show it failed or canceled.
+     */
+    private static ProviderEvent refundEvent(String id, String type, JsonNode object, String otherMode, String text) {
+        requireObject(object, "refund", type);
+        String refundId = EventBody.token(object.get("id"), "data.object.id", EventBody.MAX_ID, true);
+        if (!StripeRefund.ID.matcher(refundId).matches()) {
+            throw new MalformedEventException("data.object.id", "must be a Refund id (re_… or pyr_…)");
+        }
+        long amount = EventBody.amount(object.get("amount"), "data.object.amount");
+        String currency = EventBody.currency(object.get("currency"), "data.object.currency");
+        String statusWord = EventBody.token(object.get("status"), "data.object.status", EventBody.MAX_ID, false);
+        StripeRefundStatus status = StripeRefundStatus.fromWire(statusWord);
+        if (REFUND_FAILED.equals(type) && status.factOutcome() != RefundStatus.FAILED) {
+            throw new MalformedEventException("data.object.status", "must be \"failed\" or \"canceled\" in a " + type + " event");
+        }
+        String failureReason = EventBody.token(object.get("failure_reason"), "data.object.failure_reason",
+                EventBody.MAX_ID, false);
+        String reference = metadataToken(object, StripeRefund.REFERENCE_KEY);
+        if (otherMode != null) {
+            return ProviderEvent.notOurs(id, type, reference, otherMode, text);
+        }
+        if (reference == null) {
+            return ProviderEvent.notOurs(id, type, null, "Refund " + refundId + " has no metadata."
+                    + StripeRefund.REFERENCE_KEY + ": not created by oncepay", text);
+        }
+        RefundStatus outcome = status.factOutcome();
+        return ProviderEvent.refundFact(id, type, reference, new RefundFact(outcome, refundId, amount, currency,
+                outcome == RefundStatus.FAILED ? (failureReason != null ? failureReason : statusWord) : null), text);
+    }
+
+    /**
+     * The event's {@code livemode}, required: {@code null} when it is the endpoint's mode, else why
+     * the event is not ours.
+     */
+    private static String livemode(JsonNode root, boolean livemode) {
+        JsonNode mode = root.get("livemode");
+        if (mode == null || !mode.isBoolean()) {
+            throw new MalformedEventException("livemode", "required boolean");
+        }
+        return mode.booleanValue() == livemode ? null : "a " + (mode.booleanValue() ? "live" : "test")
+                + "-mode event at a " + (livemode ? "live" : "test") + "-mode endpoint";
+    }
+
+    private static void requireObject(JsonNode object, String kind, String type) {
+        if (!object.isObject()) {
+            throw new MalformedEventException("data.object", "required object");
+        }
+        if (!kind.equals(object.path("object").textValue())) {
+            throw new MalformedEventException("data.object.object", "must be \"" + kind + "\" in a " + type + " event");
+        }
+    }
+
+    /** {@code data.object.metadata.<key>}, a token if present; {@code null} without it or without metadata. */
+    private static String metadataToken(JsonNode object, String key) {
+        JsonNode metadata = object.get("metadata");
+        if (metadata != null && !metadata.isNull() && !metadata.isObject()) {
+            throw new MalformedEventException("data.object.metadata", "must be an object");
+        }
+        return metadata == null ? null : EventBody.token(metadata.get(key), "data.object.metadata." + key,
+                EventBody.MAX_ID, false);
     }
 
     private static boolean hasError(JsonNode intent) {

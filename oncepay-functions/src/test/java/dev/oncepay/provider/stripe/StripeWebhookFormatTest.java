@@ -9,13 +9,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import com.stripe.exception.SignatureVerificationException;
 import com.stripe.model.Event;
 import com.stripe.model.PaymentIntent;
+import com.stripe.model.Refund;
 import com.stripe.net.Webhook;
 import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.RefundStatus;
 import dev.oncepay.provider.webhook.InvalidSignatureException;
 import dev.oncepay.provider.webhook.MalformedEventException;
 import dev.oncepay.provider.webhook.ProviderEvent;
 import dev.oncepay.config.SigningSecret;
 import dev.oncepay.provider.webhook.ProviderEvent.ChargeFact;
+import dev.oncepay.provider.webhook.ProviderEvent.RefundFact;
 import dev.oncepay.sim.StripeMode;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -96,22 +99,31 @@ class StripeWebhookFormatTest {
 
     @Test
     void eventsOfTheOtherModeOrWithoutOurMetadataAreNotOurs() {
-        String live = event("payment_intent.succeeded", "succeeded", "null")
-                .replace("\"livemode\":false,\"pending", "\"livemode\":true,\"pending");
+        String body = event("payment_intent.succeeded", "succeeded", "null");
+        assertNotOursInTheOtherModeOrWithout(body, ProviderEvent.Kind.FACT,
+                "\"oncepay_payment_id\":\"pay_0123456789abcdef0123456789abcdef\",", "pi_3Q has no metadata.oncepay_payment_id");
+        assertEquals(ProviderEvent.Kind.NOT_OURS,
+                StripeWebhookFormat.parse(body.getBytes(StandardCharsets.UTF_8), true).kind(), "a live endpoint");
+    }
+
+    /**
+     * {@code body} (a test-mode event of ours) is not ours as live at a test-mode endpoint, is
+     * {@code kind} there at a live one, and is not ours without {@code ourMetadata}.
+     */
+    private static void assertNotOursInTheOtherModeOrWithout(String body, ProviderEvent.Kind kind, String ourMetadata,
+            String foreignDetail) {
+        String live = body.replace("\"livemode\":false,\"pending", "\"livemode\":true,\"pending");
         ProviderEvent e = parse(live);
         assertEquals(ProviderEvent.Kind.NOT_OURS, e.kind());
+        assertEquals(parse(body).reference(), e.reference(), "the reference kept for the journal");
         assertEquals("a live-mode event at a test-mode endpoint", e.detail());
-        assertEquals(ProviderEvent.Kind.FACT,
-                StripeWebhookFormat.parse(live.getBytes(StandardCharsets.UTF_8), true).kind(), "a live endpoint");
-        assertEquals(ProviderEvent.Kind.NOT_OURS,
-                StripeWebhookFormat.parse(event("payment_intent.succeeded", "succeeded", "null")
-                        .getBytes(StandardCharsets.UTF_8), true).kind());
+        assertEquals(kind, StripeWebhookFormat.parse(live.getBytes(StandardCharsets.UTF_8), true).kind(), "a live endpoint");
 
-        ProviderEvent foreign = parse(event("payment_intent.succeeded", "succeeded", "null")
-                .replace("\"oncepay_payment_id\":\"pay_0123456789abcdef0123456789abcdef\",", ""));
+        assertTrue(body.contains(ourMetadata), ourMetadata);
+        ProviderEvent foreign = parse(body.replace(ourMetadata, ""));
         assertEquals(ProviderEvent.Kind.NOT_OURS, foreign.kind());
         assertNull(foreign.reference());
-        assertTrue(foreign.detail().contains("pi_3Q has no metadata.oncepay_payment_id"), foreign.detail());
+        assertTrue(foreign.detail().contains(foreignDetail), foreign.detail());
     }
 
     @Test
@@ -141,7 +153,11 @@ class StripeWebhookFormatTest {
         "\"metadata\":{|\"metadata\":[],\"x\":{|data.object.metadata",
         "\"oncepay_payment_id\":\"pay_0123456789abcdef0123456789abcdef\"|\"oncepay_payment_id\":\"pay 0\"|data.object.metadata.oncepay_payment_id" })
     void rejectsWhatIsNotAStripePaymentIntentEvent(String find, String replacement, String field) {
-        String body = event("payment_intent.succeeded", "succeeded", "null");
+        assertMalformed(event("payment_intent.succeeded", "succeeded", "null"), find, replacement, field);
+    }
+
+    /** {@code body} with its first {@code find} replaced is refused, naming {@code field}. */
+    private static void assertMalformed(String body, String find, String replacement, String field) {
         assertTrue(body.contains(find), find);
         MalformedEventException e = assertThrows(MalformedEventException.class,
                 () -> parse(body.replaceFirst(java.util.regex.Pattern.quote(find),
@@ -154,6 +170,110 @@ class StripeWebhookFormatTest {
         assertEquals("data.object", assertThrows(MalformedEventException.class, () -> parse(
                 "{\"id\":\"evt_4\",\"object\":\"event\",\"type\":\"payment_intent.succeeded\",\"livemode\":false}"))
                 .field());
+    }
+
+    // --- refund events --------------------------------------------------------------------------
+
+    private static final String REFUND_ID = "ref_0123456789abcdef0123456789abcdef";
+
+    /** A {@code refund.*} event as Stripe sends it, its Refund of a PaymentIntent of ours. */
+    private static String refundEvent(String type, String status, String failureReason) {
+        return "{\"id\":\"evt_1R\",\"object\":\"event\",\"api_version\":\"2026-07-29.dahlia\",\"created\":" + T
+                + ",\"data\":{\"object\":{\"id\":\"re_3Q\",\"object\":\"refund\",\"amount\":1500,"
+                + "\"balance_transaction\":\"txn_3Q\",\"charge\":\"ch_3Q\",\"created\":" + T + ",\"currency\":\"eur\","
+                + "\"failure_reason\":" + (failureReason == null ? "null" : "\"" + failureReason + "\"") + ","
+                + "\"metadata\":{\"oncepay_refund_id\":\"" + REFUND_ID + "\","
+                + "\"oncepay_payment_id\":\"pay_0123456789abcdef0123456789abcdef\"},"
+                + "\"payment_intent\":\"pi_3Q\",\"reason\":\"requested_by_customer\",\"status\":\"" + status + "\"}},"
+                + "\"livemode\":false,\"pending_webhooks\":1,\"request\":{\"id\":null,\"idempotency_key\":\"oncepay-"
+                + REFUND_ID + "\"},\"type\":\"" + type + "\"}";
+    }
+
+    @ParameterizedTest
+    @CsvSource(nullValues = "null", value = {
+        "refund.created, succeeded, null, SUCCEEDED, null",
+        "refund.created, pending, null, PENDING, null",
+        "refund.created, requires_action, null, PENDING, null",
+        "refund.updated, succeeded, null, SUCCEEDED, null",
+        "refund.updated, canceled, null, FAILED, canceled",
+        "refund.updated, failed, insufficient_funds, FAILED, insufficient_funds",
+        "refund.updated, some_future_status, null, PENDING, null",
+        "refund.failed, failed, expired_or_canceled_card, FAILED, expired_or_canceled_card",
+        "refund.failed, failed, null, FAILED, failed",
+        "refund.failed, canceled, merchant_request, FAILED, merchant_request" })
+    void readsEachRefundEventByTheRefundsStatus(String type, String status, String failureReason, RefundStatus outcome,
+            String failureCode) {
+        ProviderEvent e = parse(refundEvent(type, status, failureReason));
+
+        assertEquals("evt_1R", e.id());
+        assertEquals(type, e.type());
+        assertEquals(ProviderEvent.Kind.REFUND_FACT, e.kind());
+        assertEquals(REFUND_ID, e.reference(), "our refund id, from the Refund's metadata");
+        assertTrue(e.fact().isEmpty());
+        assertEquals(new RefundFact(outcome, "re_3Q", 1500, "EUR", failureCode), e.refundFact().orElseThrow());
+    }
+
+    @Test
+    void aRefundWithoutStatusIsPending() {
+        ProviderEvent e = parse(refundEvent("refund.updated", "pending", null).replace("\"status\":\"pending\"", "\"status\":null"));
+
+        assertEquals(RefundStatus.PENDING, e.refundFact().orElseThrow().outcome());
+    }
+
+    @Test
+    void refundEventsOfTheOtherModeOrWithoutOurRefundIdAreNotOurs() {
+        assertNotOursInTheOtherModeOrWithout(refundEvent("refund.updated", "succeeded", null), ProviderEvent.Kind.REFUND_FACT,
+                "\"oncepay_refund_id\":\"" + REFUND_ID + "\",", "re_3Q has no metadata.oncepay_refund_id");
+    }
+
+    @Test
+    void chargeRefundedIsKeptForAuditAsTheRefundEventsCarryTheFacts() {
+        ProviderEvent e = parse("{\"id\":\"evt_5\",\"object\":\"event\",\"type\":\"charge.refunded\",\"livemode\":false,"
+                + "\"data\":{\"object\":{\"id\":\"ch_3Q\",\"object\":\"charge\",\"amount\":4200,\"amount_refunded\":1500,"
+                + "\"currency\":\"eur\",\"payment_intent\":\"pi_3Q\",\"refunded\":false,\"status\":\"succeeded\","
+                + "\"metadata\":{\"oncepay_payment_id\":\"pay_0123456789abcdef0123456789abcdef\"}}}}");
+
+        assertEquals(ProviderEvent.Kind.IGNORED_TYPE, e.kind());
+        assertEquals("pay_0123456789abcdef0123456789abcdef", e.reference());
+        assertTrue(e.refundFact().isEmpty() && e.fact().isEmpty());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "\"livemode\":false,\"pending|\"livemode\":null,\"pending|livemode",
+        "\"object\":\"refund\"|\"object\":\"charge\"|data.object.object",
+        "\"id\":\"re_3Q\"|\"id\":\"ch_3Q\"|data.object.id",
+        "\"amount\":1500|\"amount\":\"1500\"|data.object.amount",
+        "\"currency\":\"eur\"|\"currency\":null|data.object.currency",
+        "\"status\":\"failed\"|\"status\":\"succeeded\"|data.object.status",
+        "\"status\":\"failed\"|\"status\":\"pending\"|data.object.status",
+        "\"status\":\"failed\"|\"status\":7|data.object.status",
+        "\"failure_reason\":\"declined\"|\"failure_reason\":\"not a code\"|data.object.failure_reason",
+        "\"metadata\":{|\"metadata\":[],\"x\":{|data.object.metadata",
+        "\"oncepay_refund_id\":\"ref_|\"oncepay_refund_id\":\" ref_|data.object.metadata.oncepay_refund_id" })
+    void rejectsWhatIsNotAStripeRefundEvent(String find, String replacement, String field) {
+        assertMalformed(refundEvent("refund.failed", "failed", "declined"), find, replacement, field);
+    }
+
+    @Test
+    void rejectsARefundEventWithoutItsRefund() {
+        assertEquals("data.object", assertThrows(MalformedEventException.class, () -> parse(
+                "{\"id\":\"evt_6\",\"object\":\"event\",\"type\":\"refund.updated\",\"livemode\":false}"))
+                .field());
+    }
+
+    @Test
+    void stripeJavaReadsTheRefundEventAsWeDo() throws Exception {
+        ReadByBoth both = readByBoth(refundEvent("refund.failed", "failed", "expired_or_canceled_card"));
+        Refund refund = (Refund) both.stripeJava().getDataObjectDeserializer().getObject().orElseThrow();
+        ProviderEvent ours = both.ours();
+        RefundFact fact = ours.refundFact().orElseThrow();
+        assertEquals(refund.getId(), fact.refundId());
+        assertEquals(refund.getAmount().longValue(), fact.amount());
+        assertEquals(refund.getCurrency().toUpperCase(java.util.Locale.ROOT), fact.currency());
+        assertEquals(refund.getStatus(), fact.outcome().apiName());
+        assertEquals(refund.getFailureReason(), fact.failureCode());
+        assertEquals(refund.getMetadata().get(StripeRefund.REFERENCE_KEY), ours.reference());
     }
 
     // --- the signature, against stripe-java -----------------------------------------------------
@@ -203,19 +323,29 @@ class StripeWebhookFormatTest {
 
     @Test
     void stripeJavaReadsTheEventAsWeDo() throws Exception {
-        String body = event("payment_intent.payment_failed", "requires_payment_method", CARD_ERROR);
-        String header = StripeMode.signWithEach(body, T, SECRET);
-        Event event = Webhook.constructEvent(body, header, SECRET, 300, Clock.fixed(NOW, ZoneOffset.UTC));
-        PaymentIntent intent = (PaymentIntent) event.getDataObjectDeserializer().getObject().orElseThrow();
-        ProviderEvent ours = read(header, body);
+        ReadByBoth both = readByBoth(event("payment_intent.payment_failed", "requires_payment_method", CARD_ERROR));
+        PaymentIntent intent = (PaymentIntent) both.stripeJava().getDataObjectDeserializer().getObject().orElseThrow();
+        ProviderEvent ours = both.ours();
         ChargeFact fact = ours.fact().orElseThrow();
-        assertEquals(event.getId(), ours.id());
-        assertEquals(event.getType(), ours.type());
         assertEquals(intent.getId(), fact.chargeId());
         assertEquals(intent.getAmount().longValue(), fact.amount());
         assertEquals(intent.getCurrency().toUpperCase(java.util.Locale.ROOT), fact.currency());
         assertEquals(intent.getMetadata().get(StripePaymentIntent.REFERENCE_KEY), ours.reference());
         assertEquals(intent.getLastPaymentError().getDeclineCode(), fact.declineCode());
+    }
+
+    /** One signed event as stripe-java reads it and as we read it. */
+    private record ReadByBoth(Event stripeJava, ProviderEvent ours) {
+    }
+
+    /** Signs {@code body}, reads it both ways, and checks both name the same event. */
+    private static ReadByBoth readByBoth(String body) throws SignatureVerificationException {
+        String header = StripeMode.signWithEach(body, T, SECRET);
+        Event event = Webhook.constructEvent(body, header, SECRET, 300, Clock.fixed(NOW, ZoneOffset.UTC));
+        ProviderEvent ours = read(header, body);
+        assertEquals(event.getId(), ours.id());
+        assertEquals(event.getType(), ours.type());
+        return new ReadByBoth(event, ours);
     }
 
     private static boolean accepts(SignatureCheck check) {
