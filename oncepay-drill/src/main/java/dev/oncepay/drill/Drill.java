@@ -430,24 +430,17 @@ public final class Drill {
     private void settleWallets(List<WalletRecord> records, WalletClient client, Recorder recorder)
             throws Exception {
         long deadline = System.nanoTime() + options.settleTimeout().toNanos();
-        ExecutorService pool = Executors.newFixedThreadPool(options.clients(), daemon("wallet-settle"));
-        try {
-            List<Future<?>> work = new ArrayList<>();
-            for (WalletRecord r : records) {
-                for (int s : r.unanswered()) {
-                    work.add(pool.submit(() -> {
-                        client.submit(r, s, deadline);
-                        return null;
-                    }));
-                }
+        List<java.util.concurrent.Callable<Void>> asks = new ArrayList<>();
+        for (WalletRecord r : records) {
+            for (int s : r.unanswered()) {
+                asks.add(() -> {
+                    client.submit(r, s, deadline);
+                    return null;
+                });
             }
-            for (Future<?> f : work) {
-                f.get();
-            }
-            recorder.event("wallets settled: " + work.size() + " operation(s) asked again");
-        } finally {
-            pool.shutdownNow();
         }
+        askAll("wallet-settle", asks);
+        recorder.event("wallets settled: " + asks.size() + " operation(s) asked again");
     }
 
     /**
@@ -457,29 +450,36 @@ public final class Drill {
     private void settleRefunds(List<RefundRecord> records, RefundClient client, Recorder recorder)
             throws Exception {
         long deadline = System.nanoTime() + options.settleTimeout().toNanos();
-        ExecutorService pool = Executors.newFixedThreadPool(options.clients(), daemon("refund-settle"));
-        try {
-            List<Future<?>> work = new ArrayList<>();
-            for (RefundRecord r : records.stream().filter(r -> r.paymentId != null).toList()) {
-                List<RefundRecord.Answer> last = r.lastAnswers();
-                for (int s = 0; s < last.size(); s++) {
-                    RefundRecord.Answer a = last.get(s);
-                    int submitter = s;
-                    if (a != null && a.pending()) {
-                        work.add(pool.submit(() -> {
-                            client.poll(r, submitter, deadline);
-                            return null;
-                        }));
-                    } else if (a == null || !a.settled()) {
-                        work.add(pool.submit(() -> {
-                            client.submit(r, submitter, deadline, deadline);
-                            return null;
-                        }));
-                    }
+        List<java.util.concurrent.Callable<Void>> asks = new ArrayList<>();
+        for (RefundRecord r : records.stream().filter(r -> r.paymentId != null).toList()) {
+            List<RefundRecord.Answer> last = r.lastAnswers();
+            for (int s = 0; s < last.size(); s++) {
+                RefundRecord.Answer a = last.get(s);
+                int submitter = s;
+                if (a != null && a.pending()) {
+                    asks.add(() -> {
+                        client.poll(r, submitter, deadline);
+                        return null;
+                    });
+                } else if (a == null || !a.settled()) {
+                    asks.add(() -> {
+                        client.submit(r, submitter, deadline, deadline);
+                        return null;
+                    });
                 }
             }
-            awaitAll(work);
-            recorder.event("refunds settled: " + work.size() + " request(s) asked again or polled");
+        }
+        askAll("refund-settle", asks);
+        recorder.event("refunds settled: " + asks.size() + " request(s) asked again or polled");
+    }
+
+    /** Runs the settle phase's asks on as many threads as the drill has clients, and waits for them all. */
+    private void askAll(String name, List<java.util.concurrent.Callable<Void>> asks) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(options.clients(), daemon(name));
+        try {
+            for (Future<Void> f : pool.invokeAll(asks)) {
+                f.get();
+            }
         } finally {
             pool.shutdownNow();
         }

@@ -141,7 +141,7 @@ final class RefundClient {
         return "/payments/" + paymentId + "/refunds/" + refundId;
     }
 
-    private record Sent(RefundRecord.Answer answer, String location, String retryAfter) {
+    record Sent(RefundRecord.Answer answer, String location, String retryAfter) {
     }
 
     private Sent post(RefundRecord r) throws InterruptedException {
@@ -152,39 +152,35 @@ final class RefundClient {
     }
 
     private Sent send(RefundRecord r, String method, HttpRequest.Builder request) throws InterruptedException {
-        int status;
-        String problem = null;
-        String refundId = null;
-        String refundStatus = null;
-        Long amount = null;
-        boolean replayed = false;
-        String location = null;
-        String retryAfter = null;
         try {
-            HttpResponse<String> response = http.send(request.timeout(GoodClient.REQUEST_TIMEOUT)
-                    .header("X-Tenant-Id", r.tenant()).build(), HttpResponse.BodyHandlers.ofString());
-            status = response.statusCode();
-            replayed = response.headers().firstValue("Idempotent-Replayed").isPresent();
-            retryAfter = response.headers().firstValue("Retry-After").orElse(null);
-            JsonNode body = GoodClient.parse(response.body());
-            String type = GoodClient.text(body, "type");
-            problem = status < 400 || type == null ? null : type.substring(type.lastIndexOf('/') + 1);
-            JsonNode refund = status == 402 ? body.path("refund") : status < 300 ? body : null;
-            if (refund != null) {
-                refundId = status == 402 ? GoodClient.text(body, "refundId") : GoodClient.text(refund, "id");
-                refundStatus = status == 402 && !refund.hasNonNull("status") ? "failed" : GoodClient.text(refund, "status");
-                amount = refund.path("amount").canConvertToLong() ? refund.path("amount").asLong() : null;
-            }
-            location = response.headers().firstValue("Location")
-                    .orElse(refundId == null || r.paymentId == null ? null : location(r.paymentId, refundId));
+            return read(r.paymentId, method, http.send(request.timeout(GoodClient.REQUEST_TIMEOUT)
+                    .header("X-Tenant-Id", r.tenant()).build(), HttpResponse.BodyHandlers.ofString()), recorder.nowMs());
         } catch (HttpTimeoutException e) {
-            status = 0;
+            return new Sent(new RefundRecord.Answer(method, 0, null, null, null, null, false, recorder.nowMs()), null, null);
         } catch (IOException e) {
-            status = -1;
+            return new Sent(new RefundRecord.Answer(method, -1, null, null, null, null, false, recorder.nowMs()), null,
+                    null);
         }
-        // Kept on the refund's record, apart from the payments' attempts their statistics read.
-        RefundRecord.Answer answer = new RefundRecord.Answer(method, status, problem, refundId, refundStatus, amount,
-                replayed, recorder.nowMs());
-        return new Sent(answer, location, retryAfter);
+    }
+
+    /**
+     * What an answer says: a refund JSON ({@code 2xx}), a {@code 402}'s {@code refundId} and
+     * {@code refund}, or a problem's type; its {@code Location} (for a refund without one, the
+     * refund's own path) and {@code Retry-After}.
+     */
+    static Sent read(String paymentId, String method, HttpResponse<String> response, long atMs) {
+        int status = response.statusCode();
+        JsonNode body = GoodClient.parse(response.body());
+        String type = GoodClient.text(body, "type");
+        JsonNode refund = status == 402 ? body.path("refund") : status < 300 ? body : body.path("none");
+        String refundId = status == 402 ? GoodClient.text(body, "refundId") : GoodClient.text(refund, "id");
+        String refundStatus = status == 402 && !refund.hasNonNull("status") ? "failed" : GoodClient.text(refund, "status");
+        RefundRecord.Answer answer = new RefundRecord.Answer(method, status,
+                status < 400 || type == null ? null : type.substring(type.lastIndexOf('/') + 1), refundId, refundStatus,
+                refund.path("amount").canConvertToLong() ? refund.path("amount").asLong() : null,
+                response.headers().firstValue("Idempotent-Replayed").isPresent(), atMs);
+        String location = response.headers().firstValue("Location")
+                .orElse(refundId == null || paymentId == null ? null : location(paymentId, refundId));
+        return new Sent(answer, location, response.headers().firstValue("Retry-After").orElse(null));
     }
 }
