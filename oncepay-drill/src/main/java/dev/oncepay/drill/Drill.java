@@ -53,10 +53,11 @@ public final class Drill {
     /** How long a client polls a 202 itself during the workload before leaving it to the settle phase. */
     static final Duration CLIENT_POLL_WINDOW = Duration.ofSeconds(20);
 
-    /** The outcome of one drill: the payments' verdict and the wallets'. */
-    public record Outcome(Oracle.Verdict verdict, WalletAudit.Verdict wallets, String summary, Path report) {
+    /** The outcome of one drill: the payments' verdict, the wallets' and the refunds'. */
+    public record Outcome(Oracle.Verdict verdict, WalletAudit.Verdict wallets, RefundAudit.Verdict refunds,
+            String summary, Path report) {
         public boolean ok() {
-            return verdict.ok() && wallets.mismatches() == 0;
+            return verdict.ok() && wallets.mismatches() == 0 && refunds.ok();
         }
     }
 
@@ -177,6 +178,12 @@ public final class Drill {
             List<WalletRecord> walletRecords = WalletWorkload.generate(walletOperations(options.payments()),
                     options.seed()).stream().map(WalletRecord::new).toList();
             WalletClient wallets = new WalletClient(http, api);
+            Map<Integer, RefundWorkload.Plan> refundPlans = RefundWorkload.generate(plans, options.seed());
+            Map<Integer, List<RefundRecord>> refundsOf = new java.util.HashMap<>();
+            refundPlans.forEach((i, p) -> refundsOf.put(i, p.requests().stream()
+                    .map(q -> new RefundRecord(records.get(i).plan, q)).toList()));
+            List<RefundRecord> refundRecords = refundsOf.values().stream().flatMap(List::stream).toList();
+            RefundClient refunder = new RefundClient(http, api, recorder);
 
             // --- workload -----------------------------------------------------------------------
             AtomicInteger started = new AtomicInteger();
@@ -201,9 +208,25 @@ public final class Drill {
                 runWallets(walletRecords, wallets, progress, hardDeadline);
                 return null;
             });
+            // A refunded order's shopper asks for money back once its payment succeeded.
+            ExecutorService refunding = Executors.newCachedThreadPool(daemon("refund"));
+            List<Future<?>> refundTraffic = new java.util.concurrent.CopyOnWriteArrayList<>();
+            java.util.function.Consumer<Recorder.PaymentRecord> paid = r -> {
+                RefundWorkload.Plan plan = refundPlans.get(r.plan.index());
+                if (plan != null) {
+                    long window = Math.min(hardDeadline, System.nanoTime() + CLIENT_POLL_WINDOW.toNanos());
+                    refundTraffic.add(refunding.submit(() -> {
+                        refunder.refund(r, plan, refundsOf.get(r.plan.index()), refunding, window, hardDeadline,
+                                Math.min(hardDeadline, System.nanoTime() + CLIENT_POLL_WINDOW.toNanos()));
+                        return null;
+                    }));
+                }
+            };
             runWorkload(records, started, hardDeadline, (r, submitter) -> client.submit(r, submitter, hardDeadline,
-                    Math.min(hardDeadline, System.nanoTime() + CLIENT_POLL_WINDOW.toNanos())), "client");
+                    Math.min(hardDeadline, System.nanoTime() + CLIENT_POLL_WINDOW.toNanos())), paid, "client");
             walletTraffic.get();
+            awaitAll(refundTraffic);
+            refunding.shutdownNow();
             m.workloadEndMs = recorder.nowMs();
             crashes.close();
             faults.allOff();
@@ -225,6 +248,7 @@ public final class Drill {
             // The verdict reads dynalite itself, not through the (now healthy) fault proxy.
             Oracle oracle = new Oracle(http, api, simUrl, "http://127.0.0.1:" + dynalitePort, TABLE);
             settleWallets(walletRecords, wallets, recorder);
+            settleRefunds(refundRecords, refunder, recorder);
             Settled settled = settle(oracle, client, records, recorder);
             Oracle.Snapshot snapshot = settled.table();
             pollers.shutdownNow();
@@ -238,6 +262,9 @@ public final class Drill {
                     new Oracle.Evidence(tap.chargeRequests(), List.copyOf(run.paymentLines), crashes.chargeKillsMs(),
                             settled.awaitingCustomer()), recorder);
             oracle.close();
+            RefundAudit.Ledger refundLedger = RefundAudit.Ledger.of(Oracle.ledgerJson(http, simUrl));
+            m.refunds = RefundAudit.judge(refundRecords, refundLedger,
+                    RefundAudit.view(http, api, refundRecords, refundLedger));
             m.wallets = WalletAudit.judge(walletRecords, wallets, WalletAudit.stored(snapshot.walletItems()),
                     wallets.answers());
             m.providerCharges = (int) (run.loggedProviderChargeCalls.get() - loggedCalls0);
@@ -261,7 +288,7 @@ public final class Drill {
             Path report = Report.write(options, verdict, m, summary);
             out.println(summary);
             out.println("report: " + report.toAbsolutePath());
-            return new Outcome(verdict, m.wallets, summary, report);
+            return new Outcome(verdict, m.wallets, m.refunds, summary, report);
         }
     }
 
@@ -269,9 +296,13 @@ public final class Drill {
         void submit(Recorder.PaymentRecord r, int submitter) throws InterruptedException;
     }
 
-    /** M worker threads take the payments in order; a second submitter runs on a helper thread. */
+    /**
+     * M worker threads take the payments in order; a second submitter runs on a helper thread.
+     * {@code paid} hears of each payment once its submitters are done.
+     */
     private void runWorkload(List<Recorder.PaymentRecord> records, AtomicInteger started, long hardDeadline,
-            Submitter submitter, String name) throws InterruptedException {
+            Submitter submitter, java.util.function.Consumer<Recorder.PaymentRecord> paid, String name)
+            throws InterruptedException {
         AtomicInteger next = new AtomicInteger();
         ExecutorService workers = Executors.newFixedThreadPool(options.clients(), daemon(name));
         ExecutorService helpers = Executors.newCachedThreadPool(daemon(name + "-twin"));
@@ -284,6 +315,7 @@ public final class Drill {
                             Recorder.PaymentRecord r = records.get(i);
                             started.incrementAndGet();
                             runPayment(r, submitter, helpers);
+                            paid.accept(r);
                         }
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
@@ -398,23 +430,69 @@ public final class Drill {
     private void settleWallets(List<WalletRecord> records, WalletClient client, Recorder recorder)
             throws Exception {
         long deadline = System.nanoTime() + options.settleTimeout().toNanos();
-        ExecutorService pool = Executors.newFixedThreadPool(options.clients(), daemon("wallet-settle"));
-        try {
-            List<Future<?>> work = new ArrayList<>();
-            for (WalletRecord r : records) {
-                for (int s : r.unanswered()) {
-                    work.add(pool.submit(() -> {
-                        client.submit(r, s, deadline);
+        List<java.util.concurrent.Callable<Void>> asks = new ArrayList<>();
+        for (WalletRecord r : records) {
+            for (int s : r.unanswered()) {
+                asks.add(() -> {
+                    client.submit(r, s, deadline);
+                    return null;
+                });
+            }
+        }
+        askAll("wallet-settle", asks);
+        recorder.event("wallets settled: " + asks.size() + " operation(s) asked again");
+    }
+
+    /**
+     * Faults and crashes are off: every refund request still without a final answer is asked again
+     * under its key, and every pending one polled, until each is final or the settle timeout.
+     */
+    private void settleRefunds(List<RefundRecord> records, RefundClient client, Recorder recorder)
+            throws Exception {
+        long deadline = System.nanoTime() + options.settleTimeout().toNanos();
+        List<java.util.concurrent.Callable<Void>> asks = new ArrayList<>();
+        for (RefundRecord r : records.stream().filter(r -> r.paymentId != null).toList()) {
+            List<RefundRecord.Answer> last = r.lastAnswers();
+            for (int s = 0; s < last.size(); s++) {
+                RefundRecord.Answer a = last.get(s);
+                int submitter = s;
+                if (a != null && a.pending()) {
+                    asks.add(() -> {
+                        client.poll(r, submitter, deadline);
                         return null;
-                    }));
+                    });
+                } else if (a == null || !a.settled()) {
+                    asks.add(() -> {
+                        client.submit(r, submitter, deadline, deadline);
+                        return null;
+                    });
                 }
             }
-            for (Future<?> f : work) {
+        }
+        askAll("refund-settle", asks);
+        recorder.event("refunds settled: " + asks.size() + " request(s) asked again or polled");
+    }
+
+    /** Runs the settle phase's asks on as many threads as the drill has clients, and waits for them all. */
+    private void askAll(String name, List<java.util.concurrent.Callable<Void>> asks) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(options.clients(), daemon(name));
+        try {
+            for (Future<Void> f : pool.invokeAll(asks)) {
                 f.get();
             }
-            recorder.event("wallets settled: " + work.size() + " operation(s) asked again");
         } finally {
             pool.shutdownNow();
+        }
+    }
+
+    /** Waits for every task; one that failed is printed (what it left undone, the verdict counts). */
+    private void awaitAll(List<Future<?>> tasks) throws InterruptedException {
+        for (Future<?> f : tasks) {
+            try {
+                f.get();
+            } catch (java.util.concurrent.ExecutionException e) {
+                e.getCause().printStackTrace(out);
+            }
         }
     }
 
@@ -492,7 +570,7 @@ public final class Drill {
                 options.seed(), options.maxWorkload(), options.outage(), options.slowAccount()), () -> started.get() / (double) options.payments());
         faults.start();
         long hardDeadline = System.nanoTime() + options.maxWorkload().toNanos();
-        runWorkload(records, started, hardDeadline, (r, s) -> naive.submit(r.plan, s), "naive");
+        runWorkload(records, started, hardDeadline, (r, s) -> naive.submit(r.plan, s), r -> { }, "naive");
         m.naiveDurationMs = recorder.nowMs();
         faults.allOff();
         List<Oracle.LedgerCharge> ledger = Oracle.ledger(http, simUrl);

@@ -107,6 +107,7 @@ final class FaultSchedule implements AutoCloseable {
         f.put("commitThenTimeoutRate", 0.0);
         f.put("commitThenTimeoutMs", 6000);
         f.put("declineRate", 0.0);
+        f.put("refundFailRate", 0.0);
         f.put("outage", false);
         f.put("webhookDuplicateRate", 0.0);
         f.put("webhookReorder", false);
@@ -133,6 +134,8 @@ final class FaultSchedule implements AutoCloseable {
                 // oncepay answers 202 (unknown) — settled later by the webhook or reconcile.
                 f.put("commitThenTimeoutRate", 0.04);
                 f.put("declineRate", 0.15);
+                // Refunds meet the charges' faults from their own dice; some the provider refuses.
+                f.put("refundFailRate", 0.1);
                 f.put("webhookDuplicateRate", 0.4);
                 f.put("webhookReorder", true);
                 if (profile.equals("hostile-provider")) {
@@ -145,6 +148,8 @@ final class FaultSchedule implements AutoCloseable {
                     f.put("conflictRate", 0.04);
                     f.put("lookupLagMs", 2500);
                     f.put("malformedLookupRate", 0.1);
+                    // A refund answered pending (nonFinalRate) settles, or fails, this much later.
+                    f.put("refundSettleMs", 1500);
                 }
             }
             default -> {

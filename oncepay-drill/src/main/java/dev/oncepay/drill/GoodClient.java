@@ -259,7 +259,7 @@ final class GoodClient {
         return new Result(status, outcome, paymentStatus, paymentId, unavailable, problem, retryAfter, end);
     }
 
-    private static JsonNode parse(String body) {
+    static JsonNode parse(String body) {
         try {
             return body == null || body.isBlank() ? JSON.createObjectNode() : JSON.readTree(body);
         } catch (IOException e) {
@@ -267,17 +267,22 @@ final class GoodClient {
         }
     }
 
-    private static String text(JsonNode node, String field) {
+    static String text(JsonNode node, String field) {
         JsonNode v = node.get(field);
         return v == null || v.isNull() ? null : v.asText();
     }
 
     private static long retryAfter(Result res, long fallbackMs) {
-        if (res.retryAfter == null) {
+        return retryAfterMs(res.retryAfter, fallbackMs);
+    }
+
+    /** A {@code Retry-After} header in seconds as ms (at most 10 s), or {@code fallbackMs} without a readable one. */
+    static long retryAfterMs(String header, long fallbackMs) {
+        if (header == null) {
             return fallbackMs;
         }
         try {
-            return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, Long.parseLong(res.retryAfter.trim()) * 1000));
+            return Math.min(MAX_RETRY_AFTER_MS, Math.max(0, Long.parseLong(header.trim()) * 1000));
         } catch (NumberFormatException e) {
             return fallbackMs;
         }

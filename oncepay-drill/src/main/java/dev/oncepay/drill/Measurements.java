@@ -47,6 +47,8 @@ final class Measurements {
     FaultSchedule.OutageStats outageStats;
     /** The wallets' verdict ({@link WalletAudit}). */
     WalletAudit.Verdict wallets;
+    /** The refunds' verdict ({@link RefundAudit}). */
+    RefundAudit.Verdict refunds;
     boolean naiveRan;
     long naiveDurationMs;
     int naiveDoubleCharges;

@@ -141,17 +141,22 @@ final class Oracle {
     }
 
     static List<LedgerCharge> ledger(HttpClient http, String simUrl) throws IOException, InterruptedException {
+        List<LedgerCharge> result = new ArrayList<>();
+        for (JsonNode c : ledgerJson(http, simUrl).path("charges")) {
+            result.add(new LedgerCharge(c.path("id").asText(), c.path("reference").asText(),
+                    c.path("status").asText(), c.path("idempotencyKey").asText(), wallMs(c.path("createdAt").asText())));
+        }
+        return result;
+    }
+
+    /** The simulator's whole ledger ({@code /_sim/ledger}): its {@code charges} and its {@code refunds}. */
+    static JsonNode ledgerJson(HttpClient http, String simUrl) throws IOException, InterruptedException {
         HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(simUrl + "/_sim/ledger"))
                 .timeout(Duration.ofSeconds(30)).GET().build(), HttpResponse.BodyHandlers.ofString());
         if (r.statusCode() != 200) {
             throw new IOException("GET /_sim/ledger answered " + r.statusCode());
         }
-        List<LedgerCharge> result = new ArrayList<>();
-        for (JsonNode c : JSON.readTree(r.body()).path("charges")) {
-            result.add(new LedgerCharge(c.path("id").asText(), c.path("reference").asText(),
-                    c.path("status").asText(), c.path("idempotencyKey").asText(), wallMs(c.path("createdAt").asText())));
-        }
-        return result;
+        return JSON.readTree(r.body());
     }
 
     /**

@@ -51,6 +51,7 @@ final class Report {
                 + " for", shoppers, v.repaidOrders(), v.doubleClickedOrders(), v.followedAnswers()), 110));
         l.add(v.lines());
         l.add(m.wallets.line());
+        l.add(m.refunds.lines());
         if (o.stripe()) {
             l.add("awaiting customer: " + v.awaitingCustomer() + " (3-D Secure never finished: pending, nothing charged;"
                     + " neither lost nor stuck; " + m.awaitingNeverShown + " never answered requires_action to a client,"
@@ -72,6 +73,9 @@ final class Report {
         m.wallets.answers().forEach((k, n) -> walletAnswers.append(' ').append(k).append(' ').append(n).append(';'));
         l.addAll(wrap(walletAnswers.toString(), 110));
         m.wallets.details().stream().filter(d -> Character.isUpperCase(d.charAt(0))).limit(10)
+                .forEach(d -> l.add("  " + d));
+        l.addAll(wrap(m.refunds.counts(), 110));
+        m.refunds.details().stream().filter(d -> Character.isUpperCase(d.charAt(0))).limit(10)
                 .forEach(d -> l.add("  " + d));
         Map<String, Long> conflicts = m.conflictsByProblem();
         StringBuilder split = new StringBuilder();
@@ -156,9 +160,9 @@ final class Report {
         return String.join("\n", l);
     }
 
-    /** Payments and wallets alike. */
+    /** Payments, wallets and refunds alike. */
     private static boolean passed(Oracle.Verdict v, Measurements m) {
-        return v.ok() && m.wallets.mismatches() == 0;
+        return v.ok() && m.wallets.mismatches() == 0 && m.refunds.ok();
     }
 
     private static double ratio(long a, long b) {
@@ -183,6 +187,7 @@ final class Report {
         Files.createDirectories(dir);
         List<String> details = new ArrayList<>(v.details());
         details.addAll(m.wallets.details());
+        details.addAll(m.refunds.details());
         Files.writeString(dir.resolve("summary.txt"), summary + "\n\n" + String.join("\n", details) + "\n");
         StringBuilder h = new StringBuilder();
         h.append("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>oncepay chaos drill</title><style>")

@@ -23,7 +23,9 @@ import org.junit.jupiter.api.Test;
  * The good client against a scripted payments API: a {@code 409} for its key in flight is asked
  * again under the same key; an order refusal ({@code order-in-progress}, {@code order-already-paid})
  * ends the paying and the client reads the payment its {@code Location} names until it is terminal;
- * {@code order-mismatch} is an answer no drill client should get.
+ * {@code order-mismatch} is an answer no drill client should get. The refund client against the same
+ * API: it asks again under its key until a final answer and follows a {@code 202}'s {@code Location},
+ * and it refunds a payment only once a client was told it succeeded.
  */
 class GoodClientTest {
     private static final String PROBLEMS = "https://oncepay.dev/problems/";
@@ -171,5 +173,68 @@ class GoodClientTest {
         assertEquals(1, r.unexpected.get());
         assertEquals("rejected", r.lastAnswers().get(0).paymentStatus());
         assertEquals(0, r.followed.get());
+    }
+
+    private static Scripted refund(int status, String id, String refundStatus, String... headers) {
+        return new Scripted(status, List.of(headers), "{\"id\":\"" + id + "\",\"paymentId\":\"pay_1\",\"status\":\""
+                + refundStatus + "\",\"amount\":1400}");
+    }
+
+    private static List<RefundRecord> refunds(Recorder.PaymentRecord order, RefundWorkload.Plan plan) {
+        return plan.requests().stream().map(q -> new RefundRecord(order.plan, q)).toList();
+    }
+
+    @Test
+    void aRefundIsAskedAgainUnderItsKeyAndItsPendingAnswerFollowedToItsLocation() throws Exception {
+        Recorder.PaymentRecord r = order(Workload.Behaviour.NORMAL);
+        r.answered(0, new Recorder.Answer(201, "succeeded", "pay_1", 0));
+        RefundWorkload.Plan plan = new RefundWorkload.Plan(0, RefundWorkload.Kind.ONCE, false,
+                List.of(new RefundWorkload.Request(0, 0, "key-1-refund-0", 1400L, 1, 0)));
+        List<RefundRecord> records = refunds(r, plan);
+        posts.add(new Scripted(503, List.of("Retry-After", "0"), "{\"type\":\"" + PROBLEMS + "provider-unavailable\"}"));
+        posts.add(new Scripted(409, List.of("Retry-After", "0"), "{\"type\":\"" + PROBLEMS + "request-in-flight\"}"));
+        posts.add(refund(202, "ref_1", "pending", "Location", "/payments/pay_1/refunds/ref_1", "Retry-After", "1"));
+        gets.add(refund(200, "ref_1", "pending"));
+        gets.add(refund(200, "ref_1", "succeeded"));
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        new RefundClient(http, "http://127.0.0.1:" + server.getAddress().getPort(), recorder)
+                .refund(r, plan, records, java.util.concurrent.Executors.newCachedThreadPool(), until, until, until);
+        assertEquals(List.of("POST /payments/pay_1/refunds key-1-refund-0", "POST /payments/pay_1/refunds key-1-refund-0",
+                "POST /payments/pay_1/refunds key-1-refund-0", "GET /payments/pay_1/refunds/ref_1 null",
+                "GET /payments/pay_1/refunds/ref_1 null"), List.copyOf(requests));
+        RefundRecord asked = records.get(0);
+        assertEquals(List.of("503 provider-unavailable", "409 request-in-flight", "202", "200", "200"),
+                asked.answers.stream().map(RefundRecord.Answer::outcome).toList());
+        assertEquals("succeeded", asked.lastAnswers().get(0).refundStatus());
+        assertTrue(asked.settled());
+        assertTrue(asked.answers.get(2).accepted());
+    }
+
+    @Test
+    void threeRefundsAreReleasedTogetherOnceThePaymentSucceeded() throws Exception {
+        Recorder.PaymentRecord r = order(Workload.Behaviour.NORMAL);
+        RefundWorkload.Plan plan = new RefundWorkload.Plan(0, RefundWorkload.Kind.CONCURRENT, true, List.of(
+                new RefundWorkload.Request(0, 0, "k0", 2100L, 1, 0), new RefundWorkload.Request(0, 1, "k1", 2100L, 1, 0),
+                new RefundWorkload.Request(0, 2, "k2", 2100L, 1, 0)));
+        List<RefundRecord> records = refunds(r, plan);
+        posts.add(refund(201, "ref_a", "succeeded"));
+        posts.add(refund(201, "ref_b", "succeeded"));
+        posts.add(new Scripted(409, List.of(), "{\"type\":\"" + PROBLEMS + "refund-exceeds-charge\",\"amountRefundable\":0}"));
+        java.util.concurrent.ExecutorService helpers = java.util.concurrent.Executors.newCachedThreadPool();
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        java.util.concurrent.Future<?> refunding = helpers.submit(() -> {
+            new RefundClient(http, "http://127.0.0.1:" + server.getAddress().getPort(), recorder)
+                    .refund(r, plan, records, helpers, until, until, until);
+            return null;
+        });
+        Thread.sleep(500);
+        assertTrue(requests.isEmpty(), "no refund before the payment succeeded: " + requests);
+        r.answered(0, new Recorder.Answer(201, "succeeded", "pay_1", 0));
+        refunding.get();
+        assertEquals(3, requests.size(), requests.toString());
+        assertEquals(List.of("201", "201", "409 refund-exceeds-charge"), records.stream()
+                .map(q -> q.lastAnswers().get(0).outcome()).sorted().toList());
+        assertTrue(records.stream().allMatch(q -> "pay_1".equals(q.paymentId) && q.settled()));
+        helpers.shutdownNow();
     }
 }
