@@ -202,7 +202,8 @@ class RefundApiTest extends RefundTestSupport {
     @Test
     void aRefundNobodyCouldSendIs503AndTheKeyStaysFree() {
         String paymentId = capturedPayment(1_000);
-        sim.setFaults(Faults.none().withOutage(true));
+        // 429: refused before execution, every attempt of the call.
+        sim.setFaults(Faults.none().withRateLimitRate(1.0));
         String key = newKey();
 
         ApiResponse down = refund(paymentId, key, amount(1_000));

@@ -13,6 +13,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.api.ProblemType;
 import dev.oncepay.payment.Actor;
 import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.RefundStatus;
 import dev.oncepay.webhook.WebhookOutcome;
 import io.swagger.v3.oas.models.SpecVersion;
 import io.swagger.v3.parser.OpenAPIV3Parser;
@@ -53,7 +54,8 @@ class OpenApiContractTest {
         assertTrue(result.getMessages() == null || result.getMessages().isEmpty(), () -> "" + result.getMessages());
         assertEquals(SpecVersion.V31, result.getOpenAPI().getSpecVersion());
         assertEquals("3.1.0", result.getOpenAPI().getOpenapi());
-        assertEquals(List.of("/payments", "/payments/{id}", "/wallets/{walletId}", "/wallets/{walletId}/credits",
+        assertEquals(List.of("/payments", "/payments/{id}", "/payments/{id}/refunds",
+                "/payments/{id}/refunds/{refundId}", "/wallets/{walletId}", "/wallets/{walletId}/credits",
                 "/wallets/{walletId}/debits", "/webhooks/{provider}", "/admin/payments",
                 "/admin/payments/{id}", "/admin/payments/{id}/resolve", "/admin/orders"),
                 new ArrayList<>(result.getOpenAPI().getPaths().keySet()));
@@ -90,6 +92,8 @@ class OpenApiContractTest {
                 .collect(Collectors.toCollection(HashSet::new));
         publicStatuses.add("requires_action");
         assertEquals(publicStatuses, enumAt("/components/schemas/Payment/properties/status/enum"));
+        assertEquals(Arrays.stream(RefundStatus.values()).map(RefundStatus::apiName).collect(Collectors.toSet()),
+                enumAt("/components/schemas/Refund/properties/status/enum"));
         assertEquals(Arrays.stream(Actor.Kind.values()).map(k -> k.name().toLowerCase(Locale.ROOT))
                 .collect(Collectors.toSet()), enumAt("/components/schemas/Actor/properties/kind/enum"));
     }

@@ -90,6 +90,8 @@ public final class HttpApiV2 {
         return List.of(
                 new Route("POST", "/payments", "charge", true),
                 new Route("GET", "/payments/{id}", "charge", true),
+                new Route("POST", "/payments/{id}/refunds", "charge", true),
+                new Route("GET", "/payments/{id}/refunds/{refundId}", "charge", true),
                 new Route("POST", "/webhooks/{provider}", "webhook", false),
                 new Route("POST", "/wallets/{walletId}/credits", "charge", true),
                 new Route("POST", "/wallets/{walletId}/debits", "charge", true),
