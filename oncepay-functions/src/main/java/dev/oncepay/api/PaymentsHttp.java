@@ -11,6 +11,7 @@ import dev.oncepay.idempotency.IdempotencyKey;
 import dev.oncepay.idempotency.RequestFingerprint;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.refund.RefundUseCase;
+import dev.oncepay.refund.RefundUseCase.RefundedPayment;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -79,10 +80,11 @@ public class PaymentsHttp {
 
     private HttpApiResponse show(HttpApiEvent event, String id) {
         String tenant = tenants.tenantOf(event);
-        return (Payment.isWellFormedId(id) ? charges.payment(tenant, id) : Optional.<Payment>empty())
-                .map(p -> {
+        return (Payment.isWellFormedId(id) ? refundCases.payment(tenant, id) : Optional.<RefundedPayment>empty())
+                .map(found -> {
+                    Payment p = found.payment();
                     Map<String, Object> view = PaymentView.withOrder(p, charges.orderOf(p));
-                    RefundView.addTo(view, p, refundCases.refundsOf(p));
+                    RefundView.addTo(view, p, found.refunds());
                     return responses.json(200, view, Map.of());
                 })
                 .orElseGet(() -> responses.problem(ProblemType.NOT_FOUND, "no such payment"));

@@ -115,11 +115,6 @@ public class ChargeUseCase {
         return existing(((ExistingKey) attempt).record(), command);
     }
 
-    /** A payment of this tenant; another tenant's payment is as absent as a missing one. */
-    public Optional<Payment> payment(String tenant, String paymentId) {
-        return payments.find(paymentId).filter(p -> p.tenant().equals(tenant));
-    }
-
     /**
      * The order {@code payment} is for, as its tenant guards it: empty for a tenant without the
      * guard; an empty inner value for an order no payment ever bound.

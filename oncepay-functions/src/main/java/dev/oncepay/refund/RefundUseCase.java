@@ -117,10 +117,18 @@ public class RefundUseCase {
                 .filter(r -> r.refund().tenant().equals(tenant) && r.refund().paymentId().equals(paymentId));
     }
 
-    /** Every refund of {@code payment}, oldest first: none without a read when it has none. */
-    public List<RefundRecord> refundsOf(Payment payment) {
-        var reservations = refunds.reservationsOf(payment.id());
-        return reservations.refundIds().isEmpty() ? List.of() : refunds.findAll(reservations.refundIds());
+    /** A payment of the tenant and every refund of it, oldest first. */
+    public record RefundedPayment(Payment payment, List<RefundRecord> refunds) {
+    }
+
+    /**
+     * The tenant's payment with its refunds: one read of the payment's item, and one batch read of
+     * its refunds only when it has any. Another tenant's payment is as absent as a missing one.
+     */
+    public Optional<RefundedPayment> payment(String tenant, String paymentId) {
+        return refunds.findPayment(paymentId).filter(p -> p.payment().tenant().equals(tenant))
+                .map(p -> new RefundedPayment(p.payment(), p.reservations().refundIds().isEmpty() ? List.of()
+                        : refunds.findAll(p.reservations().refundIds())));
     }
 
     /** Why {@code request} cannot be refunded of the payment as read, if it cannot. */
@@ -256,8 +264,18 @@ public class RefundUseCase {
         reached(refund.id(), RefundPhase.SETTLED, epoch);
         if (result.outcome() == ProviderOutcome.NEEDS_REVIEW) {
             toReview(refund.id(), result, epoch);
+            return new RefundAnswer(refunds.find(refund.id()).orElse(refund), false);
         }
-        return new RefundAnswer(refunds.find(refund.id()).orElse(refund), false);
+        return new RefundAnswer(settled(refund, transition, now), false);
+    }
+
+    /** The refund as {@code t} left it, without another read: what a replay renders from the item. */
+    private static Refund settled(Refund r, RefundTransition t, Instant now) {
+        return new Refund(r.id(), r.paymentId(), r.tenant(), t.to(), r.amount(), r.currency(), r.reason(), r.metadata(),
+                t.providerRefundId() != null ? t.providerRefundId() : r.providerRefundId(),
+                t.failureCode() != null ? t.failureCode() : r.failureCode(),
+                t.reason() != null ? t.reason() : r.statusReason(), r.createdAt(), now, r.leaseEpoch(),
+                r.leaseExpiresAt(), r.checkAttempts(), r.providerAccount());
     }
 
     /** Phase 2: the PENDING refund, recorded by this run or fenced from an earlier one; or as settled meanwhile. */

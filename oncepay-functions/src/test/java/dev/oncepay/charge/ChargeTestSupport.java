@@ -68,11 +68,11 @@ public abstract class ChargeTestSupport extends FunctionTestSupport {
     }
 
     /**
-     * The payment as {@code GET /payments/{id}} shows it, less the order binding that only the
+     * The payment as {@code GET /payments/{id}} shows it, less the order binding and refunds only the
      * lookup adds: what the charge's answer showed, for a payment unchanged since.
      */
-    protected JsonNode shownWithoutOrder(String paymentId) {
-        return PaymentViews.withoutOrder(get(paymentId).json());
+    protected JsonNode shownAsCharged(String paymentId) {
+        return PaymentViews.asCharged(get(paymentId).json());
     }
 
     protected ApiResponse get(String paymentId) {

@@ -133,7 +133,7 @@ class ReconcileFunctionTest {
         JsonNode payment = json.readTree(replay.body());
         assertEquals("succeeded", payment.get("status").asText());
         assertEquals(ledger.get(0).id(), payment.get("providerPaymentId").asText());
-        assertEquals(payment, PaymentViews.withoutOrder(json.readTree(fx.get(id).body())),
+        assertEquals(payment, PaymentViews.asCharged(json.readTree(fx.get(id).body())),
                 "GET shows the same settled payment");
         assertEquals(0, fx.sweep().examined(), "nothing left to do");
         assertEquals(1, fx.ledgerOf(id).size(), "still exactly one charge");
@@ -263,7 +263,7 @@ class ReconcileFunctionTest {
         HttpApiResponse inReview = fx.get(id);
         assertEquals("needs_review", json.readTree(inReview.body()).path("status").asText());
         assertEquals("reconcile_gave_up", json.readTree(inReview.body()).path("reviewReason").asText(), inReview::body);
-        assertEquals(PaymentViews.withoutOrder(json.readTree(inReview.body())), json.readTree(fx.post(key, body).body()),
+        assertEquals(PaymentViews.asCharged(json.readTree(inReview.body())), json.readTree(fx.post(key, body).body()),
                 "the replay says the same");
         assertFalse(fx.listed(id), "out of the sweep index");
         clock.advance(NEXT_CHECK);

@@ -168,7 +168,7 @@ class StripeReconcileTest {
         assertEquals("use_stripe_sdk", shown.json().path("nextAction").path("type").asText(), shown.body());
         ApiResponse replay = post(key, body);
         assertEquals(202, replay.status());
-        assertEquals(PaymentViews.withoutOrder(shown.json()), replay.json(),
+        assertEquals(PaymentViews.asCharged(shown.json()), replay.json(),
                 "the replay shows what the customer must do, too");
         SweepSummary again = fx.sweep();
         assertEquals(0, again.deferred() + again.resent(), "not due yet: " + again);

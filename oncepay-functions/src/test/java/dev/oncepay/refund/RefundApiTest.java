@@ -217,4 +217,29 @@ class RefundApiTest extends RefundTestSupport {
         assertEquals(201, refund(paymentId, key, amount(1_000)).status(), "the same key, once the provider is back");
         assertEquals(1, sim.refunds().size());
     }
+
+    @Test
+    void aRefundCostsOneReadFourWritesAndOneProviderCallAndAReplayNoProviderCall() {
+        String paymentId = capturedPayment(9_000);
+        assertEquals(201, refund(paymentId, newKey(), amount(1_000)).status(), "reads the refund breaker once");
+        int calls = sim.refundRequests();
+        String key = newKey();
+        dynamoRequests.reset();
+
+        assertEquals(201, refund(paymentId, key, amount(2_000)).status());
+
+        // the payment with its reservations; claim the key, record the refund, reserve, settle (fenced)
+        assertEquals(java.util.Map.of("GetItem", 1L, "PutItem", 2L, "UpdateItem", 2L), dynamoRequests.snapshot());
+        assertEquals(calls + 1, sim.refundRequests());
+
+        dynamoRequests.reset();
+        assertEquals(201, refund(paymentId, key, amount(2_000)).status());
+        // the payment, the failed claim, the key (dynalite ignores ReturnValuesOnConditionCheckFailure), the refund
+        assertEquals(java.util.Map.of("GetItem", 3L, "PutItem", 1L), dynamoRequests.snapshot());
+        assertEquals(calls + 1, sim.refundRequests());
+
+        dynamoRequests.reset();
+        assertEquals(200, get(paymentId).status());
+        System.out.println("DynamoDB requests of GET /payments/{id} with refunds: " + dynamoRequests.snapshot());
+    }
 }

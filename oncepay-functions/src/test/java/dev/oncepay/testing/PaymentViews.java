@@ -9,12 +9,12 @@ public final class PaymentViews {
     }
 
     /**
-     * A {@code GET /payments/{id}} body less the order binding only the lookup adds: what a charge's
-     * answer (and its replays) show of the same payment.
+     * A {@code GET /payments/{id}} body less what only the lookup adds (the order binding and the
+     * refunds): what a charge's answer (and its replays) show of the same payment.
      */
-    public static JsonNode withoutOrder(JsonNode shown) {
+    public static JsonNode asCharged(JsonNode shown) {
         ObjectNode copy = shown.deepCopy();
-        copy.remove("order");
+        copy.remove(java.util.List.of("order", "amountRefunded", "amountRefundPending", "refundStatus", "refunds"));
         return copy;
     }
 }

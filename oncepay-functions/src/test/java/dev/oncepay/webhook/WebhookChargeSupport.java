@@ -39,9 +39,13 @@ abstract class WebhookChargeSupport {
 
     /** {@code POST /payments} of {@code tenant} with this key and body, as API Gateway delivers it. */
     HttpApiResponse postPayment(String tenant, String key, String body) {
+        return handle(HttpApiEvents.postPayment(tenant, key, body));
+    }
+
+    /** Any request of the public API ({@code /payments…}), as API Gateway delivers it. */
+    HttpApiResponse handle(HttpApiEvents event) {
         try {
-            return paymentsHttp.handle(json.readValue(HttpApiEvents.postPayment(tenant, key, body).json(),
-                    HttpApiEvent.class));
+            return paymentsHttp.handle(json.readValue(event.json(), HttpApiEvent.class));
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
