@@ -8,6 +8,7 @@ import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.validation.InvalidRequestException;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentHistory;
+import dev.oncepay.refund.RefundUseCase;
 import dev.oncepay.payment.PaymentStatus;
 import jakarta.enterprise.context.ApplicationScoped;
 import dev.oncepay.validation.FieldError;
@@ -38,8 +39,11 @@ public class AdminHttp {
     private final OperatorResolver operators;
     private final HttpResponses responses;
     private final ProblemMapping problems;
+    private final RefundUseCase refunds;
 
-    public AdminHttp(AdminUseCase admin, OperatorResolver operators, HttpResponses responses, ProblemMapping problems) {
+    public AdminHttp(AdminUseCase admin, OperatorResolver operators, HttpResponses responses, ProblemMapping problems,
+            RefundUseCase refunds) {
+        this.refunds = refunds;
         this.admin = admin;
         this.operators = operators;
         this.responses = responses;
@@ -93,7 +97,8 @@ public class AdminHttp {
 
     private HttpApiResponse show(String id) {
         return (Payment.isWellFormedId(id) ? admin.payment(id) : Optional.<PaymentHistory>empty())
-                .map(found -> responses.json(200, AdminViews.detail(found, admin.orderOf(found.payment())), Map.of()))
+                .map(found -> responses.json(200, AdminViews.detail(found, admin.orderOf(found.payment()),
+                        refunds.refundsOf(found.payment().id())), Map.of()))
                 .orElseGet(() -> responses.problem(ProblemType.NOT_FOUND, "no such payment"));
     }
 
@@ -126,7 +131,7 @@ public class AdminHttp {
         ResolutionRequest request = ResolutionRequest.parse(event.jsonBody());
         return admin.resolve(operator, id, key, request)
                 .map(answer -> responses.json(200, AdminViews.detail(answer.resolved(),
-                        admin.orderOf(answer.resolved().payment())),
+                        admin.orderOf(answer.resolved().payment()), refunds.refundsOf(id)),
                         answer.replayed() ? Map.of("Idempotent-Replayed", "true") : Map.of()))
                 .orElseGet(() -> responses.problem(ProblemType.NOT_FOUND, "no such payment"));
     }

@@ -1,7 +1,10 @@
 package dev.oncepay.api;
 
 import dev.oncepay.order.OrderPayments;
+import dev.oncepay.payment.Actor;
 import dev.oncepay.payment.HistoryEntry;
+import dev.oncepay.payment.RefundRepository.RefundRecord;
+import dev.oncepay.payment.RefundStep;
 import dev.oncepay.payment.Order;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentHistory;
@@ -39,12 +42,46 @@ final class AdminViews {
         return view;
     }
 
-    /** A payment with its history and, for a tenant that guards orders, its order's binding and payments. */
-    static Map<String, Object> detail(PaymentHistory found, Optional<Optional<Order>> order) {
+    /**
+     * A payment with its history, for a tenant that guards orders its order's binding and payments,
+     * and, once it has any, its refunds with every step each made.
+     */
+    static Map<String, Object> detail(PaymentHistory found, Optional<Optional<Order>> order, List<RefundRecord> refunds) {
         Map<String, Object> view = new LinkedHashMap<>();
         view.put("payment", summary(found.payment()));
         order.ifPresent(o -> view.put("order", order(o)));
         view.put("history", found.history().stream().map(AdminViews::entry).toList());
+        if (!refunds.isEmpty()) {
+            view.put("refunds", refunds.stream().map(AdminViews::refund).toList());
+        }
+        return view;
+    }
+
+    private static Map<String, Object> refund(RefundRecord found) {
+        Map<String, Object> view = new LinkedHashMap<>();
+        view.put("refund", RefundView.of(found.refund()));
+        view.put("history", found.history().stream().map(AdminViews::step).toList());
+        return view;
+    }
+
+    private static Map<String, Object> step(RefundStep s) {
+        Map<String, Object> view = new LinkedHashMap<>();
+        view.put("at", s.at().toString());
+        if (s.from() != null) {
+            view.put("from", lower(s.from().name()));
+        }
+        view.put("to", lower(s.to().name()));
+        view.put("actor", actor(s.actor()));
+        putIfPresent(view, "reason", s.reason());
+        putIfPresent(view, "providerRefundId", s.providerRefundId());
+        putIfPresent(view, "failureCode", s.failureCode());
+        return view;
+    }
+
+    private static Map<String, Object> actor(Actor actor) {
+        Map<String, Object> view = new LinkedHashMap<>();
+        view.put("kind", lower(actor.kind().name()));
+        view.put("id", actor.id());
         return view;
     }
 
@@ -78,10 +115,7 @@ final class AdminViews {
             view.put("from", lower(e.from().name()));
         }
         view.put("to", lower(e.to().name()));
-        Map<String, Object> actor = new LinkedHashMap<>();
-        actor.put("kind", lower(e.actor().kind().name()));
-        actor.put("id", e.actor().id());
-        view.put("actor", actor);
+        view.put("actor", actor(e.actor()));
         putIfPresent(view, "reason", e.reason());
         putIfPresent(view, "providerPaymentId", e.providerPaymentId());
         putIfPresent(view, "declineCode", e.declineCode());

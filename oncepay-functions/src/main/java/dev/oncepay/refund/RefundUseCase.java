@@ -131,6 +131,12 @@ public class RefundUseCase {
                         : refunds.findAll(p.reservations().refundIds())));
     }
 
+    /** Every refund of a payment, oldest first, for the operator: the payment's item, then its refunds if any. */
+    public List<RefundRecord> refundsOf(String paymentId) {
+        var reservations = refunds.reservationsOf(paymentId);
+        return reservations.refundIds().isEmpty() ? List.of() : refunds.findAll(reservations.refundIds());
+    }
+
     /** Why {@code request} cannot be refunded of the payment as read, if it cannot. */
     private static Optional<RefundRefusedException> refusal(RefundablePayment read, RefundRequest request) {
         Payment payment = read.payment();

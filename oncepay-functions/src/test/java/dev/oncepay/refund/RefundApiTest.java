@@ -197,6 +197,15 @@ class RefundApiTest extends RefundTestSupport {
         assertEquals(1, sim.refunds().size(), "the sweep found it; nothing re-sent");
         assertNull(get(paymentId).json().get("refunds").get(0).get("failureCode").textValue());
         assertEquals(2_500, get(paymentId).json().get("amountRefunded").asLong());
+
+        JsonNode detail = LambdaClient.call(HttpApiEvents.admin("GET", "/admin/payments/" + paymentId)
+                .operator("arn:aws:iam::123456789012:role/oncepay-operator")).json();
+        JsonNode steps = detail.get("refunds").get(0).get("history");
+        assertEquals(refundId, detail.get("refunds").get(0).get("refund").get("id").asText());
+        assertEquals(List.of("pending", "unknown", "succeeded"), List.of(steps.get(0).get("to").asText(),
+                steps.get(1).get("to").asText(), steps.get(2).get("to").asText()), "every step of the refund");
+        assertEquals(List.of("refund_run", "refund_run", "sweep"), List.of(steps.get(0).get("actor").get("kind").asText(),
+                steps.get(1).get("actor").get("kind").asText(), steps.get(2).get("actor").get("kind").asText()));
     }
 
     @Test
