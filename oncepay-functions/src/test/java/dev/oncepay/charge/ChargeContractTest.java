@@ -220,7 +220,7 @@ class ChargeContractTest extends ChargeTestSupport {
         ApiResponse found = get(id);
         assertEquals(200, found.status());
         assertEquals(id, found.json().path("order").path("paymentId").asText(), "bound to its order");
-        assertEquals(created.json(), shownWithoutOrder(id));
+        assertEquals(created.json(), shownAsCharged(id));
 
         ApiResponse foreign = dev.oncepay.testing.LambdaClient
                 .call(dev.oncepay.testkit.HttpApiEvents.getPayment("someone-else", id));
