@@ -429,7 +429,8 @@ class OncepayStackTest {
         expected.addAll(DeploymentSettings.MERCHANT_ROUTES);
         expected.addAll(DeploymentSettings.ADMIN_ROUTES);
         assertEquals(expected, routes.keySet());
-        assertEquals(Set.of("POST /payments", "GET /payments/{id}", "POST /wallets/{walletId}/credits",
+        assertEquals(Set.of("POST /payments", "GET /payments/{id}", "POST /payments/{id}/refunds",
+                "GET /payments/{id}/refunds/{refundId}", "POST /wallets/{walletId}/credits",
                 "POST /wallets/{walletId}/debits", "GET /wallets/{walletId}"), Set.copyOf(DeploymentSettings.MERCHANT_ROUTES));
         assertEquals(Set.of("GET /admin/payments", "GET /admin/payments/{id}", "POST /admin/payments/{id}/resolve",
                 "GET /admin/orders"),
