@@ -18,7 +18,7 @@ public final class Metrics {
     /** Gauge (Seconds), emitted by each reconcile run: age of the oldest {@code UNKNOWN} payment. Alarmed on Maximum. */
     public static final String UNKNOWN_OLDEST_AGE = "UnknownOldestAgeSeconds";
 
-    /** Counter (Count): 1 for each payment moved to {@code NEEDS_REVIEW}. Alarmed on Sum. */
+    /** Counter (Count): 1 for each payment or refund moved to {@code NEEDS_REVIEW}. Alarmed on Sum. */
     public static final String NEEDS_REVIEW = "NeedsReview";
 
     /**

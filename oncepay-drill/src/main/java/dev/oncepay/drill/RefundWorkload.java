@@ -9,8 +9,9 @@ import java.util.Random;
 /**
  * The seeded refunds: for a quarter of the orders the shopper returns money once the payment has
  * succeeded, in one of a few ways ({@link Kind}). Only orders paid through the generic API are
- * refunded (the simulator's Stripe mode has no refunds); their dice are drawn all the same, so the
- * refunds of an order are the same for a seed whatever the provider.
+ * refunded: the audit joins a provider refund to its payment through the generic ledger's charge
+ * id, which a Stripe refund names by its charge ({@code ch_…}), not its PaymentIntent. Their dice
+ * are drawn all the same, so the refunds of an order are the same for a seed whatever the provider.
  */
 final class RefundWorkload {
     /** Share of the orders whose shopper asks for money back. */

@@ -63,6 +63,16 @@ class DrillSmokeTest {
         for (String answer : List.of("credits 201", "debits 201", "debits 402")) {
             assertTrue(wallets.answers().getOrDefault(answer, 0) > 0, answer + ": " + wallets.answers());
         }
+        // Refunds met the same faults: none beyond the charge, none executed twice, none lost; and
+        // on the generic API they really ran (the workload refunds only its orders).
+        RefundAudit.Verdict refunds = outcome.refunds();
+        String refundDetails = String.join("\n", refunds.details());
+        assertTrue(outcome.summary().contains("\nover-refunds: 0\ndouble refunds: 0\nlost refunds: 0\n"),
+                outcome.summary());
+        assertEquals(0, refunds.overRefunds() + refunds.doubleRefunds() + refunds.lostRefunds(), refundDetails);
+        if (provider.equals("sim")) {
+            assertTrue(refunds.answers().getOrDefault("201", 0) > 0, "refunds ran: " + refunds.answers());
+        }
         assertTrue(Files.exists(outcome.report()));
     }
 }

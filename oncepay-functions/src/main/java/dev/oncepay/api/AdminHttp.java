@@ -98,7 +98,7 @@ public class AdminHttp {
     private HttpApiResponse show(String id) {
         return (Payment.isWellFormedId(id) ? admin.payment(id) : Optional.<PaymentHistory>empty())
                 .map(found -> responses.json(200, AdminViews.detail(found, admin.orderOf(found.payment()),
-                        refunds.refundsOf(found.payment().id())), Map.of()))
+                        refunds.refunds(found.refundIds())), Map.of()))
                 .orElseGet(() -> responses.problem(ProblemType.NOT_FOUND, "no such payment"));
     }
 
@@ -131,7 +131,7 @@ public class AdminHttp {
         ResolutionRequest request = ResolutionRequest.parse(event.jsonBody());
         return admin.resolve(operator, id, key, request)
                 .map(answer -> responses.json(200, AdminViews.detail(answer.resolved(),
-                        admin.orderOf(answer.resolved().payment()), refunds.refundsOf(id)),
+                        admin.orderOf(answer.resolved().payment()), refunds.refunds(answer.resolved().refundIds())),
                         answer.replayed() ? Map.of("Idempotent-Replayed", "true") : Map.of()))
                 .orElseGet(() -> responses.problem(ProblemType.NOT_FOUND, "no such payment"));
     }

@@ -96,7 +96,8 @@ public class PaymentRepository {
     /** A payment with every move it made, oldest first, in one consistent read. */
     public Optional<PaymentHistory> findWithHistory(String paymentId) {
         return TableItems.readConsistently(dynamo, table, pk(paymentId))
-                .map(item -> new PaymentHistory(fromItem(item), history(item)));
+                .map(item -> new PaymentHistory(fromItem(item), history(item),
+                        RefundRepository.reservations(item).refundIds()));
     }
 
     /**

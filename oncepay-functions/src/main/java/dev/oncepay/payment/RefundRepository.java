@@ -1,6 +1,8 @@
 package dev.oncepay.payment;
 
+import dev.oncepay.config.EmbeddedMetrics;
 import dev.oncepay.config.OncepayConfig;
+import dev.oncepay.contract.Metrics;
 import dev.oncepay.contract.Attr;
 import dev.oncepay.contract.Table;
 import dev.oncepay.payment.PaymentRepository.SweepListing;
@@ -37,11 +39,14 @@ public class RefundRepository {
 
     private final DynamoDbClient dynamo;
     private final PaymentRepository payments;
+    private final EmbeddedMetrics metrics;
     private final String table;
     private final int shards;
 
-    public RefundRepository(DynamoDbClient dynamo, PaymentRepository payments, OncepayConfig config) {
+    public RefundRepository(DynamoDbClient dynamo, PaymentRepository payments, OncepayConfig config,
+            EmbeddedMetrics metrics) {
         this.dynamo = dynamo;
+        this.metrics = metrics;
         this.payments = payments;
         this.table = config.table();
         this.shards = config.sweep().shards();
@@ -292,6 +297,9 @@ public class RefundRepository {
             dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk(refundId))).updateExpression(update)
                     .conditionExpression(finalCondition).expressionAttributeNames(names)
                     .expressionAttributeValues(values));
+            if (t.to() == RefundStatus.NEEDS_REVIEW) {
+                metrics.count(Metrics.NEEDS_REVIEW); // the same alarm as a payment's: a human decides
+            }
             return true;
         } catch (ConditionalCheckFailedException moved) {
             return false;

@@ -32,6 +32,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.OptionalLong;
 import java.util.UUID;
 import org.jboss.logging.Logger;
@@ -131,10 +132,9 @@ public class RefundUseCase {
                         : refunds.findAll(p.reservations().refundIds())));
     }
 
-    /** Every refund of a payment, oldest first, for the operator: the payment's item, then its refunds if any. */
-    public List<RefundRecord> refundsOf(String paymentId) {
-        var reservations = refunds.reservationsOf(paymentId);
-        return reservations.refundIds().isEmpty() ? List.of() : refunds.findAll(reservations.refundIds());
+    /** The refunds {@code refundIds} names (a payment's, as its item lists them), oldest first; no read for none. */
+    public List<RefundRecord> refunds(Set<String> refundIds) {
+        return refundIds.isEmpty() ? List.of() : refunds.findAll(refundIds);
     }
 
     /** Why {@code request} cannot be refunded of the payment as read, if it cannot. */
