@@ -1,8 +1,6 @@
 package dev.oncepay.charge;
 
 import dev.oncepay.cancel.DeclinedChargeCancel;
-import dev.oncepay.config.EmbeddedMetrics;
-import dev.oncepay.contract.Metrics;
 import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.validation.FieldError;
 import dev.oncepay.validation.InvalidRequestException;
@@ -28,7 +26,6 @@ import dev.oncepay.provider.spi.ChargeResult;
 import dev.oncepay.provider.ProviderGateway;
 import dev.oncepay.provider.spi.ProviderOutcome;
 import dev.oncepay.provider.spi.ProviderRefusal;
-import dev.oncepay.provider.spi.ProviderUnavailableException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
 import java.time.Clock;
@@ -68,13 +65,12 @@ public class ChargeUseCase {
     private final Clock clock;
     private final OncepayConfig config;
     private final ProviderAccounts accounts;
-    private final EmbeddedMetrics metrics;
     private final DeclinedChargeCancel cancels;
     private final OrderGuard guard;
 
     public ChargeUseCase(IdempotencyStore keys, PaymentRepository payments, ProviderGateway provider,
             Event<ChargePhaseReached> phases, Clock clock, OncepayConfig config, ProviderAccounts accounts,
-            EmbeddedMetrics metrics, DeclinedChargeCancel cancels, OrderGuard guard) {
+            DeclinedChargeCancel cancels, OrderGuard guard) {
         this.cancels = cancels;
         this.guard = guard;
         this.keys = keys;
@@ -84,7 +80,6 @@ public class ChargeUseCase {
         this.clock = clock;
         this.config = config;
         this.accounts = accounts;
-        this.metrics = metrics;
     }
 
     /**
@@ -102,7 +97,7 @@ public class ChargeUseCase {
             // Fail fast before any write, so the key stays free; but a key that exists is still
             // answered (replay, 409, 422): those never need the provider.
             KeyRecord stored = keys.find(command.key().storageId(), now)
-                    .orElseThrow(() -> refused(refusal.get()));
+                    .orElseThrow(() -> provider.refusedBeforeCall(refusal.get()));
             return existing(stored, command);
         }
         KeyRecord proposed = new KeyRecord(command.key().storageId(), command.key().tenant(), command.fingerprint(),
@@ -146,7 +141,7 @@ public class ChargeUseCase {
                         refusal.get().detail());
                 return new ChargeAnswer(payment.get(), false);
             }
-            throw refused(refusal.get()); // no run recorded a payment, so none sent a charge
+            throw provider.refusedBeforeCall(refusal.get()); // no run recorded a payment, so none sent a charge
         }
         KeyClaim claim;
         try {
@@ -223,7 +218,7 @@ public class ChargeUseCase {
             // Provably nothing reached the provider in the only run there was: forget it all.
             // (A takeover cannot know what the dead run sent, so it records UNKNOWN instead.)
             forgetUnsent(payment, key, true);
-            throw unavailable(result.refusal(), result.detail());
+            throw provider.nothingSent(result.refusal(), result.detail());
         }
         Transition transition = settlement(result, epoch);
         Instant now = clock.instant();
@@ -442,18 +437,5 @@ public class ChargeUseCase {
 
     private RequestInFlightException inFlight() {
         return new RequestInFlightException(config.charge().inFlightRetryAfter());
-    }
-
-    /** The fleet's protection refused the call before it began: counted here, once per refused request. */
-    private ProviderUnavailableException refused(ProviderRefusal refusal) {
-        if (refusal == ProviderRefusal.AT_CAPACITY) {
-            metrics.count(Metrics.PROVIDER_AT_CAPACITY);
-        }
-        return unavailable(refusal, refusal.detail());
-    }
-
-    private ProviderUnavailableException unavailable(ProviderRefusal refusal, String reason) {
-        return new ProviderUnavailableException(refusal, reason, refusal == ProviderRefusal.AT_CAPACITY
-                ? config.charge().atCapacityRetryAfter() : config.charge().unavailableRetryAfter());
     }
 }

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
@@ -127,33 +128,51 @@ public class PaymentRepository {
     }
 
     private static AttributeValue entry(HistoryEntry e) {
+        return historyEntry(e.at(), e.from(), e.to(), e.actor(), e.reason(), Table.HISTORY_PROVIDER_PAYMENT_ID,
+                e.providerPaymentId(), Table.HISTORY_DECLINE_CODE, e.declineCode());
+    }
+
+    /**
+     * One history entry as stored, a payment's or a refund's alike: when, from where ({@code null}
+     * for the creation) to where, who and why, and the two pieces of evidence the move rests on.
+     */
+    static AttributeValue historyEntry(Instant at, Enum<?> from, Enum<?> to, Actor actor, String reason,
+            String idAttribute, String id, String codeAttribute, String code) {
         Map<String, AttributeValue> m = new HashMap<>();
-        m.put(Table.HISTORY_AT, Attr.s(e.at().toString()));
-        if (e.from() != null) {
-            m.put(Table.HISTORY_FROM, Attr.s(e.from().name()));
+        m.put(Table.HISTORY_AT, Attr.s(at.toString()));
+        if (from != null) {
+            m.put(Table.HISTORY_FROM, Attr.s(from.name()));
         }
-        m.put(Table.HISTORY_TO, Attr.s(e.to().name()));
-        m.put(Table.HISTORY_ACTOR_KIND, Attr.s(e.actor().kind().name()));
-        m.put(Table.HISTORY_ACTOR_ID, Attr.s(e.actor().id()));
-        putIfPresent(m, Table.HISTORY_REASON, e.reason());
-        putIfPresent(m, Table.HISTORY_PROVIDER_PAYMENT_ID, e.providerPaymentId());
-        putIfPresent(m, Table.HISTORY_DECLINE_CODE, e.declineCode());
+        m.put(Table.HISTORY_TO, Attr.s(to.name()));
+        m.put(Table.HISTORY_ACTOR_KIND, Attr.s(actor.kind().name()));
+        m.put(Table.HISTORY_ACTOR_ID, Attr.s(actor.id()));
+        putIfPresent(m, Table.HISTORY_REASON, reason);
+        putIfPresent(m, idAttribute, id);
+        putIfPresent(m, codeAttribute, code);
         return AttributeValue.fromM(m);
     }
 
-    private static List<HistoryEntry> history(Map<String, AttributeValue> item) {
+    /** The stored history entries of {@code item}, oldest first, each read by {@code read}; none if it has none. */
+    static <T> List<T> historyOf(Map<String, AttributeValue> item, Function<Map<String, AttributeValue>, T> read) {
         AttributeValue list = item.get(Table.HISTORY);
         if (list == null || !list.hasL()) {
             return List.of(); // recorded before histories were kept
         }
-        return list.l().stream().map(AttributeValue::m).map(m -> new HistoryEntry(
-                Instant.parse(Attr.string(m, Table.HISTORY_AT)),
+        return list.l().stream().map(AttributeValue::m).map(read).toList();
+    }
+
+    /** Who made a stored history entry. */
+    static Actor actorOf(Map<String, AttributeValue> entry) {
+        return new Actor(Actor.Kind.valueOf(Attr.string(entry, Table.HISTORY_ACTOR_KIND)),
+                Attr.string(entry, Table.HISTORY_ACTOR_ID));
+    }
+
+    private static List<HistoryEntry> history(Map<String, AttributeValue> item) {
+        return historyOf(item, m -> new HistoryEntry(Instant.parse(Attr.string(m, Table.HISTORY_AT)),
                 Optional.ofNullable(Attr.string(m, Table.HISTORY_FROM)).map(PaymentStatus::valueOf).orElse(null),
-                PaymentStatus.valueOf(Attr.string(m, Table.HISTORY_TO)),
-                new Actor(Actor.Kind.valueOf(Attr.string(m, Table.HISTORY_ACTOR_KIND)),
-                        Attr.string(m, Table.HISTORY_ACTOR_ID)),
+                PaymentStatus.valueOf(Attr.string(m, Table.HISTORY_TO)), actorOf(m),
                 Attr.string(m, Table.HISTORY_REASON), Attr.string(m, Table.HISTORY_PROVIDER_PAYMENT_ID),
-                Attr.string(m, Table.HISTORY_DECLINE_CODE))).toList();
+                Attr.string(m, Table.HISTORY_DECLINE_CODE)));
     }
 
     /**
@@ -305,7 +324,7 @@ public class PaymentRepository {
         return Integer.toString(Math.floorMod(paymentId.hashCode(), shards));
     }
 
-    private static void setIfPresent(StringBuilder set, Map<String, String> names, Map<String, AttributeValue> values,
+    static void setIfPresent(StringBuilder set, Map<String, String> names, Map<String, AttributeValue> values,
             String attribute, String value) {
         if (value != null) {
             String placeholder = "#" + attribute;
@@ -354,7 +373,7 @@ public class PaymentRepository {
                 : new CustomerAction(clientSecret, Attr.string(item, Table.NEXT_ACTION));
     }
 
-    private static void putIfPresent(Map<String, AttributeValue> item, String attribute, String value) {
+    static void putIfPresent(Map<String, AttributeValue> item, String attribute, String value) {
         if (value != null) {
             item.put(attribute, Attr.s(value));
         }

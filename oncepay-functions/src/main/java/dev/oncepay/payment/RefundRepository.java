@@ -274,9 +274,9 @@ public class RefundRepository {
         values.put(":noHistory", AttributeValue.fromL(List.of()));
         values.put(":entry", AttributeValue.fromL(List.of(step(new RefundStep(now, t.from(), t.to(), by, t.reason(),
                 t.providerRefundId(), t.failureCode())))));
-        setIfPresent(set, names, values, Table.PROVIDER_REFUND_ID, t.providerRefundId());
-        setIfPresent(set, names, values, Table.FAILURE_CODE, t.failureCode());
-        setIfPresent(set, names, values, Table.STATUS_REASON, t.reason());
+        PaymentRepository.setIfPresent(set, names, values, Table.PROVIDER_REFUND_ID, t.providerRefundId());
+        PaymentRepository.setIfPresent(set, names, values, Table.FAILURE_CODE, t.failureCode());
+        PaymentRepository.setIfPresent(set, names, values, Table.STATUS_REASON, t.reason());
         String update;
         if (t.nextCheckAt() != null) {
             set.append(", #next = :next, #shard = :shard");
@@ -404,48 +404,15 @@ public class RefundRepository {
     }
 
     private static AttributeValue step(RefundStep s) {
-        Map<String, AttributeValue> m = new HashMap<>();
-        m.put(Table.HISTORY_AT, Attr.s(s.at().toString()));
-        if (s.from() != null) {
-            m.put(Table.HISTORY_FROM, Attr.s(s.from().name()));
-        }
-        m.put(Table.HISTORY_TO, Attr.s(s.to().name()));
-        m.put(Table.HISTORY_ACTOR_KIND, Attr.s(s.actor().kind().name()));
-        m.put(Table.HISTORY_ACTOR_ID, Attr.s(s.actor().id()));
-        putIfPresent(m, Table.HISTORY_REASON, s.reason());
-        putIfPresent(m, Table.PROVIDER_REFUND_ID, s.providerRefundId());
-        putIfPresent(m, Table.FAILURE_CODE, s.failureCode());
-        return AttributeValue.fromM(m);
+        return PaymentRepository.historyEntry(s.at(), s.from(), s.to(), s.actor(), s.reason(), Table.PROVIDER_REFUND_ID,
+                s.providerRefundId(), Table.FAILURE_CODE, s.failureCode());
     }
 
     private static List<RefundStep> history(Map<String, AttributeValue> item) {
-        AttributeValue list = item.get(Table.HISTORY);
-        if (list == null || !list.hasL()) {
-            return List.of();
-        }
-        return list.l().stream().map(AttributeValue::m).map(m -> new RefundStep(
-                Instant.parse(Attr.string(m, Table.HISTORY_AT)),
+        return PaymentRepository.historyOf(item, m -> new RefundStep(Instant.parse(Attr.string(m, Table.HISTORY_AT)),
                 Optional.ofNullable(Attr.string(m, Table.HISTORY_FROM)).map(RefundStatus::valueOf).orElse(null),
-                RefundStatus.valueOf(Attr.string(m, Table.HISTORY_TO)),
-                new Actor(Actor.Kind.valueOf(Attr.string(m, Table.HISTORY_ACTOR_KIND)),
-                        Attr.string(m, Table.HISTORY_ACTOR_ID)),
+                RefundStatus.valueOf(Attr.string(m, Table.HISTORY_TO)), PaymentRepository.actorOf(m),
                 Attr.string(m, Table.HISTORY_REASON), Attr.string(m, Table.PROVIDER_REFUND_ID),
-                Attr.string(m, Table.FAILURE_CODE))).toList();
-    }
-
-    private static void putIfPresent(Map<String, AttributeValue> m, String name, String value) {
-        if (value != null) {
-            m.put(name, Attr.s(value));
-        }
-    }
-
-    private static void setIfPresent(StringBuilder set, Map<String, String> names, Map<String, AttributeValue> values,
-            String attribute, String value) {
-        if (value != null) {
-            String placeholder = "#" + attribute;
-            set.append(", ").append(placeholder).append(" = :").append(attribute);
-            names.put(placeholder, attribute);
-            values.put(":" + attribute, Attr.s(value));
-        }
+                Attr.string(m, Table.FAILURE_CODE)));
     }
 }

@@ -1,7 +1,9 @@
 package dev.oncepay.provider;
 
 import dev.oncepay.contract.DeploymentSettings;
+import dev.oncepay.config.ChargeRetryAfterConfig;
 import dev.oncepay.config.EmbeddedMetrics;
+import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.contract.Metrics;
 import dev.oncepay.provider.policy.CallLog;
 import dev.oncepay.provider.policy.ProviderCalls;
@@ -14,6 +16,7 @@ import dev.oncepay.provider.spi.ProviderAdapter;
 import dev.oncepay.provider.spi.ProviderFault;
 import dev.oncepay.provider.spi.ProviderOperation;
 import dev.oncepay.provider.spi.ProviderRefusal;
+import dev.oncepay.provider.spi.ProviderUnavailableException;
 import dev.oncepay.validation.FieldError;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentInstrument;
@@ -60,9 +63,11 @@ public class ProviderGateway {
     private final ProviderAdapters adapters;
     private final Clock clock;
     private final EmbeddedMetrics metrics;
+    private final ChargeRetryAfterConfig retryAfter;
 
     public ProviderGateway(ProviderCalls calls, ProviderAccounts accounts, ProviderAdapters adapters, Clock clock,
-            EmbeddedMetrics metrics) {
+            EmbeddedMetrics metrics, OncepayConfig config) {
+        this.retryAfter = config.charge();
         this.calls = calls;
         this.accounts = accounts;
         this.adapters = adapters;
@@ -254,6 +259,26 @@ public class ProviderGateway {
      */
     public Optional<ProviderRefusal> chargeRefusal(ProviderAccount account) {
         return calls.chargeRefusal(account);
+    }
+
+    /**
+     * The answer to a request the fleet's protection refused before any call: counted here, once
+     * per refused request.
+     */
+    public ProviderUnavailableException refusedBeforeCall(ProviderRefusal refusal) {
+        if (refusal == ProviderRefusal.AT_CAPACITY) {
+            metrics.count(Metrics.PROVIDER_AT_CAPACITY);
+        }
+        return nothingSent(refusal, refusal.detail());
+    }
+
+    /**
+     * The answer to a request that provably sent nothing: when to retry it depends on what
+     * refused it ({@code null}: the provider itself, before executing).
+     */
+    public ProviderUnavailableException nothingSent(ProviderRefusal refusal, String reason) {
+        return new ProviderUnavailableException(refusal, reason, refusal == ProviderRefusal.AT_CAPACITY
+                ? retryAfter.atCapacityRetryAfter() : retryAfter.unavailableRetryAfter());
     }
 
     private ProviderAdapter adapterOf(Payment payment) {

@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.IntFunction;
 import java.util.OptionalLong;
 import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
@@ -140,14 +141,27 @@ public class ReconcileUseCase {
      * shard is worked off as fast as a spread one.
      */
     private List<SweepListing> dueListings(Instant now, Tally tally) {
-        int batch = Math.max(1, config.batchSize());
+        return oldestDue(payments.sweepShards(), shard -> payments.dueForCheck(shard, now, batch()), batch(),
+                () -> tally.errors++, "sweep");
+    }
+
+    private int batch() {
+        return Math.max(1, config.batchSize());
+    }
+
+    /**
+     * The oldest due entries of every shard's {@code query} (one Query each), cut to {@code batch}; a
+     * shard whose query fails is counted by {@code failed} and the others go on.
+     */
+    static List<SweepListing> oldestDue(int shards, IntFunction<List<SweepListing>> query, int batch,
+            Runnable failed, String what) {
         List<SweepListing> due = new ArrayList<>();
-        for (int shard = 0; shard < payments.sweepShards(); shard++) {
+        for (int shard = 0; shard < shards; shard++) {
             try {
-                due.addAll(payments.dueForCheck(shard, now, batch));
+                due.addAll(query.apply(shard));
             } catch (RuntimeException e) {
-                tally.errors++;
-                LOG.errorf(e, "sweep query of shard %d failed; the other shards go on", shard);
+                failed.run();
+                LOG.errorf(e, "%s query of shard %d failed; the other shards go on", what, shard);
             }
         }
         due.sort(Comparator.comparing(SweepListing::nextCheckAt));

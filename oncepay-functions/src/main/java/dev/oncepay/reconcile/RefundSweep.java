@@ -20,8 +20,6 @@ import dev.oncepay.refund.RefundSettlement;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Clock;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -121,19 +119,10 @@ public class RefundSweep {
     }
 
     /** The due refunds over all shards, oldest first, at most a batch (one Query per shard). */
-    List<SweepListing> due(Instant now, Tally tally) {
+    private List<SweepListing> due(Instant now, Tally tally) {
         int batch = Math.max(1, config.batchSize());
-        List<SweepListing> due = new ArrayList<>();
-        for (int shard = 0; shard < refunds.sweepShards(); shard++) {
-            try {
-                due.addAll(refunds.dueForCheck(shard, now, batch));
-            } catch (RuntimeException e) {
-                tally.errors++;
-                LOG.errorf(e, "refund sweep query of shard %d failed; the other shards go on", shard);
-            }
-        }
-        due.sort(Comparator.comparing(SweepListing::nextCheckAt));
-        return due.size() > batch ? due.subList(0, batch) : due;
+        return ReconcileUseCase.oldestDue(refunds.sweepShards(), shard -> refunds.dueForCheck(shard, now, batch), batch,
+                () -> tally.errors++, "refund sweep");
     }
 
     Outcome reconcile(String refundId, Tally tally) {

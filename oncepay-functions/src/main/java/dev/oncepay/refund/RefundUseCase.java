@@ -1,8 +1,6 @@
 package dev.oncepay.refund;
 
-import dev.oncepay.config.EmbeddedMetrics;
 import dev.oncepay.config.OncepayConfig;
-import dev.oncepay.contract.Metrics;
 import dev.oncepay.idempotency.ClaimAttempt;
 import dev.oncepay.idempotency.ClaimAttempt.ExistingKey;
 import dev.oncepay.idempotency.ClaimAttempt.KeyClaim;
@@ -24,7 +22,6 @@ import dev.oncepay.provider.ProviderAccounts;
 import dev.oncepay.provider.ProviderGateway;
 import dev.oncepay.provider.spi.ProviderOutcome;
 import dev.oncepay.provider.spi.ProviderRefusal;
-import dev.oncepay.provider.spi.ProviderUnavailableException;
 import dev.oncepay.provider.spi.RefundResult;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
@@ -64,11 +61,10 @@ public class RefundUseCase {
     private final Event<RefundPhaseReached> phases;
     private final Clock clock;
     private final OncepayConfig config;
-    private final EmbeddedMetrics metrics;
 
     public RefundUseCase(IdempotencyStore keys, RefundRepository refunds, RefundSettlement settlement,
             ProviderGateway provider, ProviderAccounts accounts, Event<RefundPhaseReached> phases, Clock clock,
-            OncepayConfig config, EmbeddedMetrics metrics) {
+            OncepayConfig config) {
         this.keys = keys;
         this.refunds = refunds;
         this.settlement = settlement;
@@ -77,7 +73,6 @@ public class RefundUseCase {
         this.phases = phases;
         this.clock = clock;
         this.config = config;
-        this.metrics = metrics;
     }
 
     /**
@@ -93,7 +88,7 @@ public class RefundUseCase {
         Optional<ProviderRefusal> refusal = provider.refundRefusal(payment.providerAccount());
         if (refusal.isPresent()) {
             // Fail fast before any write; a key that exists is still answered.
-            KeyRecord stored = keys.find(command.key().storageId(), now).orElseThrow(() -> refused(refusal.get()));
+            KeyRecord stored = keys.find(command.key().storageId(), now).orElseThrow(() -> provider.refusedBeforeCall(refusal.get()));
             return existing(stored, command, read);
         }
         Optional<RefundRefusedException> unrefundable = refusal(read, command.request());
@@ -173,7 +168,7 @@ public class RefundUseCase {
                 // An earlier run recorded it and may have sent it: the refund as stored, the sweep on it.
                 return new RefundAnswer(refund.get(), false);
             }
-            throw refused(refusal.get());
+            throw provider.refusedBeforeCall(refusal.get());
         }
         if (refund.isEmpty()) {
             // No run recorded it, so none reserved or sent it: it is refused as a first request would be.
@@ -250,7 +245,7 @@ public class RefundUseCase {
 
         if (result.outcome() == ProviderOutcome.NOT_SENT && !claim.takenOver()) {
             forgetUnsent(refund, key, true); // provably nothing reached the provider in the only run there was
-            throw unavailable(result.refusal(), result.detail());
+            throw provider.nothingSent(result.refusal(), result.detail());
         }
         RefundTransition transition = settlement(result, epoch);
         Instant now = clock.instant();
@@ -388,17 +383,5 @@ public class RefundUseCase {
 
     private RequestInFlightException inFlight() {
         return new RequestInFlightException(config.charge().inFlightRetryAfter());
-    }
-
-    private ProviderUnavailableException refused(ProviderRefusal refusal) {
-        if (refusal == ProviderRefusal.AT_CAPACITY) {
-            metrics.count(Metrics.PROVIDER_AT_CAPACITY);
-        }
-        return unavailable(refusal, refusal.detail());
-    }
-
-    private ProviderUnavailableException unavailable(ProviderRefusal refusal, String reason) {
-        return new ProviderUnavailableException(refusal, reason, refusal == ProviderRefusal.AT_CAPACITY
-                ? config.charge().atCapacityRetryAfter() : config.charge().unavailableRetryAfter());
     }
 }

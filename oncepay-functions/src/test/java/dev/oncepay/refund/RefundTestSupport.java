@@ -40,10 +40,14 @@ abstract class RefundTestSupport extends ChargeTestSupport {
         return "{\"amount\":" + amount + "}";
     }
 
-    /** The provider's refunds of {@code paymentId}'s charge (the ledger joins them on the charge id). */
+    /**
+     * The provider's refunds of {@code paymentId}: by its charge at the generic PSP, by the payment id
+     * in the refund's metadata at Stripe (a Stripe refund names the charge {@code ch_…}, not the intent).
+     */
     List<Refund> providerRefunds(String paymentId) {
         String charge = get(paymentId).json().get("providerPaymentId").asText();
-        return sim.refunds().stream().filter(r -> r.charge().equals(charge)).toList();
+        return sim.refunds().stream().filter(r -> r.charge().equals(charge)
+                || paymentId.equals(r.metadata().get("oncepay_payment_id"))).toList();
     }
 
     /** This tenant's refund items, as stored. */
