@@ -182,9 +182,19 @@ public class PaymentRepository {
      * key's), so equal means ours.
      */
     public boolean fence(String paymentId, long epoch, Instant leaseExpiresAt, Instant nextCheckAt) {
+        // The new run owns the payment now: the sweep waits for its lease, as for the first run.
+        return fencePending(dynamo, table, pk(paymentId), epoch, leaseExpiresAt, nextCheckAt);
+    }
+
+    /**
+     * Moves the fence of the PENDING item {@code pk} (a payment or a refund) to {@code epoch}, held
+     * until {@code leaseExpiresAt}, and its next sweep check to {@code nextCheckAt}; {@code false}
+     * if it left PENDING or a newer run fenced it.
+     */
+    static boolean fencePending(DynamoDbClient dynamo, String table, String pk, long epoch, Instant leaseExpiresAt,
+            Instant nextCheckAt) {
         try {
-            // The new run owns the payment now: the sweep waits for its lease, as for the first run.
-            dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk(paymentId)))
+            dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk))
                     .updateExpression("SET #epoch = :epoch, #leaseEnd = :leaseEnd, #next = :next")
                     // "<=": re-fencing at our own epoch (an SDK retry, a resumed run) is a no-op.
                     .conditionExpression("#status = :pending AND #epoch <= :epoch")
@@ -308,8 +318,13 @@ public class PaymentRepository {
      * so the client's key can be used again. Fenced like a settlement.
      */
     public boolean deleteUnsent(String paymentId, long epoch) {
+        return deletePending(dynamo, table, pk(paymentId), epoch);
+    }
+
+    /** Deletes the PENDING item {@code pk} (a payment or a refund) while {@code epoch} holds its fence. */
+    static boolean deletePending(DynamoDbClient dynamo, String table, String pk, long epoch) {
         try {
-            dynamo.deleteItem(b -> b.tableName(table).key(Attr.key(pk(paymentId)))
+            dynamo.deleteItem(b -> b.tableName(table).key(Attr.key(pk))
                     .conditionExpression("#status = :pending AND #epoch = :epoch")
                     .expressionAttributeNames(Map.of("#status", Table.STATUS, "#epoch", Table.LEASE_EPOCH))
                     .expressionAttributeValues(Map.of(":pending", Attr.s(PaymentStatus.PENDING.name()),

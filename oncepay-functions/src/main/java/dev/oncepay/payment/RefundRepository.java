@@ -242,20 +242,7 @@ public class RefundRepository {
      * settle it. Fails if the refund left PENDING or a newer run fenced it.
      */
     public boolean fence(String refundId, long epoch, Instant leaseExpiresAt, Instant nextCheckAt) {
-        try {
-            dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk(refundId)))
-                    .updateExpression("SET #epoch = :epoch, #leaseEnd = :leaseEnd, #next = :next")
-                    .conditionExpression("#status = :pending AND #epoch <= :epoch")
-                    .expressionAttributeNames(Map.of("#epoch", Table.LEASE_EPOCH, "#status", Table.STATUS,
-                            "#leaseEnd", Table.LEASE_EXPIRES_AT, "#next", Table.NEXT_CHECK_AT))
-                    .expressionAttributeValues(Map.of(":epoch", Attr.n(epoch),
-                            ":pending", Attr.s(RefundStatus.PENDING.name()),
-                            ":leaseEnd", Attr.n(leaseExpiresAt.toEpochMilli()),
-                            ":next", Attr.n(nextCheckAt.toEpochMilli()))));
-            return true;
-        } catch (ConditionalCheckFailedException lost) {
-            return false;
-        }
+        return PaymentRepository.fencePending(dynamo, table, pk(refundId), epoch, leaseExpiresAt, nextCheckAt);
     }
 
     /**
@@ -344,16 +331,7 @@ public class RefundRepository {
 
     /** Removes a PENDING refund that provably never reached the provider, fenced like a settlement. */
     public boolean deleteUnsent(String refundId, long epoch) {
-        try {
-            dynamo.deleteItem(b -> b.tableName(table).key(Attr.key(pk(refundId)))
-                    .conditionExpression("#status = :pending AND #epoch = :epoch")
-                    .expressionAttributeNames(Map.of("#status", Table.STATUS, "#epoch", Table.LEASE_EPOCH))
-                    .expressionAttributeValues(Map.of(":pending", Attr.s(RefundStatus.PENDING.name()),
-                            ":epoch", Attr.n(epoch))));
-            return true;
-        } catch (ConditionalCheckFailedException moved) {
-            return false;
-        }
+        return PaymentRepository.deletePending(dynamo, table, pk(refundId), epoch);
     }
 
     /** Number of refund sweep partitions ({@code refund#0} .. {@code refund#<shards-1>}). */
