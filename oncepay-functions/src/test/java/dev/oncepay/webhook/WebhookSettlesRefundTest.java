@@ -100,6 +100,38 @@ class WebhookSettlesRefundTest extends WebhookChargeSupport {
         assertEquals(0, held(paymentId));
     }
 
+    @Test
+    void stripesOwnRefundEventsOverHttpSettleAPendingStripeRefund() throws Exception {
+        String stripeTenant = "merchant-stripe";
+        HttpApiResponse charged = postPayment(stripeTenant, UUID.randomUUID().toString(), "{\"amount\":3000,"
+                + "\"currency\":\"EUR\",\"reference\":\"order-" + UUID.randomUUID() + "\",\"paymentMethod\":\"pm_card_visa\"}");
+        assertEquals(201, charged.statusCode(), charged.body());
+        String paymentId = json.readTree(charged.body()).get("id").asText();
+        try (ApiGatewayBridge gateway = new ApiGatewayBridge()) {
+            simulator.stripe().setWebhookTarget(gateway.webhookUrl("stripe"), WebhookTestProfile.STRIPE_SECRET);
+            // Stripe answers the refund pending and settles it a moment later, telling us by its events alone.
+            simulator.setFaults(Faults.none().withNonFinalRate(1.0).withRefundSettleMs(100));
+            HttpApiResponse pending = handle(HttpApiEvents.postRefund(stripeTenant, paymentId,
+                    UUID.randomUUID().toString(), "{\"amount\":1000}"));
+            assertEquals(202, pending.statusCode(), pending.body());
+            String refundId = json.readTree(pending.body()).get("id").asText();
+
+            long until = System.nanoTime() + java.time.Duration.ofSeconds(20).toNanos();
+            while (simulator.refunds().stream().noneMatch(r -> r.reference().equals(refundId)
+                    && r.status() == dev.oncepay.sim.RefundStatus.SUCCEEDED) && System.nanoTime() < until) {
+                Thread.onSpinWait(); // the simulator settles the refund, then queues its events
+            }
+            assertTrue(simulator.stripe().awaitWebhooks(java.time.Duration.ofSeconds(20)));
+            assertTrue(simulator.stripe().webhookAttempts().stream().allMatch(a -> a.status() == 200),
+                    () -> simulator.stripe().webhookAttempts().toString());
+            HttpApiResponse shown = handle(HttpApiEvents.getRefund(stripeTenant, paymentId, refundId));
+            assertEquals("succeeded", json.readTree(shown.body()).get("status").asText(), shown.body());
+        } finally {
+            simulator.setFaults(Faults.none());
+            simulator.stripe().clearWebhookTarget();
+        }
+    }
+
     private String captured(long amount) throws IOException {
         HttpApiResponse charged = postPayment(tenant, UUID.randomUUID().toString(),
                 "{\"amount\":" + amount + ",\"currency\":\"EUR\",\"reference\":\"order-" + UUID.randomUUID() + "\"}");
