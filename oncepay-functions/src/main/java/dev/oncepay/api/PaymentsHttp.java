@@ -10,8 +10,7 @@ import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.idempotency.IdempotencyKey;
 import dev.oncepay.idempotency.RequestFingerprint;
 import dev.oncepay.payment.Payment;
-import dev.oncepay.refund.RefundUseCase;
-import dev.oncepay.refund.RefundUseCase.RefundedPayment;
+import dev.oncepay.charge.ChargeUseCase.RefundedPayment;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -33,12 +32,10 @@ public class PaymentsHttp {
     private final OncepayConfig config;
     private final ProblemMapping problems;
     private final RefundsHttp refunds;
-    private final RefundUseCase refundCases;
 
     public PaymentsHttp(ChargeUseCase charges, TenantResolver tenants, HttpResponses responses, OncepayConfig config,
-            ProblemMapping problems, RefundsHttp refunds, RefundUseCase refundCases) {
+            ProblemMapping problems, RefundsHttp refunds) {
         this.refunds = refunds;
-        this.refundCases = refundCases;
         this.charges = charges;
         this.tenants = tenants;
         this.responses = responses;
@@ -80,7 +77,7 @@ public class PaymentsHttp {
 
     private HttpApiResponse show(HttpApiEvent event, String id) {
         String tenant = tenants.tenantOf(event);
-        return (Payment.isWellFormedId(id) ? refundCases.payment(tenant, id) : Optional.<RefundedPayment>empty())
+        return (Payment.isWellFormedId(id) ? charges.payment(tenant, id) : Optional.<RefundedPayment>empty())
                 .map(found -> {
                     Payment p = found.payment();
                     Map<String, Object> view = PaymentView.withOrder(p, charges.orderOf(p));

@@ -18,6 +18,8 @@ import dev.oncepay.payment.Order;
 import dev.oncepay.payment.Payment;
 import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentStatus;
+import dev.oncepay.payment.RefundRepository;
+import dev.oncepay.payment.RefundRepository.RefundRecord;
 import dev.oncepay.payment.ReviewReason;
 import dev.oncepay.provider.ProviderAccounts;
 import dev.oncepay.payment.ProviderAccount;
@@ -67,10 +69,12 @@ public class ChargeUseCase {
     private final ProviderAccounts accounts;
     private final DeclinedChargeCancel cancels;
     private final OrderGuard guard;
+    private final RefundRepository refunds;
 
     public ChargeUseCase(IdempotencyStore keys, PaymentRepository payments, ProviderGateway provider,
             Event<ChargePhaseReached> phases, Clock clock, OncepayConfig config, ProviderAccounts accounts,
-            DeclinedChargeCancel cancels, OrderGuard guard) {
+            DeclinedChargeCancel cancels, OrderGuard guard, RefundRepository refunds) {
+        this.refunds = refunds;
         this.cancels = cancels;
         this.guard = guard;
         this.keys = keys;
@@ -108,6 +112,19 @@ public class ChargeUseCase {
             return run(claim, command.request(), Optional.empty());
         }
         return existing(((ExistingKey) attempt).record(), command);
+    }
+
+    /** A payment and every refund of it, oldest first. */
+    public record RefundedPayment(Payment payment, List<RefundRecord> refunds) {
+    }
+
+    /**
+     * A payment of this tenant with its refunds: one read of its item, and one batch read of its
+     * refunds only when it has any. Another tenant's payment is as absent as a missing one.
+     */
+    public Optional<RefundedPayment> payment(String tenant, String paymentId) {
+        return refunds.findPayment(paymentId).filter(p -> p.payment().tenant().equals(tenant))
+                .map(p -> new RefundedPayment(p.payment(), refunds.findAll(p.reservations().refundIds())));
     }
 
     /**

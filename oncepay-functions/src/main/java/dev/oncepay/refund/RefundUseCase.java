@@ -113,20 +113,6 @@ public class RefundUseCase {
                 .filter(r -> r.refund().tenant().equals(tenant) && r.refund().paymentId().equals(paymentId));
     }
 
-    /** A payment of the tenant and every refund of it, oldest first. */
-    public record RefundedPayment(Payment payment, List<RefundRecord> refunds) {
-    }
-
-    /**
-     * The tenant's payment with its refunds: one read of the payment's item, and one batch read of
-     * its refunds only when it has any. Another tenant's payment is as absent as a missing one.
-     */
-    public Optional<RefundedPayment> payment(String tenant, String paymentId) {
-        return refunds.findPayment(paymentId).filter(p -> p.payment().tenant().equals(tenant))
-                .map(p -> new RefundedPayment(p.payment(), p.reservations().refundIds().isEmpty() ? List.of()
-                        : refunds.findAll(p.reservations().refundIds())));
-    }
-
     /** The refunds {@code refundIds} names (a payment's, as its item lists them), oldest first; no read for none. */
     public List<RefundRecord> refunds(Set<String> refundIds) {
         return refundIds.isEmpty() ? List.of() : refunds.findAll(refundIds);

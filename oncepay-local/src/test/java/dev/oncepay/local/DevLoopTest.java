@@ -53,7 +53,7 @@ class DevLoopTest {
     private static final long HOT_REPLACEMENT_INTERVAL_MS = 2_000;
     /** A dev-mode JVM's own log line at ERROR level (the functions' sandboxes prefix theirs with [name#n]). */
     private static final Pattern DEV_JVM_ERROR = Pattern.compile("^\\d{4}-\\d\\d-\\d\\d [\\d:,]+ ERROR ");
-    private static final String LOOKUP = "        return payments.find(paymentId).filter(p -> p.tenant().equals(tenant));";
+    private static final String LOOKUP = "        return refunds.findPayment(paymentId).filter(p -> p.payment().tenant().equals(tenant))";
 
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
@@ -121,7 +121,7 @@ class DevLoopTest {
             String code = Files.readString(source);
             assertTrue(code.contains(LOOKUP), "ChargeUseCase has no line to edit: " + LOOKUP.strip());
             long saved = System.nanoTime();
-            Files.writeString(source, code.replace(LOOKUP, "        return Optional.empty();"));
+            Files.writeString(source, code.replace(LOOKUP, "        return Optional.<RefundRepository.RefundablePayment>empty()"));
             HttpResponse<String> changed = send(lookup(api, id));
             long changedAnswer = System.nanoTime();
             assertEquals(404, changed.statusCode(), "the next request after the save still ran the old code: "

@@ -23,9 +23,14 @@ import org.junit.jupiter.api.Test;
 class HttpApiV2Test {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final Instant NOW = Instant.parse("2026-11-30T10:00:00.123Z");
-    private static final HttpApiV2.Route CREATE = HttpApiV2.oncepayRoutes().get(0);
-    private static final HttpApiV2.Route SHOW = HttpApiV2.oncepayRoutes().get(1);
-    private static final HttpApiV2.Route WEBHOOK = HttpApiV2.oncepayRoutes().get(2);
+    private static final HttpApiV2.Route CREATE = route("POST", "/payments");
+    private static final HttpApiV2.Route SHOW = route("GET", "/payments/{id}");
+    private static final HttpApiV2.Route WEBHOOK = route("POST", "/webhooks/{provider}");
+
+    private static HttpApiV2.Route route(String method, String path) {
+        return HttpApiV2.oncepayRoutes().stream().filter(r -> r.method().equals(method) && r.pathTemplate().equals(path))
+                .findFirst().orElseThrow();
+    }
 
     private static HttpApiV2.Request request(String method, String path, String query, byte[] body, String... headers) {
         List<Map.Entry<String, String>> h = new java.util.ArrayList<>();
@@ -160,6 +165,9 @@ class HttpApiV2Test {
         assertNull(SHOW.match("GET", "/payments/a/b"), "a parameter is one segment");
         assertNull(SHOW.match("GET", "/Payments/a"), "paths are case-sensitive");
         assertEquals(Map.of("provider", "sim"), WEBHOOK.match("POST", "/webhooks/sim"));
+        assertEquals(Map.of("id", "pay_1", "refundId", "ref_2"),
+                route("GET", "/payments/{id}/refunds/{refundId}").match("GET", "/payments/pay_1/refunds/ref_2"));
+        assertEquals(Map.of("id", "pay_1"), route("POST", "/payments/{id}/refunds").match("POST", "/payments/pay_1/refunds"));
     }
 
     @Test
