@@ -80,13 +80,7 @@ public class PaymentRepository {
         item.put(Table.ATTENTION_KEY, Attr.s(attentionKey(PaymentStatus.PENDING, payment.id())));
         item.put(Table.HISTORY, AttributeValue.fromL(List.of(entry(new HistoryEntry(payment.createdAt(), null,
                 PaymentStatus.PENDING, Actor.chargeRun(payment.leaseEpoch()), "charge request accepted", null, null)))));
-        try {
-            dynamo.putItem(b -> b.tableName(table).item(item).conditionExpression("attribute_not_exists(#pk)")
-                    .expressionAttributeNames(Map.of("#pk", Table.PK)));
-            return true;
-        } catch (ConditionalCheckFailedException exists) {
-            return false;
-        }
+        return TableItems.putIfAbsent(dynamo, table, item);
     }
 
     /** Consistent read: the answer a client gets must reflect every acknowledged write. */
@@ -475,8 +469,8 @@ public class PaymentRepository {
 
     // Sweep: reconcile's access to the sparse, sharded index `sweep`.
 
-    /** A payment listed in the sweep index, as the index (eventually consistent) saw it. */
-    public record SweepListing(String paymentId, Instant nextCheckAt) {
+    /** A payment or a refund listed in the sweep index, as the index (eventually consistent) saw it. */
+    public record SweepListing(String id, Instant nextCheckAt) {
     }
 
     /** A payment read consistently, with its next-check time ({@code null} once it left the sweep). */

@@ -191,13 +191,7 @@ public class RefundRepository {
         item.put(Table.NEXT_CHECK_AT, Attr.n(nextCheckAt.toEpochMilli()));
         item.put(Table.HISTORY, AttributeValue.fromL(List.of(step(new RefundStep(refund.createdAt(), null,
                 RefundStatus.PENDING, Actor.refundRun(refund.leaseEpoch()), "refund request accepted", null, null)))));
-        try {
-            dynamo.putItem(b -> b.tableName(table).item(item).conditionExpression("attribute_not_exists(#pk)")
-                    .expressionAttributeNames(Map.of("#pk", Table.PK)));
-            return true;
-        } catch (ConditionalCheckFailedException exists) {
-            return false;
-        }
+        return TableItems.putIfAbsent(dynamo, table, item);
     }
 
     /** Consistent read. */

@@ -34,6 +34,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BiFunction;
+import java.util.function.Function;
+import java.util.function.Supplier;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 import org.eclipse.microprofile.faulttolerance.exceptions.BulkheadException;
 import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
@@ -108,29 +111,46 @@ public class ProviderGateway {
     public ChargeResult charge(Payment payment, Instant deadline) {
         CallLog log = calls.chargeCall(Duration.between(clock.instant(), deadline));
         long start = System.nanoTime();
-        ChargeResult result;
-        if (!log.attemptFitsAfter(Duration.ZERO)) {
-            result = ChargeResult.notSent("no time left for an attempt before " + deadline);
-        } else {
-            try {
-                result = calls.charge(adapterOf(payment), accounts.endpoint(payment.providerAccount()), payment, log);
-            } catch (BulkheadException full) {
-                result = ChargeResult.refused(ProviderRefusal.AT_CAPACITY, full.getMessage());
-            } catch (CircuitBreakerOpenException open) {
-                result = log.anyMaybeExecuted()
-                        ? ChargeResult.unknown("circuit breaker opened after a possibly executed attempt")
-                        : ChargeResult.refused(ProviderRefusal.BREAKER_OPEN, ProviderRefusal.BREAKER_OPEN.detail());
-            } catch (TimeoutException timeout) {
-                result = ChargeResult.unknown("provider call timed out");
-            } catch (ProviderFault fault) {
-                result = fault.maybeExecuted() || log.anyMaybeExecuted() ? ChargeResult.unknown(fault.getMessage())
-                        : ChargeResult.notSent(fault.getMessage());
-            }
-        }
+        ChargeResult result = sent(log, deadline, CHARGE_ENDINGS,
+                () -> calls.charge(adapterOf(payment), accounts.endpoint(payment.providerAccount()), payment, log));
         measured(ProviderOperation.CHARGE.id(), result.outcome().name(), start, log);
         LOG.infof("charge paymentId=%s account=%s outcome=%s attempts=%d%s", payment.id(), payment.providerAccount(),
                 result.outcome(), log.attempts(), result.detail() == null ? "" : " detail=" + result.detail());
         return result;
+    }
+
+    /** How a call that moves money ends when it raises instead of answering, in its own result type. */
+    private record Endings<R>(BiFunction<ProviderRefusal, String, R> refused, Function<String, R> unknown,
+            Function<String, R> notSent) {
+    }
+
+    private static final Endings<ChargeResult> CHARGE_ENDINGS = new Endings<>(ChargeResult::refused,
+            ChargeResult::unknown, ChargeResult::notSent);
+    private static final Endings<RefundResult> REFUND_ENDINGS = new Endings<>(RefundResult::refused,
+            detail -> RefundResult.unknown(null, detail), RefundResult::notSent);
+
+    /**
+     * A charge or a refund sent under {@code log}: its answer, or what its failure means. Refused by
+     * the bulkhead or an open breaker before any attempt: nothing sent. Anything that may have
+     * reached the provider: unknown. No time for an attempt before {@code deadline}: nothing sent.
+     */
+    private static <R> R sent(CallLog log, Instant deadline, Endings<R> as, Supplier<R> call) {
+        if (!log.attemptFitsAfter(Duration.ZERO)) {
+            return as.notSent().apply("no time left for an attempt before " + deadline);
+        }
+        try {
+            return call.get();
+        } catch (BulkheadException full) {
+            return as.refused().apply(ProviderRefusal.AT_CAPACITY, full.getMessage());
+        } catch (CircuitBreakerOpenException open) {
+            return log.anyMaybeExecuted() ? as.unknown().apply("circuit breaker opened after a possibly executed attempt")
+                    : as.refused().apply(ProviderRefusal.BREAKER_OPEN, ProviderRefusal.BREAKER_OPEN.detail());
+        } catch (TimeoutException timeout) {
+            return as.unknown().apply("provider call timed out");
+        } catch (ProviderFault fault) {
+            return fault.maybeExecuted() || log.anyMaybeExecuted() ? as.unknown().apply(fault.getMessage())
+                    : as.notSent().apply(fault.getMessage());
+        }
     }
 
     /** {@link #chargesFor(Payment, Instant)} within the lookup call's configured budget. */
@@ -144,18 +164,26 @@ public class ProviderGateway {
      * list is a fault, never an empty list: faults propagate, also when there is no time for an attempt.
      */
     public List<FoundCharge> chargesFor(Payment payment, Instant deadline) {
+        return lookedUp(ProviderOperation.LOOKUP.id(), deadline,
+                log -> calls.lookup(adapterOf(payment), accounts.endpoint(payment.providerAccount()), payment, log));
+    }
+
+    /**
+     * One lookup by {@code deadline} (or the lookup budget, if that ends sooner), measured as
+     * {@code operation}: faults propagate, also when there is no time for an attempt.
+     */
+    private <T> List<T> lookedUp(String operation, Instant deadline, Function<CallLog, List<T>> lookup) {
         CallLog log = calls.lookupCall(Duration.between(clock.instant(), deadline));
         if (!log.attemptFitsAfter(Duration.ZERO)) {
             throw new OutOfTimeProviderFault("no time left for a lookup before " + deadline, false, null);
         }
         long start = System.nanoTime();
         try {
-            List<FoundCharge> found = calls.lookup(adapterOf(payment), accounts.endpoint(payment.providerAccount()),
-                    payment, log);
-            measured(ProviderOperation.LOOKUP.id(), LOOKUP_FOUND, start, log);
+            List<T> found = lookup.apply(log);
+            measured(operation, LOOKUP_FOUND, start, log);
             return found;
         } catch (RuntimeException fault) {
-            measured(ProviderOperation.LOOKUP.id(), LOOKUP_FAILED, start, log);
+            measured(operation, LOOKUP_FAILED, start, log);
             throw fault;
         }
     }
@@ -198,29 +226,21 @@ public class ProviderGateway {
         }
     }
 
+    /** {@link #refund(Refund, Payment, Instant)} within the charge call's configured budget. */
+    public RefundResult refund(Refund refund, Payment payment) {
+        return refund(refund, payment, clock.instant().plus(calls.chargeBudget()));
+    }
+
     /**
      * Refunds {@code refund} of {@code payment} at the payment's provider account, retried only with
-     * the refund's own provider key, within the charge call's budget (a refund moves money as a
-     * charge does, under the account's refund breaker and bulkhead).
+     * the refund's own provider key, over by {@code deadline} (or the charge call's budget, if that
+     * ends sooner): a refund moves money as a charge does, under the account's refund breaker and bulkhead.
      */
-    public RefundResult refund(Refund refund, Payment payment) {
-        CallLog log = calls.chargeCall(calls.chargeBudget());
+    public RefundResult refund(Refund refund, Payment payment, Instant deadline) {
+        CallLog log = calls.chargeCall(Duration.between(clock.instant(), deadline));
         long start = System.nanoTime();
-        RefundResult result;
-        try {
-            result = calls.refund(adapterOf(payment), accounts.endpoint(payment.providerAccount()), refund, payment, log);
-        } catch (BulkheadException full) {
-            result = RefundResult.refused(ProviderRefusal.AT_CAPACITY, full.getMessage());
-        } catch (CircuitBreakerOpenException open) {
-            result = log.anyMaybeExecuted()
-                    ? RefundResult.unknown(null, "circuit breaker opened after a possibly executed attempt")
-                    : RefundResult.refused(ProviderRefusal.BREAKER_OPEN, ProviderRefusal.BREAKER_OPEN.detail());
-        } catch (TimeoutException timeout) {
-            result = RefundResult.unknown(null, "provider call timed out");
-        } catch (ProviderFault fault) {
-            result = fault.maybeExecuted() || log.anyMaybeExecuted() ? RefundResult.unknown(null, fault.getMessage())
-                    : RefundResult.notSent(fault.getMessage());
-        }
+        RefundResult result = sent(log, deadline, REFUND_ENDINGS, () -> calls.refund(adapterOf(payment),
+                accounts.endpoint(payment.providerAccount()), refund, payment, log));
         measured(ProviderOperation.REFUND.id(), result.outcome().name(), start, log);
         LOG.infof("refund refundId=%s paymentId=%s account=%s outcome=%s attempts=%d%s", refund.id(), payment.id(),
                 payment.providerAccount(), result.outcome(), log.attempts(),
@@ -229,21 +249,13 @@ public class ProviderGateway {
     }
 
     /**
-     * The refunds the payment's provider account holds for {@code refund}, asked within the lookup
-     * budget. Anything but a well-formed list is a fault, never an empty list.
+     * The refunds the payment's provider account holds for {@code refund}, asked by {@code deadline}
+     * (or the lookup budget, if that ends sooner). Anything but a well-formed list is a fault, never
+     * an empty list.
      */
-    public List<FoundRefund> refundsFor(Refund refund, Payment payment) {
-        CallLog log = calls.lookupCall(calls.lookupBudget());
-        long start = System.nanoTime();
-        try {
-            List<FoundRefund> found = calls.refundLookup(adapterOf(payment),
-                    accounts.endpoint(payment.providerAccount()), refund, payment, log);
-            measured(REFUND_LOOKUP, LOOKUP_FOUND, start, log);
-            return found;
-        } catch (RuntimeException fault) {
-            measured(REFUND_LOOKUP, LOOKUP_FAILED, start, log);
-            throw fault;
-        }
+    public List<FoundRefund> refundsFor(Refund refund, Payment payment, Instant deadline) {
+        return lookedUp(REFUND_LOOKUP, deadline, log -> calls.refundLookup(adapterOf(payment),
+                accounts.endpoint(payment.providerAccount()), refund, payment, log));
     }
 
     /** Why a refund through {@code account} would be refused without a call right now, if it would. */

@@ -118,7 +118,7 @@ public class ReconcileUseCase {
                 tally.budgetExhausted = true;
                 break;
             }
-            String paymentId = due.get(i).paymentId();
+            String paymentId = due.get(i).id();
             tally.examined++;
             try {
                 tally.count(reconcile(paymentId, tally, deadline));
@@ -141,11 +141,13 @@ public class ReconcileUseCase {
      * shard is worked off as fast as a spread one.
      */
     private List<SweepListing> dueListings(Instant now, Tally tally) {
-        return oldestDue(payments.sweepShards(), shard -> payments.dueForCheck(shard, now, batch()), batch(),
+        int batch = batch(config);
+        return oldestDue(payments.sweepShards(), shard -> payments.dueForCheck(shard, now, batch), batch,
                 () -> tally.errors++, "sweep");
     }
 
-    private int batch() {
+    /** At most this many due entries per sweep, of payments and of refunds each. */
+    static int batch(ReconcileConfig config) {
         return Math.max(1, config.batchSize());
     }
 

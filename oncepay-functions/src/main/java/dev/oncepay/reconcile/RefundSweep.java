@@ -3,11 +3,11 @@ package dev.oncepay.reconcile;
 import dev.oncepay.config.ReconcileConfig;
 import dev.oncepay.payment.Actor;
 import dev.oncepay.payment.Payment;
-import dev.oncepay.payment.PaymentRepository;
 import dev.oncepay.payment.PaymentRepository.SweepListing;
 import dev.oncepay.payment.Refund;
 import dev.oncepay.payment.RefundRepository;
 import dev.oncepay.payment.RefundRepository.RefundRecord;
+import dev.oncepay.payment.RefundRepository.RefundablePayment;
 import dev.oncepay.payment.RefundStatus;
 import dev.oncepay.payment.RefundTransition;
 import dev.oncepay.provider.NoChargeProof;
@@ -42,7 +42,6 @@ public class RefundSweep {
     private static final Logger LOG = Logger.getLogger(RefundSweep.class);
 
     private final RefundRepository refunds;
-    private final PaymentRepository payments;
     private final RefundSettlement settlement;
     private final ProviderGateway provider;
     private final ProviderAccounts accounts;
@@ -50,11 +49,10 @@ public class RefundSweep {
     private final ReconcileConfig config;
     private final Clock clock;
 
-    public RefundSweep(RefundRepository refunds, PaymentRepository payments, RefundSettlement settlement,
+    public RefundSweep(RefundRepository refunds, RefundSettlement settlement,
             ProviderGateway provider, ProviderAccounts accounts, NoChargeProof proof, ReconcileConfig config,
             Clock clock) {
         this.refunds = refunds;
-        this.payments = payments;
         this.settlement = settlement;
         this.provider = provider;
         this.accounts = accounts;
@@ -81,10 +79,10 @@ public class RefundSweep {
             }
             tally.examined++;
             try {
-                tally.count(reconcile(listing.paymentId(), tally));
+                tally.count(reconcile(listing.id(), tally, deadline));
             } catch (RuntimeException e) {
                 tally.errors++;
-                LOG.errorf(e, "reconcile refundId=%s failed; left for the next sweep", listing.paymentId());
+                LOG.errorf(e, "reconcile refundId=%s failed; left for the next sweep", listing.id());
             }
         }
         return tally.summary();
@@ -120,12 +118,12 @@ public class RefundSweep {
 
     /** The due refunds over all shards, oldest first, at most a batch (one Query per shard). */
     private List<SweepListing> due(Instant now, Tally tally) {
-        int batch = Math.max(1, config.batchSize());
+        int batch = ReconcileUseCase.batch(config);
         return ReconcileUseCase.oldestDue(refunds.sweepShards(), shard -> refunds.dueForCheck(shard, now, batch), batch,
                 () -> tally.errors++, "refund sweep");
     }
 
-    Outcome reconcile(String refundId, Tally tally) {
+    Outcome reconcile(String refundId, Tally tally, Instant deadline) {
         Optional<RefundRecord> read = refunds.findRecord(refundId);
         Instant now = clock.instant();
         if (read.isEmpty() || !read.get().dueAt(now)) {
@@ -140,23 +138,24 @@ public class RefundSweep {
         if (!refund.status().isUnsettled()) {
             return Outcome.SKIPPED;
         }
-        if (refund.status() == RefundStatus.PENDING
-                && !refunds.reservationsOf(refund.paymentId()).holds().contains(refund.id())) {
-            // Its run died before its reservation (or gave it back unsent): no run sent it.
-            return fenced(refund, RefundStatus.FAILED, null, Refund.NOT_SENT, "reconcile: the refund run (epoch "
-                    + refund.leaseEpoch() + ") ended without a reservation; nothing was sent", null);
-        }
         if (refund.status() == RefundStatus.UNKNOWN && givenUp(refund, now)) {
             return review(refund, "reconcile: no final answer from the provider after " + refund.checkAttempts()
                     + " checks");
         }
-        Optional<Payment> payment = payments.find(refund.paymentId());
+        // One read of the payment's item: the reservation a PENDING refund may hold, and the charge to look up.
+        Optional<RefundablePayment> payment = refunds.findPayment(refund.paymentId());
+        if (refund.status() == RefundStatus.PENDING
+                && payment.map(p -> !p.reservations().holds().contains(refund.id())).orElse(true)) {
+            // Its run died before its reservation (or gave it back unsent): no run sent it.
+            return fenced(refund, RefundStatus.FAILED, null, Refund.NOT_SENT, "reconcile: the refund run (epoch "
+                    + refund.leaseEpoch() + ") ended without a reservation; nothing was sent", null);
+        }
         if (payment.isEmpty() || !accounts.reaches(refund.providerAccount())) {
             return defer(refund, now, "its payment's provider account is not reached by this deployment");
         }
         List<FoundRefund> found;
         try {
-            found = provider.refundsFor(refund, payment.get()).stream()
+            found = provider.refundsFor(refund, payment.get().payment(), deadline).stream()
                     .filter(f -> f.reference() == null || f.reference().equals(refund.id())).toList();
         } catch (RuntimeException fault) {
             return defer(refund, now, "refund lookup failed: " + fault.getClass().getSimpleName());
@@ -168,7 +167,7 @@ public class RefundSweep {
         if (found.size() == 1) {
             return fact(refund, found.get(0), now);
         }
-        return notFound(refund, payment.get(), tally, now);
+        return notFound(refund, payment.get().payment(), tally, now, deadline);
     }
 
     private Outcome fact(Refund refund, FoundRefund found, Instant now) {
@@ -189,7 +188,7 @@ public class RefundSweep {
      * re-sent; failed once that is a proof. An UNKNOWN one's client holds a 202: re-sent with its own
      * provider key while the provider remembers the key, failed once the key window has passed.
      */
-    private Outcome notFound(Refund refund, Payment payment, Tally tally, Instant now) {
+    private Outcome notFound(Refund refund, Payment payment, Tally tally, Instant now, Instant deadline) {
         if (refund.status() == RefundStatus.PENDING) {
             Instant provenAt = refund.leaseExpiresAt().plus(proof.lag(refund.providerAccount()));
             if (now.isBefore(provenAt)) {
@@ -203,7 +202,7 @@ public class RefundSweep {
                 refund.createdAt().plus(config.providerIdempotencyWindow()).minus(config.windowMargin()));
         if (now.isBefore(resendUntil)) {
             tally.resent++;
-            RefundResult result = provider.refund(refund, payment);
+            RefundResult result = provider.refund(refund, payment, deadline);
             return switch (result.outcome()) {
                 case SUCCEEDED, FAILED -> settled(refund, result.outcome(), result.providerRefundId(),
                         result.failureCode(), null, "reconcile: not found at the provider; re-sent with the same"

@@ -87,7 +87,7 @@ public class RefundSettlement {
     }
 
     /** One round on {@code current}; empty if a conditional write lost (read again). */
-    Optional<Applied> applyOnce(Refund current, RefundStatus fact, String providerRefundId, String failureCode,
+    private Optional<Applied> applyOnce(Refund current, RefundStatus fact, String providerRefundId, String failureCode,
             Long amount, Actor by, String source) {
         RefundStatus status = current.status();
         Instant now = clock.instant();

@@ -27,6 +27,17 @@ public final class TableItems {
         return item == null || item.isEmpty() ? Optional.empty() : Optional.of(item);
     }
 
+    /** Puts {@code item} unless an item has its key: one conditional PutItem; {@code false} if one had. */
+    public static boolean putIfAbsent(DynamoDbClient dynamo, String table, Map<String, AttributeValue> item) {
+        try {
+            dynamo.putItem(b -> b.tableName(table).item(item).conditionExpression("attribute_not_exists(#pk)")
+                    .expressionAttributeNames(Map.of("#pk", Table.PK)));
+            return true;
+        } catch (ConditionalCheckFailedException exists) {
+            return false;
+        }
+    }
+
     /**
      * Puts {@code item} unless a live item has its key: one conditional PutItem decides between
      * concurrent writers. An item whose {@link Table#EXPIRES_AT} has passed counts as absent —

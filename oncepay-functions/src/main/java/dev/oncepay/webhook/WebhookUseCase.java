@@ -27,6 +27,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -277,7 +278,7 @@ public class WebhookUseCase {
         RefundSettlement.Applied applied = refunds.apply(event.reference(), signer, fact.outcome(), fact.refundId(),
                 fact.failureCode(), fact.amount(), Actor.webhook(signer.provider(), event.id()),
                 marker(signer.provider(), event));
-        String detail = "refund " + event.reference() + ": " + applied.name().toLowerCase(java.util.Locale.ROOT);
+        String detail = "refund " + event.reference() + ": " + applied.name().toLowerCase(Locale.ROOT);
         return switch (applied) {
             case APPLIED -> new Applied(WebhookOutcome.APPLIED, detail, true);
             case ALREADY_SETTLED -> new Applied(WebhookOutcome.ALREADY_SETTLED, detail, false);
