@@ -22,9 +22,9 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
@@ -74,7 +74,8 @@ class DevLoopTest {
                 "--debug-port", Integer.toString(debugPort), "--reconcile-every", "3s", "--cds", "off");
         long started = System.nanoTime();
         Process loop = new ProcessBuilder(command).directory(project.toFile()).redirectErrorStream(true).start();
-        List<String> output = Collections.synchronizedList(new ArrayList<>());
+        // Read while the reader thread appends: a copy-on-write list iterates a snapshot.
+        List<String> output = new CopyOnWriteArrayList<>();
         CountDownLatch runReady = new CountDownLatch(1);
         CountDownLatch devListening = new CountDownLatch(1);
         String listening = "Listening on: http://localhost:" + devPort + "/_lambda_/";

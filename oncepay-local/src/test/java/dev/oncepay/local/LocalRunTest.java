@@ -20,11 +20,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -85,7 +85,8 @@ class LocalRunTest {
                 "--tenant-provider", "merchant-s=stripe",
                 "--parent-pid", Long.toString(ProcessHandle.current().pid()));
         Process run = new ProcessBuilder(command).directory(root.toFile()).redirectErrorStream(true).start();
-        List<String> output = Collections.synchronizedList(new ArrayList<>());
+        // Read while the reader thread appends: a copy-on-write list iterates a snapshot.
+        List<String> output = new CopyOnWriteArrayList<>();
         CountDownLatch ready = new CountDownLatch(1);
         CountDownLatch stoppedLine = new CountDownLatch(1);
         Thread reader = new Thread(() -> {
@@ -353,10 +354,8 @@ class LocalRunTest {
     private static void awaitLine(List<String> output, String fragment, Duration within) throws InterruptedException {
         long deadline = System.nanoTime() + within.toNanos();
         while (System.nanoTime() < deadline) {
-            synchronized (output) {
-                if (output.stream().anyMatch(l -> l.contains(fragment))) {
-                    return;
-                }
+            if (output.stream().anyMatch(l -> l.contains(fragment))) {
+                return;
             }
             Thread.sleep(100);
         }
