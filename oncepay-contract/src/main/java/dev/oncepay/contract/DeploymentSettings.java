@@ -20,8 +20,14 @@ public final class DeploymentSettings {
     public static final String FUNCTION_CHARGE = "charge";
     public static final String FUNCTION_WEBHOOK = "webhook";
     public static final String FUNCTION_RECONCILE = "reconcile";
-    /** The three functions, one Lambda function each, all from one function.zip. */
-    public static final List<String> FUNCTIONS = List.of(FUNCTION_CHARGE, FUNCTION_WEBHOOK, FUNCTION_RECONCILE);
+    /**
+     * Performs the charges of payments asked for with {@code Prefer: respond-async}: SQS events from
+     * the charge queues ({@link #chargeQueueName}), one event-source mapping per provider account.
+     */
+    public static final String FUNCTION_CHARGE_WORKER = "charge-worker";
+    /** The four functions, one Lambda function each, all from one function.zip. */
+    public static final List<String> FUNCTIONS = List.of(FUNCTION_CHARGE, FUNCTION_WEBHOOK, FUNCTION_RECONCILE,
+            FUNCTION_CHARGE_WORKER);
 
     // Environment variables. Each maps to a configuration property by MicroProfile's env rules.
     /** {@code quarkus.funqy.export}: which function this Lambda runs. */
@@ -32,6 +38,17 @@ public final class DeploymentSettings {
     public static final String ENV_PROVIDER_URL = "ONCEPAY_PROVIDER_URL";
     /** {@code oncepay.provider.id}: the provider id in webhook paths ({@code /webhooks/{id}}). */
     public static final String ENV_PROVIDER_ID = "ONCEPAY_PROVIDER_ID";
+    /**
+     * {@code oncepay.provider.queue-url}: the default account's charge queue (charge sends to it, the
+     * charge worker sends its delayed retries to it). Other accounts' queues are {@link
+     * #PROVIDER_ACCOUNTS_PREFIX}{@code <name>.}{@link #ACCOUNT_QUEUE_URL} in {@link #ENV_PROVIDER_ROUTING}.
+     */
+    public static final String ENV_PROVIDER_QUEUE_URL = "ONCEPAY_PROVIDER_QUEUE_URL";
+    /**
+     * {@code oncepay.queue.endpoint-override}: the SQS endpoint, set only where the queues are not
+     * Amazon SQS's (the local run and the tests: ElasticMQ). Unset, the SDK's regional endpoint.
+     */
+    public static final String ENV_QUEUE_ENDPOINT_OVERRIDE = "ONCEPAY_QUEUE_ENDPOINT_OVERRIDE";
     /** {@code oncepay.tenant.claim}: the JWT claim carrying the tenant id. */
     public static final String ENV_TENANT_CLAIM = "ONCEPAY_TENANT_CLAIM";
     /**
@@ -112,7 +129,7 @@ public final class DeploymentSettings {
         return switch (function) {
             case FUNCTION_CHARGE -> Stream.concat(MERCHANT_ROUTES.stream(), ADMIN_ROUTES.stream()).toList();
             case FUNCTION_WEBHOOK -> List.of(WEBHOOK_ROUTE);
-            case FUNCTION_RECONCILE -> List.of();
+            case FUNCTION_RECONCILE, FUNCTION_CHARGE_WORKER -> List.of();
             default -> throw new IllegalArgumentException(function);
         };
     }
@@ -133,6 +150,8 @@ public final class DeploymentSettings {
     public static final String ACCOUNT_URL = "url";
     /** How long another account's lookups may trail its charges, a duration (plain configuration; optional). */
     public static final String ACCOUNT_LOOKUP_LAG = "lookup-lag";
+    /** Another account's charge queue URL (plain configuration; charge and charge worker). */
+    public static final String ACCOUNT_QUEUE_URL = "queue-url";
     /** Followed by a tenant id; the value is the account name that tenant's payments use (plain configuration). */
     public static final String PROVIDER_TENANTS_PREFIX = "oncepay.provider.tenants.";
     /**
@@ -153,6 +172,31 @@ public final class DeploymentSettings {
         return ORDERS_TENANTS_PREFIX + tenant + "." + ORDERS_TENANT_ONCE_PER_REFERENCE;
     }
 
+    /**
+     * Whether charges are queued ({@code Prefer: respond-async} assumed) for tenants without a setting
+     * of their own; {@code false} unless set (plain configuration; charge only).
+     */
+    public static final String QUEUE_RESPOND_ASYNC = "oncepay.queue.respond-async";
+    /** Followed by a tenant id and {@link #QUEUE_TENANT_RESPOND_ASYNC}. */
+    public static final String QUEUE_TENANTS_PREFIX = "oncepay.queue.tenants.";
+    /** One tenant's default for queued charges, {@code true} or {@code false} (plain configuration; charge only). */
+    public static final String QUEUE_TENANT_RESPOND_ASYNC = "respond-async";
+
+    /** {@code oncepay.queue.tenants.<tenant>.respond-async}: whether {@code tenant}'s charges are queued by default. */
+    public static String respondAsyncProperty(String tenant) {
+        return QUEUE_TENANTS_PREFIX + tenant + "." + QUEUE_TENANT_RESPOND_ASYNC;
+    }
+
+    /** The charge queue of a provider account: one per account, so a slow account backs up only its own. */
+    public static String chargeQueueName(String account) {
+        return "oncepay-charges-" + account;
+    }
+
+    /** Where a charge queue's messages go after {@link #CHARGE_QUEUE_MAX_RECEIVES} receives. */
+    public static String chargeDeadLetterQueueName(String account) {
+        return chargeQueueName(account) + "-dlq";
+    }
+
     /** The shape of provider ids and account names in property names. */
     public static final String NAME_PATTERN = "[A-Za-z0-9_-]{1,64}";
     /** Tenant ids in {@link #PROVIDER_TENANTS_PREFIX}{@code <tenant>}: as authorizer claims carry them, without dots (they would split the name). */
@@ -160,7 +204,7 @@ public final class DeploymentSettings {
 
     /**
      * {@code oncepay.provider.charge-call.max-in-flight}: charge calls in flight to one provider
-     * account, fleet-wide (the bulkhead). Charge and reconcile share the count, so both get it.
+     * account, fleet-wide (the bulkhead). Charge, the charge worker and reconcile share the count, so all get it.
      */
     public static final String ENV_CHARGE_MAX_IN_FLIGHT = "ONCEPAY_PROVIDER_CHARGE_CALL_MAX_IN_FLIGHT";
 
@@ -179,6 +223,30 @@ public final class DeploymentSettings {
         int cap = accounts > 1 ? sandboxes / 2 : sandboxes - (sandboxes + 4) / 5;
         return Math.max(1, cap);
     }
+
+    // The charge queues and their event-source mappings.
+    /**
+     * Messages per charge-worker invocation. One: a charge holds its provider call for seconds, and a
+     * batch would run its charges one after another in one sandbox, so every message but the first
+     * would wait, and the visibility timeout would have to cover the whole batch. The worker reports
+     * failures per message all the same (ReportBatchItemFailures), for any batch size.
+     */
+    public static final int CHARGE_QUEUE_BATCH_SIZE = 1;
+    /**
+     * The event-source mapping's maximum concurrency per account unless a deployment says otherwise:
+     * charges in flight to one account from its queue, fleet-wide (the queue's bulkhead; AWS allows 2 to 1000).
+     */
+    public static final int CHARGE_QUEUE_MAX_CONCURRENCY = 5;
+    /** Receives of one message before its queue's redrive policy moves it to the dead-letter queue. */
+    public static final int CHARGE_QUEUE_MAX_RECEIVES = 5;
+    /**
+     * {@code oncepay.queue.horizon}: a queued payment is charged by the worker within this time of its
+     * request or not at all (then the sweep settles it from the provider's word). The queues keep a
+     * message this long ({@code MessageRetentionPeriod}).
+     */
+    public static final int CHARGE_QUEUE_HORIZON_SECONDS = 3600;
+    /** SQS's longest message delay ({@code DelaySeconds}): a worker's delayed retry waits at most this long. */
+    public static final int SQS_MAX_DELAY_SECONDS = 900;
 
     // Timing facts that Lambda and API Gateway settings must respect.
     /** Default {@code oncepay.idempotency.lease}: the charge Lambda must time out before it. */
@@ -225,12 +293,25 @@ public final class DeploymentSettings {
      */
     public static final int RECONCILE_TIMEOUT_SECONDS = 90;
 
+    /**
+     * Charge worker: each message is one charge run, bounded as charge's (28 s), one after another;
+     * two seconds more for the batch's own start and answer.
+     */
+    public static final int CHARGE_WORKER_TIMEOUT_SECONDS = CHARGE_QUEUE_BATCH_SIZE * CHARGE_TIMEOUT_SECONDS + 2;
+    /**
+     * The charge queues' visibility timeout: six times the worker's timeout, as AWS asks of queues
+     * that trigger Lambda, so a batch is never visible again while a sandbox still works on it. A
+     * message whose worker died is received again after it.
+     */
+    public static final int CHARGE_QUEUE_VISIBILITY_TIMEOUT_SECONDS = 6 * CHARGE_WORKER_TIMEOUT_SECONDS;
+
     /** Lambda timeout of a function, in seconds. */
     public static int timeoutSeconds(String function) {
         return switch (function) {
             case FUNCTION_CHARGE -> CHARGE_TIMEOUT_SECONDS;
             case FUNCTION_WEBHOOK -> WEBHOOK_TIMEOUT_SECONDS;
             case FUNCTION_RECONCILE -> RECONCILE_TIMEOUT_SECONDS;
+            case FUNCTION_CHARGE_WORKER -> CHARGE_WORKER_TIMEOUT_SECONDS;
             default -> throw new IllegalArgumentException(function);
         };
     }
@@ -241,15 +322,15 @@ public final class DeploymentSettings {
     }
 
     /**
-     * Memory of a function unless a deployment says otherwise: JVM charge 1024, webhook 768,
-     * reconcile 1024; native 256 each. Each size's reason is in infra/README.md ("Memory").
+     * Memory of a function unless a deployment says otherwise: JVM charge, charge worker and
+     * reconcile 1024, webhook 768; native 256 each. Each size's reason is in infra/README.md ("Memory").
      */
     public static int defaultMemoryMb(boolean nativeRuntime, String function) {
         if (nativeRuntime) {
             return 256;
         }
         return switch (function) {
-            case FUNCTION_CHARGE, FUNCTION_RECONCILE -> 1024;
+            case FUNCTION_CHARGE, FUNCTION_RECONCILE, FUNCTION_CHARGE_WORKER -> 1024;
             case FUNCTION_WEBHOOK -> 768;
             default -> throw new IllegalArgumentException(function);
         };
@@ -257,13 +338,15 @@ public final class DeploymentSettings {
 
     /**
      * Reserved concurrency of a function unless a deployment says otherwise, a bulkhead each:
-     * charge 50, webhook 20, reconcile 1 (sweeps never overlap).
+     * charge 50, webhook 20, reconcile 1 (sweeps never overlap), charge worker the event-source
+     * mappings' maximum concurrency of one account (a deployment of several accounts reserves their sum).
      */
     public static int defaultReservedConcurrency(String function) {
         return switch (function) {
             case FUNCTION_CHARGE -> 50;
             case FUNCTION_WEBHOOK -> 20;
             case FUNCTION_RECONCILE -> 1;
+            case FUNCTION_CHARGE_WORKER -> CHARGE_QUEUE_MAX_CONCURRENCY;
             default -> throw new IllegalArgumentException(function);
         };
     }

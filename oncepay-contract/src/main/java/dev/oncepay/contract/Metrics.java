@@ -84,6 +84,17 @@ public final class Metrics {
      * whose provider cancel is pending (a declined charge the customer could still complete).
      */
     public static final String CANCEL_PENDING_BACKLOG = "CancelPendingBacklog";
+    /**
+     * Timer (Milliseconds), emitted by the charge worker per message it takes up: from the request
+     * that queued the charge to the worker's start (waiting in the queue and its delays included).
+     */
+    public static final String CHARGE_QUEUE_LAG = "ChargeQueueLag";
+    /**
+     * Counter (Count): 1 each time the charge worker puts a charge back on its queue with a delay (the
+     * account's breaker or bulkhead refused it, or another run holds it) instead of failing it.
+     */
+    public static final String CHARGE_DELAYED = "ChargeDelayed";
+
     /** Counter (Count): 1 per operator resolution applied (not per replay). */
     public static final String RESOLUTIONS = "Resolutions";
 }
