@@ -102,6 +102,11 @@ public final class Table {
     public static final String PROVIDER_CANCEL_PENDING = "pending";
     public static final String PROVIDER_CANCEL_DONE = "canceled";
     // LEASE_EXPIRES_AT (epoch millis, as on key items) on a payment: the lease end of the run holding its fence.
+    /**
+     * On a payment asked for with {@code Prefer: respond-async} (epoch millis): the charge worker charges
+     * it until then, or not at all; absent on a payment charged in its request.
+     */
+    public static final String QUEUED_UNTIL = "queuedUntil";
 
     // Wallet items: pk wallet#<sha256(tenant, walletId)>, TENANT, CURRENCY (fixed by the first credit).
     public static final String WALLET_ID = "walletId";

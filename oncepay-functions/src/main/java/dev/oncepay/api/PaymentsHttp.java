@@ -10,6 +10,7 @@ import dev.oncepay.http.HttpApiResponse;
 import dev.oncepay.idempotency.IdempotencyKey;
 import dev.oncepay.idempotency.RequestFingerprint;
 import dev.oncepay.payment.Payment;
+import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.charge.ChargeUseCase.RefundedPayment;
 import jakarta.enterprise.context.ApplicationScoped;
 import java.util.LinkedHashMap;
@@ -71,7 +72,8 @@ public class PaymentsHttp {
         String key = IdempotencyKeyHeader.of(event);
         ChargeRequest request = ChargeRequest.parse(event.jsonBody());
         RequestFingerprint fingerprint = RequestFingerprint.of("POST", COLLECTION, request.canonicalJson());
-        ChargeAnswer answer = charges.charge(new ChargeCommand(new IdempotencyKey(tenant, key), fingerprint, request));
+        ChargeAnswer answer = charges.charge(new ChargeCommand(new IdempotencyKey(tenant, key), fingerprint, request,
+                PreferHeader.respondAsync(event)));
         return render(answer);
     }
 
@@ -93,6 +95,9 @@ public class PaymentsHttp {
         Map<String, String> headers = new LinkedHashMap<>();
         if (answer.replayed()) {
             headers.put("Idempotent-Replayed", "true");
+        }
+        if (answer.queued() && p.status() == PaymentStatus.PENDING) {
+            headers.put(PreferHeader.APPLIED, PreferHeader.RESPOND_ASYNC);
         }
         LOG.debugf("payment %s answered %s replayed=%s", p.id(), p.status(), answer.replayed());
         return switch (p.status()) {

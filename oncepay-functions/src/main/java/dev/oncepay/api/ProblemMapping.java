@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import org.jboss.logging.Logger;
+import dev.oncepay.queue.QueueUnavailableException;
 import software.amazon.awssdk.core.exception.SdkException;
 
 /**
@@ -162,6 +163,12 @@ public class ProblemMapping {
         }
         if (e instanceof MalformedEventException malformed) {
             return responses.invalid(new InvalidRequestException(malformed.field(), malformed.reason()));
+        }
+        if (e instanceof QueueUnavailableException) {
+            LOG.warnf("charge queue unavailable: %s", e.getMessage());
+            return responses.problem(ProblemType.QUEUE_UNAVAILABLE, "the charge could not be queued; nothing was"
+                    + " stored and nothing was charged: retry with the same Idempotency-Key", Map.of(),
+                    HttpResponses.retryAfter(config.charge().unavailableRetryAfter()));
         }
         if (e instanceof SdkException) {
             if (api != Api.WEBHOOKS) {

@@ -47,7 +47,8 @@ public enum ProblemType {
     PROVIDER_UNAVAILABLE(503, "provider-unavailable", "The payment provider is unavailable"),
     /** The tenant's provider account already has its fleet-wide cap of calls in flight (the bulkhead); nothing was sent. */
     PROVIDER_AT_CAPACITY(503, "provider-at-capacity", "The payment provider account is at capacity"),
-    STORE_UNAVAILABLE(503, "store-unavailable", "The payment store is unavailable");
+    STORE_UNAVAILABLE(503, "store-unavailable", "The payment store is unavailable"),
+    QUEUE_UNAVAILABLE(503, "queue-unavailable", "The charge queue is unavailable");
 
     private static final String BASE = "https://oncepay.dev/problems/";
 

@@ -11,6 +11,11 @@ public enum ChargePhase {
     PAYMENT_RECORDED,
     /** The order is bound to the payment (or the tenant does not guard its orders): it may be sent. */
     ORDER_BOUND,
+    /**
+     * The charge is on its account's queue (a request with {@code Prefer: respond-async}); the run
+     * ends here, and the charge worker's run goes on from {@link #KEY_CLAIMED}.
+     */
+    QUEUED,
     /** The provider call returned an outcome, not yet written. */
     PROVIDER_ANSWERED,
     /** The outcome is written; the key is done. */

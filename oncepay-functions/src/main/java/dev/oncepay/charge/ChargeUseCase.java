@@ -28,6 +28,9 @@ import dev.oncepay.provider.spi.ChargeResult;
 import dev.oncepay.provider.ProviderGateway;
 import dev.oncepay.provider.spi.ProviderOutcome;
 import dev.oncepay.provider.spi.ProviderRefusal;
+import dev.oncepay.queue.ChargeJob;
+import dev.oncepay.queue.ChargeQueue;
+import dev.oncepay.queue.QueueUnavailableException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Event;
 import java.time.Clock;
@@ -53,6 +56,10 @@ import software.amazon.awssdk.core.exception.SdkException;
  * <p>For a tenant that guards its orders (design rule 16), one more write binds the order to the
  * payment after it is recorded and before it is sent: an order bound to a paid or live payment
  * refuses a payment under any other key (see {@link OrderGuard#bind}).
+ *
+ * <p>A queued charge ({@code Prefer: respond-async}) ends its request after the order is bound: one
+ * message on its account's queue, and 202. The charge worker's run ({@link #runQueued}) takes the
+ * key over and goes on with the same phases and the same code as a request's run.
  */
 @ApplicationScoped
 public class ChargeUseCase {
@@ -70,11 +77,13 @@ public class ChargeUseCase {
     private final DeclinedChargeCancel cancels;
     private final OrderGuard guard;
     private final RefundRepository refunds;
+    private final ChargeQueue queue;
 
     public ChargeUseCase(IdempotencyStore keys, PaymentRepository payments, ProviderGateway provider,
             Event<ChargePhaseReached> phases, Clock clock, OncepayConfig config, ProviderAccounts accounts,
-            DeclinedChargeCancel cancels, OrderGuard guard, RefundRepository refunds) {
+            DeclinedChargeCancel cancels, OrderGuard guard, RefundRepository refunds, ChargeQueue queue) {
         this.refunds = refunds;
+        this.queue = queue;
         this.cancels = cancels;
         this.guard = guard;
         this.keys = keys;
@@ -96,7 +105,11 @@ public class ChargeUseCase {
             throw new InvalidRequestException(unsuitable);
         }
         Instant now = clock.instant();
-        Optional<ProviderRefusal> refusal = provider.chargeRefusal(account);
+        // Queued where the client or its tenant prefers it and the account has a queue; else charged here.
+        boolean queued = (command.respondAsync() || config.queue().respondAsyncFor(command.key().tenant()))
+                && queue.reaches(account);
+        // A queued charge is never refused for the provider's state: its queue holds it until the account takes it.
+        Optional<ProviderRefusal> refusal = queued ? Optional.empty() : provider.chargeRefusal(account);
         if (refusal.isPresent()) {
             // Fail fast before any write, so the key stays free; but a key that exists is still
             // answered (replay, 409, 422): those never need the provider.
@@ -109,9 +122,52 @@ public class ChargeUseCase {
                 now.plus(config.idempotency().retention()), now);
         ClaimAttempt attempt = keys.claim(proposed, now);
         if (attempt instanceof KeyClaim claim) {
-            return run(claim, command.request(), Optional.empty());
+            return queued ? enqueue(claim, command.request()) : run(claim, command.request(), Optional.empty(), false);
         }
         return existing(((ExistingKey) attempt).record(), command);
+    }
+
+    /**
+     * The charge worker's run of a queued payment, from the key's holder at {@code job}'s epoch (whose
+     * run handed the charge over and does nothing more) or from any run whose lease has ended; the
+     * same phases as a request's run, the same provider call.
+     *
+     * @return the payment as the run left it, with the run's epoch: PENDING if nothing was sent (the
+     *         account's breaker, retry budget or bulkhead refused) or the store failed, for the worker
+     *         to put it back; empty if another run holds the key and its lease lives
+     * @throws RequestInFlightException a newer run fenced the payment first
+     * @throws OrderRefusedException another payment holds the order; the payment is left to the sweep
+     */
+    public Optional<QueuedRun> runQueued(ChargeJob job, Payment payment) {
+        Instant now = clock.instant();
+        Optional<KeyRecord> key = keys.find(job.keyId(), now).filter(k -> k.resourceId().equals(payment.id()));
+        if (key.isEmpty()) {
+            // Kept longer than any payment stays queued: only a key past its retention is gone.
+            throw new IllegalStateException("payment " + payment.id() + " is queued, but its key is gone");
+        }
+        KeyRecord held = key.get();
+        String owner = UUID.randomUUID().toString();
+        Optional<KeyClaim> claim;
+        if (held.leaseEpoch() == job.epoch()) {
+            claim = keys.takeOverQueued(held, owner, now.plus(lease()));
+        } else if (held.leaseExpiredAt(now)) {
+            claim = keys.takeOver(held, owner, now, now.plus(lease()));
+        } else {
+            return Optional.empty();
+        }
+        if (claim.isEmpty()) {
+            return Optional.empty(); // another copy of this message, or a retry, took it first
+        }
+        LOG.infof("charge worker took over paymentId=%s at epoch=%d (queued at epoch %d, attempt %d)", payment.id(),
+                claim.get().record().leaseEpoch(), job.epoch(), job.attempt());
+        ChargeRequest request = new ChargeRequest(payment.amount(), payment.currency(), payment.reference(),
+                payment.description(), payment.instrument());
+        return Optional.of(new QueuedRun(run(claim.get(), request, Optional.of(payment), true).payment(),
+                claim.get().record().leaseEpoch()));
+    }
+
+    /** How a charge worker's run left a queued payment, and the epoch it ran at. */
+    public record QueuedRun(Payment payment, long epoch) {
     }
 
     /** A payment and every refund of it, oldest first. */
@@ -144,6 +200,9 @@ public class ChargeUseCase {
             return new ChargeAnswer(payment.get(), true);
         }
         Instant now = clock.instant();
+        if (payment.isPresent() && payment.get().queuedAt(now)) {
+            return queuedAgain(stored, payment.get(), now);
+        }
         if (!stored.leaseExpiredAt(now)) {
             throw inFlight();
         }
@@ -171,10 +230,105 @@ public class ChargeUseCase {
             throw storeFailed;
         }
         LOG.infof("took over paymentId=%s at epoch=%d", stored.resourceId(), claim.record().leaseEpoch());
-        return run(claim, command.request(), payment);
+        return run(claim, command.request(), payment, false);
     }
 
-    private ChargeAnswer run(KeyClaim claim, ChargeRequest request, Optional<Payment> seen) {
+    /**
+     * A same-key retry of a payment whose charge is the worker's: answered as queued. Once the run
+     * that queued it (or a worker's run since) has ended, its message may never have been sent (it
+     * died first): send one more, from that run's epoch. A second message is harmless: the worker
+     * charges a payment once, however many of its messages arrive.
+     */
+    private ChargeAnswer queuedAgain(KeyRecord stored, Payment payment, Instant now) {
+        if (stored.leaseExpiredAt(now)) {
+            try {
+                queue.send(payment.providerAccount(), ChargeJob.first(payment.id(), stored.storageId(),
+                        stored.leaseEpoch(), payment.createdAt()), Duration.ZERO);
+            } catch (QueueUnavailableException failed) {
+                LOG.warnf("paymentId=%s not queued again: %s; its messages or the sweep finish it", payment.id(),
+                        failed.getMessage());
+            }
+        }
+        return new ChargeAnswer(payment, true, true);
+    }
+
+    /**
+     * A queued charge's request: claim the key (done), record the PENDING payment with its horizon,
+     * bind its order, put the charge on its account's queue, answer 202. Nothing here calls the
+     * provider, so no breaker or bulkhead refuses it: the queue holds what the account cannot take yet.
+     * If the queue refuses the message, the payment is forgotten unless a worker already fenced it
+     * (the send arrived, its answer was lost): a 503 only when no worker can ever charge it.
+     */
+    private ChargeAnswer enqueue(KeyClaim claim, ChargeRequest request) {
+        KeyRecord key = claim.record();
+        long epoch = key.leaseEpoch();
+        reached(key.resourceId(), ChargePhase.KEY_CLAIMED, epoch);
+        Instant now = clock.instant();
+        Payment payment = pending(key, request, now, now.plus(config.queue().horizon()));
+        try {
+            payments.createPending(payment, sweepAt(payment, now));
+        } catch (SdkException storeFailed) {
+            releaseQuietly(key); // nothing was queued: free the key for the 503's retry
+            throw storeFailed;
+        }
+        reached(payment.id(), ChargePhase.PAYMENT_RECORDED, epoch);
+        Optional<ChargeAnswer> unbound = bindOrder(claim, payment);
+        if (unbound.isPresent()) {
+            return unbound.get();
+        }
+        reached(payment.id(), ChargePhase.ORDER_BOUND, epoch);
+        try {
+            queue.send(payment.providerAccount(), ChargeJob.first(payment.id(), key.storageId(), epoch, now),
+                    Duration.ZERO);
+        } catch (QueueUnavailableException failed) {
+            if (forgetUnsent(payment, key, true)) {
+                throw failed;
+            }
+            LOG.warnf("paymentId=%s: the queue's answer was lost and the payment is not ours to forget; answering"
+                    + " it as it stands", payment.id());
+            return new ChargeAnswer(findQuietly(payment), false, true);
+        }
+        reached(payment.id(), ChargePhase.QUEUED, epoch);
+        return new ChargeAnswer(payment, false, true);
+    }
+
+    /**
+     * Binds {@code payment}'s order before it may be sent. On a refusal (or a store failure) a fresh
+     * claim forgets the payment and throws; a takeover's store failure is answered with the payment
+     * as stored (an earlier run may have sent it), which is what the returned answer holds.
+     */
+    private Optional<ChargeAnswer> bindOrder(KeyClaim claim, Payment payment) {
+        KeyRecord key = claim.record();
+        try {
+            guard.bind(payment);
+            return Optional.empty();
+        } catch (OrderRefusedException | RequestInFlightException refused) {
+            // Refused (or, rarely, out-raced by rebinds every round: 409 in flight for a retry later).
+            if (!claim.takenOver()) {
+                // Never sent, and now never will be: nothing stays under this key that could charge.
+                // A takeover leaves its payment to the sweep: the dead run's guard may have been off.
+                forgetUnsent(payment, key, false);
+            }
+            LOG.infof("order refused paymentId=%s: %s; nothing sent%s", payment.id(),
+                    refused instanceof OrderRefusedException order
+                            ? order.getClass().getSimpleName() + " holder=" + order.boundPaymentId()
+                            : "rebound by other payments every round",
+                    claim.takenOver() ? ", the payment left to the sweep" : ", the payment deleted and the key released");
+            throw refused;
+        } catch (SdkException storeFailed) {
+            if (claim.takenOver()) {
+                return Optional.of(storeFailedOnTakeover(payment, storeFailed));
+            }
+            forgetUnsent(payment, key, true); // the bind may have committed before its answer was lost
+            throw storeFailed;
+        }
+    }
+
+    /**
+     * @param queuedJob the charge worker's run: a charge that provably was not sent leaves the
+     *        payment PENDING for the worker to put back on its queue, instead of UNKNOWN
+     */
+    private ChargeAnswer run(KeyClaim claim, ChargeRequest request, Optional<Payment> seen, boolean queuedJob) {
         KeyRecord key = claim.record();
         long epoch = key.leaseEpoch();
         reached(key.resourceId(), ChargePhase.KEY_CLAIMED, epoch);
@@ -199,28 +353,9 @@ public class ChargeUseCase {
             return new ChargeAnswer(payment, false);
         }
         reached(payment.id(), ChargePhase.PAYMENT_RECORDED, epoch);
-
-        try {
-            guard.bind(payment);
-        } catch (OrderRefusedException | RequestInFlightException refused) {
-            // Refused (or, rarely, out-raced by rebinds every round: 409 in flight for a retry later).
-            if (!claim.takenOver()) {
-                // Never sent, and now never will be: nothing stays under this key that could charge.
-                // A takeover leaves its payment to the sweep: the dead run's guard may have been off.
-                forgetUnsent(payment, key, false);
-            }
-            LOG.infof("order refused paymentId=%s: %s; nothing sent%s", payment.id(),
-                    refused instanceof OrderRefusedException order
-                            ? order.getClass().getSimpleName() + " holder=" + order.boundPaymentId()
-                            : "rebound by other payments every round",
-                    claim.takenOver() ? ", the payment left to the sweep" : ", the payment deleted and the key released");
-            throw refused;
-        } catch (SdkException storeFailed) {
-            if (claim.takenOver()) {
-                return storeFailedOnTakeover(payment, storeFailed);
-            }
-            forgetUnsent(payment, key, true); // the bind may have committed before its answer was lost
-            throw storeFailed;
+        Optional<ChargeAnswer> unbound = bindOrder(claim, payment);
+        if (unbound.isPresent()) {
+            return unbound.get();
         }
         reached(payment.id(), ChargePhase.ORDER_BOUND, epoch);
 
@@ -231,6 +366,10 @@ public class ChargeUseCase {
                         + ", which this deployment does not reach");
         reached(payment.id(), ChargePhase.PROVIDER_ANSWERED, epoch);
 
+        if (result.outcome() == ProviderOutcome.NOT_SENT && queuedJob) {
+            LOG.infof("paymentId=%s not sent by the charge worker: %s", payment.id(), result.detail());
+            return new ChargeAnswer(payment, false, true);
+        }
         if (result.outcome() == ProviderOutcome.NOT_SENT && !claim.takenOver()) {
             // Provably nothing reached the provider in the only run there was: forget it all.
             // (A takeover cannot know what the dead run sent, so it records UNKNOWN instead.)
@@ -303,6 +442,15 @@ public class ChargeUseCase {
         return new ChargeAnswer(payment, false);
     }
 
+    /** The payment as stored, or as this run knows it if the store cannot say. */
+    private Payment findQuietly(Payment known) {
+        try {
+            return payments.find(known.id()).orElse(known);
+        } catch (SdkException storeFailed) {
+            return known;
+        }
+    }
+
     private void releaseQuietly(KeyRecord key) {
         try {
             keys.release(key);
@@ -313,23 +461,35 @@ public class ChargeUseCase {
     }
 
     /**
-     * Frees the order of the unsent payment, deletes the payment and releases the key. A payment
-     * already gone was deleted by us (an SDK retry of our committed delete: nothing else deletes
-     * payments). A store failure leaves them, the payment PENDING and swept; the client's retry
-     * with the same key takes over later. An order left naming a deleted payment is free to the
-     * next payment ({@link OrderGuard#bind}).
+     * Deletes the unsent payment while our epoch still fences it, then frees its order and releases
+     * the key. A payment already gone was deleted by us (an SDK retry of our committed delete:
+     * nothing else deletes payments). A newer run's fence keeps it (a worker took a queued charge
+     * whose send only seemed to fail), and so does a store failure: the payment PENDING and swept,
+     * the client's retry with the same key takes over later. An order or a key left naming a
+     * deleted payment is free to the next request ({@link OrderGuard#bind}, the key's lease).
+     *
+     * @return whether the payment is gone, so that nothing can charge it any more
      */
-    private void forgetUnsent(Payment payment, KeyRecord key, boolean orderBound) {
+    private boolean forgetUnsent(Payment payment, KeyRecord key, boolean orderBound) {
+        try {
+            if (!payments.deleteUnsent(payment.id(), key.leaseEpoch()) && payments.find(payment.id()).isPresent()) {
+                LOG.infof("unsent paymentId=%s not forgotten: a newer run fences it", payment.id());
+                return false;
+            }
+        } catch (SdkException storeFailed) {
+            LOG.warnf("store failed forgetting unsent paymentId=%s: %s", payment.id(), storeFailed.getMessage());
+            return false;
+        }
         try {
             if (orderBound) {
                 guard.unbind(payment);
             }
-            if (payments.deleteUnsent(payment.id(), key.leaseEpoch()) || payments.find(payment.id()).isEmpty()) {
-                keys.release(key);
-            }
+            keys.release(key);
         } catch (SdkException storeFailed) {
-            LOG.warnf("store failed forgetting unsent paymentId=%s: %s", payment.id(), storeFailed.getMessage());
+            LOG.warnf("store failed freeing the order and key of deleted paymentId=%s: %s", payment.id(),
+                    storeFailed.getMessage());
         }
+        return true;
     }
 
     /**
@@ -393,12 +553,8 @@ public class ChargeUseCase {
      */
     private Payment record(KeyRecord key, ChargeRequest request, Optional<Payment> seen) {
         Instant now = clock.instant();
-        Payment pending = new Payment(key.resourceId(), key.tenant(), PaymentStatus.PENDING, request.amount(),
-                request.currency(), request.reference(), request.description(), null, null, null, now, now,
-                key.leaseEpoch(), 0, accounts.forTenant(key.tenant()), key.leaseExpiresAt(), request.instrument(),
-                null);
-        // A stuck PENDING payment is swept once the lease that covers it has surely ended.
-        Instant sweepAt = now.plus(payments.firstSweepDelay());
+        Payment pending = pending(key, request, now, null);
+        Instant sweepAt = sweepAt(seen.orElse(pending), now);
         if (seen.isEmpty() && payments.createPending(pending, sweepAt)) {
             return pending;
         }
@@ -412,6 +568,28 @@ public class ChargeUseCase {
             throw inFlight(); // a newer run holds the fence
         }
         return existing;
+    }
+
+    private Payment pending(KeyRecord key, ChargeRequest request, Instant now, Instant queuedUntil) {
+        return new Payment(key.resourceId(), key.tenant(), PaymentStatus.PENDING, request.amount(),
+                request.currency(), request.reference(), request.description(), null, null, null, now, now,
+                key.leaseEpoch(), 0, accounts.forTenant(key.tenant()), key.leaseExpiresAt(), request.instrument(),
+                null, null, false, queuedUntil);
+    }
+
+    /**
+     * When the sweep first looks at a PENDING payment: once the lease that covers it has surely
+     * ended, and for a queued one not before its horizon (and a last worker run's lease) has passed:
+     * until then its queue retries it, and the sweep would only ask the provider about a charge
+     * that is meant to wait.
+     */
+    private Instant sweepAt(Payment payment, Instant now) {
+        Instant afterLease = now.plus(payments.firstSweepDelay());
+        if (payment.queuedUntil() == null) {
+            return afterLease;
+        }
+        Instant afterQueue = payment.queuedUntil().plus(lease());
+        return afterQueue.isAfter(afterLease) ? afterQueue : afterLease;
     }
 
     private Transition settlement(ChargeResult result, long epoch) {

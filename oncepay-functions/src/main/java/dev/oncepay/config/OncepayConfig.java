@@ -32,6 +32,9 @@ public interface OncepayConfig {
     /** One successful charge per order reference ({@code oncepay.orders.*}). */
     OrdersConfig orders();
 
+    /** Charges queued for the charge worker ({@code oncepay.queue.*}). */
+    QueueConfig queue();
+
     /** Who may call the operator API ({@code oncepay.operator.*}). */
     OperatorConfig operator();
 

@@ -15,6 +15,9 @@ public interface ProviderAccountConfig {
     /** How long its lookups may trail its charges; absent: its provider's default (as for the default account). */
     Optional<Duration> lookupLag();
 
+    /** Its charge queue's URL; absent: its charges are never queued. */
+    Optional<String> queueUrl();
+
     /** Its API key (charge and reconcile only; from Secrets Manager in production). */
     Optional<String> apiKey();
 }

@@ -34,6 +34,12 @@ public interface ProviderConfig {
      */
     Optional<Duration> lookupLag();
 
+    /**
+     * The default account's charge queue (charge sends queued charges to it, the charge worker its
+     * delayed retries); absent: its charges are never queued, whatever the request prefers.
+     */
+    Optional<String> queueUrl();
+
     /** Accounts besides the default one, by account name (unique across providers). */
     Map<String, ProviderAccountConfig> accounts();
 

@@ -37,7 +37,8 @@ public enum SecretScope {
     public static SecretScope ofFunction(String function) {
         return switch (function) {
             case DeploymentSettings.FUNCTION_WEBHOOK -> SIGNING_SECRETS;
-            case DeploymentSettings.FUNCTION_CHARGE, DeploymentSettings.FUNCTION_RECONCILE -> API_KEYS;
+            case DeploymentSettings.FUNCTION_CHARGE, DeploymentSettings.FUNCTION_RECONCILE,
+                    DeploymentSettings.FUNCTION_CHARGE_WORKER -> API_KEYS;
             default -> throw new IllegalArgumentException("function '" + function + "' may hold no secrets");
         };
     }

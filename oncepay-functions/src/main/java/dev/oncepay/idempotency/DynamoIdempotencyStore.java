@@ -39,16 +39,31 @@ public class DynamoIdempotencyStore implements IdempotencyStore {
     @Override
     public Optional<ClaimAttempt.KeyClaim> takeOver(KeyRecord observed, String newOwner, Instant now,
             Instant leaseExpiresAt) {
+        return takeOver(observed, newOwner, leaseExpiresAt, "#epoch = :observed AND #lease < :now",
+                Map.of(":now", Attr.n(now.toEpochMilli())));
+    }
+
+    @Override
+    public Optional<ClaimAttempt.KeyClaim> takeOverQueued(KeyRecord observed, String newOwner, Instant leaseExpiresAt) {
+        return takeOver(observed, newOwner, leaseExpiresAt, "#epoch = :observed", Map.of());
+    }
+
+    private Optional<ClaimAttempt.KeyClaim> takeOver(KeyRecord observed, String newOwner, Instant leaseExpiresAt,
+            String condition, Map<String, AttributeValue> conditionValues) {
         long nextEpoch = observed.leaseEpoch() + 1;
+        Map<String, AttributeValue> values = new HashMap<>(conditionValues);
+        values.put(":owner", Attr.s(newOwner));
+        values.put(":next", Attr.n(nextEpoch));
+        values.put(":lease", Attr.n(leaseExpiresAt.toEpochMilli()));
+        values.put(":observed", Attr.n(observed.leaseEpoch()));
+        Map<String, String> names = new HashMap<>(Map.of("#owner", Table.LEASE_OWNER, "#epoch", Table.LEASE_EPOCH));
+        names.put("#lease", Table.LEASE_EXPIRES_AT);
         try {
             dynamo.updateItem(b -> b.tableName(table).key(Attr.key(observed.storageId()))
                     .updateExpression("SET #owner = :owner, #epoch = :next, #lease = :lease")
-                    .conditionExpression("#epoch = :observed AND #lease < :now")
-                    .expressionAttributeNames(Map.of("#owner", Table.LEASE_OWNER, "#epoch", Table.LEASE_EPOCH,
-                            "#lease", Table.LEASE_EXPIRES_AT))
-                    .expressionAttributeValues(Map.of(":owner", Attr.s(newOwner), ":next", Attr.n(nextEpoch),
-                            ":lease", Attr.n(leaseExpiresAt.toEpochMilli()), ":observed", Attr.n(observed.leaseEpoch()),
-                            ":now", Attr.n(now.toEpochMilli()))));
+                    .conditionExpression(condition)
+                    .expressionAttributeNames(names)
+                    .expressionAttributeValues(values));
         } catch (ConditionalCheckFailedException anotherRetryWon) {
             // Unless the SDK retried our own successful update: then the record names us.
             return TableItems.readConsistently(dynamo, table, observed.storageId()).map(DynamoIdempotencyStore::fromItem)

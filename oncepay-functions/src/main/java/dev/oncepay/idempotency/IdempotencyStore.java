@@ -18,6 +18,13 @@ public interface IdempotencyStore {
      */
     Optional<ClaimAttempt.KeyClaim> takeOver(KeyRecord observed, String newOwner, Instant now, Instant leaseExpiresAt);
 
+    /**
+     * Takes over a record whose run handed its charge to the queue, if it is still exactly as
+     * {@code observed} (same epoch), whatever its lease: that run sends nothing after its message.
+     * Exactly one of several racing takeovers wins.
+     */
+    Optional<ClaimAttempt.KeyClaim> takeOverQueued(KeyRecord observed, String newOwner, Instant leaseExpiresAt);
+
     /** The live (unexpired) record of a key, read consistently; for paths that must not write. */
     Optional<KeyRecord> find(String storageId, Instant now);
 

@@ -18,6 +18,8 @@ import java.time.Instant;
  * @param cancelPending FAILED, but the provider's charge can still be completed by the customer
  *        (a Stripe PaymentIntent after a decline) until the provider confirms its cancel: the
  *        sweep sends it until then ({@link PaymentStatus}'s sub-state "cancel pending")
+ * @param queuedUntil asked for with {@code Prefer: respond-async}: the charge worker may charge it
+ *        until then, and no one else decides it before; {@code null} for a payment charged in its request
  */
 public record Payment(
         String id,
@@ -39,7 +41,8 @@ public record Payment(
         PaymentInstrument instrument,
         CustomerAction customerAction,
         ReviewReason reviewReason,
-        boolean cancelPending) {
+        boolean cancelPending,
+        Instant queuedUntil) {
     /**
      * {@code declineCode} of a payment that failed because oncepay established that nothing was
      * charged (the provider never had a charge for it), as opposed to a provider's decline.
@@ -66,6 +69,17 @@ public record Payment(
         }
     }
 
+    /** A payment charged in its request. */
+    public Payment(String id, String tenant, PaymentStatus status, long amount, String currency, String reference,
+            String description, String providerPaymentId, String declineCode, String statusReason, Instant createdAt,
+            Instant updatedAt, long leaseEpoch, int checkAttempts, ProviderAccount providerAccount,
+            Instant leaseExpiresAt, PaymentInstrument instrument, CustomerAction customerAction,
+            ReviewReason reviewReason, boolean cancelPending) {
+        this(id, tenant, status, amount, currency, reference, description, providerPaymentId, declineCode, statusReason,
+                createdAt, updatedAt, leaseEpoch, checkAttempts, providerAccount, leaseExpiresAt, instrument,
+                customerAction, reviewReason, cancelPending, null);
+    }
+
     /** A payment without a cancel pending. */
     public Payment(String id, String tenant, PaymentStatus status, long amount, String currency, String reference,
             String description, String providerPaymentId, String declineCode, String statusReason, Instant createdAt,
@@ -85,6 +99,11 @@ public record Payment(
         this(id, tenant, status, amount, currency, reference, description, providerPaymentId, declineCode, statusReason,
                 createdAt, updatedAt, leaseEpoch, checkAttempts, providerAccount, leaseExpiresAt, instrument,
                 customerAction, null);
+    }
+
+    /** PENDING and still the charge worker's to charge at {@code now}. */
+    public boolean queuedAt(Instant now) {
+        return status == PaymentStatus.PENDING && queuedUntil != null && now.isBefore(queuedUntil);
     }
 
     /** Waiting for the customer to authenticate the charge at the provider. */

@@ -73,13 +73,18 @@ public class PaymentRepository {
         item.put(Table.CHECK_ATTEMPTS, Attr.n(0));
         putIfPresent(item, Table.PAYMENT_METHOD, payment.instrument().paymentMethod());
         putIfPresent(item, Table.CUSTOMER, payment.instrument().customer());
+        if (payment.queuedUntil() != null) {
+            item.put(Table.QUEUED_UNTIL, Attr.n(payment.queuedUntil().toEpochMilli()));
+        }
         // Listed in the sweep index from the start: if this run dies, reconcile finds the payment.
         item.put(Table.SWEEP_SHARD, Attr.s(shardOf(payment.id())));
         item.put(Table.NEXT_CHECK_AT, Attr.n(nextCheckAt.toEpochMilli()));
         item.put(Table.CREATED_AT_MS, Attr.n(payment.createdAt().toEpochMilli()));
         item.put(Table.ATTENTION_KEY, Attr.s(attentionKey(PaymentStatus.PENDING, payment.id())));
         item.put(Table.HISTORY, AttributeValue.fromL(List.of(entry(new HistoryEntry(payment.createdAt(), null,
-                PaymentStatus.PENDING, Actor.chargeRun(payment.leaseEpoch()), "charge request accepted", null, null)))));
+                PaymentStatus.PENDING, Actor.chargeRun(payment.leaseEpoch()), payment.queuedUntil() == null
+                        ? "charge request accepted" : "charge request accepted; its charge queued until "
+                                + payment.queuedUntil(), null, null)))));
         return TableItems.putIfAbsent(dynamo, table, item);
     }
 
@@ -371,7 +376,8 @@ public class PaymentRepository {
                 customerAction(item),
                 ReviewReason.ofCode(Attr.string(item, Table.REVIEW_REASON)).orElse(null),
                 PaymentStatus.valueOf(Attr.string(item, Table.STATUS)) == PaymentStatus.FAILED
-                        && Table.PROVIDER_CANCEL_PENDING.equals(Attr.string(item, Table.PROVIDER_CANCEL)));
+                        && Table.PROVIDER_CANCEL_PENDING.equals(Attr.string(item, Table.PROVIDER_CANCEL)),
+                item.containsKey(Table.QUEUED_UNTIL) ? Instant.ofEpochMilli(Attr.number(item, Table.QUEUED_UNTIL, 0)) : null);
     }
 
     /** Kept once set (the customer may still be finishing it), shown only while the payment waits for them. */

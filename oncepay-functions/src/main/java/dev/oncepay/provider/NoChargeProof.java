@@ -51,7 +51,10 @@ public class NoChargeProof {
     /** From when a lookup that lists no charge for {@code payment} proves that nothing was charged. */
     public Instant provenAt(Payment payment) {
         if (payment.status() == PaymentStatus.PENDING) {
-            return payment.leaseExpiresAt().plus(lag(payment.providerAccount()));
+            // A queued payment may still be charged by the worker until its horizon, whatever its last run's lease.
+            Instant lastSend = payment.queuedUntil() != null && payment.queuedUntil().isAfter(payment.leaseExpiresAt())
+                    ? payment.queuedUntil() : payment.leaseExpiresAt();
+            return lastSend.plus(lag(payment.providerAccount()));
         }
         return payment.createdAt().plus(config.providerIdempotencyWindow())
                 .plus(longest(config.windowMargin(), lag(payment.providerAccount())));

@@ -33,10 +33,11 @@ public class ProviderAccounts {
 
     /**
      * Where an account is called, the property that holds its API key, whether that held one at
-     * startup (absent where this function holds none: the webhook function), and how long its
-     * lookups may trail its charges.
+     * startup (absent where this function holds none: the webhook function), how long its
+     * lookups may trail its charges, and its charge queue (absent: its charges are never queued).
      */
-    private record Settings(URI url, String apiKeyProperty, Optional<String> apiKey, Duration lookupLag) {
+    private record Settings(URI url, String apiKeyProperty, Optional<String> apiKey, Duration lookupLag,
+            Optional<String> queueUrl) {
         @Override
         public String toString() {
             return url + (apiKey.isPresent() ? " (API key set)" : " (no API key)"); // never the key
@@ -51,14 +52,15 @@ public class ProviderAccounts {
         this.secrets = secrets;
         this.defaultAccount = configured(config);
         add(provider.account(), defaultAccount, provider.url(), DeploymentSettings.PROVIDER_API_KEY_PROPERTY,
-                provider.apiKey(), provider.lookupLag(), adapters);
+                provider.apiKey(), provider.lookupLag(), provider.queueUrl(), adapters);
         new TreeMap<>(provider.accounts()).forEach((name, account) -> {
             if (byName.containsKey(name)) {
                 throw new IllegalStateException("provider account " + name + " is configured twice (also as the"
                         + " default account oncepay.provider.account)");
             }
             add(name, new ProviderAccount(account.provider(), name), account.url(), DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX
-                    + name + "." + DeploymentSettings.ACCOUNT_API_KEY, account.apiKey(), account.lookupLag(), adapters);
+                    + name + "." + DeploymentSettings.ACCOUNT_API_KEY, account.apiKey(), account.lookupLag(),
+                    account.queueUrl(), adapters);
         });
         provider.tenants().forEach((tenant, name) -> {
             ProviderAccount account = byName.get(name);
@@ -71,7 +73,7 @@ public class ProviderAccounts {
     }
 
     private void add(String name, ProviderAccount account, String url, String apiKeyProperty, Optional<String> apiKey,
-            Optional<Duration> lookupLag, ProviderAdapters adapters) {
+            Optional<Duration> lookupLag, Optional<String> queueUrl, ProviderAdapters adapters) {
         if (!adapters.knows(account.provider())) {
             throw new IllegalStateException("provider account " + name + " names provider '" + account.provider()
                     + "', which oncepay has no adapter for; known: " + adapters.ids());
@@ -81,7 +83,8 @@ public class ProviderAccounts {
         }
         byName.put(name, account);
         settings.put(account, new Settings(URI.create(url), apiKeyProperty, apiKey.filter(k -> !k.isBlank()),
-                lookupLag.orElseGet(() -> adapters.of(account.provider()).defaultLookupLag())));
+                lookupLag.orElseGet(() -> adapters.of(account.provider()).defaultLookupLag()),
+                queueUrl.filter(u -> !u.isBlank())));
     }
 
     private static ProviderAccount configured(OncepayConfig config) {
@@ -124,6 +127,12 @@ public class ProviderAccounts {
         }
         return new AccountEndpoint(account, s.url(), secrets.apiKey(s.apiKeyProperty()).orElseThrow(
                 () -> new IllegalStateException("no API key configured for provider account " + account)));
+    }
+
+    /** The charge queue of {@code account}; empty if it has none (or is not configured here). */
+    public Optional<String> queueUrl(ProviderAccount account) {
+        Settings s = settings.get(account);
+        return s == null ? Optional.empty() : s.queueUrl();
     }
 
     /** Every account this deployment is configured to call, with its base URL. */

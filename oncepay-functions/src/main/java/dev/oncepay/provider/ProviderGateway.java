@@ -52,7 +52,8 @@ import org.jboss.logging.Logger;
 public class ProviderGateway {
     private static final Logger LOG = Logger.getLogger(ProviderGateway.class);
     /** The functions ({@code quarkus.funqy.export}) that call providers, and so hold API keys; the webhook never does. */
-    private static final Set<String> CALLERS = Set.of(DeploymentSettings.FUNCTION_CHARGE, DeploymentSettings.FUNCTION_RECONCILE);
+    private static final Set<String> CALLERS = Set.of(DeploymentSettings.FUNCTION_CHARGE, DeploymentSettings.FUNCTION_RECONCILE,
+            DeploymentSettings.FUNCTION_CHARGE_WORKER);
     /** A lookup's {@code Outcome} dimension: a list came back (possibly empty), or no answer (a fault). */
     static final String LOOKUP_FOUND = "found";
     static final String LOOKUP_FAILED = "failed";

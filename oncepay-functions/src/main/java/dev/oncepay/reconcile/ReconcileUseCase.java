@@ -293,6 +293,10 @@ public class ReconcileUseCase {
             return new NoAnswer("no charge at the provider for a PENDING payment whose run died; never sent by the"
                     + " sweep; final at " + finalAt, finalAt);
         }
+        if (payment.queuedUntil() != null) {
+            return new NotCharged(payment.leaseEpoch(), "reconcile: the queued charge was not made by its horizon "
+                    + payment.queuedUntil() + " and the provider has no charge " + lag + " after; nothing was charged");
+        }
         return new NotCharged(payment.leaseEpoch(), "reconcile: the charge run (epoch " + payment.leaseEpoch()
                 + ") died before an answer and the provider has no charge " + lag
                 + " after its lease ended; nothing was charged");

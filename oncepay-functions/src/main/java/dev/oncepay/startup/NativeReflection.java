@@ -7,6 +7,7 @@ import dev.oncepay.provider.psp.PspChargeRequest;
 import dev.oncepay.provider.psp.PspRefund;
 import dev.oncepay.reconcile.ScheduledEvent;
 import dev.oncepay.reconcile.SweepSummary;
+import dev.oncepay.queue.ChargeJob;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
@@ -33,6 +34,8 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
         SweepSummary.class,
         SweepSummary.Settled.class,
         SweepSummary.Refunds.class,
+        // Charge queue messages in (the charge worker) and out (charge).
+        ChargeJob.class,
         // The generic PSP's JSON.
         PspCharge.class,
         PspChargeRequest.class,

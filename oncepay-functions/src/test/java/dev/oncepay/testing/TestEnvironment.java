@@ -1,26 +1,35 @@
 package dev.oncepay.testing;
 
+import dev.oncepay.contract.DeploymentSettings;
 import dev.oncepay.testkit.Dynalite;
+import dev.oncepay.testkit.ElasticMq;
 import dev.oncepay.testkit.StoreFaultProxy;
 
 import dev.oncepay.sim.PspSimulator;
 import dev.oncepay.contract.TableSchema;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import java.net.URI;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 /**
- * Everything a function test talks to, for real: dynalite (DynamoDB API over HTTP), the PSP
- * simulator (HTTP), and the Lambda mock event server port. Started once per JVM and shared by
- * every Quarkus application the test run boots.
+ * Everything a function test talks to, for real: dynalite (DynamoDB API over HTTP), ElasticMQ (the
+ * SQS API over HTTP: the charge queues of the default and the Stripe test account, each with its
+ * dead-letter queue), the PSP simulator (HTTP), and the Lambda mock event server port. Started once
+ * per JVM and shared by every Quarkus application the test run boots.
  *
  * <p>The functions reach dynalite through the {@link StoreFaultProxy} (healthy unless a test sets
- * faults, and then resets them); the test's own {@link #dynamo()} client goes to dynalite directly,
- * so checks of what is stored never meet an injected fault.
+ * faults, and then resets them), and ElasticMQ through a proxy of its own ({@link #queueProxy()}:
+ * SQS's JSON protocol names its operations as DynamoDB's does, so scripted faults such as a lost
+ * {@code SendMessage} answer work alike); the test's own clients go to both directly, so checks of
+ * what is stored or queued never meet an injected fault.
  */
 public class TestEnvironment implements QuarkusTestResourceLifecycleManager {
     public static final String TABLE = "oncepay-test";
@@ -28,18 +37,27 @@ public class TestEnvironment implements QuarkusTestResourceLifecycleManager {
     private static StoreFaultProxy storeProxy;
     private static PspSimulator simulator;
     private static DynamoDbClient dynamo;
+    /** The accounts with a charge queue: the default one and the Stripe test account. */
+    public static final List<String> QUEUED_ACCOUNTS = List.of(DeploymentSettings.DEFAULT_ACCOUNT, "stripe-test");
+    private static ElasticMq elasticMq;
+    private static StoreFaultProxy queueProxy;
+    private static SqsClient sqs;
 
     @Override
     public synchronized Map<String, String> start() {
         startShared();
-        return Map.of(
+        Map<String, String> config = new HashMap<>(Map.of(
                 "quarkus.dynamodb.endpoint-override", storeProxy.endpoint(),
                 "quarkus.dynamodb.aws.region", "us-east-1",
                 "quarkus.dynamodb.aws.credentials.type", "static",
                 "quarkus.dynamodb.aws.credentials.static-provider.access-key-id", "test",
                 "quarkus.dynamodb.aws.credentials.static-provider.secret-access-key", "test",
                 "oncepay.table", TABLE,
-                "oncepay.provider.url", simulator.baseUrl());
+                "oncepay.provider.url", simulator.baseUrl(),
+                "oncepay.queue.endpoint-override", queueProxy.endpoint(),
+                "oncepay.provider.queue-url", queueUrl(DeploymentSettings.DEFAULT_ACCOUNT)));
+        config.put("oncepay.provider.accounts.stripe-test.queue-url", queueUrl("stripe-test"));
+        return config;
     }
 
     @Override
@@ -60,11 +78,52 @@ public class TestEnvironment implements QuarkusTestResourceLifecycleManager {
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
                 .build();
         TableSchema.createIfMissing(dynamo, TABLE);
+        elasticMq = ElasticMq.start(0);
+        queueProxy = StoreFaultProxy.start(elasticMq.endpoint(), 0);
+        sqs = SqsClient.builder()
+                .endpointOverride(URI.create(elasticMq.endpoint()))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                .build();
+        for (String account : QUEUED_ACCOUNTS) {
+            String dlq = sqs.createQueue(b -> b.queueName(DeploymentSettings.chargeDeadLetterQueueName(account)))
+                    .queueUrl();
+            String dlqArn = sqs.getQueueAttributes(b -> b.queueUrl(dlq).attributeNames(QueueAttributeName.QUEUE_ARN))
+                    .attributes().get(QueueAttributeName.QUEUE_ARN);
+            sqs.createQueue(b -> b.queueName(DeploymentSettings.chargeQueueName(account)).attributes(Map.of(
+                    QueueAttributeName.VISIBILITY_TIMEOUT, Integer.toString(QUEUE_VISIBILITY_SECONDS),
+                    QueueAttributeName.REDRIVE_POLICY, "{\"deadLetterTargetArn\":\"" + dlqArn
+                            + "\",\"maxReceiveCount\":\"" + DeploymentSettings.CHARGE_QUEUE_MAX_RECEIVES + "\"}")));
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             simulator.close();
             storeProxy.close();
             dynalite.close();
+            queueProxy.close();
+            elasticMq.close();
         }));
+    }
+
+    /**
+     * The test queues' visibility timeout: longer than any test's worker run, so a message is never
+     * handed out twice by accident; a test that needs it again ends its visibility itself.
+     */
+    public static final int QUEUE_VISIBILITY_SECONDS = 60;
+
+    /** The charge queue URL of {@code account} (or, with the suffix of its name, its dead-letter queue). */
+    public static String queueUrl(String queueName) {
+        String name = queueName.startsWith("oncepay-charges-") ? queueName : DeploymentSettings.chargeQueueName(queueName);
+        return elasticMq.endpoint() + "/000000000000/" + name;
+    }
+
+    /** A client of the test's own to ElasticMQ, outside the application. */
+    public static SqsClient sqs() {
+        return sqs;
+    }
+
+    /** The fault layer between the functions and ElasticMQ; a test that sets faults resets them. */
+    public static StoreFaultProxy queueProxy() {
+        return queueProxy;
     }
 
     public static PspSimulator simulator() {

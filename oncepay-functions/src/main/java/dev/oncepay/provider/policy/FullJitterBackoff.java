@@ -8,9 +8,9 @@ import java.time.Duration;
  * {@link ProviderCalls} retries only when the wait and the next attempt fit the call's deadline. The
  * draw comes from {@link Jitter}, which a SnapStart restore reseeds.
  */
-record FullJitterBackoff(Duration base, Duration cap) {
+public record FullJitterBackoff(Duration base, Duration cap) {
 
-    Duration delayBefore(int retry) {
+    public Duration delayBefore(int retry) {
         long baseMillis = Math.max(1, base.toMillis());
         long ceiling = Math.min(cap.toMillis(), baseMillis << Math.min(retry, 20));
         return Duration.ofMillis(Jitter.nextLong(Math.max(0, ceiling) + 1));
