@@ -12,7 +12,7 @@ import java.util.zip.ZipOutputStream;
 import software.amazon.awscdk.services.lambda.Code;
 
 /**
- * The one function.zip that all three functions run. Synthesis never builds it: it takes the
+ * The one function.zip that every function runs. Synthesis never builds it: it takes the
  * zip that {@code ./native-build.sh} produced, checks that it matches the chosen runtime (a native
  * zip has {@code bootstrap} at its root, a JVM zip has not), or, when asked, a placeholder.
  */

@@ -9,7 +9,9 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -34,30 +36,43 @@ import software.amazon.awscdk.services.logs.RetentionDays;
  *                                grows with it
  * @param webhookMemoryMb         memory of webhook (likewise)
  * @param reconcileMemoryMb       memory of reconcile (likewise)
+ * @param chargeWorkerMemoryMb    memory of the charge worker ({@code chargeWorkerMemoryMb}, likewise)
  * @param chargeConcurrency       reserved concurrency of charge (a bulkhead: a slow provider cannot starve the others)
  * @param webhookConcurrency      reserved concurrency of webhook
  * @param reconcileConcurrency    reserved concurrency of reconcile (1: sweeps never overlap)
+ * @param chargeWorkerReserved    whether the charge worker reserves concurrency: the sum of the accounts' queue
+ *                                concurrency, so every event-source mapping reaches its maximum unthrottled (a
+ *                                throttled message returns to its queue, one receive nearer its dead-letter queue);
+ *                                {@code chargeWorkerConcurrency=none} leaves it unreserved
  * @param providerMaxInFlight     charge calls in flight to one provider account, fleet-wide (the bulkhead); empty: the
  *                                application's default. Charge's reserved concurrency bounds its sandboxes, which is
  *                                every request in flight (charges, replays, reads); this cap keeps one slow account
  *                                from holding more of them than that, leaving the rest to other accounts and to
  *                                requests that need no provider. It isolates a slow account; it does not partition:
  *                                the caps of several accounts may add up to more than the reserved concurrency.
- *                                Reconcile's re-sends share the count; with its reserved concurrency 1 they add at
- *                                most one to an account's count.
+ *                                Reconcile's re-sends and the charge worker's charges share the count; with its
+ *                                reserved concurrency 1 reconcile adds at most one to an account's count, the worker
+ *                                at most the account's queue concurrency.
  * @param reconcileRateMinutes    how often EventBridge runs reconcile
  * @param logRetention            how long function logs are kept
  * @param apiKeySecretArn         the default account's existing API-key secret; empty: the stack creates one
  * @param signingSecretArn        the default account's existing webhook signing-secret secret; empty: the stack creates one
+ * @param queueConcurrency        the default account's charges in flight from its charge queue, fleet-wide (the
+ *                                event-source mapping's maximum concurrency; each other account has its own)
  * @param accounts                provider accounts beside the default one, each with its own secrets
  * @param tenants                 tenant id to account name; tenants not listed use the default account
  * @param ordersUnguarded         tenants whose orders are not guarded: they may charge one order reference several
  *                                times (instalments, top-ups); see docs/adr/0020-one-order-one-charge.md
  * @param ordersGuardedByDefault  whether the orders of tenants not in {@code ordersUnguarded} are guarded (default true)
+ * @param respondAsyncTenants     tenants whose charges are queued ({@code Prefer: respond-async} assumed) when their
+ *                                request does not say
+ * @param respondAsyncByDefault   whether the charges of tenants not in {@code respondAsyncTenants} are queued when their
+ *                                request does not say (default false)
  * @param alarmServerErrorPercent API 5xx rate (percent of requests) that alarms
  * @param alarmUnknownBacklog     UNKNOWN payments waiting that alarm
  * @param alarmUnknownAgeMinutes  age of the oldest UNKNOWN payment that alarms
  * @param alarmPendingAgeMinutes  age of the oldest PENDING payment past which it alarms
+ * @param alarmChargeQueueAgeMinutes age of a charge queue's oldest message past which it alarms
  * @param operatorPrincipals      IAM principals (ARNs) that may assume the operator role, which alone may call
  *                                {@code /admin/*}; empty: the account root, so the account's IAM administrators
  *                                decide who may assume it
@@ -72,22 +87,28 @@ public record OncepaySettings(
         int chargeMemoryMb,
         int webhookMemoryMb,
         int reconcileMemoryMb,
+        int chargeWorkerMemoryMb,
         Optional<Integer> chargeConcurrency,
         Optional<Integer> webhookConcurrency,
         Optional<Integer> reconcileConcurrency,
+        boolean chargeWorkerReserved,
         Optional<Integer> providerMaxInFlight,
         int reconcileRateMinutes,
         RetentionDays logRetention,
         Optional<String> apiKeySecretArn,
         Optional<String> signingSecretArn,
+        int queueConcurrency,
         List<ProviderAccountSettings> accounts,
         Map<String, String> tenants,
         Set<String> ordersUnguarded,
         boolean ordersGuardedByDefault,
+        Set<String> respondAsyncTenants,
+        boolean respondAsyncByDefault,
         double alarmServerErrorPercent,
         int alarmUnknownBacklog,
         int alarmUnknownAgeMinutes,
         int alarmPendingAgeMinutes,
+        int alarmChargeQueueAgeMinutes,
         List<String> operatorPrincipals,
         String runbookUrl,
         Path openApiDocument) {
@@ -100,7 +121,7 @@ public record OncepaySettings(
     public static final int MAX_MEMORY_MB = 10240;
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final List<String> ACCOUNT_FIELDS = List.of("name", "provider", "url", "apiKeySecretArn", "signingSecretArn",
-            "lookupLag");
+            "lookupLag", "queueConcurrency");
     private static final Pattern TENANT = Pattern.compile(DeploymentSettings.TENANT_PATTERN);
     /** An IAM user, role or account root, or an STS session, as a trust policy names it. */
     private static final Pattern PRINCIPAL_ARN = Pattern.compile("arn:aws[a-z-]*:(iam|sts)::\\d{12}:\\S+");
@@ -144,6 +165,9 @@ public record OncepaySettings(
         if (alarmPendingAgeMinutes < 1) {
             throw new IllegalArgumentException(PREFIX + "alarmPendingAgeMinutes must be at least 1");
         }
+        if (alarmChargeQueueAgeMinutes < 1) {
+            throw new IllegalArgumentException(PREFIX + "alarmChargeQueueAgeMinutes must be at least 1");
+        }
         operatorPrincipals = List.copyOf(operatorPrincipals);
         for (String principal : operatorPrincipals) {
             if (!PRINCIPAL_ARN.matcher(principal).matches()) {
@@ -156,15 +180,16 @@ public record OncepaySettings(
             throw new IllegalArgumentException(PREFIX + "runbookUrl must be an https URL without a fragment, not " + runbookUrl);
         }
         // The parameters, not the fields: a compact constructor assigns those only after its body.
-        List<Integer> memory = List.of(chargeMemoryMb, webhookMemoryMb, reconcileMemoryMb);
+        List<Integer> memory = List.of(chargeMemoryMb, webhookMemoryMb, reconcileMemoryMb, chargeWorkerMemoryMb);
         for (int i = 0; i < DeploymentSettings.FUNCTIONS.size(); i++) {
             if (memory.get(i) < MIN_MEMORY_MB || memory.get(i) > MAX_MEMORY_MB) {
-                throw new IllegalArgumentException(PREFIX + DeploymentSettings.FUNCTIONS.get(i) + "MemoryMb (or " + PREFIX + "memoryMb) must be within "
+                throw new IllegalArgumentException(PREFIX + contextName(DeploymentSettings.FUNCTIONS.get(i)) + "MemoryMb (or " + PREFIX + "memoryMb) must be within "
                         + MIN_MEMORY_MB + ".." + MAX_MEMORY_MB + " (Lambda's range), not " + memory.get(i));
             }
         }
         ProviderAccountSettings.requireSecretArn(PREFIX + "apiKeySecretArn", apiKeySecretArn);
         ProviderAccountSettings.requireSecretArn(PREFIX + "signingSecretArn", signingSecretArn);
+        ProviderAccountSettings.requireQueueConcurrency(PREFIX + "queueConcurrency", queueConcurrency);
         accounts = List.copyOf(accounts);
         tenants = Collections.unmodifiableMap(new TreeMap<>(tenants));
         Set<String> names = new HashSet<>(Set.of(DeploymentSettings.DEFAULT_ACCOUNT));
@@ -183,13 +208,19 @@ public record OncepaySettings(
                         + PREFIX + "accounts");
             }
         }
-        ordersUnguarded = Collections.unmodifiableSet(new TreeSet<>(ordersUnguarded));
-        for (String tenant : ordersUnguarded) {
+        ordersUnguarded = tenantIds("ordersUnguarded", ordersUnguarded);
+        respondAsyncTenants = tenantIds("respondAsyncTenants", respondAsyncTenants);
+    }
+
+    /** The tenant ids of a setting, sorted; each must be one that property names can carry. */
+    private static Set<String> tenantIds(String setting, Set<String> tenants) {
+        for (String tenant : tenants) {
             if (!TENANT.matcher(tenant).matches()) {
-                throw new IllegalArgumentException(PREFIX + "ordersUnguarded: '" + tenant + "' is not a tenant id ("
+                throw new IllegalArgumentException(PREFIX + setting + ": '" + tenant + "' is not a tenant id ("
                         + DeploymentSettings.TENANT_PATTERN + ")");
             }
         }
+        return Collections.unmodifiableSet(new TreeSet<>(tenants));
     }
 
     public boolean isNative() {
@@ -222,30 +253,36 @@ public record OncepaySettings(
                 memoryMb(get, runtime, DeploymentSettings.FUNCTION_CHARGE),
                 memoryMb(get, runtime, DeploymentSettings.FUNCTION_WEBHOOK),
                 memoryMb(get, runtime, DeploymentSettings.FUNCTION_RECONCILE),
+                memoryMb(get, runtime, DeploymentSettings.FUNCTION_CHARGE_WORKER),
                 chargeConcurrency,
                 reserved(get, DeploymentSettings.FUNCTION_WEBHOOK),
                 reserved(get, DeploymentSettings.FUNCTION_RECONCILE),
+                chargeWorkerReserved(get),
                 get.apply("providerMaxInFlight").map(Integer::parseInt)
                         .or(() -> chargeConcurrency.map(c -> DeploymentSettings.chargeMaxInFlight(c, 1 + accounts.size()))),
                 get.apply("reconcileRateMinutes").map(Integer::parseInt).orElse(DeploymentSettings.RECONCILE_RATE_MINUTES),
                 retention,
                 get.apply("apiKeySecretArn"),
                 get.apply("signingSecretArn"),
+                get.apply("queueConcurrency").map(Integer::parseInt).orElse(DeploymentSettings.CHARGE_QUEUE_MAX_CONCURRENCY),
                 accounts,
                 tenants(context.apply(PREFIX + "tenants")),
                 Set.copyOf(list("ordersUnguarded", context.apply(PREFIX + "ordersUnguarded"))),
                 get.apply("ordersGuardedByDefault").map(value -> bool("ordersGuardedByDefault", value)).orElse(true),
+                Set.copyOf(list("respondAsyncTenants", context.apply(PREFIX + "respondAsyncTenants"))),
+                get.apply("respondAsyncByDefault").map(value -> bool("respondAsyncByDefault", value)).orElse(false),
                 get.apply("alarmServerErrorPercent").map(Double::parseDouble).orElse(1.0),
                 get.apply("alarmUnknownBacklog").map(Integer::parseInt).orElse(10),
                 get.apply("alarmUnknownAgeMinutes").map(Integer::parseInt).orElse(15),
                 get.apply("alarmPendingAgeMinutes").map(Integer::parseInt).orElse(15),
+                get.apply("alarmChargeQueueAgeMinutes").map(Integer::parseInt).orElse(5),
                 list("operatorPrincipals", context.apply(PREFIX + "operatorPrincipals")),
                 get.apply("runbookUrl").orElse(DEFAULT_RUNBOOK_URL),
                 Path.of(get.apply("openApiDocument").orElse(DEFAULT_OPENAPI_DOCUMENT)));
     }
 
     /**
-     * Provider routing for charge and reconcile: {@code oncepay.provider.tenants.<tenant>} and each
+     * Provider routing for charge, the charge worker and reconcile: {@code oncepay.provider.tenants.<tenant>} and each
      * account's {@code provider}, {@code url} and (if set) {@code lookup-lag}, as the application reads them from
      * {@link DeploymentSettings#ENV_PROVIDER_ROUTING}. No secret is among them.
      */
@@ -262,8 +299,10 @@ public record OncepaySettings(
     }
 
     /**
-     * What {@link DeploymentSettings#ENV_PROVIDER_ROUTING} carries for {@code function}: the routing for
-     * charge and reconcile, and for charge, the one function that binds orders, the order guard's settings.
+     * What {@link DeploymentSettings#ENV_PROVIDER_ROUTING} carries for {@code function} beside the queues' URLs
+     * (resources of the stack): the routing for every function but the webhook, and for charge, the one
+     * function that binds orders and takes requests, the order guard's settings and which tenants' charges
+     * are queued when their request does not say.
      */
     public Map<String, String> plainProperties(String function) {
         Map<String, String> properties = new TreeMap<>();
@@ -275,6 +314,10 @@ public record OncepaySettings(
                 properties.put(DeploymentSettings.ORDERS_ONCE_PER_REFERENCE, "false");
             }
             ordersUnguarded.forEach(tenant -> properties.put(DeploymentSettings.orderGuardProperty(tenant), "false"));
+            if (respondAsyncByDefault) {
+                properties.put(DeploymentSettings.QUEUE_RESPOND_ASYNC, "true");
+            }
+            respondAsyncTenants.forEach(tenant -> properties.put(DeploymentSettings.respondAsyncProperty(tenant), "true"));
         }
         return properties;
     }
@@ -310,9 +353,22 @@ public record OncepaySettings(
             }
             accounts.add(new ProviderAccountSettings(text(account, "name"), text(account, "provider"), text(account, "url"),
                     Optional.ofNullable(text(account, "apiKeySecretArn")), Optional.ofNullable(text(account, "signingSecretArn")),
-                    Optional.ofNullable(text(account, "lookupLag"))));
+                    Optional.ofNullable(text(account, "lookupLag")), queueConcurrency(account)));
         }
         return accounts;
+    }
+
+    /** An account's {@code queueConcurrency}: a whole number, the default when absent. */
+    private static int queueConcurrency(JsonNode account) {
+        JsonNode value = account.get("queueConcurrency");
+        if (value == null) {
+            return DeploymentSettings.CHARGE_QUEUE_MAX_CONCURRENCY;
+        }
+        if (!value.isIntegralNumber() || !value.canConvertToInt()) {
+            throw new IllegalArgumentException(PREFIX + "accounts: account '" + text(account, "name")
+                    + "': queueConcurrency must be a whole number, not " + value);
+        }
+        return value.intValue();
     }
 
     private static String text(JsonNode object, String field) {
@@ -372,6 +428,9 @@ public record OncepaySettings(
             case DeploymentSettings.FUNCTION_CHARGE -> chargeConcurrency;
             case DeploymentSettings.FUNCTION_WEBHOOK -> webhookConcurrency;
             case DeploymentSettings.FUNCTION_RECONCILE -> reconcileConcurrency;
+            case DeploymentSettings.FUNCTION_CHARGE_WORKER -> chargeWorkerReserved
+                    ? Optional.of(chargeQueueConcurrency().values().stream().mapToInt(Integer::intValue).sum())
+                    : Optional.empty();
             default -> throw new IllegalArgumentException(function);
         };
     }
@@ -382,22 +441,51 @@ public record OncepaySettings(
             case DeploymentSettings.FUNCTION_CHARGE -> chargeMemoryMb;
             case DeploymentSettings.FUNCTION_WEBHOOK -> webhookMemoryMb;
             case DeploymentSettings.FUNCTION_RECONCILE -> reconcileMemoryMb;
+            case DeploymentSettings.FUNCTION_CHARGE_WORKER -> chargeWorkerMemoryMb;
             default -> throw new IllegalArgumentException(function);
         };
     }
 
+    /** Each provider account's charge queue concurrency, by account name: the default account first. */
+    public Map<String, Integer> chargeQueueConcurrency() {
+        Map<String, Integer> concurrency = new LinkedHashMap<>();
+        concurrency.put(DeploymentSettings.DEFAULT_ACCOUNT, queueConcurrency);
+        accounts.forEach(account -> concurrency.put(account.name(), account.queueConcurrency()));
+        return concurrency;
+    }
+
+    /** A function's name in context keys ({@code <name>MemoryMb}, {@code <name>Concurrency}): {@code charge-worker} is {@code chargeWorker}. */
+    static String contextName(String function) {
+        return Pattern.compile("-([a-z])").matcher(function).replaceAll(dash -> dash.group(1).toUpperCase(Locale.ROOT));
+    }
+
     /** {@code <function>MemoryMb}, else {@code memoryMb} (every function, as before per-function sizes), else the default. */
     private static int memoryMb(Function<String, Optional<String>> get, String runtime, String function) {
-        return get.apply(function + "MemoryMb").or(() -> get.apply("memoryMb")).map(Integer::parseInt)
+        return get.apply(contextName(function) + "MemoryMb").or(() -> get.apply("memoryMb")).map(Integer::parseInt)
                 .orElseGet(() -> DeploymentSettings.defaultMemoryMb(!runtime.equals(JVM), function));
     }
 
     /** {@code <function>Concurrency}; {@code none} leaves a function unreserved (for accounts with a small concurrency quota). */
     private static Optional<Integer> reserved(Function<String, Optional<String>> get, String function) {
-        Optional<String> value = get.apply(function + "Concurrency");
+        Optional<String> value = get.apply(contextName(function) + "Concurrency");
         if (value.isPresent() && value.get().equalsIgnoreCase("none")) {
             return Optional.empty();
         }
         return Optional.of(value.map(Integer::parseInt).orElseGet(() -> DeploymentSettings.defaultReservedConcurrency(function)));
+    }
+
+    /**
+     * {@code chargeWorkerConcurrency}: only {@code none} may be given, since the reservation follows from the
+     * accounts' queue concurrency (see {@link #chargeWorkerReserved()}).
+     */
+    private static boolean chargeWorkerReserved(Function<String, Optional<String>> get) {
+        String key = contextName(DeploymentSettings.FUNCTION_CHARGE_WORKER) + "Concurrency";
+        Optional<String> value = get.apply(key);
+        if (value.isPresent() && !value.get().equalsIgnoreCase("none")) {
+            throw new IllegalArgumentException(PREFIX + key + " is the sum of the accounts' queue concurrency ("
+                    + PREFIX + "queueConcurrency and each account's queueConcurrency); only none (not reserved) may be"
+                    + " given, not " + value.get());
+        }
+        return value.isEmpty();
     }
 }

@@ -2,9 +2,8 @@ package dev.oncepay.infra;
 
 import dev.oncepay.contract.DeploymentSettings;
 import dev.oncepay.contract.Metrics;
+import dev.oncepay.contract.SamTemplate;
 import dev.oncepay.contract.Table;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -12,6 +11,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.TreeMap;
 import software.amazon.awscdk.Annotations;
 import software.amazon.awscdk.Aws;
 import software.amazon.awscdk.CfnOutput;
@@ -75,10 +75,11 @@ import software.amazon.awscdk.services.sqs.QueueEncryption;
 import software.constructs.Construct;
 
 /**
- * oncepay on AWS: the table, the three functions from one function.zip (each invoked through its
+ * oncepay on AWS: the table, the four functions from one function.zip (each invoked through its
  * {@value #LIVE_ALIAS} alias; SnapStart on the JVM variant), the HTTP API (public,
  * webhook and operator routes) and the operator role, the reconcile schedule, the secrets (two per
- * provider account, split by function), the alarms and the dashboard. Names of table attributes, environment
+ * provider account, split by function) and charge queue (one per provider account, which the charge
+ * worker consumes), the alarms and the dashboard. Names of table attributes, environment
  * variables and metrics come from the application's own constants ({@link Table},
  * {@link DeploymentSettings}, {@link Metrics}), compiled into this build from {@code ../src}.
  */
@@ -174,15 +175,23 @@ public class OncepayStack extends Stack {
                 .projectionType(ProjectionType.ALL)
                 .build());
 
-        // Secrets live in Secrets Manager, two per provider account: its API key, which only charge
-        // and reconcile may read, and its webhook signing secrets (oncepay.webhook.secrets.<provider>.<account>),
+        // Secrets live in Secrets Manager, two per provider account: its API key, which only charge, the
+        // charge worker and reconcile may read, and its webhook signing secrets (oncepay.webhook.secrets.<provider>.<account>),
         // which only the internet-facing webhook function may read. The environment carries only their ARNs.
         List<ISecret> apiKeySecrets = new ArrayList<>();
         List<ISecret> signingSecrets = new ArrayList<>();
+        // Each account has its charge queue too. Charge queues a charge on its account's queue, the worker
+        // puts one back there with a delay: both get the default account's queue by its variable, the
+        // others' in the routing.
+        List<ChargeQueue> chargeQueues = new ArrayList<>();
+        Map<String, String> queueUrlProperties = new TreeMap<>();
         Construct defaultAccount = new Construct(this, "Account-" + DeploymentSettings.DEFAULT_ACCOUNT);
+        ChargeQueue defaultChargeQueue = new ChargeQueue(defaultAccount, DeploymentSettings.DEFAULT_ACCOUNT,
+                settings.queueConcurrency());
+        chargeQueues.add(defaultChargeQueue);
         apiKeySecrets.add(secret(defaultAccount, "ApiKeySecret", settings.apiKeySecretArn(),
                 DeploymentSettings.PROVIDER_API_KEY_PROPERTY,
-                "oncepay API key of the default provider account, for charge and reconcile: set to {\""
+                "oncepay API key of the default provider account, for charge, the charge worker and reconcile: set to {\""
                         + DeploymentSettings.PROVIDER_API_KEY_PROPERTY + "\": \"...\"}"));
         String defaultSigningProperty = signingSecretsProperty(providerId.getValueAsString(), DeploymentSettings.DEFAULT_ACCOUNT);
         signingSecrets.add(secret(defaultAccount, "SigningSecret", settings.signingSecretArn(), defaultSigningProperty,
@@ -190,9 +199,13 @@ public class OncepayStack extends Stack {
                         + defaultSigningProperty + "\": [\"current\", \"previous\"]}"));
         for (ProviderAccountSettings account : settings.accounts()) {
             Construct accountScope = new Construct(this, "Account-" + account.name());
+            ChargeQueue chargeQueue = new ChargeQueue(accountScope, account.name(), account.queueConcurrency());
+            chargeQueues.add(chargeQueue);
+            queueUrlProperties.put(DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + account.name() + "."
+                    + DeploymentSettings.ACCOUNT_QUEUE_URL, chargeQueue.queue.getQueueUrl());
             apiKeySecrets.add(secret(accountScope, "ApiKeySecret", account.apiKeySecretArn(),
                     DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + account.name() + "." + DeploymentSettings.ACCOUNT_API_KEY,
-                    "oncepay API key of provider account " + account.name() + ", for charge and reconcile: set to {\""
+                    "oncepay API key of provider account " + account.name() + ", for charge, the charge worker and reconcile: set to {\""
                             + DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + account.name() + "."
                             + DeploymentSettings.ACCOUNT_API_KEY + "\": \"...\"}"));
             String signingProperty = signingSecretsProperty(account.provider(), account.name());
@@ -201,11 +214,7 @@ public class OncepayStack extends Stack {
                             + ", for the webhook function: set to {\"" + signingProperty + "\": [\"current\", \"previous\"]}"));
         }
 
-        Queue reconcileFailures = Queue.Builder.create(this, "ReconcileDeadLetters")
-                .retentionPeriod(Duration.days(14))
-                .encryption(QueueEncryption.SQS_MANAGED)
-                .enforceSsl(true)
-                .build();
+        Queue reconcileFailures = deadLetterQueue(this, "ReconcileDeadLetters").build();
 
         Code code = FunctionCode.of(settings);
         if (FunctionCode.isPlaceholder(settings)) {
@@ -229,16 +238,26 @@ public class OncepayStack extends Stack {
             List<ISecret> secrets = callsProviders ? apiKeySecrets : signingSecrets;
             env.put(DeploymentSettings.ENV_SECRET_ARNS,
                     Fn.join(",", secrets.stream().map(ISecret::getSecretArn).toList()));
-            Map<String, String> plain = settings.plainProperties(name);
-            if (!plain.isEmpty()) {
-                env.put(DeploymentSettings.ENV_PROVIDER_ROUTING, json(plain));
+            Map<String, String> plain = new TreeMap<>(settings.plainProperties(name));
+            if (ChargeQueue.SENDERS.contains(name)) {
+                env.put(DeploymentSettings.ENV_PROVIDER_QUEUE_URL, defaultChargeQueue.queue.getQueueUrl());
+                plain.putAll(queueUrlProperties);
             }
-            // Charge and reconcile count the same calls in flight, so they must agree on the cap.
+            if (!plain.isEmpty()) {
+                // The queues' URLs are tokens until deploy: the stack writes them into the JSON.
+                env.put(DeploymentSettings.ENV_PROVIDER_ROUTING, toJsonString(plain));
+            }
+            // The worker takes no HTTP request: a queued charge carries its tenant, no token's claim does.
+            if (name.equals(DeploymentSettings.FUNCTION_CHARGE_WORKER)) {
+                env.remove(DeploymentSettings.ENV_TENANT_CLAIM);
+            }
+            // Charge, the worker and reconcile count the same calls in flight, so they must agree on the cap.
             if (callsProviders) {
                 settings.providerMaxInFlight().ifPresent(cap ->
                         env.put(DeploymentSettings.ENV_CHARGE_MAX_IN_FLIGHT, Integer.toString(cap)));
             }
-            String construct = Character.toUpperCase(name.charAt(0)) + name.substring(1);
+            // The ids the SAM templates give these functions too (ChargeWorker for charge-worker).
+            String construct = SamTemplate.resourceName(name);
             LogGroup logs = LogGroup.Builder.create(this, construct + "Logs")
                     .retention(settings.logRetention())
                     .build();
@@ -277,7 +296,7 @@ public class OncepayStack extends Stack {
             }
             Alias.Builder live = Alias.Builder.create(fn, "LiveAlias")
                     .aliasName(LIVE_ALIAS)
-                    .description("What API Gateway and EventBridge invoke: the version of the latest deploy")
+                    .description("What API Gateway, EventBridge and the charge queues invoke: the version of the latest deploy")
                     .version(fn.getCurrentVersion());
             if (name.equals(DeploymentSettings.FUNCTION_RECONCILE)) {
                 // Its invocations are asynchronous (EventBridge, through the alias, so configured on the
@@ -345,6 +364,11 @@ public class OncepayStack extends Stack {
         functions.get(DeploymentSettings.FUNCTION_CHARGE).addEnvironment(DeploymentSettings.ENV_OPERATOR_ROLE_NAME,
                 operator.getRoleName());
 
+        for (ChargeQueue chargeQueue : chargeQueues) {
+            chargeQueue.queue.grantSendMessages(functions.get(DeploymentSettings.FUNCTION_CHARGE));
+            chargeQueue.feed(alias(DeploymentSettings.FUNCTION_CHARGE_WORKER));
+        }
+
         Rule.Builder.create(this, "ReconcileSchedule")
                 .description("Runs oncepay reconcile")
                 .schedule(Schedule.rate(Duration.minutes(settings.reconcileRateMinutes())))
@@ -356,8 +380,8 @@ public class OncepayStack extends Stack {
                 .build();
 
         Topic alarms = Topic.Builder.create(this, "Alarms").displayName("oncepay alarms").build();
-        List<Alarm> watching = alarms(settings, api, reconcileFailures, new SnsAction(alarms));
-        OperationsDashboard.create(this, getStackName(), api, functions, logGroups, watching, settings);
+        List<Alarm> watching = alarms(settings, api, reconcileFailures, chargeQueues, new SnsAction(alarms));
+        OperationsDashboard.create(this, getStackName(), api, functions, logGroups, watching, chargeQueues, settings);
 
         CfnOutput.Builder.create(this, "ApiUrl").value(api.getApiEndpoint()).build();
         CfnOutput.Builder.create(this, "TableName").value(table.getTableName()).build();
@@ -450,14 +474,6 @@ public class OncepayStack extends Stack {
         return secret;
     }
 
-    private static String json(Map<String, String> properties) {
-        try {
-            return new ObjectMapper().writeValueAsString(properties);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
-    }
-
     /** The {@value #LIVE_ALIAS} alias of a function: what the API and the schedule invoke. */
     private Alias alias(String name) {
         return aliases.get(name);
@@ -465,7 +481,7 @@ public class OncepayStack extends Stack {
 
     /** The route's integration invokes the alias, and the gateway's permission is on the alias alone. */
     private HttpLambdaIntegration integration(String name) {
-        return new HttpLambdaIntegration(Character.toUpperCase(name.charAt(0)) + name.substring(1) + "Integration",
+        return new HttpLambdaIntegration(SamTemplate.resourceName(name) + "Integration",
                 alias(name), HttpLambdaIntegrationProps.builder()
                         .payloadFormatVersion(PayloadFormatVersion.VERSION_2_0)
                         .timeout(Duration.seconds(DeploymentSettings.integrationTimeoutSeconds(name)))
@@ -484,7 +500,8 @@ public class OncepayStack extends Stack {
                 .build());
     }
 
-    private List<Alarm> alarms(OncepaySettings settings, HttpApi api, Queue reconcileFailures, SnsAction notify) {
+    private List<Alarm> alarms(OncepaySettings settings, HttpApi api, Queue reconcileFailures, List<ChargeQueue> chargeQueues,
+            SnsAction notify) {
         AlarmSet alarms = new AlarmSet(settings.runbookUrl(), notify);
         MetricOptions perMinute = MetricOptions.builder().period(Duration.minutes(1)).statistic("Sum").build();
         alarms.add("ServerErrorRateAlarm", "More than " + settings.alarmServerErrorPercent() + "% of API requests answered 5xx",
@@ -536,7 +553,33 @@ public class OncepayStack extends Stack {
         alarms.add("ReconcileDeadLettersAlarm", "A reconcile run failed after its retry (see the dead-letter queue)",
                 reconcileFailures.metricApproximateNumberOfMessagesVisible(MetricOptions.builder()
                         .period(Duration.minutes(5)).statistic("Maximum").build()), 1, 1, 1);
+        MetricOptions fiveMinuteMaximum = MetricOptions.builder().period(Duration.minutes(5)).statistic("Maximum").build();
+        for (ChargeQueue chargeQueue : chargeQueues) {
+            // The worker's delayed copies are new messages: this is the wait since the latest send.
+            alarms.add(chargeQueue.scope, "ChargeQueueAgeAlarm", "A queued charge of provider account " + chargeQueue.account
+                            + " has waited over " + settings.alarmChargeQueueAgeMinutes() + " minutes for the charge"
+                            + " worker (queue " + DeploymentSettings.chargeQueueName(chargeQueue.account) + ")",
+                    chargeQueue.queue.metricApproximateAgeOfOldestMessage(fiveMinuteMaximum),
+                    settings.alarmChargeQueueAgeMinutes() * 60.0, ComparisonOperator.GREATER_THAN_THRESHOLD, 1, 1);
+            alarms.add(chargeQueue.scope, "ChargeDeadLettersAlarm", "A queued charge of provider account "
+                            + chargeQueue.account + " was received " + DeploymentSettings.CHARGE_QUEUE_MAX_RECEIVES
+                            + " times without the charge worker finishing it: it is in "
+                            + DeploymentSettings.chargeDeadLetterQueueName(chargeQueue.account),
+                    chargeQueue.deadLetters.metricApproximateNumberOfMessagesVisible(fiveMinuteMaximum),
+                    1, ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD, 1, 1);
+        }
         return alarms.all;
+    }
+
+    /**
+     * A dead-letter queue: it keeps a message as long as SQS can for on-call to read, encrypted with
+     * SQS's own key (no KMS grants needed), reachable over TLS only.
+     */
+    static Queue.Builder deadLetterQueue(Construct scope, String id) {
+        return Queue.Builder.create(scope, id)
+                .retentionPeriod(Duration.seconds(DeploymentSettings.DEAD_LETTER_RETENTION_SECONDS))
+                .encryption(QueueEncryption.SQS_MANAGED)
+                .enforceSsl(true);
     }
 
     static Metric custom(String name, String statistic, int periodMinutes) {
@@ -572,7 +615,16 @@ public class OncepayStack extends Stack {
 
         void add(String id, String description, IMetric metric, double threshold, ComparisonOperator comparison,
                 int evaluationPeriods, int datapointsToAlarm) {
-            Alarm alarm = Alarm.Builder.create(OncepayStack.this, id)
+            add(OncepayStack.this, id, description, metric, threshold, comparison, evaluationPeriods, datapointsToAlarm);
+        }
+
+        /**
+         * @param scope where the alarm lives: alarms alike, one per provider account, share their id (and so
+         *              their runbook section) and are told apart by their account's construct
+         */
+        void add(Construct scope, String id, String description, IMetric metric, double threshold,
+                ComparisonOperator comparison, int evaluationPeriods, int datapointsToAlarm) {
+            Alarm alarm = Alarm.Builder.create(scope, id)
                     .alarmDescription(description + (description.endsWith("?") ? "" : ".")
                             + " Runbook: " + runbookLink(runbookUrl, id))
                     .metric(metric)

@@ -29,7 +29,8 @@ import software.constructs.Construct;
 /**
  * The one dashboard on-call opens: the alarms' states, what the API answered (by function and
  * status), the payments waiting in the attention index, the provider's latency and the protection
- * around it, the functions' own errors and the latest 5xx request lines; and a saved Logs Insights
+ * around it, the charge queues (per account) and their lag, the functions' own errors and the
+ * latest 5xx request lines; and a saved Logs Insights
  * query of one payment's request lines. Metrics carrying dimensions (see {@link Metrics}) are
  * drawn with SEARCH expressions, so each status, function or operation gets its line as it appears.
  */
@@ -53,7 +54,7 @@ final class OperationsDashboard {
     static final String PAYMENT_ID_PLACEHOLDER = "PAYMENT_ID";
 
     static Dashboard create(Construct scope, String name, HttpApi api, Map<String, Function> functions,
-            List<LogGroup> logGroups, List<Alarm> alarms, OncepaySettings settings) {
+            List<LogGroup> logGroups, List<Alarm> alarms, List<ChargeQueue> chargeQueues, OncepaySettings settings) {
         // "Did this payment go through, and who touched it": every request line about one payment, in order.
         QueryDefinition.Builder.create(scope, "PaymentRequestsQuery")
                 .queryDefinitionName(name + "/requests-of-one-payment")
@@ -70,6 +71,16 @@ final class OperationsDashboard {
             errors.add(fn.metricErrors(perMinute(function)));
             throttles.add(fn.metricThrottles(perMinute(function)));
         });
+        List<IMetric> queued = new ArrayList<>();
+        List<IMetric> oldest = new ArrayList<>();
+        for (ChargeQueue chargeQueue : chargeQueues) {
+            String account = chargeQueue.account;
+            queued.add(chargeQueue.queue.metricApproximateNumberOfMessagesVisible(maximum(account + " waiting")));
+            queued.add(chargeQueue.queue.metricApproximateNumberOfMessagesDelayed(maximum(account + " delayed")));
+            queued.add(chargeQueue.queue.metricApproximateNumberOfMessagesNotVisible(maximum(account + " in the worker")));
+            queued.add(chargeQueue.deadLetters.metricApproximateNumberOfMessagesVisible(maximum(account + " dead letters")));
+            oldest.add(chargeQueue.queue.metricApproximateAgeOfOldestMessage(maximum(account)));
+        }
         return Dashboard.Builder.create(scope, "Dashboard")
                 .dashboardName(name)
                 .widgets(List.of(
@@ -128,6 +139,18 @@ final class OperationsDashboard {
                                 graph("Provider calls refused (per minute)", List.of(
                                         metric(Metrics.PROVIDER_AT_CAPACITY, "Sum", 1, "at capacity (bulkhead)"),
                                         metric(Metrics.RETRY_BUDGET_SPENT, "Sum", 1, "retry budget spent")))),
+                        row(graph("Charge queues: messages per account", queued),
+                                GraphWidget.Builder.create()
+                                        .title("Oldest queued charge per account (seconds since its latest send)")
+                                        .left(oldest)
+                                        .leftAnnotations(List.of(HorizontalAnnotation.builder()
+                                                .value(settings.alarmChargeQueueAgeMinutes() * 60).label("ChargeQueueAgeAlarm").build()))
+                                        .width(HALF).height(HEIGHT).build()),
+                        row(graph("Charge queue lag: from the request to the worker, p50 and p99 (ms)", List.of(
+                                        metric(Metrics.CHARGE_QUEUE_LAG, "p50", 1, "p50"),
+                                        metric(Metrics.CHARGE_QUEUE_LAG, "p99", 1, "p99"))),
+                                graph("Queued charges put back with a delay (per minute)", List.of(
+                                        metric(Metrics.CHARGE_DELAYED, "Sum", 1, "delayed (breaker, bulkhead or another run)")))),
                         row(graph("Function errors (per minute)", errors),
                                 graph("Function throttles (per minute)", throttles)),
                         List.<IWidget>of(LogQueryWidget.Builder.create()
@@ -147,6 +170,10 @@ final class OperationsDashboard {
 
     private static MetricOptions perMinute(String label) {
         return MetricOptions.builder().period(MINUTE).statistic("Sum").label(label).build();
+    }
+
+    private static MetricOptions maximum(String label) {
+        return MetricOptions.builder().period(MINUTE).statistic("Maximum").label(label).build();
     }
 
     private static List<IWidget> row(IWidget left, IWidget right) {

@@ -1,6 +1,7 @@
 package dev.oncepay.infra;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -41,6 +42,13 @@ class OncepaySettingsTest {
         assertEquals(OncepaySettings.DEFAULT_RUNBOOK_URL, settings.runbookUrl());
         assertEquals(Path.of(OncepaySettings.DEFAULT_OPENAPI_DOCUMENT), settings.openApiDocument());
         assertEquals(15, settings.alarmPendingAgeMinutes());
+        assertEquals(5, settings.alarmChargeQueueAgeMinutes());
+        assertEquals(Map.of(DeploymentSettings.DEFAULT_ACCOUNT, DeploymentSettings.CHARGE_QUEUE_MAX_CONCURRENCY),
+                settings.chargeQueueConcurrency());
+        assertEquals(Optional.of(DeploymentSettings.CHARGE_QUEUE_MAX_CONCURRENCY),
+                settings.reservedConcurrency(DeploymentSettings.FUNCTION_CHARGE_WORKER));
+        assertEquals(Set.of(), settings.respondAsyncTenants());
+        assertFalse(settings.respondAsyncByDefault());
     }
 
     /** As -c text (comma-separated, or a JSON array) or as a cdk.json list. */
@@ -82,22 +90,25 @@ class OncepaySettingsTest {
     }
 
     /**
-     * Each function has its own memory; {@code memoryMb} still sets all three (as before per-function
-     * sizes), and a function's own key wins over it. Lambda's range is checked for each.
+     * Each function has its own memory (charge, webhook, reconcile, charge worker); {@code memoryMb}
+     * sets them all, and a function's own key wins over it. Lambda's range is checked for each.
      */
     @Test
-    void memoryIsPerFunctionWithTheOldKeyForAll() {
+    void memoryIsPerFunctionWithOneKeyForAll() {
         OncepaySettings jvm = settings(Map.of("oncepay:runtime", "jvm"));
-        assertEquals(List.of(1024, 768, 1024), memory(jvm));
-        assertEquals(List.of(256, 256, 256), memory(settings(Map.of())), "native: as before");
-        assertEquals(List.of(2048, 2048, 2048), memory(settings(Map.of("oncepay:runtime", "jvm", "oncepay:memoryMb", "2048"))));
-        assertEquals(List.of(1769, 2048, 2048), memory(settings(Map.of("oncepay:runtime", "jvm", "oncepay:memoryMb", "2048",
+        assertEquals(List.of(1024, 768, 1024, 1024), memory(jvm));
+        assertEquals(List.of(256, 256, 256, 256), memory(settings(Map.of())), "native");
+        assertEquals(List.of(2048, 2048, 2048, 2048), memory(settings(Map.of("oncepay:runtime", "jvm", "oncepay:memoryMb", "2048"))));
+        assertEquals(List.of(1769, 2048, 2048, 2048), memory(settings(Map.of("oncepay:runtime", "jvm", "oncepay:memoryMb", "2048",
                 "oncepay:chargeMemoryMb", "1769"))));
-        assertEquals(List.of(1024, 512, 1024), memory(settings(Map.of("oncepay:runtime", "jvm", "oncepay:webhookMemoryMb", "512"))));
-        assertEquals(List.of(128, 10240, 256), memory(settings(Map.of("oncepay:chargeMemoryMb", "128",
+        assertEquals(List.of(1024, 512, 1024, 1024), memory(settings(Map.of("oncepay:runtime", "jvm", "oncepay:webhookMemoryMb", "512"))));
+        assertEquals(List.of(1024, 768, 1024, 1536), memory(settings(Map.of("oncepay:runtime", "jvm",
+                "oncepay:chargeWorkerMemoryMb", "1536"))));
+        assertEquals(List.of(128, 10240, 256, 256), memory(settings(Map.of("oncepay:chargeMemoryMb", "128",
                 "oncepay:webhookMemoryMb", "10240"))), "the range's ends");
         for (Map.Entry<String, String> bad : List.of(Map.entry("oncepay:memoryMb", "127"), Map.entry("oncepay:chargeMemoryMb", "10241"),
-                Map.entry("oncepay:webhookMemoryMb", "64"), Map.entry("oncepay:reconcileMemoryMb", "0"))) {
+                Map.entry("oncepay:webhookMemoryMb", "64"), Map.entry("oncepay:reconcileMemoryMb", "0"),
+                Map.entry("oncepay:chargeWorkerMemoryMb", "100"))) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> settings(Map.of(bad.getKey(), bad.getValue())),
                     bad.toString());
             assertTrue(e.getMessage().contains("128..10240"), e.getMessage());
@@ -105,6 +116,8 @@ class OncepaySettingsTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> settings(Map.of("oncepay:reconcileMemoryMb", "20000")));
         assertTrue(e.getMessage().startsWith("oncepay:reconcileMemoryMb"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> settings(Map.of("oncepay:chargeWorkerMemoryMb", "20000")));
+        assertTrue(e.getMessage().startsWith("oncepay:chargeWorkerMemoryMb"), e.getMessage());
     }
 
     private static List<Integer> memory(OncepaySettings settings) {
@@ -174,7 +187,7 @@ class OncepaySettingsTest {
                 "oncepay:tenants", Map.of("Merchant-A", "stripe-eu", "b", "default")));
 
         ProviderAccountSettings stripe = new ProviderAccountSettings("stripe-eu", "stripe", "https://api.stripe.com",
-                Optional.of(ARN), Optional.empty(), Optional.empty());
+                Optional.of(ARN), Optional.empty(), Optional.empty(), DeploymentSettings.CHARGE_QUEUE_MAX_CONCURRENCY);
         for (OncepaySettings settings : List.of(fromText, fromStructure)) {
             assertEquals(List.of(stripe), settings.accounts());
             assertEquals(Map.of("oncepay.provider.tenants.Merchant-A", "stripe-eu", "oncepay.provider.tenants.b", "default",
@@ -254,6 +267,107 @@ class OncepaySettingsTest {
         assertTrue(e.getMessage().contains("'a.b'"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> settings(Map.of("oncepay:apiKeySecretArn", "oncepay")));
         assertTrue(e.getMessage().contains("apiKeySecretArn"), e.getMessage());
+    }
+
+    /**
+     * Each account's queue concurrency, the default account's by its own key, as -c text or a
+     * cdk.json structure; the worker reserves their sum, unless told to reserve none.
+     */
+    @Test
+    void eachAccountsQueueConcurrencyAddsUpToTheWorkersReservation() {
+        String accounts = "[{\"name\": \"stripe-eu\", \"provider\": \"stripe\", \"url\": \"https://api.stripe.com\","
+                + " \"queueConcurrency\": 20}, {\"name\": \"acme\", \"provider\": \"sim\", \"url\": \"https://psp.acme.example\"}]";
+        OncepaySettings fromText = settings(Map.of("oncepay:accounts", accounts, "oncepay:queueConcurrency", "2"));
+        OncepaySettings fromStructure = settings(Map.of("oncepay:queueConcurrency", 2, "oncepay:accounts", List.of(
+                Map.of("name", "stripe-eu", "provider", "stripe", "url", "https://api.stripe.com", "queueConcurrency", 20),
+                Map.of("name", "acme", "provider", "sim", "url", "https://psp.acme.example"))));
+        for (OncepaySettings settings : List.of(fromText, fromStructure)) {
+            Map<String, Integer> concurrency = new LinkedHashMap<>();
+            concurrency.put(DeploymentSettings.DEFAULT_ACCOUNT, 2);
+            concurrency.put("stripe-eu", 20);
+            concurrency.put("acme", DeploymentSettings.CHARGE_QUEUE_MAX_CONCURRENCY);
+            assertEquals(concurrency, settings.chargeQueueConcurrency());
+            assertEquals(List.copyOf(concurrency.keySet()), List.copyOf(settings.chargeQueueConcurrency().keySet()), "default first");
+            assertEquals(Optional.of(27), settings.reservedConcurrency(DeploymentSettings.FUNCTION_CHARGE_WORKER));
+        }
+        assertEquals(Optional.empty(), settings(Map.of("oncepay:chargeWorkerConcurrency", "none"))
+                .reservedConcurrency(DeploymentSettings.FUNCTION_CHARGE_WORKER));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> settings(Map.of("oncepay:chargeWorkerConcurrency", "12")));
+        assertTrue(e.getMessage().startsWith("oncepay:chargeWorkerConcurrency is the sum of the accounts' queue concurrency")
+                && e.getMessage().contains("not 12"), e.getMessage());
+    }
+
+    /** An event-source mapping's maximum concurrency is 2..1000: anything else is refused at synthesis, named. */
+    @Test
+    void queueConcurrencyMustBeWhatAnEventSourceMappingAllows() {
+        String valid = "\"name\": \"stripe-eu\", \"provider\": \"stripe\", \"url\": \"https://api.stripe.com\"";
+        assertEquals(1000, settings(Map.of("oncepay:accounts", "[{" + valid + ", \"queueConcurrency\": 1000}]"))
+                .chargeQueueConcurrency().get("stripe-eu"));
+        Map<Map<String, Object>, String> refused = new LinkedHashMap<>();
+        refused.put(Map.of("oncepay:queueConcurrency", "1"), "oncepay:queueConcurrency must be within 2..1000");
+        refused.put(Map.of("oncepay:queueConcurrency", "1001"), "oncepay:queueConcurrency must be within 2..1000");
+        refused.put(Map.of("oncepay:accounts", "[{" + valid + ", \"queueConcurrency\": 0}]"),
+                "oncepay:accounts: account 'stripe-eu': queueConcurrency must be within 2..1000");
+        refused.put(Map.of("oncepay:accounts", "[{" + valid + ", \"queueConcurrency\": 5000}]"),
+                "oncepay:accounts: account 'stripe-eu': queueConcurrency must be within 2..1000");
+        refused.put(Map.of("oncepay:accounts", "[{" + valid + ", \"queueConcurrency\": \"5\"}]"),
+                "oncepay:accounts: account 'stripe-eu': queueConcurrency must be a whole number");
+        refused.put(Map.of("oncepay:accounts", "[{" + valid + ", \"queueConcurrency\": 2.5}]"),
+                "oncepay:accounts: account 'stripe-eu': queueConcurrency must be a whole number");
+        refused.forEach((context, problem) -> {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> settings(context), context.toString());
+            assertTrue(e.getMessage().startsWith(problem), e.getMessage());
+        });
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> settings(Map.of("oncepay:queueConcurrency", "1")));
+        assertTrue(e.getMessage().contains("maximum concurrency of an SQS event-source mapping") && e.getMessage().endsWith("not 1"),
+                e.getMessage());
+    }
+
+    /** An account's queues are named after it; SQS allows 80 characters, so its dead-letter queue's name must fit. */
+    @Test
+    void anAccountNameMustFitItsQueuesNames() {
+        String longest = "a".repeat(60);
+        String account = "\"provider\": \"stripe\", \"url\": \"https://api.stripe.com\"";
+        assertEquals(80, DeploymentSettings.chargeDeadLetterQueueName(longest).length());
+        assertEquals(List.of(longest), settings(Map.of("oncepay:accounts", "[{\"name\": \"" + longest + "\", " + account + "}]"))
+                .accounts().stream().map(ProviderAccountSettings::name).toList());
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> settings(Map.of("oncepay:accounts", "[{\"name\": \"" + longest + "b\", " + account + "}]")));
+        assertTrue(e.getMessage().contains("too long for its dead-letter queue's name") && e.getMessage().contains("80"),
+                e.getMessage());
+    }
+
+    /**
+     * Which tenants' charges are queued when their request does not say: as -c text (comma-separated,
+     * or a JSON array) or a cdk.json list, for charge only, the one function that takes requests.
+     */
+    @Test
+    void respondAsyncTenantsReachChargeOnly() {
+        Map<String, String> queued = Map.of("oncepay.queue.tenants.merchant-batch.respond-async", "true",
+                "oncepay.queue.tenants.Org:7.respond-async", "true");
+        for (Object value : List.of("merchant-batch, Org:7", "[\"merchant-batch\", \"Org:7\"]", List.of("Org:7", "merchant-batch"))) {
+            OncepaySettings settings = settings(Map.of("oncepay:respondAsyncTenants", value));
+            assertEquals(Set.of("merchant-batch", "Org:7"), settings.respondAsyncTenants(), value.toString());
+            assertEquals(queued, settings.plainProperties(DeploymentSettings.FUNCTION_CHARGE), value.toString());
+            for (String other : List.of(DeploymentSettings.FUNCTION_CHARGE_WORKER, DeploymentSettings.FUNCTION_RECONCILE,
+                    DeploymentSettings.FUNCTION_WEBHOOK)) {
+                assertEquals(Map.of(), settings.plainProperties(other), other);
+            }
+        }
+        assertEquals(Map.of("oncepay.queue.respond-async", "true"),
+                settings(Map.of("oncepay:respondAsyncByDefault", "true")).plainProperties(DeploymentSettings.FUNCTION_CHARGE));
+        assertEquals(Map.of(), settings(Map.of("oncepay:respondAsyncByDefault", false)).plainProperties(DeploymentSettings.FUNCTION_CHARGE),
+                "false is the app's default: nothing to say");
+        Map<Map<String, Object>, String> refused = new LinkedHashMap<>();
+        refused.put(Map.of("oncepay:respondAsyncTenants", "merchant-a, a.b"), "oncepay:respondAsyncTenants: 'a.b' is not a tenant id");
+        refused.put(Map.of("oncepay:respondAsyncTenants", List.of(7)), "oncepay:respondAsyncTenants: 7 is not a string");
+        refused.put(Map.of("oncepay:respondAsyncByDefault", "yes"), "oncepay:respondAsyncByDefault must be true or false");
+        refused.forEach((context, problem) -> {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> settings(context), context.toString());
+            assertTrue(e.getMessage().startsWith(problem), e.getMessage());
+        });
+        assertThrows(IllegalArgumentException.class, () -> settings(Map.of("oncepay:alarmChargeQueueAgeMinutes", "0")));
     }
 
     /** The one secret that held everything is split: a deployer upgrading is told what to give instead. */

@@ -9,10 +9,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.contract.DeploymentSettings;
 import dev.oncepay.contract.Metrics;
+import dev.oncepay.contract.SamTemplate;
 import dev.oncepay.contract.Table;
 import dev.oncepay.contract.TableSchema;
 import java.lang.reflect.Field;
@@ -21,6 +24,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,8 +44,6 @@ class OncepayStackTest {
     static final String FUNCTION = "AWS::Lambda::Function";
     static final String API_KEY_SECRET = "AccountdefaultApiKeySecret";
     static final String SIGNING_SECRET = "AccountdefaultSigningSecret";
-    private static final List<String> NAMES = List.of(DeploymentSettings.FUNCTION_CHARGE,
-            DeploymentSettings.FUNCTION_WEBHOOK, DeploymentSettings.FUNCTION_RECONCILE);
 
     private static final Set<String> RESERVED = Set.of("AWS_REGION", "AWS_DEFAULT_REGION", "AWS_EXECUTION_ENV",
             "AWS_ACCESS_KEY", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "TZ");
@@ -135,9 +137,9 @@ class OncepayStackTest {
     // --- The functions --------------------------------------------------------------------
 
     @Test
-    void threeFunctionsRunOneZipEachWithItsExport() {
+    void everyFunctionRunsOneZipWithItsExport() {
         Map<String, Map<String, Object>> functions = functions();
-        assertEquals(new TreeSet<>(NAMES), new TreeSet<>(functions.keySet()));
+        assertEquals(new TreeSet<>(DeploymentSettings.FUNCTIONS), new TreeSet<>(functions.keySet()));
         Set<Object> code = new HashSet<>();
         for (Map.Entry<String, Map<String, Object>> f : functions.entrySet()) {
             assertEquals(f.getKey(), at(f.getValue(), "Environment", "Variables", DeploymentSettings.ENV_FUNQY_EXPORT));
@@ -149,7 +151,7 @@ class OncepayStackTest {
             assertEquals("true", at(f.getValue(), "Environment", "Variables", DeploymentSettings.ENV_DISABLE_SIGNAL_HANDLERS));
             code.add(f.getValue().get("Code"));
         }
-        assertEquals(1, code.size(), "one function.zip for all three: " + code);
+        assertEquals(1, code.size(), "one function.zip for all: " + code);
     }
 
     @Test
@@ -174,7 +176,9 @@ class OncepayStackTest {
             assertFalse(env.containsKey(DeploymentSettings.ENV_PROVIDER_ROUTING));
             assertEquals(ref("ProviderUrl"), env.get(DeploymentSettings.ENV_PROVIDER_URL));
             assertEquals(ref("ProviderId"), env.get(DeploymentSettings.ENV_PROVIDER_ID));
-            assertEquals(ref("TenantClaim"), env.get(DeploymentSettings.ENV_TENANT_CLAIM));
+            // The worker takes no HTTP request, so no token's claim.
+            assertEquals(named.getKey().equals(DeploymentSettings.FUNCTION_CHARGE_WORKER) ? null : ref("TenantClaim"),
+                    env.get(DeploymentSettings.ENV_TENANT_CLAIM), named.getKey());
             assertEquals(DeploymentSettings.AWS_RETRY_MODE, env.get(DeploymentSettings.ENV_AWS_RETRY_MODE));
             assertEquals(Integer.toString(DeploymentSettings.AWS_MAX_ATTEMPTS), env.get(DeploymentSettings.ENV_AWS_MAX_ATTEMPTS));
             // Every literal value is one of these fixed settings; nothing else could hide a secret.
@@ -205,16 +209,17 @@ class OncepayStackTest {
 
     /**
      * The internet-facing webhook function can read the signing secrets and nothing else;
-     * charge and reconcile, which move money, the API keys and no signing secret.
+     * charge, the charge worker and reconcile, which move money, the API keys and no signing secret.
      */
     @Test
-    void theWebhookReadsOnlySigningSecretsAndChargeAndReconcileOnlyApiKeys() {
+    void theWebhookReadsOnlySigningSecretsAndTheOthersOnlyApiKeys() {
         String apiKeys = synth.id("AWS::SecretsManager::Secret", API_KEY_SECRET);
         String signing = synth.id("AWS::SecretsManager::Secret", SIGNING_SECRET);
         Map<String, List<Object>> readable = secretsReadableBy(synth);
 
         assertEquals(Map.of(DeploymentSettings.FUNCTION_CHARGE, List.of(ref(apiKeys)),
                 DeploymentSettings.FUNCTION_RECONCILE, List.of(ref(apiKeys)),
+                DeploymentSettings.FUNCTION_CHARGE_WORKER, List.of(ref(apiKeys)),
                 DeploymentSettings.FUNCTION_WEBHOOK, List.of(ref(signing))), readable);
         assertTrue(at(synth.resources("AWS::SecretsManager::Secret").get(apiKeys), "Properties", "Description").toString()
                 .contains(DeploymentSettings.PROVIDER_API_KEY_PROPERTY));
@@ -264,6 +269,25 @@ class OncepayStackTest {
         return arns;
     }
 
+    /**
+     * The routing variable as the function reads it: a JSON object, written by the stack with each
+     * reference to a resource (a queue's URL, known at deploy) in place; here each such reference
+     * reads {@code ref:<logical id>}.
+     */
+    static Map<String, String> routing(Object variable) {
+        StringBuilder json = new StringBuilder();
+        List<Object> parts = variable instanceof String text ? List.of(text) : at(variable, "Fn::Join", 1);
+        assertTrue(variable instanceof String || "".equals(at(variable, "Fn::Join", 0)), variable.toString());
+        for (Object part : parts) {
+            json.append(part instanceof String text ? text : "ref:" + at(part, "Ref"));
+        }
+        try {
+            return new ObjectMapper().readValue(json.toString(), new TypeReference<Map<String, String>>() { });
+        } catch (JsonProcessingException e) {
+            throw new AssertionError("not a JSON object of strings: " + json, e);
+        }
+    }
+
     @Test
     void timeoutsFitTheProviderDeadlineTheLeaseAndTheGateway() {
         Map<String, Map<String, Object>> functions = functions();
@@ -304,16 +328,20 @@ class OncepayStackTest {
         assertEquals(50, functions.get(DeploymentSettings.FUNCTION_CHARGE).get("ReservedConcurrentExecutions"));
         assertEquals(20, functions.get(DeploymentSettings.FUNCTION_WEBHOOK).get("ReservedConcurrentExecutions"));
         assertEquals(1, functions.get(DeploymentSettings.FUNCTION_RECONCILE).get("ReservedConcurrentExecutions"));
+        // The default account's queue concurrency: one queue, so its event-source mapping's maximum.
+        assertEquals(5, functions.get(DeploymentSettings.FUNCTION_CHARGE_WORKER).get("ReservedConcurrentExecutions"));
     }
 
     /**
-     * The bulkhead's cap is half of charge's 50 sandboxes, and reconcile, whose re-sends share the
-     * count, gets the same cap; the webhook calls no provider.
+     * The bulkhead's cap is four fifths of charge's 50 sandboxes (one provider account), and the
+     * worker and reconcile, whose charges and re-sends share the count, get the same cap; the
+     * webhook calls no provider.
      */
     @Test
-    void chargeAndReconcileShareOneCapOnCallsInFlightPerProviderAccount() {
+    void chargeTheWorkerAndReconcileShareOneCapOnCallsInFlightPerProviderAccount() {
         Map<String, Map<String, Object>> functions = functions();
-        for (String name : List.of(DeploymentSettings.FUNCTION_CHARGE, DeploymentSettings.FUNCTION_RECONCILE)) {
+        for (String name : List.of(DeploymentSettings.FUNCTION_CHARGE, DeploymentSettings.FUNCTION_CHARGE_WORKER,
+                DeploymentSettings.FUNCTION_RECONCILE)) {
             assertEquals("40", at(functions.get(name), "Environment", "Variables", DeploymentSettings.ENV_CHARGE_MAX_IN_FLIGHT),
                     name);
         }
@@ -324,11 +352,11 @@ class OncepayStackTest {
     @Test
     void eachFunctionLogsToItsOwnGroupWithRetention() {
         List<Map<String, Object>> groups = synth.properties("AWS::Logs::LogGroup");
-        assertEquals(3, groups.size());
+        assertEquals(DeploymentSettings.FUNCTIONS.size(), groups.size());
         groups.forEach(g -> assertEquals(30, g.get("RetentionInDays")));
         Set<Object> used = new HashSet<>();
         functions().values().forEach(f -> used.add(at(f, "LoggingConfig", "LogGroup")));
-        assertEquals(3, used.size());
+        assertEquals(DeploymentSettings.FUNCTIONS.size(), used.size());
         synth.resources("AWS::Logs::LogGroup").keySet().forEach(id -> assertTrue(used.contains(ref(id)), id));
     }
 
@@ -382,14 +410,13 @@ class OncepayStackTest {
                     // Which secrets: theWebhookReadsOnlySigningSecretsAndChargeAndReconcileOnlyApiKeys.
                     assertEquals(List.of(OncepayStack.SECRET_ACTION), actions);
                 } else {
-                    // The on-failure destination: sending to the dead-letter queue, reconcile only.
-                    assertTrue(reconcile, id + ": " + statement);
+                    // The queues: which function may do what on which, queueRightsAreLeastPrivilege.
                     assertTrue(actions.stream().allMatch(a -> a.startsWith("sqs:")), statement.toString());
-                    assertEquals(arnOf(queue), resource);
+                    assertTrue(!reconcile || arnOf(queue).equals(resource), id + ": " + statement);
                 }
             }
         });
-        assertEquals(new TreeSet<>(NAMES), policies);
+        assertEquals(new TreeSet<>(DeploymentSettings.FUNCTIONS), policies);
         assertEquals(expectedIndexes, queried);
         // Beyond that, each function's role has only the basic execution policy (its own logs).
         synth.resources("AWS::IAM::Role").forEach((id, role) -> {
@@ -512,7 +539,8 @@ class OncepayStackTest {
         String role = synth.id("AWS::IAM::Role", "OperatorRole");
         assertEquals(ref(role), at(functions.get(DeploymentSettings.FUNCTION_CHARGE), "Environment", "Variables",
                 DeploymentSettings.ENV_OPERATOR_ROLE_NAME));
-        for (String other : List.of(DeploymentSettings.FUNCTION_WEBHOOK, DeploymentSettings.FUNCTION_RECONCILE)) {
+        for (String other : List.of(DeploymentSettings.FUNCTION_WEBHOOK, DeploymentSettings.FUNCTION_RECONCILE,
+                DeploymentSettings.FUNCTION_CHARGE_WORKER)) {
             Map<String, Object> env = at(functions.get(other), "Environment", "Variables");
             assertFalse(env.containsKey(DeploymentSettings.ENV_OPERATOR_ROLE_NAME), other);
         }
@@ -555,6 +583,130 @@ class OncepayStackTest {
         assertEquals(arnOf(synth.id("AWS::SQS::Queue", "ReconcileDeadLetters")),
                 at(config, "DestinationConfig", "OnFailure", "Destination"));
         assertEquals(1, config.get("MaximumRetryAttempts"));
+    }
+
+    // --- The charge queues ---------------------------------------------------------------------
+
+    /**
+     * The default account's charge queue and its dead-letter queue, the worker's mapping on it with
+     * the default concurrency, their alarms at the default age, and the queue rights.
+     */
+    @Test
+    void theDefaultAccountsChargeQueueFeedsTheWorker() {
+        assertChargeQueues(synth, Map.of(DeploymentSettings.DEFAULT_ACCOUNT, DeploymentSettings.CHARGE_QUEUE_MAX_CONCURRENCY),
+                5 * 60);
+    }
+
+    /** Charge and the worker find the default account's queue by its variable; the others need none. */
+    @Test
+    void chargeAndTheWorkerGetTheDefaultAccountsQueueUrl() {
+        String queue = synth.id("AWS::SQS::Queue", "AccountdefaultChargeQueue");
+        functions().forEach((name, function) -> assertEquals(ChargeQueue.SENDERS.contains(name) ? ref(queue) : null,
+                at(function, "Environment", "Variables", DeploymentSettings.ENV_PROVIDER_QUEUE_URL), name));
+        assertEquals(Set.of(DeploymentSettings.FUNCTION_CHARGE, DeploymentSettings.FUNCTION_CHARGE_WORKER), ChargeQueue.SENDERS);
+    }
+
+    /**
+     * Each account's queue and dead-letter queue ({@code concurrency}: account name to its queue
+     * concurrency) with their attributes and TLS-only policies, the worker's mapping on each, the
+     * worker's timeout and reserved concurrency, the queues' alarms, and who may do what on them:
+     * charge send, the worker consume and send, reconcile only its own dead-letter queue, the webhook nothing.
+     */
+    static void assertChargeQueues(Synth synth, Map<String, Integer> concurrency, int ageThresholdSeconds) {
+        Map<String, Map<String, Object>> queues = synth.resources("AWS::SQS::Queue");
+        assertEquals(1 + 2 * concurrency.size(), queues.size(), "reconcile's dead-letter queue, and two per account");
+        Map<String, Object> worker = props(synth.resources(FUNCTION).get(synth.id(FUNCTION, "ChargeWorkerFunction")));
+        int workerTimeout = (int) worker.get("Timeout");
+        assertEquals(DeploymentSettings.CHARGE_WORKER_TIMEOUT_SECONDS, workerTimeout);
+        assertEquals(concurrency.values().stream().mapToInt(Integer::intValue).sum(), worker.get("ReservedConcurrentExecutions"),
+                "every mapping can reach its maximum unthrottled");
+        Map<Object, Map<String, Object>> mappings = new HashMap<>();
+        synth.properties("AWS::Lambda::EventSourceMapping").forEach(mapping -> mappings.put(mapping.get("EventSourceArn"),
+                new TreeMap<>(mapping)));
+        assertEquals(concurrency.size(), mappings.size());
+
+        Set<String> send = Set.of("sqs:SendMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl");
+        Set<String> consumeAndSend = new TreeSet<>(send);
+        consumeAndSend.addAll(Set.of("sqs:ReceiveMessage", "sqs:ChangeMessageVisibility", "sqs:DeleteMessage"));
+        Map<String, Map<Object, Set<String>>> rights = new TreeMap<>();
+        rights.put(DeploymentSettings.FUNCTION_RECONCILE, Map.of(arnOf(synth.id("AWS::SQS::Queue", "ReconcileDeadLetters")), send));
+        concurrency.forEach((account, maxConcurrency) -> {
+            String scope = "Account" + account.replaceAll("[^A-Za-z0-9]", "");
+            String queue = synth.id("AWS::SQS::Queue", scope + "ChargeQueue");
+            String deadLetters = synth.id("AWS::SQS::Queue", scope + "ChargeDeadLetters");
+            Map<String, Object> queueProperties = props(queues.get(queue));
+            assertEquals(Map.of("QueueName", DeploymentSettings.chargeQueueName(account),
+                    "VisibilityTimeout", DeploymentSettings.CHARGE_QUEUE_VISIBILITY_TIMEOUT_SECONDS,
+                    "MessageRetentionPeriod", DeploymentSettings.CHARGE_QUEUE_HORIZON_SECONDS,
+                    "SqsManagedSseEnabled", true,
+                    "RedrivePolicy", Map.of("deadLetterTargetArn", arnOf(deadLetters),
+                            "maxReceiveCount", DeploymentSettings.CHARGE_QUEUE_MAX_RECEIVES)), queueProperties, account);
+            // As AWS asks of a queue that triggers Lambda: a message is never visible again while a worker runs on it.
+            assertTrue((int) queueProperties.get("VisibilityTimeout") >= 6 * workerTimeout, account);
+            assertEquals(Map.of("QueueName", DeploymentSettings.chargeDeadLetterQueueName(account),
+                    "MessageRetentionPeriod", 14 * 24 * 3600, "SqsManagedSseEnabled", true), props(queues.get(deadLetters)), account);
+            assertTlsOnly(synth, queue);
+            assertTlsOnly(synth, deadLetters);
+
+            Map<String, Object> mapping = mappings.get(arnOf(queue));
+            mapping.remove("FunctionName"); // the worker's live alias: assertInvokedThroughLiveAliases
+            assertEquals(Map.of("EventSourceArn", arnOf(queue), "BatchSize", DeploymentSettings.CHARGE_QUEUE_BATCH_SIZE,
+                    "MaximumBatchingWindowInSeconds", 0, "FunctionResponseTypes", List.of("ReportBatchItemFailures"),
+                    "ScalingConfig", Map.of("MaximumConcurrency", maxConcurrency)), mapping, account);
+
+            assertSqsAlarm(synth, scope + "ChargeQueueAgeAlarm", queue, "ApproximateAgeOfOldestMessage", ageThresholdSeconds,
+                    "GreaterThanThreshold");
+            assertSqsAlarm(synth, scope + "ChargeDeadLettersAlarm", deadLetters, "ApproximateNumberOfMessagesVisible", 1,
+                    "GreaterThanOrEqualToThreshold");
+
+            rights.computeIfAbsent(DeploymentSettings.FUNCTION_CHARGE, f -> new HashMap<>()).put(arnOf(queue), send);
+            rights.computeIfAbsent(DeploymentSettings.FUNCTION_CHARGE_WORKER, f -> new HashMap<>()).put(arnOf(queue), consumeAndSend);
+        });
+        assertEquals(rights, queueRights(synth));
+    }
+
+    private static void assertTlsOnly(Synth synth, String queue) {
+        List<Map<String, Object>> policies = synth.properties("AWS::SQS::QueuePolicy").stream()
+                .filter(policy -> List.of(ref(queue)).equals(policy.get("Queues"))).toList();
+        assertEquals(1, policies.size(), queue);
+        Map<String, Object> denial = at(policies.get(0), "PolicyDocument", "Statement", 0);
+        assertEquals(Map.of("Action", "sqs:*", "Condition", Map.of("Bool", Map.of("aws:SecureTransport", "false")),
+                "Effect", "Deny", "Principal", Map.of("AWS", "*"), "Resource", arnOf(queue)), denial, queue);
+    }
+
+    private static void assertSqsAlarm(Synth synth, String id, String queue, String metric, int threshold, String comparison) {
+        Map<String, Object> alarm = props(synth.resources("AWS::CloudWatch::Alarm").get(synth.id("AWS::CloudWatch::Alarm", id)));
+        assertEquals("AWS/SQS", alarm.get("Namespace"), id);
+        assertEquals(metric, alarm.get("MetricName"), id);
+        assertEquals(List.of(Map.of("Name", "QueueName", "Value", Map.of("Fn::GetAtt", List.of(queue, "QueueName")))),
+                alarm.get("Dimensions"), id);
+        assertEquals("Maximum", alarm.get("Statistic"), id);
+        assertEquals(300, alarm.get("Period"), id);
+        assertEquals(threshold, ((Number) alarm.get("Threshold")).intValue(), id);
+        assertEquals(comparison, alarm.get("ComparisonOperator"), id);
+        assertEquals(1, alarm.get("EvaluationPeriods"), id);
+        assertEquals(1, alarm.get("DatapointsToAlarm"), id);
+        assertEquals("notBreaching", alarm.get("TreatMissingData"), id);
+    }
+
+    /** For each function (by its export) whose role may use a queue: each queue's ARN and the SQS actions allowed on it. */
+    static Map<String, Map<Object, Set<String>>> queueRights(Synth synth) {
+        Map<String, String> functionByRole = functionByRole(synth);
+        Map<String, Map<Object, Set<String>>> rights = new TreeMap<>();
+        for (Map<String, Object> policy : synth.properties("AWS::IAM::Policy")) {
+            String function = functionByRole.getOrDefault(at(policy, "Roles", 0, "Ref").toString(), "operator");
+            List<Map<String, Object>> statements = at(policy, "PolicyDocument", "Statement");
+            for (Map<String, Object> statement : statements) {
+                if (actions(statement).stream().anyMatch(a -> a.startsWith("sqs:"))) {
+                    Object resource = statement.get("Resource");
+                    for (Object queue : resource instanceof List<?> list ? list : List.of(resource)) {
+                        rights.computeIfAbsent(function, f -> new HashMap<>()).computeIfAbsent(queue, q -> new TreeSet<>())
+                                .addAll(actions(statement));
+                    }
+                }
+            }
+        }
+        return rights;
     }
 
     // --- Alarms ------------------------------------------------------------------------------
@@ -623,7 +775,10 @@ class OncepayStackTest {
 
     static final List<String> ALARMS = List.of("ServerErrorRateAlarm", "UnknownBacklogAlarm", "UnknownOldestAgeAlarm",
             "NeedsReviewAlarm", "BreakerOpenAlarm", "BreakerStoreFailedAlarm", "RetryBudgetSpentAlarm",
-            "ProviderAtCapacityAlarm", "ReconcileDeadLettersAlarm", "PendingOldestAgeAlarm", "CancelPendingAlarm");
+            "ProviderAtCapacityAlarm", "ReconcileDeadLettersAlarm", "PendingOldestAgeAlarm", "CancelPendingAlarm",
+            "ChargeQueueAgeAlarm", "ChargeDeadLettersAlarm");
+    /** The alarms each provider account has, in its own scope ({@code Account<name>…} logical ids). */
+    static final List<String> ACCOUNT_ALARMS = List.of("ChargeQueueAgeAlarm", "ChargeDeadLettersAlarm");
 
     /** Each alarm's description ends with the link to its section of docs/runbook.md. */
     @Test
@@ -634,16 +789,22 @@ class OncepayStackTest {
                 OncepayStack.runbookLink(OncepaySettings.DEFAULT_RUNBOOK_URL, "NeedsReviewAlarm"));
     }
 
-    /** The alarm ids, as given in the stack (the logical id without CDK's 8-character suffix). */
+    /** The alarm ids, as given in the stack. */
     static Set<String> alarmIds(Synth synth) {
         Set<String> ids = new TreeSet<>();
-        synth.resources("AWS::CloudWatch::Alarm").keySet().forEach(id -> ids.add(id.substring(0, id.length() - 8)));
+        synth.resources("AWS::CloudWatch::Alarm").keySet().forEach(logicalId -> ids.add(alarmId(logicalId)));
         return ids;
+    }
+
+    /** The logical id without CDK's 8-character suffix and, for an account's alarm, without its account's scope. */
+    static String alarmId(String logicalId) {
+        String id = logicalId.substring(0, logicalId.length() - 8);
+        return id.startsWith("Account") ? ACCOUNT_ALARMS.stream().filter(id::endsWith).findFirst().orElse(id) : id;
     }
 
     static void assertRunbookLinks(Synth synth, String runbookUrl) {
         synth.resources("AWS::CloudWatch::Alarm").forEach((logicalId, alarm) -> {
-            String id = logicalId.substring(0, logicalId.length() - 8);
+            String id = alarmId(logicalId);
             String description = (String) props(alarm).get("AlarmDescription");
             assertTrue(description.endsWith(" Runbook: " + runbookUrl + "#runbook-" + id.toLowerCase(Locale.ROOT)),
                     description);
@@ -763,7 +924,8 @@ class OncepayStackTest {
                 Metrics.PENDING_BACKLOG, Metrics.NEEDS_REVIEW_BACKLOG, Metrics.CANCEL_PENDING_BACKLOG,
                 Metrics.UNKNOWN_OLDEST_AGE, Metrics.PENDING_OLDEST_AGE,
                 Metrics.BREAKER_OPEN, Metrics.BREAKER_HALF_OPEN, Metrics.BREAKER_CLOSED, Metrics.BREAKER_REOPEN,
-                Metrics.BREAKER_STORE_FAILED, Metrics.PROVIDER_AT_CAPACITY, Metrics.RETRY_BUDGET_SPENT)), custom);
+                Metrics.BREAKER_STORE_FAILED, Metrics.PROVIDER_AT_CAPACITY, Metrics.RETRY_BUDGET_SPENT,
+                Metrics.CHARGE_QUEUE_LAG, Metrics.CHARGE_DELAYED)), custom);
         assertEquals(new TreeSet<>(Set.of(
                 "SEARCH('{oncepay,Function,Status} MetricName=\"Answers\"', 'Sum', 60)",
                 "SEARCH('{oncepay,Function} MetricName=\"Replays\"', 'Sum', 60)",
@@ -772,13 +934,20 @@ class OncepayStackTest {
                 "SEARCH('{oncepay,Operation} MetricName=\"ProviderRetries\"', 'Sum', 60)")), searches);
         String api = synth.id("AWS::ApiGatewayV2::Api", "Api");
         Set<String> lambdas = new TreeSet<>(synth.resources(FUNCTION).keySet());
+        // Each charge queue's depth and age, and its dead-letter queue's depth, by queue name.
+        String queue = synth.id("AWS::SQS::Queue", "AccountdefaultChargeQueue") + ".QueueName";
+        String deadLetters = synth.id("AWS::SQS::Queue", "AccountdefaultChargeDeadLetters") + ".QueueName";
         assertEquals(Map.of("AWS/ApiGateway Count", Set.of(api), "AWS/ApiGateway 4xx", Set.of(api),
-                "AWS/ApiGateway 5xx", Set.of(api), "AWS/Lambda Errors", lambdas, "AWS/Lambda Throttles", lambdas), aws);
+                "AWS/ApiGateway 5xx", Set.of(api), "AWS/Lambda Errors", lambdas, "AWS/Lambda Throttles", lambdas,
+                "AWS/SQS ApproximateNumberOfMessagesVisible", Set.of(queue, deadLetters),
+                "AWS/SQS ApproximateNumberOfMessagesDelayed", Set.of(queue),
+                "AWS/SQS ApproximateNumberOfMessagesNotVisible", Set.of(queue),
+                "AWS/SQS ApproximateAgeOfOldestMessage", Set.of(queue)), aws);
         Set<String> alarms = new TreeSet<>();
         synth.resources("AWS::CloudWatch::Alarm").keySet().forEach(id -> alarms.add(id + ".Arn"));
         assertEquals(alarms, alarmArns);
 
-        // The latest 5xx request lines, from the three functions' log groups.
+        // The latest 5xx request lines, from every function's log group.
         assertEquals(1, logQueries.size());
         String query = logQueries.get(0);
         synth.resources("AWS::Logs::LogGroup").keySet().forEach(group -> assertTrue(query.contains("SOURCE '" + group + "'"), query));
@@ -841,7 +1010,7 @@ class OncepayStackTest {
      */
     static void assertInvokedThroughLiveAliases(Synth synth) {
         Map<Object, String> aliasOf = new LinkedHashMap<>();
-        for (String construct : List.of("Charge", "Webhook", "Reconcile")) {
+        for (String construct : DeploymentSettings.FUNCTIONS.stream().map(SamTemplate::resourceName).toList()) {
             String function = synth.id(FUNCTION, construct + "Function");
             String version = synth.id("AWS::Lambda::Version", construct + "FunctionCurrentVersion");
             Map<String, Object> versionResource = synth.resources("AWS::Lambda::Version").get(version);
@@ -855,14 +1024,20 @@ class OncepayStackTest {
             assertFalse(aliasProperties.containsKey("ProvisionedConcurrencyConfig"), alias);
             aliasOf.put(ref(alias), construct);
         }
-        assertEquals(3, synth.resources("AWS::Lambda::Version").size());
-        assertEquals(3, synth.resources("AWS::Lambda::Alias").size());
+        assertEquals(DeploymentSettings.FUNCTIONS.size(), synth.resources("AWS::Lambda::Version").size());
+        assertEquals(DeploymentSettings.FUNCTIONS.size(), synth.resources("AWS::Lambda::Alias").size());
 
         Set<String> integrated = new TreeSet<>();
         synth.properties("AWS::ApiGatewayV2::Integration").forEach(i -> integrated.add(
                 aliasOf.getOrDefault(i.get("IntegrationUri"), "not a live alias: " + i.get("IntegrationUri"))));
         assertEquals(new TreeSet<>(Set.of("Charge", "Webhook")), integrated);
         assertEquals("Reconcile", aliasOf.get(at(synth.only("AWS::Events::Rule"), "Targets", 0, "Arn")));
+        // Each charge queue's event-source mapping names the worker's alias (<function name>:live); it needs no permission.
+        for (Map<String, Object> mapping : synth.properties("AWS::Lambda::EventSourceMapping")) {
+            assertEquals("ChargeWorker", aliasOf.get(at(mapping, "FunctionName", "Fn::Join", 1, 0, "Fn::Select", 1, "Fn::Split", 1)),
+                    mapping.toString());
+            assertEquals(":" + OncepayStack.LIVE_ALIAS, at(mapping, "FunctionName", "Fn::Join", 1, 1));
+        }
 
         Map<String, Set<String>> permitted = new TreeMap<>();
         for (Map<String, Object> permission : synth.properties("AWS::Lambda::Permission")) {

@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.contract.DeploymentSettings;
 import java.nio.file.Path;
 import java.util.Collections;
@@ -42,8 +40,12 @@ class OncepayVariantsTest {
                 Map.<String, Object>entry("oncepay:apiKeySecretArn", DEFAULT_KEYS),
                 // As -c gives it: text.
                 Map.<String, Object>entry("oncepay:accounts", "[{\"name\": \"stripe-eu\", \"provider\": \"stripe\", \"url\": \"https://api.stripe.com\","
-                        + " \"apiKeySecretArn\": \"" + STRIPE_KEYS + "\", \"signingSecretArn\": \"" + STRIPE_SIGNING + "\"},"
+                        + " \"apiKeySecretArn\": \"" + STRIPE_KEYS + "\", \"signingSecretArn\": \"" + STRIPE_SIGNING + "\","
+                        + " \"queueConcurrency\": 7},"
                         + " {\"name\": \"acme\", \"provider\": \"sim\", \"url\": \"https://psp.acme.example\"}]"),
+                Map.<String, Object>entry("oncepay:queueConcurrency", "3"),
+                Map.<String, Object>entry("oncepay:respondAsyncTenants", List.of("merchant-b")),
+                Map.<String, Object>entry("oncepay:alarmChargeQueueAgeMinutes", "10"),
                 // As cdk.json gives it: a structure.
                 Map.<String, Object>entry("oncepay:tenants", Map.of("Merchant-A", "stripe-eu", "merchant-b", "acme", "merchant-c", "default")),
                 Map.<String, Object>entry("oncepay:ordersUnguarded", "Merchant-A, merchant-instalments"),
@@ -56,7 +58,7 @@ class OncepayVariantsTest {
                 Map.<String, Object>entry("oncepay:openApiDocument", "does/not/exist.yaml")));
     }
 
-    /** Memory per function: the JVM defaults for charge and webhook, reconcile's from its own context key. */
+    /** Memory per function: the JVM defaults for charge, webhook and the worker, reconcile's from its own context key. */
     @Test
     void theJvmVariantRunsJava21WithTheFunqyHandler() {
         Map<String, Object> memory = new TreeMap<>();
@@ -71,7 +73,7 @@ class OncepayVariantsTest {
             memory.put((String) env.get(DeploymentSettings.ENV_FUNQY_EXPORT), function.get("MemorySize"));
         }
         assertEquals(Map.of(DeploymentSettings.FUNCTION_CHARGE, 1024, DeploymentSettings.FUNCTION_WEBHOOK, 768,
-                DeploymentSettings.FUNCTION_RECONCILE, 1536), memory);
+                DeploymentSettings.FUNCTION_RECONCILE, 1536, DeploymentSettings.FUNCTION_CHARGE_WORKER, 1024), memory);
     }
 
     /**
@@ -107,17 +109,17 @@ class OncepayVariantsTest {
         Synth rebuilt = new Synth(second);
         Set<String> newVersions = rebuilt.resources("AWS::Lambda::Version").keySet();
 
-        assertEquals(3, built.size());
+        assertEquals(DeploymentSettings.FUNCTIONS.size(), built.size());
         assertEquals(built, again);
-        assertEquals(3, newVersions.size());
+        assertEquals(DeploymentSettings.FUNCTIONS.size(), newVersions.size());
         assertTrue(Collections.disjoint(built, newVersions), built + " vs " + newVersions);
         OncepayStackTest.assertInvokedThroughLiveAliases(rebuilt);
     }
 
     /**
-     * Existing secrets are used, missing ones created (two per account); charge and reconcile
-     * get and may read every account's API-key secret and no signing secret, the webhook the
-     * reverse, and the environment names exactly what the role may read.
+     * Existing secrets are used, missing ones created (two per account); charge, the worker and
+     * reconcile get and may read every account's API-key secret and no signing secret, the webhook
+     * the reverse, and the environment names exactly what the role may read.
      */
     @Test
     void eachAccountsSecretsAreSplitBetweenTheFunctions() {
@@ -129,7 +131,8 @@ class OncepayVariantsTest {
         List<Object> signing = List.of(ref(defaultSigning), STRIPE_SIGNING, ref(acmeSigning));
 
         assertEquals(Map.of(DeploymentSettings.FUNCTION_CHARGE, apiKeys, DeploymentSettings.FUNCTION_RECONCILE, apiKeys,
-                DeploymentSettings.FUNCTION_WEBHOOK, signing), OncepayStackTest.secretsReadableBy(synth));
+                DeploymentSettings.FUNCTION_CHARGE_WORKER, apiKeys, DeploymentSettings.FUNCTION_WEBHOOK, signing),
+                OncepayStackTest.secretsReadableBy(synth));
         for (Map<String, Object> function : synth.properties("AWS::Lambda::Function")) {
             String name = at(function, "Environment", "Variables", DeploymentSettings.ENV_FUNQY_EXPORT);
             assertEquals(name.equals(DeploymentSettings.FUNCTION_WEBHOOK) ? signing : apiKeys,
@@ -150,11 +153,13 @@ class OncepayVariantsTest {
     }
 
     /**
-     * Tenants and accounts reach charge and reconcile as plain routing, with no secret in it; the
-     * webhook needs none. The unguarded tenants reach charge, the one function that binds orders.
+     * Tenants and accounts reach charge, the worker and reconcile as plain routing, with no secret in
+     * it; the webhook needs none. The other accounts' queues reach charge and the worker, which send
+     * to them. The unguarded tenants and those whose charges are queued by default reach charge,
+     * the one function that binds orders and takes requests.
      */
     @Test
-    void routingReachesChargeAndReconcileOnlyAndTheOrderGuardCharge() throws Exception {
+    void routingReachesAllButTheWebhookAndTheQueuesAndTenantDefaultsTheirUsers() {
         Map<String, String> routing = Map.of(
                 "oncepay.provider.tenants.Merchant-A", "stripe-eu",
                 "oncepay.provider.tenants.merchant-b", "acme",
@@ -171,12 +176,16 @@ class OncepayVariantsTest {
                 continue;
             }
             Map<String, String> expected = new TreeMap<>(routing);
+            if (ChargeQueue.SENDERS.contains(name)) {
+                expected.put("oncepay.provider.accounts.stripe-eu.queue-url", "ref:" + synth.id("AWS::SQS::Queue", "AccountstripeeuChargeQueue"));
+                expected.put("oncepay.provider.accounts.acme.queue-url", "ref:" + synth.id("AWS::SQS::Queue", "AccountacmeChargeQueue"));
+            }
             if (name.equals(DeploymentSettings.FUNCTION_CHARGE)) {
                 expected.put("oncepay.orders.tenants.Merchant-A.once-per-reference", "false");
                 expected.put("oncepay.orders.tenants.merchant-instalments.once-per-reference", "false");
+                expected.put("oncepay.queue.tenants.merchant-b.respond-async", "true");
             }
-            String plain = (String) env.get(DeploymentSettings.ENV_PROVIDER_ROUTING);
-            assertEquals(expected, new ObjectMapper().readValue(plain, new TypeReference<Map<String, String>>() { }), name.toString());
+            assertEquals(expected, OncepayStackTest.routing(env.get(DeploymentSettings.ENV_PROVIDER_ROUTING)), name.toString());
         }
     }
 
@@ -191,6 +200,13 @@ class OncepayVariantsTest {
             assertFalse(env.containsKey(DeploymentSettings.ENV_CHARGE_MAX_IN_FLIGHT), name);
         }
         synth.properties("AWS::Logs::LogGroup").forEach(g -> assertEquals(90, g.get("RetentionInDays")));
+    }
+
+    /** Three accounts, three queues: the default account's concurrency by its key, stripe-eu's in its entry, acme's the default. */
+    @Test
+    void eachAccountHasItsChargeQueue() {
+        OncepayStackTest.assertChargeQueues(synth, Map.of(DeploymentSettings.DEFAULT_ACCOUNT, 3, "stripe-eu", 7,
+                "acme", DeploymentSettings.CHARGE_QUEUE_MAX_CONCURRENCY), 10 * 60);
     }
 
     @Test

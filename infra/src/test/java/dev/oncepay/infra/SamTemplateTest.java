@@ -25,13 +25,15 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The SAM templates that oncepay-functions' package phase writes ({@link SamTemplate}) run each
  * function as the stack the CDK app synthesizes with default settings does, runtime by runtime:
  * the same handler, runtime, memory, timeout, reserved concurrency and environment, the same
- * routes with the same integration timeouts, the same schedule.
+ * routes with the same integration timeouts, the same schedule, the same charge queue and mapping.
  */
 class SamTemplateTest {
     /** The SAM parameter that stands in for each variable whose value is a resource of the stack. */
     private static final Map<String, String> STAND_INS = Map.of(
             DeploymentSettings.ENV_TABLE, SamTemplate.TABLE_NAME,
             DeploymentSettings.ENV_OPERATOR_ROLE_NAME, SamTemplate.OPERATOR_ROLE_NAME);
+    /** How the stack's logical ids of the default account's resources begin. */
+    private static final String DEFAULT_ACCOUNT_SCOPE = "Account" + DeploymentSettings.DEFAULT_ACCOUNT;
 
     @TempDir
     static Path dir;
@@ -107,15 +109,20 @@ class SamTemplateTest {
                     if (stackDefault != null) {
                         assertEquals(stackDefault, at(samParameters, parameter, "Default"), parameter);
                     }
+                } else if (value instanceof Map<?, ?> reference && synth.resources("AWS::SQS::Queue").containsKey(reference.get("Ref"))) {
+                    // A queue of the stack: the template's own, the default account's.
+                    assertEquals(synth.id("AWS::SQS::Queue", DEFAULT_ACCOUNT_SCOPE + SamTemplate.CHARGE_QUEUE), reference.get("Ref"));
+                    assertEquals(ref(SamTemplate.CHARGE_QUEUE), samValue, name + " " + variable);
                 } else {
                     assertEquals(ref(standIn(name, variable)), samValue, name + " " + variable + " (the stack's " + value + ")");
                 }
             });
         }
+        Map<String, Object> samResources = at(SamTemplate.template(nativeRuntime), "Resources");
         for (Map<String, Object> function : sam.values()) {
             Map<String, Object> env = at(function, "Environment", "Variables");
-            env.values().stream().filter(Map.class::isInstance).forEach(reference -> assertTrue(
-                    samParameters.containsKey(((Map<?, ?>) reference).get("Ref")), "an undeclared parameter: " + reference));
+            env.values().stream().filter(Map.class::isInstance).map(reference -> ((Map<?, ?>) reference).get("Ref")).forEach(
+                    name -> assertTrue(samParameters.containsKey(name) || samResources.containsKey(name), "undeclared: " + name));
         }
     }
 
@@ -129,7 +136,10 @@ class SamTemplateTest {
         return standIn;
     }
 
-    /** Charge and webhook serve the stack's routes (payload 2.0, the integration's timeout); reconcile runs on its schedule. */
+    /**
+     * Charge and webhook serve the stack's routes (payload 2.0, the integration's timeout); reconcile
+     * runs on its schedule; the worker on its queue (theWorkerTakesUpTheDefaultAccountsQueueAsTheStackDoes).
+     */
     @ParameterizedTest(name = "native {0}")
     @ValueSource(booleans = {true, false})
     void theRoutesAndTheScheduleAreTheStacks(boolean nativeRuntime) {
@@ -152,6 +162,8 @@ class SamTemplateTest {
                 if (event.get("Type").equals("Schedule")) {
                     assertEquals(DeploymentSettings.FUNCTION_RECONCILE, function.getKey());
                     schedule = (String) properties.get("Schedule");
+                } else if (event.get("Type").equals("SQS")) {
+                    assertEquals(DeploymentSettings.FUNCTION_CHARGE_WORKER, function.getKey());
                 } else {
                     assertEquals("HttpApi", event.get("Type"));
                     samRoutes.put(properties.get("Method") + " " + properties.get("Path"), function.getKey() + " "
@@ -164,6 +176,39 @@ class SamTemplateTest {
         Map<String, Object> rule = synth.only("AWS::Events::Rule");
         assertEquals(DeploymentSettings.FUNCTION_RECONCILE, functionOf(synth, at(rule, "Targets", 0, "Arn")));
         assertEquals(rule.get("ScheduleExpression"), schedule);
+    }
+
+    /**
+     * The default account's queue and dead-letter queue are the stack's, and the worker's SQS event
+     * takes up the queue as the stack's event-source mapping does: batch size, batching window,
+     * failures reported per message, maximum concurrency.
+     */
+    @ParameterizedTest(name = "native {0}")
+    @ValueSource(booleans = {true, false})
+    void theWorkerTakesUpTheDefaultAccountsQueueAsTheStackDoes(boolean nativeRuntime) {
+        Synth synth = nativeRuntime ? nativeStack : jvmStack;
+        Map<String, Object> samResources = at(SamTemplate.template(nativeRuntime), "Resources");
+        String queue = synth.id("AWS::SQS::Queue", DEFAULT_ACCOUNT_SCOPE + SamTemplate.CHARGE_QUEUE);
+        String deadLetters = synth.id("AWS::SQS::Queue", DEFAULT_ACCOUNT_SCOPE + SamTemplate.CHARGE_DEAD_LETTERS);
+        Map<String, Object> deployedQueue = new TreeMap<>(props(synth.resources("AWS::SQS::Queue").get(queue)));
+        // The stack's dead-letter queue, by the template's id for it.
+        assertEquals(Map.of("Fn::GetAtt", List.of(deadLetters, "Arn")), at(deployedQueue, "RedrivePolicy", "deadLetterTargetArn"));
+        Object maxReceives = at(deployedQueue, "RedrivePolicy", "maxReceiveCount");
+        deployedQueue.put("RedrivePolicy", Map.of("deadLetterTargetArn", Map.of("Fn::GetAtt", List.of(SamTemplate.CHARGE_DEAD_LETTERS, "Arn")),
+                "maxReceiveCount", maxReceives));
+        assertEquals(Map.of("Type", "AWS::SQS::Queue", "Properties", deployedQueue), samResources.get(SamTemplate.CHARGE_QUEUE));
+        assertEquals(Map.of("Type", "AWS::SQS::Queue", "Properties", props(synth.resources("AWS::SQS::Queue").get(deadLetters))),
+                samResources.get(SamTemplate.CHARGE_DEAD_LETTERS));
+
+        Map<String, Object> mapping = synth.only("AWS::Lambda::EventSourceMapping");
+        Map<String, Map<String, Object>> events = at(samFunctions(nativeRuntime).get(DeploymentSettings.FUNCTION_CHARGE_WORKER), "Events");
+        assertEquals(Map.of(SamTemplate.CHARGE_QUEUE, Map.of("Type", "SQS", "Properties", Map.of(
+                "Queue", Map.of("Fn::GetAtt", List.of(SamTemplate.CHARGE_QUEUE, "Arn")),
+                "BatchSize", mapping.get("BatchSize"),
+                "MaximumBatchingWindowInSeconds", mapping.get("MaximumBatchingWindowInSeconds"),
+                "FunctionResponseTypes", mapping.get("FunctionResponseTypes"),
+                "ScalingConfig", mapping.get("ScalingConfig")))), events);
+        assertEquals(Map.of("Fn::GetAtt", List.of(queue, "Arn")), mapping.get("EventSourceArn"));
     }
 
     /** The function whose live alias a route's integration or the schedule's target invokes. */

@@ -247,6 +247,11 @@ public final class DeploymentSettings {
     public static final int CHARGE_QUEUE_HORIZON_SECONDS = 3600;
     /** SQS's longest message delay ({@code DelaySeconds}): a worker's delayed retry waits at most this long. */
     public static final int SQS_MAX_DELAY_SECONDS = 900;
+    /**
+     * How long a dead-letter queue keeps a message: 14 days, SQS's longest retention, so on-call can
+     * still read what failed after a long weekend.
+     */
+    public static final int DEAD_LETTER_RETENTION_SECONDS = 14 * 24 * 3600;
 
     // Timing facts that Lambda and API Gateway settings must respect.
     /** Default {@code oncepay.idempotency.lease}: the charge Lambda must time out before it. */

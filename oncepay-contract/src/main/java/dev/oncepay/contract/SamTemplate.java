@@ -12,16 +12,18 @@ import java.util.Map;
 import java.util.stream.Collectors;
 
 /**
- * The SAM templates of the three functions, {@value #JVM_FILE} and {@value #NATIVE_FILE}, for
+ * The SAM templates of the functions, {@value #JVM_FILE} and {@value #NATIVE_FILE}, for
  * {@code sam local invoke} and {@code sam local start-api} on {@code function.zip} where Docker
  * exists. oncepay-functions' package phase writes them beside {@code function.zip}, over the
  * single-function ones Quarkus generates. Every value comes from {@link DeploymentSettings}, which
  * the CDK app deploys with: the same handler, runtime, memory, timeout, reserved concurrency,
- * environment variables, routes and schedule per function ({@code SamTemplateTest} in
+ * environment variables, routes, schedule and queue per function ({@code SamTemplateTest} in
  * {@code infra/} compares them with the synthesized stack). The CDK app stays the deployment:
  * what a stack creates (the table, the secrets, the operator role) is a parameter here, named
- * after the stack's output that holds it, and what only a deployed stack has (authorizers,
- * versions and aliases, roles, alarms) is left out.
+ * after the stack's output that holds it, except the default account's charge queue and its
+ * dead-letter queue, resources here as in the stack because the charge worker's SQS event names
+ * its queue; what only a deployed stack has (authorizers, versions and aliases, roles, alarms) is
+ * left out.
  */
 public final class SamTemplate {
     public static final String JVM_FILE = "sam.jvm.yaml";
@@ -37,6 +39,10 @@ public final class SamTemplate {
     public static final String API_KEY_SECRET_ARNS = "ApiKeySecretArns";
     public static final String SIGNING_SECRET_ARNS = "SigningSecretArns";
     public static final String OPERATOR_ROLE_NAME = "OperatorRoleName";
+
+    // Resources beside the functions: the default account's queues, by the ids the stack gives them in the account's scope.
+    public static final String CHARGE_QUEUE = "ChargeQueue";
+    public static final String CHARGE_DEAD_LETTERS = "ChargeDeadLetters";
 
     private SamTemplate() {
     }
@@ -65,7 +71,7 @@ public final class SamTemplate {
         Map<String, Object> template = new LinkedHashMap<>();
         template.put("AWSTemplateFormatVersion", "2010-09-09");
         template.put("Transform", "AWS::Serverless-2016-10-31");
-        template.put("Description", "oncepay: charge, webhook and reconcile on the "
+        template.put("Description", "oncepay: " + String.join(", ", DeploymentSettings.FUNCTIONS) + " on the "
                 + (nativeRuntime ? "native (" + DeploymentSettings.NATIVE_RUNTIME + ")" : "JVM (" + DeploymentSettings.JVM_RUNTIME + ")")
                 + " function.zip, for sam local. Deploy with the CDK app in infra/.");
         Map<String, Object> parameters = new LinkedHashMap<>();
@@ -84,13 +90,20 @@ public final class SamTemplate {
         for (String function : DeploymentSettings.FUNCTIONS) {
             resources.put(logicalId(function), typed("AWS::Serverless::Function", function(function, nativeRuntime)));
         }
+        resources.put(CHARGE_QUEUE, typed("AWS::SQS::Queue", chargeQueue()));
+        resources.put(CHARGE_DEAD_LETTERS, typed("AWS::SQS::Queue", chargeDeadLetters()));
         template.put("Resources", resources);
         return template;
     }
 
     /** {@code ChargeFunction}: the logical id the CDK stack gives the function too (before its hash). */
     public static String logicalId(String function) {
-        return capitalized(function) + "Function";
+        return resourceName(function) + "Function";
+    }
+
+    /** {@code charge-worker} is {@code ChargeWorker}: how the function's resources' ids begin, here and in the CDK stack. */
+    public static String resourceName(String function) {
+        return Arrays.stream(function.split("-")).map(SamTemplate::capitalized).collect(Collectors.joining());
     }
 
     /** An event's logical id: {@code GET /wallets/{walletId}} is {@code GetWalletsWalletId}. */
@@ -120,6 +133,29 @@ public final class SamTemplate {
         return properties;
     }
 
+    /** The default account's charge queue, as the stack creates it. */
+    private static Map<String, Object> chargeQueue() {
+        Map<String, Object> redrive = new LinkedHashMap<>();
+        redrive.put("deadLetterTargetArn", arn(CHARGE_DEAD_LETTERS));
+        redrive.put("maxReceiveCount", DeploymentSettings.CHARGE_QUEUE_MAX_RECEIVES);
+        Map<String, Object> properties = new LinkedHashMap<>();
+        properties.put("QueueName", DeploymentSettings.chargeQueueName(DeploymentSettings.DEFAULT_ACCOUNT));
+        properties.put("VisibilityTimeout", DeploymentSettings.CHARGE_QUEUE_VISIBILITY_TIMEOUT_SECONDS);
+        properties.put("MessageRetentionPeriod", DeploymentSettings.CHARGE_QUEUE_HORIZON_SECONDS);
+        properties.put("SqsManagedSseEnabled", true);
+        properties.put("RedrivePolicy", redrive);
+        return properties;
+    }
+
+    /** Its dead-letter queue. */
+    private static Map<String, Object> chargeDeadLetters() {
+        Map<String, Object> properties = new LinkedHashMap<>();
+        properties.put("QueueName", DeploymentSettings.chargeDeadLetterQueueName(DeploymentSettings.DEFAULT_ACCOUNT));
+        properties.put("MessageRetentionPeriod", DeploymentSettings.DEAD_LETTER_RETENTION_SECONDS);
+        properties.put("SqsManagedSseEnabled", true);
+        return properties;
+    }
+
     /** The variables the CDK stack sets on the function. */
     private static Map<String, Object> environment(String function, boolean nativeRuntime) {
         boolean callsProviders = !function.equals(DeploymentSettings.FUNCTION_WEBHOOK);
@@ -127,7 +163,10 @@ public final class SamTemplate {
         env.put(DeploymentSettings.ENV_TABLE, ref(TABLE_NAME));
         env.put(DeploymentSettings.ENV_PROVIDER_URL, ref(PROVIDER_URL));
         env.put(DeploymentSettings.ENV_PROVIDER_ID, ref(PROVIDER_ID));
-        env.put(DeploymentSettings.ENV_TENANT_CLAIM, ref(TENANT_CLAIM));
+        // The worker takes no HTTP request, so no token's claim.
+        if (!function.equals(DeploymentSettings.FUNCTION_CHARGE_WORKER)) {
+            env.put(DeploymentSettings.ENV_TENANT_CLAIM, ref(TENANT_CLAIM));
+        }
         env.put(DeploymentSettings.ENV_AWS_RETRY_MODE, DeploymentSettings.AWS_RETRY_MODE);
         env.put(DeploymentSettings.ENV_AWS_MAX_ATTEMPTS, Integer.toString(DeploymentSettings.AWS_MAX_ATTEMPTS));
         if (nativeRuntime) {
@@ -135,9 +174,12 @@ public final class SamTemplate {
         }
         env.put(DeploymentSettings.ENV_FUNQY_EXPORT, function);
         env.put(DeploymentSettings.ENV_SECRET_ARNS, ref(callsProviders ? API_KEY_SECRET_ARNS : SIGNING_SECRET_ARNS));
+        if (function.equals(DeploymentSettings.FUNCTION_CHARGE) || function.equals(DeploymentSettings.FUNCTION_CHARGE_WORKER)) {
+            env.put(DeploymentSettings.ENV_PROVIDER_QUEUE_URL, ref(CHARGE_QUEUE));
+        }
         if (callsProviders) {
-            // Charge and reconcile count the same calls in flight: the cap of a stack with the default
-            // reserved concurrency and one provider account.
+            // Charge, the worker and reconcile count the same calls in flight: the cap of a stack with the
+            // default reserved concurrency and one provider account.
             env.put(DeploymentSettings.ENV_CHARGE_MAX_IN_FLIGHT, Integer.toString(DeploymentSettings.chargeMaxInFlight(
                     DeploymentSettings.defaultReservedConcurrency(DeploymentSettings.FUNCTION_CHARGE), 1)));
         }
@@ -161,6 +203,15 @@ public final class SamTemplate {
         if (function.equals(DeploymentSettings.FUNCTION_RECONCILE)) {
             events.put("Schedule", typed("Schedule", Map.of("Schedule", rate(DeploymentSettings.RECONCILE_RATE_MINUTES))));
         }
+        if (function.equals(DeploymentSettings.FUNCTION_CHARGE_WORKER)) {
+            Map<String, Object> properties = new LinkedHashMap<>();
+            properties.put("Queue", arn(CHARGE_QUEUE));
+            properties.put("BatchSize", DeploymentSettings.CHARGE_QUEUE_BATCH_SIZE);
+            properties.put("MaximumBatchingWindowInSeconds", 0);
+            properties.put("FunctionResponseTypes", List.of("ReportBatchItemFailures"));
+            properties.put("ScalingConfig", Map.of("MaximumConcurrency", DeploymentSettings.CHARGE_QUEUE_MAX_CONCURRENCY));
+            events.put(CHARGE_QUEUE, typed("SQS", properties));
+        }
         return events;
     }
 
@@ -180,8 +231,13 @@ public final class SamTemplate {
         return parameter;
     }
 
-    private static Map<String, Object> ref(String parameter) {
-        return Map.of("Ref", parameter);
+    /** A parameter's value, or a resource's (a queue's is its URL). */
+    private static Map<String, Object> ref(String name) {
+        return Map.of("Ref", name);
+    }
+
+    private static Map<String, Object> arn(String resource) {
+        return Map.of("Fn::GetAtt", List.of(resource, "Arn"));
     }
 
     private static String capitalized(String word) {
@@ -189,8 +245,8 @@ public final class SamTemplate {
     }
 
     /**
-     * Block-style YAML of the model above (maps, lists, strings, integers): strings single-quoted,
-     * so none is read as a number, boolean or date; keys bare (they are identifiers).
+     * Block-style YAML of the model above (maps, lists, strings, integers, booleans): strings
+     * single-quoted, so none is read as a number, boolean or date; keys bare (they are identifiers).
      */
     private static final class Yaml {
         private Yaml() {
@@ -225,7 +281,7 @@ public final class SamTemplate {
             if (value instanceof List<?>) {
                 return "[]";
             }
-            if (value instanceof Integer) {
+            if (value instanceof Integer || value instanceof Boolean) {
                 return value.toString();
             }
             return "'" + value.toString().replace("'", "''") + "'";
