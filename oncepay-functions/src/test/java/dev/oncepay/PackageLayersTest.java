@@ -29,7 +29,7 @@ class PackageLayersTest {
             List.of("provider.policy"),
             List.of("provider.psp", "provider.stripe"),
             List.of("provider"),
-            List.of("cancel", "order", "refund"),
+            List.of("cancel", "order", "refund", "queue"),
             List.of("charge", "wallet", "admin", "webhook", "reconcile"),
             List.of("api"),
             List.of("function"),

@@ -281,7 +281,7 @@ public class ChargeUseCase {
             queue.send(payment.providerAccount(), ChargeJob.first(payment.id(), key.storageId(), epoch, now),
                     Duration.ZERO);
         } catch (QueueUnavailableException failed) {
-            if (forgetUnsent(payment, key, true)) {
+            if (forgetQueued(payment, key)) {
                 throw failed;
             }
             LOG.warnf("paymentId=%s: the queue's answer was lost and the payment is not ours to forget; answering"
@@ -461,16 +461,39 @@ public class ChargeUseCase {
     }
 
     /**
-     * Deletes the unsent payment while our epoch still fences it, then frees its order and releases
-     * the key. A payment already gone was deleted by us (an SDK retry of our committed delete:
-     * nothing else deletes payments). A newer run's fence keeps it (a worker took a queued charge
-     * whose send only seemed to fail), and so does a store failure: the payment PENDING and swept,
-     * the client's retry with the same key takes over later. An order or a key left naming a
-     * deleted payment is free to the next request ({@link OrderGuard#bind}, the key's lease).
+     * Frees the order of the unsent payment, deletes the payment and releases the key. A payment
+     * already gone was deleted by us (an SDK retry of our committed delete: nothing else deletes
+     * payments). A store failure leaves them, the payment PENDING and swept; the client's retry
+     * with the same key takes over later. An order left naming a deleted payment is free to the
+     * next payment ({@link OrderGuard#bind}).
+     *
+     * @return whether the payment is gone
+     */
+    private boolean forgetUnsent(Payment payment, KeyRecord key, boolean orderBound) {
+        if (orderBound) {
+            try {
+                guard.unbind(payment); // first, so no crash leaves the order naming a payment that is gone
+            } catch (SdkException storeFailed) {
+                LOG.warnf("store failed forgetting unsent paymentId=%s: %s", payment.id(), storeFailed.getMessage());
+                return false;
+            }
+        }
+        return deleteThenRelease(payment, key, () -> { });
+    }
+
+    /**
+     * Forgets a queued payment whose message may have reached a worker after all: deleted first, at
+     * our epoch, and its order freed only then. A worker that took the message has fenced the
+     * payment before it could send it, so the delete fails and the order stays bound to a payment
+     * that may be charged.
      *
      * @return whether the payment is gone, so that nothing can charge it any more
      */
-    private boolean forgetUnsent(Payment payment, KeyRecord key, boolean orderBound) {
+    private boolean forgetQueued(Payment payment, KeyRecord key) {
+        return deleteThenRelease(payment, key, () -> guard.unbind(payment));
+    }
+
+    private boolean deleteThenRelease(Payment payment, KeyRecord key, Runnable thenFreeOrder) {
         try {
             if (!payments.deleteUnsent(payment.id(), key.leaseEpoch()) && payments.find(payment.id()).isPresent()) {
                 LOG.infof("unsent paymentId=%s not forgotten: a newer run fences it", payment.id());
@@ -481,12 +504,11 @@ public class ChargeUseCase {
             return false;
         }
         try {
-            if (orderBound) {
-                guard.unbind(payment);
-            }
+            thenFreeOrder.run();
             keys.release(key);
         } catch (SdkException storeFailed) {
-            LOG.warnf("store failed freeing the order and key of deleted paymentId=%s: %s", payment.id(),
+            // An order or a key naming a deleted payment is free to the next request (OrderGuard#bind, the lease).
+            LOG.warnf("store failed freeing the order or key of deleted paymentId=%s: %s", payment.id(),
                     storeFailed.getMessage());
         }
         return true;

@@ -18,14 +18,17 @@ import java.util.regex.Pattern;
 import org.eclipse.microprofile.config.spi.ConfigSource;
 
 /**
- * Plain provider routing for charge and reconcile, and the order guard's tenants for charge, from
- * {@value DeploymentSettings#ENV_PROVIDER_ROUTING}: a JSON object of
+ * Plain provider routing for charge, the charge worker and reconcile, and the order guard's and the
+ * queued charges' tenants for charge, from {@value DeploymentSettings#ENV_PROVIDER_ROUTING}: a JSON
+ * object of
  *
  * <pre>
  * { "oncepay.provider.tenants.merchant-a": "stripe-eu",
  *   "oncepay.provider.accounts.stripe-eu.provider": "stripe",
  *   "oncepay.provider.accounts.stripe-eu.url": "https://api.stripe.com",
- *   "oncepay.orders.tenants.merchant-a.once-per-reference": "false" }
+ *   "oncepay.provider.accounts.stripe-eu.queue-url": "https://sqs.eu-west-1.amazonaws.com/…/oncepay-charges-stripe-eu",
+ *   "oncepay.orders.tenants.merchant-a.once-per-reference": "false",
+ *   "oncepay.queue.tenants.merchant-a.respond-async": "true" }
  * </pre>
  *
  * One variable rather than one per property because Lambda's variable names cannot spell tenant
@@ -78,31 +81,43 @@ public class ProviderRoutingConfigSourceFactory implements ConfigSourceFactory {
                     require(isHttpUrl(value), name, "must be an absolute http(s) URL");
                 } else if (setting.equals(DeploymentSettings.ACCOUNT_LOOKUP_LAG)) {
                     require(isDuration(value), name, "must be a duration that is not negative (e.g. 15M or PT15M)");
+                } else if (setting.equals(DeploymentSettings.ACCOUNT_QUEUE_URL)) {
+                    require(isHttpUrl(value), name, "must be an absolute http(s) URL");
                 } else {
                     throw new IllegalArgumentException("'" + name + "' is not an account's "
-                            + DeploymentSettings.ACCOUNT_PROVIDER + ", " + DeploymentSettings.ACCOUNT_URL + " or "
-                            + DeploymentSettings.ACCOUNT_LOOKUP_LAG);
+                            + DeploymentSettings.ACCOUNT_PROVIDER + ", " + DeploymentSettings.ACCOUNT_URL + ", "
+                            + DeploymentSettings.ACCOUNT_LOOKUP_LAG + " or " + DeploymentSettings.ACCOUNT_QUEUE_URL);
                 }
-            } else if (name.equals(DeploymentSettings.ORDERS_ONCE_PER_REFERENCE)) {
+            } else if (name.equals(DeploymentSettings.ORDERS_ONCE_PER_REFERENCE) || name.equals(DeploymentSettings.QUEUE_RESPOND_ASYNC)) {
                 requireBoolean(name, value);
             } else if (name.startsWith(DeploymentSettings.ORDERS_TENANTS_PREFIX)) {
-                String rest = name.substring(DeploymentSettings.ORDERS_TENANTS_PREFIX.length());
-                int dot = rest.lastIndexOf('.');
-                require(dot > 0 && TENANT.matcher(rest.substring(0, dot)).matches()
-                        && rest.substring(dot + 1).equals(DeploymentSettings.ORDERS_TENANT_ONCE_PER_REFERENCE),
-                        name, "is not " + DeploymentSettings.orderGuardProperty("<tenant>"));
+                requireTenantSetting(name, DeploymentSettings.ORDERS_TENANTS_PREFIX,
+                        DeploymentSettings.ORDERS_TENANT_ONCE_PER_REFERENCE, DeploymentSettings.orderGuardProperty("<tenant>"));
+                requireBoolean(name, value);
+            } else if (name.startsWith(DeploymentSettings.QUEUE_TENANTS_PREFIX)) {
+                requireTenantSetting(name, DeploymentSettings.QUEUE_TENANTS_PREFIX,
+                        DeploymentSettings.QUEUE_TENANT_RESPOND_ASYNC, DeploymentSettings.respondAsyncProperty("<tenant>"));
                 requireBoolean(name, value);
             } else {
-                throw new IllegalArgumentException("'" + name + "' is not provider routing or the order guard (allowed: "
-                        + DeploymentSettings.PROVIDER_TENANTS_PREFIX + "<tenant>, " + DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX
-                        + "<account>." + DeploymentSettings.ACCOUNT_PROVIDER + ", " + DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX
-                        + "<account>." + DeploymentSettings.ACCOUNT_URL + ", " + DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX
-                        + "<account>." + DeploymentSettings.ACCOUNT_LOOKUP_LAG + ", " + DeploymentSettings.ORDERS_ONCE_PER_REFERENCE
-                        + ", " + DeploymentSettings.orderGuardProperty("<tenant>") + ")");
+                throw new IllegalArgumentException("'" + name + "' is not provider routing, the order guard or queued"
+                        + " charges (allowed: " + DeploymentSettings.PROVIDER_TENANTS_PREFIX + "<tenant>, "
+                        + DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + "<account>.{" + DeploymentSettings.ACCOUNT_PROVIDER
+                        + "," + DeploymentSettings.ACCOUNT_URL + "," + DeploymentSettings.ACCOUNT_LOOKUP_LAG + ","
+                        + DeploymentSettings.ACCOUNT_QUEUE_URL + "}, " + DeploymentSettings.ORDERS_ONCE_PER_REFERENCE
+                        + ", " + DeploymentSettings.orderGuardProperty("<tenant>") + ", "
+                        + DeploymentSettings.QUEUE_RESPOND_ASYNC + ", " + DeploymentSettings.respondAsyncProperty("<tenant>") + ")");
             }
             properties.put(name, SecretProperties.escape(value));
         }
         return properties;
+    }
+
+    /** {@code name} is {@code prefix<tenant>.setting}. */
+    private static void requireTenantSetting(String name, String prefix, String setting, String shape) {
+        String rest = name.substring(prefix.length());
+        int dot = rest.lastIndexOf('.');
+        require(dot > 0 && TENANT.matcher(rest.substring(0, dot)).matches() && rest.substring(dot + 1).equals(setting),
+                name, "is not " + shape);
     }
 
     private static String text(String name, JsonNode node) {

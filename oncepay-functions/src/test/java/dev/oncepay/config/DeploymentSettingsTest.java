@@ -88,6 +88,16 @@ class DeploymentSettingsTest {
     }
 
     @Test
+    void theQueuesKeepAMessageAsLongAsTheWorkerMayChargeIt() throws NoSuchMethodException {
+        String horizon = QueueConfig.class.getMethod("horizon").getAnnotation(WithDefault.class).value();
+        assertEquals(Duration.ofSeconds(DeploymentSettings.CHARGE_QUEUE_HORIZON_SECONDS), DurationConverter.parseDuration(horizon));
+        String cap = QueueConfig.class.getMethod("retryDelayCap").getAnnotation(WithDefault.class).value();
+        assertTrue(DurationConverter.parseDuration(cap).toSeconds() <= DeploymentSettings.SQS_MAX_DELAY_SECONDS);
+        assertTrue(DeploymentSettings.CHARGE_WORKER_TIMEOUT_SECONDS < DeploymentSettings.CHARGE_QUEUE_VISIBILITY_TIMEOUT_SECONDS,
+                "a message is never handed out again while its worker still runs");
+    }
+
+    @Test
     void theProviderDeadlineIsTheRetryBudgetWhichHoldsAWholeAttempt() {
         ProviderCallConfig charge = defaults().provider().chargeCall();
         assertEquals(Duration.ofSeconds(DeploymentSettings.PROVIDER_CHARGE_DEADLINE_SECONDS), charge.budget());
@@ -146,8 +156,7 @@ class DeploymentSettingsTest {
 
     @Test
     void everyFunqFunctionIsOneThatInfraDeploys() {
-        Set<String> deployed = Set.of(DeploymentSettings.FUNCTION_CHARGE, DeploymentSettings.FUNCTION_WEBHOOK,
-                DeploymentSettings.FUNCTION_RECONCILE);
+        Set<String> deployed = Set.copyOf(DeploymentSettings.FUNCTIONS);
         Set<String> functions = new TreeSet<>();
         for (Class<?> type : CompiledClasses.main()) {
             for (Method method : type.getDeclaredMethods()) {

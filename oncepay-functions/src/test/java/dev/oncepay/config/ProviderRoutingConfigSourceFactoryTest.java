@@ -66,6 +66,28 @@ class ProviderRoutingConfigSourceFactoryTest {
     }
 
     @Test
+    void queuedChargesSettingsReachTheQueueAndAccountConfiguration() throws JsonProcessingException {
+        String queued = new ObjectMapper().writeValueAsString(Map.of(
+                DeploymentSettings.QUEUE_RESPOND_ASYNC, "false",
+                DeploymentSettings.respondAsyncProperty("Merchant-A"), "true",
+                DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + "stripe-eu." + DeploymentSettings.ACCOUNT_PROVIDER, "stripe",
+                DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + "stripe-eu." + DeploymentSettings.ACCOUNT_URL, "https://api.stripe.com",
+                DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + "stripe-eu." + DeploymentSettings.ACCOUNT_QUEUE_URL,
+                "https://sqs.eu-west-1.amazonaws.com/123456789012/oncepay-charges-stripe-eu"));
+        SmallRyeConfig config = new SmallRyeConfigBuilder().addDefaultInterceptors().addDiscoveredSources()
+                .withSources(new EnvConfigSource(Map.of(DeploymentSettings.ENV_PROVIDER_ROUTING, queued), 300))
+                .withConverter(Duration.class, 100, new DurationConverter())
+                .withMapping(OncepayConfig.class)
+                .build();
+        OncepayConfig oncepay = config.getConfigMapping(OncepayConfig.class);
+
+        assertTrue(oncepay.queue().respondAsyncFor("Merchant-A"));
+        assertFalse(oncepay.queue().respondAsyncFor("merchant-b"));
+        assertEquals(Optional.of("https://sqs.eu-west-1.amazonaws.com/123456789012/oncepay-charges-stripe-eu"),
+                oncepay.provider().accounts().get("stripe-eu").queueUrl());
+    }
+
+    @Test
     void withoutTheVariableNothingIsAdded() {
         SmallRyeConfig config = config(Map.of());
         config.getConfigSources().forEach(s -> assertFalse(s.getName().equals(ProviderRoutingConfigSourceFactory.SOURCE_NAME)));
@@ -111,6 +133,12 @@ class ProviderRoutingConfigSourceFactoryTest {
                 "<tenant>");
         assertRefused("{\"oncepay.orders.tenants.t.retention\": \"VALUE-1\"}", "oncepay.orders.tenants.t.retention", "<tenant>");
         assertRefused("{\"oncepay.orders.retention\": \"VALUE-1\"}", "oncepay.orders.retention", "is not provider routing");
+        assertRefused("{\"oncepay.provider.accounts.x.queue-url\": \"VALUE-1\"}", "oncepay.provider.accounts.x.queue-url", "URL");
+        assertRefused("{\"oncepay.queue.respond-async\": \"VALUE-1\"}", "oncepay.queue.respond-async", "true or false");
+        assertRefused("{\"oncepay.queue.tenants.t.respond-async\": \"VALUE\"}", "oncepay.queue.tenants.t.respond-async",
+                "true or false");
+        assertRefused("{\"oncepay.queue.tenants.t.horizon\": \"VALUE-1\"}", "oncepay.queue.tenants.t.horizon", "<tenant>");
+        assertRefused("{\"oncepay.queue.horizon\": \"VALUE-1\"}", "oncepay.queue.horizon", "is not provider routing");
         IllegalStateException e = assertThrows(IllegalStateException.class,
                 () -> config(Map.of(DeploymentSettings.ENV_PROVIDER_ROUTING, "[\"VALUE-1\"]")));
         assertFalse(e.getMessage().contains("VALUE-"), e.getMessage());
