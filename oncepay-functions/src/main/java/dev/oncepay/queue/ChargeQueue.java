@@ -8,6 +8,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.time.Duration;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 /**
  * The charge queues, one per provider account: a slow account backs up only its own queue, and
@@ -28,6 +29,12 @@ public class ChargeQueue {
     /** Whether charges of {@code account} can be queued: it has a queue here. */
     public boolean reaches(ProviderAccount account) {
         return accounts.queueUrl(account).isPresent();
+    }
+
+    /** Asks {@code account}'s queue for its depth: a read that builds the client and its connection (priming). */
+    public void reach(ProviderAccount account) {
+        accounts.queueUrl(account).ifPresent(url -> sqs.getQueueAttributes(b -> b.queueUrl(url)
+                .attributeNames(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES)));
     }
 
     /**

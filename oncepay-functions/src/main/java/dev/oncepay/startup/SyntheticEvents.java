@@ -2,6 +2,7 @@ package dev.oncepay.startup;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.oncepay.queue.ChargeJob;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.http.HttpApiResponse;
@@ -57,6 +58,14 @@ final class SyntheticEvents {
         event.putArray("resources");
         event.putObject("detail");
         return read(event, ScheduledEvent.class);
+    }
+
+    /** A charge queue message's body, as the charge worker reads it, for a payment that does not exist. */
+    ChargeJob chargeJob() {
+        ObjectNode job = mapper.createObjectNode();
+        job.put("paymentId", "pay_00000000000000000000000000000000").put("keyId", "key#" + REQUEST_ID)
+                .put("epoch", 1).put("attempt", 0).put("queuedAtMs", 0);
+        return read(job, ChargeJob.class);
     }
 
     /** The answer as the handler would write it to the runtime; its status. */

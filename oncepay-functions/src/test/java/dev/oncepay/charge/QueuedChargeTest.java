@@ -13,6 +13,7 @@ import dev.oncepay.testing.EventSourceMapping.Delivery;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
 import dev.oncepay.testing.TestEnvironment;
 import dev.oncepay.testkit.HttpApiEvents;
+import dev.oncepay.testkit.StoreFault;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
@@ -92,6 +93,54 @@ class QueuedChargeTest extends ChargeTestSupport {
         assertEquals(1, EventSourceMapping.depth(DEFAULT_QUEUE));
         assertEquals(Set.of(), EventSourceMapping.poll(DEFAULT_QUEUE, 1, 1).failedIds());
         assertEquals(1, ledgerChargesFor(queued.json().get("id").asText()));
+    }
+
+    @Test
+    void onlyTheRespondAsyncPreferenceQueuesInAnySpellingRfc7240Allows() {
+        for (String prefer : new String[] {"RESPOND-ASYNC", "wait=10, respond-async", "respond-async; x=1"}) {
+            ApiResponse queued = direct.call(HttpApiEvents.postPayment(tenant, newKey(), body(100, "EUR", "order-" + newKey()))
+                    .header("Prefer", prefer));
+            assertEquals(202, queued.status(), prefer + ": " + queued.body());
+            assertEquals("respond-async", queued.header("Preference-Applied"), prefer);
+        }
+        for (String prefer : new String[] {"return=minimal", "respond-asynchronously", "handling=lenient"}) {
+            ApiResponse charged = direct.call(HttpApiEvents.postPayment(tenant, newKey(), body(100, "EUR", "order-" + newKey()))
+                    .header("Prefer", prefer));
+            assertEquals(201, charged.status(), prefer + ": " + charged.body());
+            assertNull(charged.header("Preference-Applied"), prefer);
+        }
+        assertEquals(3, EventSourceMapping.depth(DEFAULT_QUEUE));
+        assertEquals(3, sim.ledger().size(), "the three others were charged in their requests");
+    }
+
+    @Test
+    void aStoreFailureBeforeTheMessageIsA503WithNothingQueuedOrKept() {
+        store.failNext("PutItem", "payment#", StoreFault.SERVER_ERROR, 3);
+        String key = newKey();
+        String body = body(800, "EUR", "order-q6");
+
+        ApiResponse refused = postQueued(key, body);
+
+        assertEquals(503, refused.status(), refused.body());
+        assertEquals("https://oncepay.dev/problems/store-unavailable", refused.json().get("type").asText());
+        assertEquals(0, EventSourceMapping.depth(DEFAULT_QUEUE));
+        assertEquals(java.util.List.of(), storedItems());
+        assertEquals(202, postQueued(key, body).status(), "the key is free at once");
+    }
+
+    @Test
+    void aStoreFailureInTheWorkerFailsThatMessageAloneForItsQueueToHandOutAgain() {
+        String id = postQueued(newKey(), body(900, "EUR", "order-q7")).json().get("id").asText();
+        store.failNext("GetItem", id, StoreFault.SERVER_ERROR, 3);
+
+        Delivery failed = EventSourceMapping.poll(DEFAULT_QUEUE, 1, 1);
+
+        assertEquals(1, failed.failed().size(), failed.answer().toString());
+        assertEquals(0, sim.ledger().size());
+        EventSourceMapping.expireVisibility(DEFAULT_QUEUE, failed.messages());
+        assertEquals(Set.of(), EventSourceMapping.poll(DEFAULT_QUEUE, 1, 1).failedIds());
+        assertEquals("succeeded", show(id).json().get("status").asText());
+        assertEquals(1, ledgerChargesFor(id));
     }
 
     @Test
