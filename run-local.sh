@@ -70,7 +70,7 @@ if [ "$dev" = 1 ]; then
   rm -rf oncepay-functions/target/dev-mode
   args+=(--dev-port "$dev_port" --dev-env "$dev_env")
 fi
-java_opts=(-Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.util.logging.manager=org.jboss.logmanager.LogManager)
+java_opts=(-Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1)
 
 # The local run gets a process group of its own (setsid) so that stopping it can end every
 # process it started, whatever happened to the JVM; without setsid (macOS) the JVM's shutdown
