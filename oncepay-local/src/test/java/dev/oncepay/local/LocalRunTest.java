@@ -54,7 +54,8 @@ import org.junit.jupiter.api.Timeout;
 @Tag("slow")
 class LocalRunTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Duration READY_WITHIN = Duration.ofSeconds(150);
+    /** A new package trains four functions' AppCDS archives first: 113 s seen on 2 busy cores. */
+    private static final Duration READY_WITHIN = Duration.ofSeconds(210);
     /** Identical requests in the one-key race. */
     private static final int RACERS = 30;
     /** How long the provider takes per charge during the race: the winner's charge stays in flight meanwhile. */
@@ -62,7 +63,7 @@ class LocalRunTest {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @Test
-    @Timeout(300)
+    @Timeout(360)
     void startsTakesAPaymentReplaysItAndStopsEverythingItStarted() throws Exception {
         Path root = LocalRun.projectRoot();
         long t0 = System.nanoTime();
