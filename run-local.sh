@@ -6,10 +6,15 @@
 #   - the PSP simulator on 127.0.0.1:8090 with both its APIs: the generic PSP (provider sim) and the
 #     Stripe mode (provider stripe, /v1/payment_intents); their signed webhooks go to the gateway's
 #     /webhooks/sim and /webhooks/stripe,
-#   - the three functions (charge, webhook, reconcile) from the real oncepay-functions/target/function.zip, each in
-#     sandbox JVMs running the Lambda handler under AWS's runtime interface client,
+#   - ElasticMQ (SQS's API) on 127.0.0.1:9324 (--queue-port) with a charge queue and its dead-letter
+#     queue per provider account,
+#   - the four functions (charge, webhook, reconcile, charge-worker) from the real
+#     oncepay-functions/target/function.zip, each in sandbox JVMs running the Lambda handler under AWS's
+#     runtime interface client,
 #   - a local API Gateway (HTTP API, payload 2.0) on http://127.0.0.1:8080,
-#   - an EventBridge-like schedule that invokes reconcile every 60 s.
+#   - an EventBridge-like schedule that invokes reconcile every 60 s,
+#   - an SQS event-source mapping per charge queue that invokes charge-worker with its messages, as
+#     Lambda's does (batches, maximum concurrency, partial batch failures; --queue-* options).
 # Needs Java 17+ and Node.js 20+ (./mvnw brings Maven). Ctrl-C (or SIGTERM) stops everything it started.
 #
 #   ./run-local.sh                       build, then run (every tenant charged through provider sim)
@@ -17,10 +22,11 @@
 #                                        charges then need "paymentMethod", e.g. pm_card_visa
 #   ./run-local.sh --tenant-provider merchant-b=stripe   that tenant on Stripe, the others on sim
 #   ./run-local.sh --tenant-provider merchant-b=stripe2  that tenant on a second Stripe account (own key and signing secret)
+#   ./run-local.sh --respond-async merchant-q   that tenant's charges are queued (202) as if it asked Prefer: respond-async
 #   ./run-local.sh --skip-build [opts]   run what was built last
 #   ./run-local.sh --dev [--debug-port N]   live coding: charge runs in `./mvnw quarkus:dev` (in the
 #                                        foreground: its console keys work, e.g. [r] runs the tests),
-#                                        webhook and reconcile in sandboxes of the built package; a
+#                                        the other functions in sandboxes of the built package; a
 #                                        saved change is served by the next request; Ctrl-C stops all
 #   ./run-local.sh --help                all options (ports, sandboxes, timeouts, schedule, ...)
 set -euo pipefail
@@ -64,7 +70,7 @@ if [ "$dev" = 1 ]; then
   rm -rf oncepay-functions/target/dev-mode
   args+=(--dev-port "$dev_port" --dev-env "$dev_env")
 fi
-java_opts=(-Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.util.logging.manager=org.jboss.logmanager.LogManager)
+java_opts=(-Xmx384m -XX:+UseSerialGC -XX:TieredStopAtLevel=1)
 
 # The local run gets a process group of its own (setsid) so that stopping it can end every
 # process it started, whatever happened to the JVM; without setsid (macOS) the JVM's shutdown

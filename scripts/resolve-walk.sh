@@ -4,11 +4,11 @@
 # `failed` (a proof of no charge is needed: 409 no-charge-unproven, the key still replays 202); a
 # stray 1-cent charge named to settle a 4300 payment (409 charge-mismatch). Run it against an older
 # function.zip to see what it answered then.
-#   scripts/resolve-walk.sh [function.zip] [label]     (ports 18080, 18090, 18000)
+#   scripts/resolve-walk.sh [function.zip] [label]     (ports 18080, 18090, 18000, 19324)
 set -u
 cd "$(dirname "$0")/.."
 APP=${1:-oncepay-functions/target/function.zip}; L=${2:-walk}; A=localhost:18080; S=localhost:18090
-./run-local.sh --skip-build --app "$APP" --api-port 18080 --sim-port 18090 --dynamo-port 18000 --sandboxes charge=1,webhook=0,reconcile=1 --reconcile-every off > target/resolve-walk-$L.log 2>&1 &
+./run-local.sh --skip-build --app "$APP" --api-port 18080 --sim-port 18090 --dynamo-port 18000 --queue-port 19324 --sandboxes charge=1,webhook=0,reconcile=1,charge-worker=0 --reconcile-every off > target/resolve-walk-$L.log 2>&1 &
 RUN=$!
 for i in $(seq 1 120); do curl -s -o /dev/null -w '%{http_code}' $A/payments/pay_x -H 'X-Tenant-Id: merchant-a' 2>/dev/null | grep -q 404 && break; sleep 1; done
 echo "== $L: a charge the provider executed, its answer lost, lookups lagging 1 h (no webhook, no sweep)"

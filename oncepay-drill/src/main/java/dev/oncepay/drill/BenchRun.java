@@ -77,7 +77,7 @@ final class BenchRun implements AutoCloseable {
      * primed at init if the options say so.
      */
     static BenchRun start(BenchOptions options, int chargeSandboxes, Path log) throws Exception {
-        List<Integer> ports = Drill.freePorts(4);
+        List<Integer> ports = Drill.freePorts(5);
         List<String> args = new ArrayList<>(List.of(
                 "--app", options.app().toString(),
                 "--work-dir", options.reportDir().resolve("run").toString(),
@@ -85,7 +85,9 @@ final class BenchRun implements AutoCloseable {
                 "--sim-port", Integer.toString(ports.get(1)),
                 "--dynamo-port", Integer.toString(ports.get(2)),
                 "--dynalite-port", Integer.toString(ports.get(3)),
-                "--sandboxes", "charge=" + chargeSandboxes + ",webhook=1,reconcile=1",
+                "--queue-port", Integer.toString(ports.get(4)),
+                // The bench measures charges answered at once: no queued charge, so no worker.
+                "--sandboxes", "charge=" + chargeSandboxes + ",webhook=1,reconcile=1,charge-worker=0",
                 "--reconcile-every", "off",
                 "--table", "oncepay-bench"));
         if (options.primed()) {

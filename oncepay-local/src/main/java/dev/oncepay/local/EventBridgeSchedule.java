@@ -68,18 +68,14 @@ final class EventBridgeSchedule implements AutoCloseable {
             outstanding.decrementAndGet();
             long ms = (System.nanoTime() - started) / 1_000_000;
             if (result instanceof InvocationResult.Success s) {
-                Log.info("schedule", "rule/" + RULE + " -> " + label(result) + " (" + ms + " ms): "
+                Log.info("schedule", "rule/" + RULE + " -> " + result.ranBy(function) + " (" + ms + " ms): "
                         + abbreviate(new String(s.payload(), StandardCharsets.UTF_8)));
             } else if (result != null) {
                 // Lambda would retry an async invocation twice more (after ~1 and ~2 minutes); the next beat does.
-                Log.warn("schedule", "rule/" + RULE + " -> " + label(result) + " failed (" + ms + " ms): "
+                Log.warn("schedule", "rule/" + RULE + " -> " + result.ranBy(function) + " failed (" + ms + " ms): "
                         + result.describe());
             }
         });
-    }
-
-    private String label(InvocationResult result) {
-        return result.sandbox() != null ? result.sandbox() : function;
     }
 
     private static String abbreviate(String s) {

@@ -15,6 +15,11 @@ sealed interface InvocationResult {
     /** The same result, attributed to {@code label}. */
     InvocationResult ranIn(String label);
 
+    /** How a log line names who answered: the sandbox that ran it, else {@code function} (Lambda itself). */
+    default String ranBy(String function) {
+        return sandbox() != null ? sandbox() : function;
+    }
+
     /** The function returned {@code payload} (posted to {@code /invocation/{id}/response}). */
     record Success(byte[] payload, String sandbox) implements InvocationResult {
         Success(byte[] payload) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.oncepay.contract.DeploymentSettings;
 import dev.oncepay.sim.StripeMode;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -17,9 +18,12 @@ import java.util.TreeSet;
  * account per other provider that some tenant is charged through, named after that provider
  * ({@code oncepay.provider.accounts.<provider>.*}, {@code oncepay.provider.tenants.<tenant>}), all on
  * the simulator unless {@code --provider-url} says otherwise. As {@code infra/} deploys them:
- * routing and API keys go to charge and reconcile only, each account's webhook signing secret
- * ({@code oncepay.webhook.secrets.<provider>.<account>}) to webhook only, and the unguarded tenants
- * ({@code oncepay.orders.tenants.<tenant>.once-per-reference=false}) to charge only, in the routing's variable.
+ * routing and API keys go to charge, charge-worker and reconcile only, each account's webhook signing secret
+ * ({@code oncepay.webhook.secrets.<provider>.<account>}) to webhook only, each account's charge queue
+ * to charge and charge-worker (the default account's as {@code oncepay.provider.queue-url}, the others'
+ * as {@code oncepay.provider.accounts.<account>.queue-url}), and the unguarded tenants ({@code
+ * oncepay.orders.tenants.<tenant>.once-per-reference=false}) and the tenants queued by default ({@code
+ * oncepay.queue.tenants.<tenant>.respond-async=true}) to charge only, in the routing's variable.
  */
 final class LocalProviders {
     /** The simulator's generic API takes any key. */
@@ -42,8 +46,10 @@ final class LocalProviders {
      * so the variable resolves to {@code oncepay.provider.accounts.stripe.api-key}.
      *
      * @param providerUrl where every account is reached (the simulator, or what {@code --provider-url} says)
+     * @param queueUrls each account's charge queue URL, by account name
      */
-    static Map<String, String> environment(String function, LocalRunOptions options, String providerUrl) {
+    static Map<String, String> environment(String function, LocalRunOptions options, String providerUrl,
+            Map<String, String> queueUrls) {
         Map<String, String> env = new LinkedHashMap<>();
         env.put(DeploymentSettings.ENV_PROVIDER_ID, options.provider());
         env.put(DeploymentSettings.ENV_PROVIDER_URL, providerUrl);
@@ -58,12 +64,21 @@ final class LocalProviders {
             return env;
         }
         env.put("ONCEPAY_PROVIDER_API_KEY", apiKey(options.provider(), options));
+        boolean queues = function.equals(DeploymentSettings.FUNCTION_CHARGE)
+                || function.equals(DeploymentSettings.FUNCTION_CHARGE_WORKER);
+        if (queues) {
+            env.put(DeploymentSettings.ENV_PROVIDER_QUEUE_URL, queueUrls.get(DeploymentSettings.DEFAULT_ACCOUNT));
+        }
         ObjectNode routing = JSON.createObjectNode();
         for (String account : otherAccounts(options)) {
             routing.put(DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + account + "." + DeploymentSettings.ACCOUNT_PROVIDER,
                     providerOf(account));
             routing.put(DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + account + "." + DeploymentSettings.ACCOUNT_URL,
                     providerUrl);
+            if (queues) {
+                routing.put(DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + account + "." + DeploymentSettings.ACCOUNT_QUEUE_URL,
+                        queueUrls.get(account));
+            }
             env.put("ONCEPAY_PROVIDER_ACCOUNTS_" + account.toUpperCase(Locale.ROOT) + "_API_KEY", apiKey(account, options));
         }
         new TreeMap<>(options.tenantProviders()).forEach((tenant, provider) -> {
@@ -73,9 +88,10 @@ final class LocalProviders {
         });
         if (function.equals(DeploymentSettings.FUNCTION_CHARGE)) {
             options.unguardedTenants().forEach(tenant -> routing.put(DeploymentSettings.orderGuardProperty(tenant), "false"));
+            options.respondAsyncTenants().forEach(tenant -> routing.put(DeploymentSettings.respondAsyncProperty(tenant), "true"));
         }
         if (!routing.isEmpty()) {
-            // Charge and reconcile read it from one JSON variable, as deployed: variable names cannot spell tenants.
+            // Charge, charge-worker and reconcile read it from one JSON variable, as deployed: variable names cannot spell tenants.
             env.put(DeploymentSettings.ENV_PROVIDER_ROUTING, routing.toString());
         }
         return env;
@@ -86,9 +102,22 @@ final class LocalProviders {
      * and {@link #SECOND_STRIPE_ACCOUNT} if a tenant uses it.
      */
     static List<String> otherAccounts(LocalRunOptions options) {
-        TreeSet<String> accounts = new TreeSet<>(options.tenantProviders().values());
-        accounts.remove(options.provider());
+        return otherAccounts(options.provider(), options.tenantProviders());
+    }
+
+    /** The accounts beside the default one of {@code provider}, for {@code tenantProviders} (tenant → account). */
+    static List<String> otherAccounts(String provider, Map<String, String> tenantProviders) {
+        TreeSet<String> accounts = new TreeSet<>(tenantProviders.values());
+        accounts.remove(provider);
         return List.copyOf(accounts);
+    }
+
+    /** Every account: the default one, then the others. */
+    static List<String> accounts(LocalRunOptions options) {
+        List<String> accounts = new ArrayList<>();
+        accounts.add(DeploymentSettings.DEFAULT_ACCOUNT);
+        accounts.addAll(otherAccounts(options));
+        return accounts;
     }
 
     /** The provider of a local account: accounts are named after their provider, the second Stripe one aside. */

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -28,11 +29,12 @@ import java.util.stream.Collectors;
 
 /**
  * oncepay on one machine, the way it runs on AWS: dynalite for DynamoDB behind a store fault proxy
- * (healthy unless told otherwise over {@code /_store/faults}), the PSP simulator, each
- * function's packaged Lambda handler in sandbox JVMs under AWS's runtime interface client, a local
- * API Gateway (HTTP API, payload 2.0) in front of them and an EventBridge-like schedule for
- * reconcile. {@code ./run-local.sh} builds the package and starts this; Ctrl-C or SIGTERM stops
- * everything it started.
+ * (healthy unless told otherwise over {@code /_store/faults}), the PSP simulator, ElasticMQ for
+ * the charge queues, each function's packaged Lambda handler in sandbox JVMs under AWS's runtime
+ * interface client, a local API Gateway (HTTP API, payload 2.0) in front of them, an
+ * EventBridge-like schedule for reconcile and SQS event-source mappings for charge-worker.
+ * {@code ./run-local.sh} builds the package and starts this; Ctrl-C or SIGTERM stops everything it
+ * started.
  */
 public final class LocalRun implements AutoCloseable {
     /** Printed once every sandbox has initialised; tests wait for it. */
@@ -47,11 +49,13 @@ public final class LocalRun implements AutoCloseable {
         return t;
     });
     private final Map<String, LambdaFunction> functions = new LinkedHashMap<>();
+    private final List<SqsEventSourceMapping> mappings = new ArrayList<>();
     private final CountDownLatch stopped = new CountDownLatch(1);
     private final long startedNanos = System.nanoTime();
     private LocalDynamo dynamo;
     private StoreFaultProxy store;
     private PspSimulator simulator;
+    private LocalQueues queues;
     private ApiGateway gateway;
     private EventBridgeSchedule schedule;
     /** The function a dev-mode JVM serves (live coding), or null. */
@@ -93,6 +97,11 @@ public final class LocalRun implements AutoCloseable {
 
     private void startAll() throws IOException {
         requireFreePorts();
+        // ElasticMQ takes seconds to start (its actor system): meanwhile the rest starts.
+        CompletableFuture<Void> queuesStarted = CompletableFuture.runAsync(() -> {
+            LocalQueues q = LocalQueues.start(options.queuePort(), LocalProviders.accounts(options), options.queueVisibility());
+            register(() -> queues = q, q);
+        }, timers);
         Path workDir = options.workDir().toAbsolutePath();
         Files.createDirectories(workDir);
         Path taskRoot = TaskRoot.prepare(options.app(), workDir);
@@ -115,6 +124,11 @@ public final class LocalRun implements AutoCloseable {
         // The second Stripe account's PaymentIntents (made with its API key) are signed with its own secret.
         sim.stripe().setAccountWebhookSecret(LocalProviders.apiKey(LocalProviders.SECOND_STRIPE_ACCOUNT, options),
                 LocalProviders.webhookSecret(LocalProviders.SECOND_STRIPE_ACCOUNT, options));
+        try {
+            queuesStarted.join();
+        } catch (CompletionException e) {
+            throw e.getCause() instanceof RuntimeException cause ? cause : e;
+        }
 
         Map<String, Map<String, String>> environments = new LinkedHashMap<>();
         LocalRunOptions.FUNCTIONS.forEach(name -> environments.put(name, functionEnvironment(name)));
@@ -140,6 +154,14 @@ public final class LocalRun implements AutoCloseable {
             register(() -> functions.put(name, function), function);
         }
         functions().forEach(f -> f.sandboxes().forEach(Sandbox::start));
+        String worker = DeploymentSettings.FUNCTION_CHARGE_WORKER;
+        if (options.sandboxCount(worker) > 0) {
+            for (LocalQueues.ChargeQueue queue : queues.queues()) {
+                SqsEventSourceMapping m = new SqsEventSourceMapping(queues.endpoint(), queue, worker, options.queueBatchSize(),
+                        options.queueConcurrency(), event -> invoke(worker, event));
+                register(() -> mappings.add(m), m);
+            }
+        }
 
         ApiGateway g = new ApiGateway(options.apiPort(), HttpApiV2.oncepayRoutes(), this::submit,
                 options::integrationTimeout, this::functions);
@@ -232,11 +254,12 @@ public final class LocalRun implements AutoCloseable {
         env.put(DeploymentSettings.ENV_AWS_RETRY_MODE, DeploymentSettings.AWS_RETRY_MODE);
         env.put(DeploymentSettings.ENV_AWS_MAX_ATTEMPTS, Integer.toString(DeploymentSettings.AWS_MAX_ATTEMPTS));
         // Local only. No ONCEPAY_SECRET_ARN: the simulator's keys and webhook secrets are public anyway.
-        env.putAll(LocalProviders.environment(function, options, providerUrl()));
+        env.putAll(LocalProviders.environment(function, options, providerUrl(), queues.urls()));
         env.put(DeploymentSettings.ENV_CHARGE_MAX_IN_FLIGHT,
                 Integer.toString(DeploymentSettings.chargeMaxInFlight(options.sandboxCount(DeploymentSettings.FUNCTION_CHARGE),
                         1 + LocalProviders.otherAccounts(options).size())));
         env.put("QUARKUS_DYNAMODB_ENDPOINT_OVERRIDE", store.endpoint());
+        env.put(DeploymentSettings.ENV_QUEUE_ENDPOINT_OVERRIDE, queues.endpoint());
         // Each function signs as itself (as each has its own role on AWS): the store proxy's
         // /_store/stats counts every function's requests apart.
         env.put("AWS_ACCESS_KEY_ID", function);
@@ -291,17 +314,28 @@ public final class LocalRun implements AutoCloseable {
         if (!options.unguardedTenants().isEmpty()) {
             lines.add(String.format("  %-26s off for %s", "order guard", String.join(", ", options.unguardedTenants())));
         }
+        if (!options.respondAsyncTenants().isEmpty()) {
+            lines.add(String.format("  %-26s by default for %s", "respond-async", String.join(", ",
+                    options.respondAsyncTenants())));
+        }
         lines.add(String.format("  %-26s %s   table %s; faults: /_store/faults /_store/reset (none now)",
                 "DynamoDB (fault proxy)", store.endpoint(), options.table()));
         lines.add(String.format("  %-26s %s   behind the proxy (%s), pid %d", "  dynalite", dynamo.endpoint(),
                 options.dynamoPath() == null ? "in memory" : "data in " + options.dynamoPath(), dynamo.pid()));
+        lines.add(String.format("  %-26s %s   %s, in memory; each with a -dlq after %d receives, visibility %d s",
+                "SQS (ElasticMQ)", queues.endpoint(), queues.queues().stream().map(LocalQueues.ChargeQueue::name)
+                        .collect(Collectors.joining(", ")), DeploymentSettings.CHARGE_QUEUE_MAX_RECEIVES,
+                options.queueVisibility().toSeconds()));
         for (LambdaFunction f : functions()) {
             String pids = f.sandboxes().stream().map(Sandbox::process).filter(p -> p != null)
                     .map(p -> Long.toString(p.pid())).collect(Collectors.joining(", "));
-            String extra = f.name.equals(DeploymentSettings.FUNCTION_RECONCILE)
-                    ? (schedule == null ? ", no schedule" : ", EventBridge rate(" + options.reconcileEvery().toSeconds()
-                            + " seconds)")
-                    : "";
+            String extra = switch (f.name) {
+                case DeploymentSettings.FUNCTION_RECONCILE -> schedule == null ? ", no schedule"
+                        : ", EventBridge rate(" + options.reconcileEvery().toSeconds() + " seconds)";
+                case DeploymentSettings.FUNCTION_CHARGE_WORKER -> ", SQS event-source mappings: batch "
+                        + options.queueBatchSize() + ", maximum concurrency " + options.queueConcurrency() + " per queue";
+                default -> "";
+            };
             lines.add(String.format("  %-26s %d sandbox(es), timeout %d s%s%s", "λ " + f.name, f.sandboxes().size(),
                     f.timeout.toSeconds(), extra, pids.isEmpty() ? "" : ", pids " + pids));
         }
@@ -327,6 +361,7 @@ public final class LocalRun implements AutoCloseable {
         }
         lines.add("  (the same again replays it: Idempotent-Replayed: true)   curl -i " + api
                 + "/payments/<id> -H 'X-Tenant-Id: merchant-a'");
+        lines.add("  (with -H 'Prefer: respond-async' and a new key: 202 at once; charge-worker charges it from the queue)");
         lines.add("  curl -X POST " + simulator.baseUrl() + "/_sim/faults -d '{\"commitThenTimeoutRate\":1}'"
                 + "   (then a new key: 202 pending, settled later by webhook or reconcile)");
         lines.add("  curl -X POST " + store.endpoint() + "/_store/faults -d '{\"throttleRate\":0.2}'"
@@ -362,6 +397,7 @@ public final class LocalRun implements AutoCloseable {
         ports.put("--api-port", options.apiPort());
         ports.put("--sim-port", options.simPort());
         ports.put("--dynamo-port", options.dynamoPort());
+        ports.put("--queue-port", options.queuePort());
         if (options.dynalitePort() != 0) {
             ports.put("--dynalite-port", options.dynalitePort());
         }
@@ -389,7 +425,8 @@ public final class LocalRun implements AutoCloseable {
             try (ServerSocket socket = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
                 port = socket.getLocalPort();
             }
-            if (port != options.apiPort() && port != options.simPort() && port != options.dynamoPort()) {
+            if (port != options.apiPort() && port != options.simPort() && port != options.dynamoPort()
+                    && port != options.queuePort()) {
                 return port;
             }
         }
@@ -428,12 +465,20 @@ public final class LocalRun implements AutoCloseable {
         if (schedule != null) {
             schedule.close();
         }
+        List<SqsEventSourceMapping> stopping;
+        synchronized (this) {
+            stopping = List.copyOf(mappings);
+        }
+        stopping.parallelStream().forEach(SqsEventSourceMapping::close);
         if (gateway != null) {
             gateway.close();
         }
         functions().parallelStream().forEach(LambdaFunction::close);
         if (simulator != null) {
             simulator.close();
+        }
+        if (queues != null) {
+            queues.close();
         }
         if (store != null) {
             store.close();

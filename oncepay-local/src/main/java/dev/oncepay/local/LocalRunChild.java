@@ -51,10 +51,13 @@ public final class LocalRunChild implements AutoCloseable {
     public static LocalRunChild start(List<String> args, Consumer<String> eachLine) {
         List<String> command = new ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-Djava.util.logging.manager=org.jboss.logmanager.LogManager",
-                "-cp", testClasspath(),
-                LocalRun.class.getName()));
+                "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1"));
+        // On the tests' class path (the functions') the JBoss log manager complains unless it is
+        // java.util.logging's; on drill.sh's it is absent, and naming it would fail java.util.logging's start.
+        if (LocalRunChild.class.getClassLoader().getResource("org/jboss/logmanager/LogManager.class") != null) {
+            command.add("-Djava.util.logging.manager=org.jboss.logmanager.LogManager");
+        }
+        command.addAll(List.of("-cp", testClasspath(), LocalRun.class.getName()));
         command.addAll(args);
         command.addAll(List.of("--parent-pid", Long.toString(ProcessHandle.current().pid())));
         try {

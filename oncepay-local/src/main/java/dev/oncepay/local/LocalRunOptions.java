@@ -27,11 +27,17 @@ import java.util.stream.Collectors;
  * @param dynamoPort the store's endpoint as the functions see it: the store fault proxy in front of
  *        dynalite ({@code /_store/faults} steers its faults; healthy unless told otherwise)
  * @param dynalitePort dynalite itself, behind the proxy; 0 for any free port
- * @param sandboxes sandbox processes per function (like Lambda's concurrent execution environments)
+ * @param queuePort ElasticMQ, the SQS-compatible server of the charge queues
+ * @param sandboxes sandbox processes per function (like Lambda's concurrent execution environments);
+ *        unless told, charge-worker's is the sum of the event-source mappings' maximum concurrency
  * @param timeouts each function's Lambda timeout
  * @param integrationTimeout how long the API gateway waits for any function, or null for each route's
  *        own (its function's timeout plus a second, at most 29 s, as {@code infra/} configures it)
  * @param reconcileEvery the EventBridge schedule's rate; {@link Duration#ZERO} turns it off
+ * @param queueVisibility the charge queues' visibility timeout (whole seconds, at least charge-worker's
+ *        timeout: Lambda refuses a mapping of a queue whose visibility timeout is shorter)
+ * @param queueBatchSize messages per charge-worker invocation (the event-source mappings' batch size)
+ * @param queueConcurrency each event-source mapping's maximum concurrency (one mapping per account's queue)
  * @param webhookSecret the secret the simulator signs its generic ({@code sim}) webhooks with
  * @param provider the provider of the functions' default account: {@code sim} (the simulator's
  *        generic API) or {@code stripe} (its Stripe mode, same simulator, same port)
@@ -39,6 +45,8 @@ import java.util.stream.Collectors;
  *        account of its own (tenant → provider id, or {@code stripe2}: a second Stripe account)
  * @param unguardedTenants tenants whose orders charge does not guard: they may pay one order
  *        reference several times ({@code oncepay.orders.tenants.<tenant>.once-per-reference=false})
+ * @param respondAsyncTenants tenants whose charges are queued as if each asked {@code Prefer: respond-async}
+ *        ({@code oncepay.queue.tenants.<tenant>.respond-async=true})
  * @param providerUrl where the functions reach every provider account, or null for the simulator
  * @param stripeWebhookSecret the Stripe signing secret: the simulator signs its Stripe events with
  *        it, only the webhook function is given it
@@ -59,16 +67,21 @@ public record LocalRunOptions(
         int simPort,
         int dynamoPort,
         int dynalitePort,
+        int queuePort,
         Map<String, Integer> sandboxes,
         Map<String, Duration> timeouts,
         Duration integrationTimeout,
         Duration reconcileEvery,
+        Duration queueVisibility,
+        int queueBatchSize,
+        int queueConcurrency,
         String table,
         String heap,
         String webhookSecret,
         String provider,
         Map<String, String> tenantProviders,
         Set<String> unguardedTenants,
+        Set<String> respondAsyncTenants,
         String providerUrl,
         String stripeWebhookSecret,
         String stripeApiKey,
@@ -81,11 +94,18 @@ public record LocalRunOptions(
         int devPort,
         Path devEnvironment) {
 
-    public static final List<String> FUNCTIONS = List.of(DeploymentSettings.FUNCTION_CHARGE,
-            DeploymentSettings.FUNCTION_WEBHOOK, DeploymentSettings.FUNCTION_RECONCILE);
+    /** Every function of a deployment, each with sandboxes of its own. */
+    public static final List<String> FUNCTIONS = DeploymentSettings.FUNCTIONS;
     public static final int DEFAULT_API_PORT = 8080;
     public static final int DEFAULT_SIM_PORT = 8090;
     public static final int DEFAULT_DYNAMO_PORT = 8000;
+    /** ElasticMQ's own default port. */
+    public static final int DEFAULT_QUEUE_PORT = 9324;
+    /** SQS's longest visibility timeout. */
+    static final Duration MAX_QUEUE_VISIBILITY = Duration.ofHours(12);
+    /** The fewest a mapping's maximum concurrency may be on AWS; the most, locally: each is a sandbox JVM. */
+    static final int MIN_QUEUE_CONCURRENCY = 2;
+    static final int MAX_QUEUE_CONCURRENCY = 16;
     /** The provider ids the simulator speaks: its generic REST API and its Stripe mode. */
     public static final List<String> PROVIDERS = List.of(WebhookTarget.DEFAULT_PROVIDER_ID, StripeMode.PROVIDER_ID);
     /** API Gateway HTTP API's largest integration timeout (as CDK enforces it). */
@@ -106,6 +126,7 @@ public record LocalRunOptions(
         env = Map.copyOf(env);
         tenantProviders = Map.copyOf(tenantProviders);
         unguardedTenants = Collections.unmodifiableSet(new TreeSet<>(unguardedTenants));
+        respondAsyncTenants = Collections.unmodifiableSet(new TreeSet<>(respondAsyncTenants));
         for (String function : FUNCTIONS) {
             if (!sandboxes.containsKey(function) || !timeouts.containsKey(function)) {
                 throw new IllegalArgumentException("no sandbox count or timeout for " + function);
@@ -121,17 +142,24 @@ public record LocalRunOptions(
                 DEFAULT_SIM_PORT,
                 DEFAULT_DYNAMO_PORT,
                 0,
-                // Like Lambda scaling out: concurrent payments really race in different processes.
+                DEFAULT_QUEUE_PORT,
+                // Like Lambda scaling out: concurrent payments really race in different processes; the
+                // worker's as many as its one mapping may run at once.
                 Map.of(DeploymentSettings.FUNCTION_CHARGE, 2, DeploymentSettings.FUNCTION_WEBHOOK, 1,
-                        DeploymentSettings.FUNCTION_RECONCILE, 1),
+                        DeploymentSettings.FUNCTION_RECONCILE, 1,
+                        DeploymentSettings.FUNCTION_CHARGE_WORKER, DeploymentSettings.CHARGE_QUEUE_MAX_CONCURRENCY),
                 LAMBDA_TIMEOUTS,
                 null,
                 Duration.ofSeconds(60),
+                Duration.ofSeconds(DeploymentSettings.CHARGE_QUEUE_VISIBILITY_TIMEOUT_SECONDS),
+                DeploymentSettings.CHARGE_QUEUE_BATCH_SIZE,
+                DeploymentSettings.CHARGE_QUEUE_MAX_CONCURRENCY,
                 "oncepay-local",
                 "256m",
                 WebhookTarget.DEFAULT_SECRET,
                 WebhookTarget.DEFAULT_PROVIDER_ID,
                 Map.of(),
+                Set.of(),
                 Set.of(),
                 null,
                 StripeMode.DEFAULT_WEBHOOK_SECRET,
@@ -187,10 +215,22 @@ public record LocalRunOptions(
                 "  --dynamo-port N          the store's endpoint: a fault proxy in front of dynalite (default 8000;",
                 "                           POST /_store/faults, e.g. {\"throttleRate\":0.2}, /_store/reset)",
                 "  --dynalite-port N        dynalite, the DynamoDB-compatible store, behind the proxy (default: a free port)",
-                "  --sandboxes LIST         sandboxes per function (default charge=2,webhook=1,reconcile=1)",
-                "  --timeout LIST           Lambda timeouts (default charge=28s,webhook=20s,reconcile=90s, as infra/)",
+                "  --queue-port N           ElasticMQ, the SQS-compatible server of the charge queues (default "
+                        + DEFAULT_QUEUE_PORT + ")",
+                "  --sandboxes LIST         sandboxes per function (default charge=2,webhook=1,reconcile=1, and charge-worker",
+                "                           the queues' maximum concurrency summed: " + DeploymentSettings.CHARGE_QUEUE_MAX_CONCURRENCY
+                        + " per provider account; charge-worker=0: no mappings)",
+                "  --timeout LIST           Lambda timeouts (default charge=28s,webhook=20s,reconcile=90s,charge-worker="
+                        + DeploymentSettings.CHARGE_WORKER_TIMEOUT_SECONDS + "s, as infra/)",
                 "  --integration-timeout D  how long the gateway waits for a function (default: its timeout + 1 s, at most 29 s)",
                 "  --reconcile-every D      EventBridge schedule for reconcile (default 60s; 'off' disables)",
+                "  --queue-visibility D     the charge queues' visibility timeout (default "
+                        + DeploymentSettings.CHARGE_QUEUE_VISIBILITY_TIMEOUT_SECONDS + "s, as infra/; whole seconds, at",
+                "                           least charge-worker's timeout, as Lambda requires: shorten --timeout charge-worker too)",
+                "  --queue-batch-size N     messages per charge-worker invocation, 1-" + SqsEventSourceMapping.MAX_BATCH_SIZE
+                        + " (default " + DeploymentSettings.CHARGE_QUEUE_BATCH_SIZE + ")",
+                "  --queue-concurrency N    maximum concurrency of each queue's event-source mapping, " + MIN_QUEUE_CONCURRENCY
+                        + "-" + MAX_QUEUE_CONCURRENCY + " (default " + DeploymentSettings.CHARGE_QUEUE_MAX_CONCURRENCY + ")",
                 "  --table NAME             DynamoDB table (default oncepay-local)",
                 "  --heap SIZE              -Xmx of each sandbox JVM (default 256m)",
                 "  --provider P             the functions' default provider account: sim (the simulator's generic API,",
@@ -201,6 +241,8 @@ public record LocalRunOptions(
                 "                           stripe2, a second Stripe account with its own API key and signing secret",
                 "  --unguarded-tenant T     turn the order guard off for tenant T: it may pay one order reference several",
                 "                           times, as instalments do (repeatable, or a list: merchant-x,merchant-y)",
+                "  --respond-async T        queue tenant T's charges as if each asked Prefer: respond-async (repeatable, or a",
+                "                           list)",
                 "  --provider-url URL       where the functions reach every provider account (default: the simulator)",
                 "  --webhook-secret S       secret the simulator signs sim webhooks with (default local-sim-secret)",
                 "  --stripe-webhook-secret S  Stripe signing secret of the simulator's Stripe events, given to the webhook",
@@ -286,16 +328,23 @@ public record LocalRunOptions(
         int simPort;
         int dynamoPort;
         int dynalitePort;
+        int queuePort;
         final Map<String, Integer> sandboxes;
+        /** Whether the flags named charge-worker's sandboxes; if not, its mappings' concurrency decides. */
+        boolean workerSandboxesNamed;
         final Map<String, Duration> timeouts;
         Duration integrationTimeout;
         Duration reconcileEvery;
+        Duration queueVisibility;
+        int queueBatchSize;
+        int queueConcurrency;
         String table;
         String heap;
         String webhookSecret;
         String provider;
         final Map<String, String> tenantProviders;
         final Set<String> unguardedTenants;
+        final Set<String> respondAsyncTenants;
         String providerUrl;
         String stripeWebhookSecret;
         String stripeApiKey;
@@ -315,16 +364,21 @@ public record LocalRunOptions(
             simPort = o.simPort;
             dynamoPort = o.dynamoPort;
             dynalitePort = o.dynalitePort;
+            queuePort = o.queuePort;
             sandboxes = new LinkedHashMap<>(o.sandboxes);
             timeouts = new LinkedHashMap<>(o.timeouts);
             integrationTimeout = o.integrationTimeout;
             reconcileEvery = o.reconcileEvery;
+            queueVisibility = o.queueVisibility;
+            queueBatchSize = o.queueBatchSize;
+            queueConcurrency = o.queueConcurrency;
             table = o.table;
             heap = o.heap;
             webhookSecret = o.webhookSecret;
             provider = o.provider;
             tenantProviders = new LinkedHashMap<>(o.tenantProviders);
             unguardedTenants = new TreeSet<>(o.unguardedTenants);
+            respondAsyncTenants = new TreeSet<>(o.respondAsyncTenants);
             providerUrl = o.providerUrl;
             stripeWebhookSecret = o.stripeWebhookSecret;
             stripeApiKey = o.stripeApiKey;
@@ -344,18 +398,26 @@ public record LocalRunOptions(
                 case "--sim-port" -> simPort = port(value, source);
                 case "--dynamo-port" -> dynamoPort = port(value, source);
                 case "--dynalite-port" -> dynalitePort = value.trim().equals("0") ? 0 : port(value, source);
-                case "--sandboxes" -> perFunction(value, source).forEach((f, v) -> sandboxes.put(f, count(v, source)));
+                case "--queue-port" -> queuePort = port(value, source);
+                case "--sandboxes" -> perFunction(value, source).forEach((f, v) -> {
+                    sandboxes.put(f, count(v, source));
+                    workerSandboxesNamed |= f.equals(DeploymentSettings.FUNCTION_CHARGE_WORKER);
+                });
                 case "--timeout" -> perFunction(value, source).forEach((f, v) -> timeouts.put(f, positive(duration(v), source)));
                 case "--integration-timeout" -> integrationTimeout = positive(duration(value), source);
                 case "--reconcile-every" -> reconcileEvery = value.equalsIgnoreCase("off") ? Duration.ZERO
                         : positive(duration(value), source);
+                case "--queue-visibility" -> queueVisibility = visibility(duration(value), source);
+                case "--queue-batch-size" -> queueBatchSize = within(value, 1, SqsEventSourceMapping.MAX_BATCH_SIZE, source);
+                case "--queue-concurrency" -> queueConcurrency = within(value, MIN_QUEUE_CONCURRENCY, MAX_QUEUE_CONCURRENCY,
+                        source);
                 case "--table" -> table = tableName(value, source);
                 case "--heap" -> heap = value;
                 case "--webhook-secret" -> webhookSecret = secret(value, source);
                 case "--provider" -> provider = providerId(value, source);
                 case "--tenant-provider" -> tenantProviders.putAll(tenantProviders(value, source));
-                case "--unguarded-tenant" -> Arrays.stream(value.split(",")).map(String::trim).filter(t -> !t.isEmpty())
-                        .forEach(t -> unguardedTenants.add(tenant(t, source)));
+                case "--unguarded-tenant" -> unguardedTenants.addAll(tenants(value, source));
+                case "--respond-async" -> respondAsyncTenants.addAll(tenants(value, source));
                 case "--provider-url" -> providerUrl = url(value, source);
                 case "--stripe-webhook-secret" -> stripeWebhookSecret = secret(value, source);
                 case "--stripe-api-key" -> stripeApiKey = stripeTestKey(value, source);
@@ -388,10 +450,22 @@ public record LocalRunOptions(
                 // The dev-mode JVM is charge's one execution environment.
                 sandboxes.put(DeploymentSettings.FUNCTION_CHARGE, 0);
             }
-            return new LocalRunOptions(app, workDir, apiPort, simPort, dynamoPort, dynalitePort, sandboxes, timeouts,
-                    integrationTimeout, reconcileEvery, table, heap, webhookSecret, provider, tenantProviders,
-                    unguardedTenants, providerUrl, stripeWebhookSecret, stripeApiKey, simSeed, storeSeed, dynamoPath, env, cds, parentPid,
-                    devPort, devEnvironment);
+            if (!workerSandboxesNamed) {
+                // As infra/ reserves the worker's concurrency: every mapping may run its maximum at once.
+                int accounts = 1 + LocalProviders.otherAccounts(provider, tenantProviders).size();
+                sandboxes.put(DeploymentSettings.FUNCTION_CHARGE_WORKER, queueConcurrency * accounts);
+            }
+            Duration workerTimeout = timeouts.get(DeploymentSettings.FUNCTION_CHARGE_WORKER);
+            if (queueVisibility.compareTo(workerTimeout) < 0) {
+                throw new UsageException("--queue-visibility " + queueVisibility.toSeconds() + "s is shorter than charge-worker's"
+                        + " timeout (" + workerTimeout.toSeconds() + " s): Lambda refuses such an event-source mapping;"
+                        + " shorten it too, e.g. --timeout charge-worker=" + queueVisibility.toSeconds() + "s");
+            }
+            return new LocalRunOptions(app, workDir, apiPort, simPort, dynamoPort, dynalitePort, queuePort, sandboxes,
+                    timeouts, integrationTimeout, reconcileEvery, queueVisibility, queueBatchSize, queueConcurrency, table,
+                    heap, webhookSecret, provider, tenantProviders, unguardedTenants, respondAsyncTenants, providerUrl,
+                    stripeWebhookSecret, stripeApiKey, simSeed, storeSeed, dynamoPath, env, cds, parentPid, devPort,
+                    devEnvironment);
         }
 
         private static Map<String, String> perFunction(String value, String source) {
@@ -452,6 +526,12 @@ public record LocalRunOptions(
             return result;
         }
 
+        /** {@code tenant[,tenant...]}. */
+        private static List<String> tenants(String value, String source) {
+            return Arrays.stream(value.split(",")).map(String::trim).filter(t -> !t.isEmpty()).map(t -> tenant(t, source))
+                    .toList();
+        }
+
         /** A tenant id as the application's per-tenant properties take it. */
         private static String tenant(String tenant, String source) {
             if (!tenant.matches(DeploymentSettings.TENANT_PATTERN)) {
@@ -503,6 +583,22 @@ public record LocalRunOptions(
                 throw new UsageException(source + ": sandbox count must be 0..16, got " + value);
             }
             return n;
+        }
+
+        private static int within(String value, int min, int max, String source) {
+            int n = integer(value, source);
+            if (n < min || n > max) {
+                throw new UsageException(source + " must be " + min + ".." + max + ", got " + value);
+            }
+            return n;
+        }
+
+        /** An SQS visibility timeout: whole seconds, at most 12 hours. */
+        private static Duration visibility(Duration d, String source) {
+            if (d.isNegative() || d.isZero() || d.toMillis() % 1000 != 0 || d.compareTo(MAX_QUEUE_VISIBILITY) > 0) {
+                throw new UsageException(source + " takes whole seconds, 1s to 12h (SQS's VisibilityTimeout)");
+            }
+            return d;
         }
 
         private static int integer(String value, String source) {

@@ -71,6 +71,7 @@ class DevLoopTest {
         List<String> command = List.of("/bin/bash", "run-local.sh", "--dev", "--skip-build",
                 "--api-port", Integer.toString(apiPort), "--sim-port", Integer.toString(LocalRunChild.freePort()),
                 "--dynamo-port", Integer.toString(LocalRunChild.freePort()), "--dev-port", Integer.toString(devPort),
+                "--queue-port", Integer.toString(LocalRunChild.freePort()), "--sandboxes", "charge-worker=0",
                 "--debug-port", Integer.toString(debugPort), "--reconcile-every", "3s", "--cds", "off");
         long started = System.nanoTime();
         Process loop = new ProcessBuilder(command).directory(project.toFile()).redirectErrorStream(true).start();

@@ -112,7 +112,9 @@ class FleetOutageTest {
                 "--api-port", Integer.toString(apiPort),
                 "--sim-port", Integer.toString(simPort),
                 "--dynamo-port", Integer.toString(LocalRunChild.freePort()),
-                "--sandboxes", "charge=" + SANDBOXES + ",webhook=1,reconcile=0",
+                "--queue-port", Integer.toString(LocalRunChild.freePort()),
+                // Charges answered at once only: no queued charge, so no worker.
+                "--sandboxes", "charge=" + SANDBOXES + ",webhook=1,reconcile=0,charge-worker=0",
                 "--reconcile-every", "off",
                 "--env", "ONCEPAY_PROVIDER_CHARGE_CALL_BREAKER_DELAY=" + OPEN_PERIOD.toSeconds() + "S");
         String api = "http://127.0.0.1:" + apiPort;

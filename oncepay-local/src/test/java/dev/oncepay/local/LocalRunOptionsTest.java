@@ -21,7 +21,7 @@ class LocalRunOptionsTest {
                 "--dev-env", "target/x.env"), Map.of());
         assertEquals(19301, o.devPort());
         assertEquals(Path.of("target/x.env"), o.devEnvironment());
-        assertEquals(Map.of("charge", 0, "webhook", 2, "reconcile", 1), o.sandboxes(),
+        assertEquals(Map.of("charge", 0, "webhook", 2, "reconcile", 1, "charge-worker", 5), o.sandboxes(),
                 "the dev-mode JVM is charge's one execution environment");
     }
 
@@ -33,10 +33,16 @@ class LocalRunOptionsTest {
         assertEquals(8000, o.dynamoPort(), "the store fault proxy, in front of dynalite");
         assertEquals(0, o.dynalitePort(), "dynalite on any free port behind it");
         assertEquals(7, LocalRunOptions.parse(List.of("--store-seed", "7"), Map.of()).storeSeed());
-        assertEquals(Map.of("charge", 2, "webhook", 1, "reconcile", 1), o.sandboxes());
+        assertEquals(Map.of("charge", 2, "webhook", 1, "reconcile", 1, "charge-worker", 5), o.sandboxes());
         assertEquals(Duration.ofSeconds(28), o.timeout("charge"));
         assertEquals(Duration.ofSeconds(20), o.timeout("webhook"));
         assertEquals(Duration.ofSeconds(90), o.timeout("reconcile"));
+        assertEquals(Duration.ofSeconds(30), o.timeout("charge-worker"));
+        assertEquals(9324, o.queuePort(), "ElasticMQ's own");
+        assertEquals(Duration.ofSeconds(180), o.queueVisibility(), "six times the worker's timeout, as infra/");
+        assertEquals(1, o.queueBatchSize());
+        assertEquals(5, o.queueConcurrency());
+        assertEquals(Set.of(), o.respondAsyncTenants(), "every tenant answered at once unless it asks");
         assertEquals(Duration.ofSeconds(29), o.integrationTimeout("charge"), "a second more, at most 29 s");
         assertEquals(Duration.ofSeconds(21), o.integrationTimeout("webhook"));
         assertEquals(Duration.ofMillis(500),
@@ -53,6 +59,32 @@ class LocalRunOptionsTest {
         assertEquals("rk_test_abc", LocalRunOptions.parse(List.of(), Map.of("ONCEPAY_LOCAL_STRIPE_API_KEY", "rk_test_abc"))
                 .stripeApiKey());
         assertEquals(LocalRunOptions.Cds.AUTO, o.cds());
+    }
+
+    @Test
+    void theQueuesAreSetFromFlagsAndTheWorkerRunsWhatItsMappingsMayRunAtOnce() {
+        LocalRunOptions o = LocalRunOptions.parse(List.of("--queue-port", "19324", "--queue-visibility", "45s",
+                "--queue-batch-size", "3", "--queue-concurrency", "2", "--respond-async", "merchant-q",
+                "--respond-async=merchant-r, org:9"), Map.of("ONCEPAY_LOCAL_RESPOND_ASYNC", "merchant-p"));
+        assertEquals(19324, o.queuePort());
+        assertEquals(Duration.ofSeconds(45), o.queueVisibility());
+        assertEquals(3, o.queueBatchSize());
+        assertEquals(2, o.queueConcurrency());
+        assertEquals(Set.of("merchant-p", "merchant-q", "merchant-r", "org:9"), o.respondAsyncTenants());
+        assertEquals(2, o.sandboxCount("charge-worker"), "one account's mapping, at most 2 at once");
+        assertEquals(6, LocalRunOptions.parse(List.of("--queue-concurrency", "2", "--tenant-provider",
+                "merchant-b=stripe,merchant-c=stripe2"), Map.of()).sandboxCount("charge-worker"), "three accounts' mappings");
+        assertEquals(10, LocalRunOptions.parse(List.of("--tenant-provider", "merchant-b=stripe"), Map.of())
+                .sandboxCount("charge-worker"));
+        assertEquals(1, LocalRunOptions.parse(List.of("--sandboxes", "charge-worker=1", "--queue-concurrency", "4"), Map.of())
+                .sandboxCount("charge-worker"), "named, the count is taken as it is");
+        assertEquals(0, LocalRunOptions.parse(List.of("--queue-concurrency", "4"),
+                Map.of("ONCEPAY_LOCAL_SANDBOXES", "charge-worker=0")).sandboxCount("charge-worker"));
+        LocalRunOptions drill = LocalRunOptions.parse(List.of("--queue-visibility", "5s", "--timeout", "charge-worker=5s"),
+                Map.of());
+        assertEquals(Duration.ofSeconds(5), drill.queueVisibility(), "a drill shortens both");
+        assertTrue(LocalRunOptions.usage().contains("--queue-visibility D"));
+        assertTrue(LocalRunOptions.usage().contains("--respond-async T"));
     }
 
     @Test
@@ -121,6 +153,15 @@ class LocalRunOptionsTest {
         assertTrue(message("--api-port", "x").contains("not a number"));
         assertTrue(message("--api-port", "70000").contains("not a port"));
         assertTrue(message("--sandboxes", "charg=2").contains("unknown function"));
+        assertTrue(message("--queue-port", "0").contains("not a port"));
+        assertTrue(message("--queue-visibility", "10s").contains("--queue-visibility 10s is shorter than charge-worker's"
+                + " timeout (30 s): Lambda refuses such an event-source mapping"));
+        assertTrue(message("--queue-visibility", "1500ms").contains("whole seconds"));
+        assertTrue(message("--queue-visibility", "13h").contains("1s to 12h"));
+        assertTrue(message("--queue-batch-size", "11").contains("must be 1..10"));
+        assertTrue(message("--queue-batch-size", "0").contains("must be 1..10"));
+        assertTrue(message("--queue-concurrency", "1").contains("must be 2..16"), "AWS's least is 2");
+        assertTrue(message("--respond-async", "merchant.a").contains("tenant 'merchant.a' must match"));
         assertTrue(message("--reconcile-every", "soon").contains("not a duration"));
         assertTrue(message("--table", "ab").contains("3-255"));
         assertTrue(message("--api-port").contains("needs a value"));

@@ -42,8 +42,10 @@ import org.junit.jupiter.api.Timeout;
  * a tenant charged through the simulator's Stripe mode (a card that pays, one whose customer must
  * authenticate first),
  * a store outage injected through the fault proxy on the DynamoDB port, the simulator's webhook
- * reaching the webhook function, scheduled events reaching reconcile, and SIGTERM — after which
- * every process the run started is gone.
+ * reaching the webhook function, scheduled events reaching reconcile, queued charges (one asked for
+ * with {@code Prefer: respond-async}, one of a tenant queued by default on its own account) charged
+ * by charge-worker through each account's queue, and SIGTERM — after which every process the run
+ * started is gone.
  *
  * <p>Runs in {@code ./mvnw verify} after the functions module's {@code package} phase, on the
  * {@code function.zip} it built ({@link LambdaPackage}).
@@ -52,7 +54,8 @@ import org.junit.jupiter.api.Timeout;
 @Tag("slow")
 class LocalRunTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final Duration READY_WITHIN = Duration.ofSeconds(150);
+    /** A new package trains four functions' AppCDS archives first: 113 s seen on 2 busy cores. */
+    private static final Duration READY_WITHIN = Duration.ofSeconds(210);
     /** Identical requests in the one-key race. */
     private static final int RACERS = 30;
     /** How long the provider takes per charge during the race: the winner's charge stays in flight meanwhile. */
@@ -60,7 +63,7 @@ class LocalRunTest {
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @Test
-    @Timeout(300)
+    @Timeout(360)
     void startsTakesAPaymentReplaysItAndStopsEverythingItStarted() throws Exception {
         Path root = LocalRun.projectRoot();
         long t0 = System.nanoTime();
@@ -70,6 +73,7 @@ class LocalRunTest {
         int apiPort = freePort();
         int simPort = freePort();
         int storePort = freePort();
+        int queuePort = freePort();
         List<String> command = List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
@@ -81,8 +85,12 @@ class LocalRunTest {
                 "--api-port", Integer.toString(apiPort),
                 "--sim-port", Integer.toString(simPort),
                 "--dynamo-port", Integer.toString(storePort),
+                "--queue-port", Integer.toString(queuePort),
+                // AWS's least: two worker sandboxes, not five, on this small machine.
+                "--queue-concurrency", "2",
                 "--reconcile-every", "2s",
-                "--tenant-provider", "merchant-s=stripe",
+                "--tenant-provider", "merchant-s=stripe,merchant-q=stripe",
+                "--respond-async", "merchant-q",
                 "--parent-pid", Long.toString(ProcessHandle.current().pid()));
         Process run = new ProcessBuilder(command).directory(root.toFile()).redirectErrorStream(true).start();
         // Read while the reader thread appends: a copy-on-write list iterates a snapshot.
@@ -114,7 +122,8 @@ class LocalRunTest {
             }
             long started = System.nanoTime();
             String readyLine = output.stream().filter(l -> l.contains(LocalRun.READY)).findFirst().orElseThrow();
-            assertTrue(readyLine.contains("charge 2/2 ready, webhook 1/1 ready, reconcile 1/1 ready"), readyLine);
+            assertTrue(readyLine.contains("charge 2/2 ready, webhook 1/1 ready, reconcile 1/1 ready, charge-worker 4/4 ready"),
+                    readyLine);
             String api = "http://127.0.0.1:" + apiPort;
             String body = "{\"amount\":4200,\"currency\":\"EUR\",\"reference\":\"order_1\"}";
 
@@ -195,6 +204,8 @@ class LocalRunTest {
             // function (200: signature valid), and scheduled events reached reconcile.
             awaitLine(output, "POST /webhooks/sim -> webhook#1 200", Duration.ofSeconds(30));
             awaitLine(output, "rule/oncepay-reconcile -> reconcile#1 (", Duration.ofSeconds(30));
+
+            queuedChargesThroughEachAccountsQueue(api, sim, output);
             long requests = System.nanoTime();
 
             // Everything the run started, seen from the outside before it stops.
@@ -309,6 +320,34 @@ class LocalRunTest {
                 "both charge sandboxes answered some of the race: " + ran);
         System.out.printf(Locale.ROOT, "LocalRunTest race: first answers %s, %d requests in all, invocations by sandbox %s%n",
                 statuses(firsts), requests, ran);
+    }
+
+    /**
+     * A charge asked for with {@code Prefer: respond-async} (the default account's queue), and one of
+     * a tenant whose charges are queued by default (the Stripe account's queue): each answered 202 at
+     * once, pending, then charged by charge-worker from its account's queue through the event-source
+     * mapping, and settled as a request's charge would be.
+     */
+    private void queuedChargesThroughEachAccountsQueue(String api, String sim, List<String> output) throws Exception {
+        String body = "{\"amount\":1200,\"currency\":\"EUR\",\"reference\":\"order_q1\"}";
+        HttpResponse<String> asked = send(payment(api, "local-run-test-q1", body).header("Prefer", "respond-async"));
+        assertEquals(202, asked.statusCode(), asked.body());
+        assertEquals("respond-async", asked.headers().firstValue("Preference-Applied").orElse(null));
+        String askedId = JSON.readTree(asked.body()).get("id").asText();
+        assertEquals("/payments/" + askedId, asked.headers().firstValue("Location").orElse(null));
+
+        String card = "{\"amount\":1300,\"currency\":\"EUR\",\"reference\":\"order_q2\",\"paymentMethod\":\"pm_card_visa\"}";
+        HttpResponse<String> byDefault = send(payment(api, "merchant-q", "local-run-test-q2", card));
+        assertEquals(202, byDefault.statusCode(), "merchant-q's charges are queued without asking: " + byDefault.body());
+        String byDefaultId = JSON.readTree(byDefault.body()).get("id").asText();
+
+        awaitStatus(api, "merchant-a", askedId, "succeeded", Duration.ofSeconds(60));
+        awaitStatus(api, "merchant-q", byDefaultId, "succeeded", Duration.ofSeconds(60));
+        awaitLine(output, "[sqs] oncepay-charges-default -> charge-worker#", Duration.ofSeconds(10));
+        awaitLine(output, "[sqs] oncepay-charges-stripe -> charge-worker#", Duration.ofSeconds(10));
+        String ledger = send(HttpRequest.newBuilder(URI.create(sim + "/_sim/ledger")).GET()).body();
+        assertTrue(ledger.contains("\"reference\":\"" + askedId + "\"") && ledger.contains("\"reference\":\"" + byDefaultId + "\""),
+                "both charged at the provider: " + ledger);
     }
 
     /** Sends {@code request}, and again after each {@code 409}'s {@code Retry-After}: every answer, the last one stored. */

@@ -51,7 +51,7 @@ class SandboxSupervisionTest {
     }
 
     /** The task root is the test classes directory: the client's customer class loader finds the handler there. */
-    private static SandboxCommand command(String workDir) throws java.io.IOException {
+    static SandboxCommand command(String workDir) throws java.io.IOException {
         Path module = Path.of("").toAbsolutePath();
         return new SandboxCommand(module.resolve("target/test-classes"), module.resolve("target/local-run-test/" + workDir),
                 "64m", ScriptedHandler.class.getName() + "::handleRequest");
