@@ -1,10 +1,8 @@
 package dev.oncepay.testing;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.oncepay.contract.DeploymentSettings;
+import dev.oncepay.testkit.SqsEvents;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -21,8 +19,6 @@ import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
  * its visibility timeout passing.
  */
 public final class EventSourceMapping {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     private EventSourceMapping() {
     }
 
@@ -77,25 +73,10 @@ public final class EventSourceMapping {
         }
     }
 
-    /** The SQS event Lambda sends for {@code messages} (AWS's documented shape, field by field). */
+    /** The SQS event Lambda sends for {@code messages}. */
     public static String event(String account, List<Message> messages) {
-        ObjectNode event = JSON.createObjectNode();
-        ArrayNode records = event.putArray("Records");
-        String queue = DeploymentSettings.chargeQueueName(account);
-        for (Message m : messages) {
-            ObjectNode r = records.addObject();
-            r.put("messageId", m.messageId());
-            r.put("receiptHandle", m.receiptHandle());
-            r.put("body", m.body());
-            ObjectNode attributes = r.putObject("attributes");
-            m.attributes().forEach((name, value) -> attributes.put(name.toString(), value));
-            r.putObject("messageAttributes");
-            r.put("md5OfBody", m.md5OfBody());
-            r.put("eventSource", "aws:sqs");
-            r.put("eventSourceARN", "arn:aws:sqs:us-east-1:000000000000:" + queue);
-            r.put("awsRegion", "us-east-1");
-        }
-        return event.toString();
+        return SqsEvents.of(messages, "arn:aws:sqs:us-east-1:000000000000:" + DeploymentSettings.chargeQueueName(account),
+                "us-east-1").toString();
     }
 
     /** Messages of a queue (by account, or a full queue name such as a dead-letter queue's), visible or not. */

@@ -2,24 +2,19 @@ package dev.oncepay.local;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.oncepay.testkit.SqsEvents;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.function.Function;
 import java.util.stream.IntStream;
-import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.http.ExecutableHttpRequest;
 import software.amazon.awssdk.http.HttpExecuteRequest;
 import software.amazon.awssdk.http.HttpExecuteResponse;
@@ -28,7 +23,6 @@ import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.Message;
-import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
 
 /**
@@ -52,10 +46,6 @@ final class SqsEventSourceMapping implements AutoCloseable {
     static final int WAIT_TIME_SECONDS = 20;
     /** The most messages one {@code ReceiveMessage} returns, and so the largest batch without a batching window. */
     static final int MAX_BATCH_SIZE = 10;
-    static final String EVENT_SOURCE = "aws:sqs";
-    /** The system attributes in the order AWS's sample event lists them; any others (AWSTraceHeader, …) follow. */
-    private static final List<String> SAMPLE_ATTRIBUTES = List.of("ApproximateReceiveCount", "SentTimestamp",
-            "SenderId", "ApproximateFirstReceiveTimestamp");
     private static final Duration RECEIVE_RETRY = Duration.ofSeconds(1);
     private static final Duration STOP_WITHIN = Duration.ofSeconds(5);
     private static final String SOURCE = "sqs";
@@ -126,7 +116,7 @@ final class SqsEventSourceMapping implements AutoCloseable {
         long started = System.nanoTime();
         InvocationResult result;
         try {
-            result = invoker.apply(event(batch, queue.arn()).toString().getBytes(StandardCharsets.UTF_8)).get();
+            result = invoker.apply(SqsEvents.of(batch, queue.arn(), SandboxCommand.REGION).toString().getBytes(StandardCharsets.UTF_8)).get();
         } catch (InterruptedException stopping) {
             // The batch stays in the queue, visible again after its visibility timeout.
             return false;
@@ -221,50 +211,6 @@ final class SqsEventSourceMapping implements AutoCloseable {
             failed.add(id.asText());
         }
         return new Outcome(failed, null);
-    }
-
-    /** The event Lambda invokes the function with for {@code batch}, received from the queue {@code queueArn} names. */
-    static ObjectNode event(List<Message> batch, String queueArn) {
-        ObjectNode event = JSON.createObjectNode();
-        ArrayNode records = event.putArray("Records");
-        for (Message m : batch) {
-            ObjectNode record = records.addObject();
-            record.put("messageId", m.messageId());
-            record.put("receiptHandle", m.receiptHandle());
-            record.put("body", m.body());
-            ObjectNode attributes = record.putObject("attributes");
-            Map<String, String> received = new TreeMap<>(m.attributesAsStrings());
-            SAMPLE_ATTRIBUTES.stream().filter(received::containsKey).forEach(a -> attributes.put(a, received.remove(a)));
-            received.forEach(attributes::put);
-            ObjectNode messageAttributes = record.putObject("messageAttributes");
-            new TreeMap<>(m.messageAttributes()).forEach((name, value) -> messageAttribute(messageAttributes.putObject(name), value));
-            record.put("md5OfBody", m.md5OfBody());
-            if (m.md5OfMessageAttributes() != null) {
-                record.put("md5OfMessageAttributes", m.md5OfMessageAttributes());
-            }
-            record.put("eventSource", EVENT_SOURCE);
-            record.put("eventSourceARN", queueArn);
-            record.put("awsRegion", SandboxCommand.REGION);
-        }
-        return event;
-    }
-
-    private static void messageAttribute(ObjectNode node, MessageAttributeValue value) {
-        if (value.stringValue() != null) {
-            node.put("stringValue", value.stringValue());
-        }
-        if (value.binaryValue() != null) {
-            node.put("binaryValue", base64(value.binaryValue()));
-        }
-        ArrayNode strings = node.putArray("stringListValues");
-        value.stringListValues().forEach(strings::add);
-        ArrayNode binaries = node.putArray("binaryListValues");
-        value.binaryListValues().forEach(b -> binaries.add(base64(b)));
-        node.put("dataType", value.dataType());
-    }
-
-    private static String base64(SdkBytes bytes) {
-        return Base64.getEncoder().encodeToString(bytes.asByteArray());
     }
 
     /**
