@@ -12,6 +12,12 @@
 # debits, overdrafts, duplicate keys, shoppers under fresh keys); `wallet mismatches: n` counts
 # wallets whose balance is not the sum of their entries, operations applied twice, balances below
 # zero, 201s without their entry and 402s with one (API and table), and fails the drill above 0.
+# A share of the orders (--async-share F, default 0.3) is paid with Prefer: respond-async: answered
+# 202 once the charge is on its account's queue (ElasticMQ), charged by the charge-worker sandboxes
+# (--queue-concurrency per queue, killed like the others), polled to the outcome; `async 503
+# provider-at-capacity/unavailable: n` counts queued requests refused for the provider's state and
+# fails the drill above 0, and the summary shows the 202's latency, the time from it to the
+# outcome and each queue's deepest backlog.
 # Writes target/drill/report.html and summary.txt.
 #
 # With --provider stripe every tenant is charged through the simulator's Stripe mode: the charges
@@ -36,7 +42,8 @@
 #
 #   ./drill.sh --bench [--cold-repeats N] [--latency-requests N] [--throughput-duration D] ...
 #   ./drill.sh [--skip-build] [--provider sim|stripe] [--payments N] [--clients M] [--seed S]
-#              [--profile hostile|hostile-provider|store-faults|all|mild|none] [--slow-account D] ...
+#              [--profile hostile|hostile-provider|store-faults|all|mild|none] [--slow-account D]
+#              [--async-share F] [--queue-concurrency N] ...
 #   ./drill.sh --help
 set -euo pipefail
 cd "$(dirname "$0")"

@@ -32,7 +32,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * <li>cold start to first answer per function, one function at a time on an otherwise idle run:
  * the sandbox is recycled (its process ended, left cold) and sent its first event through the real
  * path — charge {@code POST /payments}, webhook a signed provider event, both through the gateway;
- * reconcile the schedule's event — and the local run reports init (process start to its first
+ * reconcile the schedule's event; charge-worker the queue's message of a {@code POST /payments}
+ * with {@code Prefer: respond-async} — and the local run reports init (process start to its first
  * {@code GET /invocation/next}) and the first invocation (handed out to answer posted), as Lambda's
  * REPORT line does;</li>
  * <li>a killed charge sandbox's replacement: SIGKILL after it lived past the supervisor's healthy
@@ -51,6 +52,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * the machine as a whole);</li>
  * <li>DynamoDB requests (counted by the store proxy, per function) and provider calls (the
  * simulator's count) of a first charge, of the provider's webhook for it, and of a replay;</li>
+ * <li>queued charges ({@code Prefer: respond-async}) beside charges in the request, 1 client, at the
+ * provider's latency: the {@code 202}'s latency, the time from it to the outcome, and the sandbox
+ * time each payment holds — the charge function's, and the charge worker's for a queued one;</li>
  * <li>RSS of every sandbox after the load;</li>
  * <li>wallets: DynamoDB requests of a credit, a debit, its replay, a refused debit
  * ({@code 402}) and a {@code GET}; and the hot wallet: the throughput run's clients debit ONE wallet
@@ -62,7 +66,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class Bench {
     static final List<String> FUNCTIONS = List.of(DeploymentSettings.FUNCTION_CHARGE,
-            DeploymentSettings.FUNCTION_WEBHOOK, DeploymentSettings.FUNCTION_RECONCILE);
+            DeploymentSettings.FUNCTION_WEBHOOK, DeploymentSettings.FUNCTION_RECONCILE,
+            DeploymentSettings.FUNCTION_CHARGE_WORKER);
     /** The supervisor replaces a sandbox at once only if it lived this long ({@code Sandbox.HEALTHY_LIFETIME}, plus margin). */
     private static final Duration HEALTHY_AGE = Duration.ofSeconds(21);
     /** Longer than the fleet breaker's read cache (1 s): the next charge reads the breaker again. */
@@ -136,6 +141,7 @@ public final class Bench {
                 .put("throughputSandboxes", options.throughputSandboxes())
                 .put("providerLatencyMs", options.providerLatency().toMillis())
                 .put("hotWalletSeconds", options.hotWalletDuration().toMillis() / 1000.0)
+                .put("queuedCharges", options.queuedCharges())
                 .put("primed", options.primed());
 
         Path singleLog = options.reportDir().resolve("local-run-single.log");
@@ -144,6 +150,7 @@ public final class Bench {
             coldStarts(run);
             addedLatency(run);
             earlyLatency(run);
+            queuedCharges(run);
             requestsPerCharge(run);
             requestsPerWalletOperation(run);
             rss(run, "single"); // before the kills: the charge sandbox that carried the load is still there
@@ -178,6 +185,7 @@ public final class Bench {
         JsonNode payment = run.charge(key(), "bench_cold_payment").json();
         String paymentId = payment.path("id").asText();
         String chargeId = payment.path("providerPaymentId").asText();
+        queued(run, "bench_cold_queued_warm"); // the charge function's queue client, the queue and its mapping
         run.awaitQuiet(Duration.ofSeconds(60));
         for (String function : FUNCTIONS) {
             cold.putObject(function).putArray("runs");
@@ -185,16 +193,31 @@ public final class Bench {
         for (int i = 1; i <= options.coldRepeats(); i++) {
             for (String function : FUNCTIONS) {
                 run.awaitQuiet(Duration.ofSeconds(60));
-                int generation = run.sandbox(function, 1).generation();
+                BenchRun.SandboxStatus before = run.sandbox(function, 1);
+                int generation = before.generation();
                 run.recycle(function, 1);
-                BenchRun.Answer answer = switch (function) {
-                    case DeploymentSettings.FUNCTION_CHARGE -> run.charge(key(), "bench_cold_" + i);
-                    case DeploymentSettings.FUNCTION_WEBHOOK -> run.webhook(paymentId, chargeId);
-                    default -> run.schedule(function);
-                };
+                BenchRun.Answer answer;
+                double clientMs;
+                if (function.equals(DeploymentSettings.FUNCTION_CHARGE_WORKER)) {
+                    // The client sees the worker's first run as its payment's outcome: POST to that.
+                    QueuedStep queued = queued(run, "bench_cold_queued_" + i, before);
+                    answer = run.payment(queued.paymentId());
+                    clientMs = queued.accepted().ms() + queued.toOutcomeMs();
+                } else {
+                    answer = switch (function) {
+                        case DeploymentSettings.FUNCTION_CHARGE -> run.charge(key(), "bench_cold_" + i);
+                        case DeploymentSettings.FUNCTION_WEBHOOK -> run.webhook(paymentId, chargeId);
+                        default -> run.schedule(function);
+                    };
+                    clientMs = answer.ms();
+                }
                 BenchRun.SandboxStatus s = run.sandbox(function, 1);
-                boolean ok = function.equals(DeploymentSettings.FUNCTION_RECONCILE)
-                        ? answer.json().path("ok").asBoolean() : answer.status() == expected(function);
+                boolean ok = switch (function) {
+                    case DeploymentSettings.FUNCTION_RECONCILE -> answer.json().path("ok").asBoolean();
+                    case DeploymentSettings.FUNCTION_CHARGE_WORKER -> answer.status() == 200
+                            && answer.json().path("status").asText().equals("succeeded");
+                    default -> answer.status() == expected(function);
+                };
                 if (!ok || s.generation() <= generation || s.initMs() == null || s.firstInvocationMs() == null) {
                     throw new IOException("cold " + function + " #" + i + ": answer " + answer.status() + " "
                             + answer.body() + ", sandbox " + s);
@@ -203,9 +226,9 @@ public final class Bench {
                 r.put("initMs", round(s.initMs()));
                 r.put("firstInvocationMs", round(s.firstInvocationMs()));
                 r.put("totalMs", round(s.initMs() + s.firstInvocationMs()));
-                r.put("clientMs", round(answer.ms()));
-                out.printf("bench: cold %-9s #%d: init %6.0f ms + first invocation %6.0f ms = %6.0f ms (client saw %.0f ms)%n",
-                        function, i, s.initMs(), s.firstInvocationMs(), s.initMs() + s.firstInvocationMs(), answer.ms());
+                r.put("clientMs", round(clientMs));
+                out.printf("bench: cold %-13s #%d: init %6.0f ms + first invocation %6.0f ms = %6.0f ms (client saw %.0f ms)%n",
+                        function, i, s.initMs(), s.firstInvocationMs(), s.initMs() + s.firstInvocationMs(), clientMs);
             }
         }
         for (String function : FUNCTIONS) {
@@ -346,10 +369,7 @@ public final class Bench {
             BenchRun.SandboxStatus after = run.sandbox(DeploymentSettings.FUNCTION_CHARGE, 1);
             JsonNode storeAfter = chargeStoreTiming(run);
             BenchRun.Answer d = run.directCharge(key(), reference + "direct_" + i);
-            // A new sandbox's first invocation counts from zero; a sandbox replaced meanwhile has no figure.
-            boolean sameSandbox = after.invocations() == (after.generation() == before.generation() ? before.invocations() : 0) + 1;
-            Double function = !sameSandbox ? null
-                    : after.busyMs() - (after.generation() == before.generation() ? before.busyMs() : 0);
+            Double function = oneRun(before, after);
             long requests = storeAfter.path("requests").asLong() - storeBefore.path("requests").asLong();
             long ownReported = storeAfter.path("upstreamOwnRequests").asLong() - storeBefore.path("upstreamOwnRequests").asLong();
             steps.add(new Step(a.status(), a.ms(), d.status(), d.ms(), function, requests,
@@ -359,6 +379,18 @@ public final class Bench {
                             - storeBefore.path("upstreamOwnMs").asDouble() : null));
         }
         return steps;
+    }
+
+    /**
+     * The time a sandbox spent on the one invocation it ran between two readings (hand-out to answer):
+     * a new process's first counts from zero; null if it ran none or several, or was replaced meanwhile.
+     */
+    static Double oneRun(BenchRun.SandboxStatus before, BenchRun.SandboxStatus after) {
+        boolean sameProcess = after.generation() == before.generation();
+        if (after.invocations() != (sameProcess ? before.invocations() : 0) + 1) {
+            return null;
+        }
+        return after.busyMs() - (sameProcess ? before.busyMs() : 0);
     }
 
     /** The charge function's store requests so far and their time at the store proxy ({@code /_store/stats}). */
@@ -418,7 +450,122 @@ public final class Bench {
         return latency;
     }
 
-    // --- 4. throughput --------------------------------------------------------------------------
+    // --- 4. queued charges ----------------------------------------------------------------------
+
+    /** How often the bench reads the charge worker's sandbox while it waits for a queued charge's run. */
+    private static final Duration WORKER_POLL = Duration.ofMillis(10);
+    /** Longer than any charge worker's run of one message: the worker's timeout. */
+    private static final Duration WORKER_WAIT = Duration.ofSeconds(DeploymentSettings.CHARGE_WORKER_TIMEOUT_SECONDS);
+
+    /**
+     * A queued charge as the client and the sandboxes saw it: its {@code 202}; from the {@code 202}
+     * to the charge worker's answer for it (its run wrote the outcome just before); and the time each
+     * sandbox spent on it: the charge sandbox on the {@code POST}, the worker on its run (null for a
+     * sandbox that ran more or fewer invocations meanwhile).
+     */
+    private record QueuedStep(BenchRun.Answer accepted, String paymentId, double toOutcomeMs, Double chargeMs,
+            Double workerMs) {
+    }
+
+    /**
+     * Sends a charge with {@code Prefer: respond-async} and waits, reading the local run's sandbox
+     * status (never the charge function, whose busy time is measured), until the charge worker's
+     * sandbox has answered an invocation beyond {@code workerBefore}'s.
+     */
+    private QueuedStep queued(BenchRun run, String reference, BenchRun.SandboxStatus workerBefore) throws Exception {
+        BenchRun.SandboxStatus chargeBefore = run.sandbox(DeploymentSettings.FUNCTION_CHARGE, 1);
+        BenchRun.Answer accepted = run.queuedCharge(key(), reference);
+        long acceptedAt = System.nanoTime();
+        if (accepted.status() != 202) {
+            throw new IOException("a queued charge was answered " + accepted.status() + " " + accepted.body());
+        }
+        BenchRun.SandboxStatus chargeAfter = run.sandbox(DeploymentSettings.FUNCTION_CHARGE, 1);
+        long deadline = acceptedAt + WORKER_WAIT.toNanos();
+        while (true) {
+            BenchRun.SandboxStatus worker = run.sandbox(DeploymentSettings.FUNCTION_CHARGE_WORKER, 1);
+            int ran = worker.generation() == workerBefore.generation()
+                    ? worker.invocations() - workerBefore.invocations() : worker.invocations();
+            if (ran > 0 && worker.state().equals("idle")) {
+                return new QueuedStep(accepted, accepted.json().path("id").asText(),
+                        (System.nanoTime() - acceptedAt) / 1e6, oneRun(chargeBefore, chargeAfter),
+                        oneRun(workerBefore, worker));
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IOException("the charge worker ran nothing within " + WORKER_WAIT.toSeconds() + " s of a 202: "
+                        + worker);
+            }
+            Thread.sleep(WORKER_POLL.toMillis());
+        }
+    }
+
+    private QueuedStep queued(BenchRun run, String reference) throws Exception {
+        return queued(run, reference, run.sandbox(DeploymentSettings.FUNCTION_CHARGE_WORKER, 1));
+    }
+
+    /**
+     * Queued charges beside charges in the request, 1 client, at the throughput phase's provider
+     * latency: {@code queuedCharges} of each, alternating, so drift on a shared machine touches both
+     * alike. The worker first serves {@code warmup} queued charges without provider latency, as warm
+     * as the charge sandbox. Each queued payment's outcome is read once its worker has answered
+     * ({@code GET}, not timed): a queued charge that did not succeed counts as a failure.
+     */
+    private void queuedCharges(BenchRun run) throws Exception {
+        run.simFaults("{\"latencyMs\":0}");
+        for (int i = 0; i < options.warmup(); i++) {
+            queued(run, "bench_queued_warm_" + i);
+        }
+        run.awaitQuiet(Duration.ofSeconds(60));
+        run.simFaults("{\"latencyMs\":" + options.providerLatency().toMillis() + "}");
+        List<Double> accepted = new ArrayList<>();
+        List<Double> toOutcome = new ArrayList<>();
+        List<Double> inRequest = new ArrayList<>();
+        List<Double> chargeSync = new ArrayList<>();
+        List<Double> chargeQueued = new ArrayList<>();
+        List<Double> worker = new ArrayList<>();
+        int failures = 0;
+        for (int i = 0; i < options.queuedCharges(); i++) {
+            BenchRun.SandboxStatus before = run.sandbox(DeploymentSettings.FUNCTION_CHARGE, 1);
+            BenchRun.Answer sync = run.charge(key(), "bench_in_request_" + i);
+            Double syncRun = oneRun(before, run.sandbox(DeploymentSettings.FUNCTION_CHARGE, 1));
+            QueuedStep q = queued(run, "bench_queued_" + i);
+            boolean succeeded = run.payment(q.paymentId()).json().path("status").asText().equals("succeeded");
+            if (sync.status() != 201 || !succeeded) {
+                failures++;
+                continue;
+            }
+            inRequest.add(sync.ms());
+            accepted.add(q.accepted().ms());
+            toOutcome.add(q.toOutcomeMs());
+            if (syncRun != null && q.chargeMs() != null && q.workerMs() != null) {
+                chargeSync.add(syncRun);
+                chargeQueued.add(q.chargeMs());
+                worker.add(q.workerMs());
+            }
+        }
+        run.simFaults("{\"latencyMs\":0}");
+        ObjectNode queued = figures.putObject("queuedCharges");
+        queued.put("clients", 1);
+        queued.put("providerLatencyMs", options.providerLatency().toMillis());
+        queued.put("charges", accepted.size());
+        queued.put("failures", failures);
+        queued.set("accepted", percentiles(accepted));
+        queued.set("toOutcome", percentiles(toOutcome));
+        queued.set("inRequest", percentiles(inRequest));
+        // Sandbox time per payment: the point of queuing is that the API no longer holds a charge
+        // sandbox while the provider thinks; the worker holds one of its own instead.
+        queued.put("timedPayments", chargeSync.size());
+        ObjectNode held = queued.putObject("sandboxMsPerPayment");
+        held.put("chargeInRequest", round(mean(chargeSync)));
+        held.put("chargeQueued", round(mean(chargeQueued)));
+        held.put("workerQueued", round(mean(worker)));
+        out.printf("bench: queued charges, 1 client, provider latency %d ms: 202 p50 %s ms, 202 -> outcome p50 %s ms;"
+                + " charge sandbox per payment %s ms in the request, %s ms queued (+ the worker's %s ms)%n",
+                options.providerLatency().toMillis(), queued.path("accepted").path("p50Ms").asText(),
+                queued.path("toOutcome").path("p50Ms").asText(), held.path("chargeInRequest").asText(),
+                held.path("chargeQueued").asText(), held.path("workerQueued").asText());
+    }
+
+    // --- 5. throughput --------------------------------------------------------------------------
 
     /**
      * The early regime first: the local run's stand-ins for AWS's services (gateway, store proxy,
@@ -635,7 +782,7 @@ public final class Bench {
         return new Load(result, expectedAnswers.get());
     }
 
-    // --- 5. requests per charge -----------------------------------------------------------------
+    // --- 6. requests per charge -----------------------------------------------------------------
 
     private void requestsPerCharge(BenchRun run) throws Exception {
         ObjectNode costs = figures.putObject("requestsPerCharge");
@@ -652,6 +799,8 @@ public final class Bench {
         costs.set("replayBreakerCached", measure(run, sameKey, 201));
         Thread.sleep(BREAKER_CACHE_EXPIRED.toMillis());
         costs.set("replay", measure(run, sameKey, 201));
+        // A queued charge: the request's writes and the charge worker's run, once the worker has answered.
+        costs.set("queuedCharge", measure(run, () -> queued(run, "bench_cost_queued").accepted(), 202));
         out.printf("bench: DynamoDB requests: first charge %s, replay %s%n",
                 costs.path("firstCharge").path("dynamo"), costs.path("replay").path("dynamo"));
     }
@@ -689,7 +838,7 @@ public final class Bench {
         return r;
     }
 
-    // --- 6. wallets: requests per operation, the hot wallet ---------------------------------------
+    // --- 7. wallets: requests per operation, the hot wallet ---------------------------------------
 
     /** The most one credit may carry (the amount limit payments have too). */
     static final long MAX_CREDIT = 99_999_999L;
@@ -801,7 +950,7 @@ public final class Bench {
         return result;
     }
 
-    // --- 7. RSS ---------------------------------------------------------------------------------
+    // --- 8. RSS ---------------------------------------------------------------------------------
 
     private void rss(BenchRun run, String phase) throws Exception {
         ArrayNode rss = figures.has("rss") ? (ArrayNode) figures.get("rss") : figures.putArray("rss");

@@ -22,6 +22,8 @@ import java.util.List;
  * @param throughputSandboxes charge sandboxes of the throughput phase's local run
  * @param providerLatency the simulator's latency in the throughput phase
  * @param hotWalletDuration how long the throughput phase's clients debit one wallet, then eight
+ * @param queuedCharges sequential charges with {@code Prefer: respond-async}, and as many in the request,
+ *        alternating, at {@code providerLatency}: the {@code 202}, the time to the outcome, the sandbox time per payment
  * @param primed every sandbox primes at init ({@code ONCEPAY_PRIMING_AT_INIT=true}), as the SnapStart snapshot
  *        it is restored from on AWS holds it primed; its init (cold starts, a killed sandbox's replacement) then
  *        includes the priming, which on AWS runs once per published version
@@ -40,13 +42,15 @@ public record BenchOptions(
         int throughputSandboxes,
         Duration providerLatency,
         Duration hotWalletDuration,
+        int queuedCharges,
         boolean primed,
         Path reportDir,
         Path app) {
 
     public BenchOptions {
         if (coldRepeats < 1 || killRepeats < 1 || latencyRequests < 1 || warmup < 0 || earlyWarmup < 0
-                || earlyCharges < 1 || throughputClients < 1 || throughputSandboxes < 1 || throughputSandboxes > 16) {
+                || earlyCharges < 1 || throughputClients < 1 || throughputSandboxes < 1 || throughputSandboxes > 16
+                || queuedCharges < 1) {
             throw new IllegalArgumentException("counts must be positive (charge sandboxes 1..16)");
         }
         if (throughputDuration.isNegative() || throughputDuration.isZero() || providerLatency.isNegative()
@@ -57,20 +61,21 @@ public record BenchOptions(
 
     public static BenchOptions defaults() {
         return new BenchOptions(3, 3, 200, 300, 2, 200, Duration.ofSeconds(20), 8, 8, Duration.ofMillis(200),
-                Duration.ofSeconds(20), false, Path.of("target/bench"), Path.of("oncepay-functions/target/function.zip"));
+                Duration.ofSeconds(20), 100, false, Path.of("target/bench"),
+                Path.of("oncepay-functions/target/function.zip"));
     }
 
     /** Every figure once, with small counts: for CI and a first look. */
     public static BenchOptions quick() {
         return new BenchOptions(1, 1, 30, 5, 2, 10, Duration.ofSeconds(4), 2, 2, Duration.ofMillis(200),
-                Duration.ofSeconds(3), false, Path.of("target/bench"), Path.of("oncepay-functions/target/function.zip"));
+                Duration.ofSeconds(3), 10, false, Path.of("target/bench"), Path.of("oncepay-functions/target/function.zip"));
     }
 
     /** The same knobs, writing to {@code reportDir} and measuring the package {@code app}. */
     public BenchOptions at(Path reportDir, Path app) {
         return new BenchOptions(coldRepeats, killRepeats, latencyRequests, warmup, earlyWarmup, earlyCharges,
-                throughputDuration, throughputClients, throughputSandboxes, providerLatency, hotWalletDuration, primed,
-                reportDir, app);
+                throughputDuration, throughputClients, throughputSandboxes, providerLatency, hotWalletDuration,
+                queuedCharges, primed, reportDir, app);
     }
 
     public static boolean wanted(List<String> args) {
@@ -94,6 +99,8 @@ public record BenchOptions(
                 "  --throughput-sandboxes N  charge sandboxes of the throughput phase (default 8)",
                 "  --provider-latency D      the simulator's latency in the throughput phase (default 200ms)",
                 "  --hot-wallet-duration D   the throughput clients debit one wallet, then 8 wallets (default 20s)",
+                "  --queued-charges N        charges with Prefer: respond-async and as many in the request, 1 client, at the",
+                "                            provider latency: 202, time to the outcome, sandbox time per payment (default 100)",
                 "  --primed                  every sandbox primes at init, as the SnapStart snapshot it is restored from on",
                 "                            AWS holds it (cold starts then include the priming; default: sandboxes as a",
                 "                            JVM without a snapshot starts them)",
@@ -116,6 +123,7 @@ public record BenchOptions(
         int sandboxes = o.throughputSandboxes;
         Duration providerLatency = o.providerLatency;
         Duration hotWallet = o.hotWalletDuration;
+        int queued = o.queuedCharges;
         boolean primed = o.primed;
         Path reportDir = o.reportDir;
         Path app = o.app;
@@ -154,6 +162,7 @@ public record BenchOptions(
                     case "--throughput-sandboxes" -> sandboxes = Integer.parseInt(value.trim());
                     case "--provider-latency" -> providerLatency = LocalRunOptions.duration(value);
                     case "--hot-wallet-duration" -> hotWallet = LocalRunOptions.duration(value);
+                    case "--queued-charges" -> queued = Integer.parseInt(value.trim());
                     case "--report-dir" -> reportDir = Path.of(value);
                     case "--app" -> app = Path.of(value);
                     default -> throw new IllegalArgumentException("unknown option " + arg);
@@ -163,6 +172,6 @@ public record BenchOptions(
             }
         }
         return new BenchOptions(cold, kills, latency, warmup, earlyWarmup, earlyCharges, duration, clients, sandboxes,
-                providerLatency, hotWallet, primed, reportDir, app);
+                providerLatency, hotWallet, queued, primed, reportDir, app);
     }
 }

@@ -27,11 +27,11 @@ final class BenchReport {
         JsonNode cold = f.path("coldStart");
         lines.add(String.format("Cold start to first answer, %d run(s) per function, median (min-max), ms:",
                 cold.path("charge").path("runs").size()));
-        lines.add(String.format("  %-10s %-20s %-20s %-20s %-20s", "function", "init", "first invocation",
+        lines.add(String.format("  %-14s %-20s %-20s %-20s %-20s", "function", "init", "first invocation",
                 "init + first", "client saw"));
         for (String function : Bench.FUNCTIONS) {
             JsonNode c = cold.path(function);
-            lines.add(String.format("  %-10s %-20s %-20s %-20s %-20s", function, range(c.path("initMs")),
+            lines.add(String.format("  %-14s %-20s %-20s %-20s %-20s", function, range(c.path("initMs")),
                     range(c.path("firstInvocationMs")), range(c.path("totalMs")), range(c.path("clientMs"))));
         }
         JsonNode killed = f.path("killedReplacement");
@@ -54,6 +54,7 @@ final class BenchReport {
                 f.path("addedLatency")));
         lines.addAll(throughput("Throughput, early regime (new sandboxes),", f.path("throughputEarly")));
         lines.addAll(throughput("Throughput, warm regime,", f.path("throughput")));
+        lines.addAll(queued(f.path("queuedCharges")));
         lines.add("");
         lines.add("Requests per charge (DynamoDB requests by function at the store proxy; provider calls at the simulator):");
         JsonNode costs = f.path("requestsPerCharge");
@@ -61,11 +62,13 @@ final class BenchReport {
                 Map.entry("firstCharge", "first charge (breaker read due)"),
                 Map.entry("firstChargeBreakerCached", "first charge (breaker read cached)"),
                 Map.entry("replay", "replay (breaker read due)"),
-                Map.entry("replayBreakerCached", "replay (breaker read cached)"))) {
+                Map.entry("replayBreakerCached", "replay (breaker read cached)"),
+                Map.entry("queuedCharge", "queued charge (request and worker)"))) {
             JsonNode m = costs.path(c.getKey());
-            lines.add(String.format("  %-38s charge %s; webhook %s; provider charges %d, lookups %d", c.getValue(),
-                    counts(m.path("dynamo").path("charge")), counts(m.path("dynamo").path("webhook")),
-                    m.path("providerCharges").asInt(), m.path("providerLookups").asInt()));
+            lines.add(String.format("  %-38s charge %s; charge-worker %s; webhook %s; provider charges %d, lookups %d",
+                    c.getValue(), counts(m.path("dynamo").path("charge")), counts(m.path("dynamo").path("charge-worker")),
+                    counts(m.path("dynamo").path("webhook")), m.path("providerCharges").asInt(),
+                    m.path("providerLookups").asInt()));
         }
         lines.add("Requests per wallet operation (the charge function's DynamoDB requests at the store proxy):");
         JsonNode wallet = f.path("requestsPerWalletOperation");
@@ -122,6 +125,23 @@ final class BenchReport {
                     latency.path("chargeFunctionOwnMeanMs").asText()));
         }
         return lines;
+    }
+
+    /** Queued charges beside charges in the request ({@code queuedCharges}): latencies and sandbox time per payment. */
+    private static List<String> queued(JsonNode q) {
+        JsonNode held = q.path("sandboxMsPerPayment");
+        return List.of("", String.format(Locale.ROOT, "Queued charges (Prefer: respond-async), %d client, provider latency"
+                        + " %d ms, %d each way, alternating with charges in the request (%d failures):",
+                        q.path("clients").asInt(), q.path("providerLatencyMs").asInt(), q.path("charges").asInt(),
+                        q.path("failures").asInt()),
+                String.format("  202 p50 %s ms, p99 %s ms; 202 -> outcome p50 %s ms, p99 %s ms; in the request 201 p50 %s"
+                        + " ms, p99 %s ms", q.path("accepted").path("p50Ms").asText(),
+                        q.path("accepted").path("p99Ms").asText(), q.path("toOutcome").path("p50Ms").asText(),
+                        q.path("toOutcome").path("p99Ms").asText(), q.path("inRequest").path("p50Ms").asText(),
+                        q.path("inRequest").path("p99Ms").asText()),
+                String.format("  sandbox ms per payment (mean of %d): charge %s in the request; queued: charge %s +"
+                        + " charge-worker %s", q.path("timedPayments").asInt(), held.path("chargeInRequest").asText(),
+                        held.path("chargeQueued").asText(), held.path("workerQueued").asText()));
     }
 
     /** A throughput regime ({@code throughputEarly}, {@code throughput}): both sides, the charge sandboxes, the CPU. */

@@ -73,7 +73,8 @@ final class BenchRun implements AutoCloseable {
     }
 
     /**
-     * Starts a local run with {@code chargeSandboxes} charge sandboxes and one of each other function,
+     * Starts a local run with {@code chargeSandboxes} charge sandboxes and one of each other function
+     * (one charge-worker sandbox, whatever its queue's pollers: the bench queues one charge at a time),
      * primed at init if the options say so.
      */
     static BenchRun start(BenchOptions options, int chargeSandboxes, Path log) throws Exception {
@@ -86,8 +87,7 @@ final class BenchRun implements AutoCloseable {
                 "--dynamo-port", Integer.toString(ports.get(2)),
                 "--dynalite-port", Integer.toString(ports.get(3)),
                 "--queue-port", Integer.toString(ports.get(4)),
-                // The bench measures charges answered at once: no queued charge, so no worker.
-                "--sandboxes", "charge=" + chargeSandboxes + ",webhook=1,reconcile=1,charge-worker=0",
+                "--sandboxes", "charge=" + chargeSandboxes + ",webhook=1,reconcile=1,charge-worker=1",
                 "--reconcile-every", "off",
                 "--table", "oncepay-bench"));
         if (options.primed()) {
@@ -213,6 +213,18 @@ final class BenchRun implements AutoCloseable {
     Answer charge(String key, String reference) throws IOException, InterruptedException {
         return post(api + "/payments", chargeBody(reference),
                 List.of("Idempotency-Key", key, "X-Tenant-Id", TENANT, "Content-Type", "application/json"));
+    }
+
+    /** {@code POST /payments} with {@code Prefer: respond-async}: its 202 once the charge is on its queue. */
+    Answer queuedCharge(String key, String reference) throws IOException, InterruptedException {
+        return post(api + "/payments", chargeBody(reference), List.of("Idempotency-Key", key, "X-Tenant-Id", TENANT,
+                "Content-Type", "application/json", "Prefer", GoodClient.PREFER_ASYNC));
+    }
+
+    /** {@code GET /payments/{id}}. */
+    Answer payment(String paymentId) throws IOException, InterruptedException {
+        return send(HttpRequest.newBuilder(URI.create(api + "/payments/" + paymentId)).timeout(Duration.ofSeconds(60))
+                .header("X-Tenant-Id", TENANT).GET().build());
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.oncepay.drill;
 
+import dev.oncepay.contract.DeploymentSettings;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -11,7 +12,8 @@ import java.util.function.Supplier;
  * Kills a function's sandbox process with SIGKILL ({@link ProcessHandle#destroyForcibly()}) at
  * seeded random moments, whatever it is doing — mid-claim, mid-provider-call, mid-settle. The local
  * run replaces a dead sandbox like Lambda does (the invocation it ran fails; the gateway answers
- * 502) and the next invocation gets a cold start.
+ * 502, or a charge worker's messages return to their queue after the visibility timeout) and the
+ * next invocation gets a cold start.
  */
 final class CrashInjector implements AutoCloseable {
     private final Supplier<Map<String, List<ProcessHandle>>> sandboxes;
@@ -46,7 +48,9 @@ final class CrashInjector implements AutoCloseable {
                     return;
                 }
                 double f = random.nextDouble();
-                String function = f < 0.6 ? "charge" : f < 0.8 ? "webhook" : "reconcile";
+                String function = f < 0.45 ? DeploymentSettings.FUNCTION_CHARGE
+                        : f < 0.65 ? DeploymentSettings.FUNCTION_CHARGE_WORKER
+                        : f < 0.85 ? DeploymentSettings.FUNCTION_WEBHOOK : DeploymentSettings.FUNCTION_RECONCILE;
                 int pick = random.nextInt(16);
                 List<ProcessHandle> live = sandboxes.get().getOrDefault(function, List.of()).stream()
                         .filter(ProcessHandle::isAlive).toList();
@@ -57,7 +61,7 @@ final class CrashInjector implements AutoCloseable {
                 ProcessHandle victim = live.get(pick % live.size());
                 if (victim.destroyForcibly()) {
                     kills.incrementAndGet();
-                    if (function.equals("charge")) {
+                    if (function.equals(DeploymentSettings.FUNCTION_CHARGE)) {
                         chargeKillsMs.add(recorder.nowMs());
                     }
                     byFunction.computeIfAbsent(function, k -> new AtomicInteger()).incrementAndGet();

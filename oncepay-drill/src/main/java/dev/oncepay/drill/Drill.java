@@ -49,7 +49,17 @@ public final class Drill {
             "--env", "ONCEPAY_RECONCILE_PROVIDER_VISIBILITY_LAG=10S",
             // Stripe's search lag, 1 h in production, is the longer of the two for a Stripe payment: a
             // PENDING one whose run died before sending would wait it out, past the drill's end.
-            "--env", "ONCEPAY_PROVIDER_STRIPE_SEARCH_LAG=10S");
+            "--env", "ONCEPAY_PROVIDER_STRIPE_SEARCH_LAG=10S",
+            // The charge worker's run is bounded as charge's (12 s) plus its batch's start and answer, and
+            // a message whose worker was killed is received again once both its timeout and the lease of
+            // the run it started have passed, so the next worker takes the payment over at once.
+            "--timeout", "charge-worker=14s",
+            "--queue-visibility", "20s",
+            // A charge put back on its queue (breaker open, bulkhead full) waits at most 10 s, not 5 min.
+            "--env", "ONCEPAY_QUEUE_RETRY_DELAY_CAP=10S",
+            // A queued charge is the worker's for 3 min (1 h in production), then the sweep's: longer than
+            // the slow account's queue takes to drain, short enough for the sweep's part to show in a drill.
+            "--env", "ONCEPAY_QUEUE_HORIZON=3M");
     /** How long a client polls a 202 itself during the workload before leaving it to the settle phase. */
     static final Duration CLIENT_POLL_WINDOW = Duration.ofSeconds(20);
 
@@ -112,11 +122,12 @@ public final class Drill {
 
     Outcome run() throws Exception {
         Files.createDirectories(options.reportDir());
-        List<Integer> ports = freePorts(4);
+        List<Integer> ports = freePorts(5);
         int apiPort = ports.get(0);
         int simPort = ports.get(1);
         int storePort = ports.get(2); // the store fault proxy, the functions' DynamoDB endpoint
         int dynalitePort = ports.get(3);
+        int queuePort = ports.get(4); // ElasticMQ, the charge queues
         List<String> args = new ArrayList<>(List.of(
                 "--app", options.app().toString(),
                 "--work-dir", options.reportDir().resolve("run").toString(),
@@ -124,6 +135,8 @@ public final class Drill {
                 "--sim-port", Integer.toString(simPort),
                 "--dynamo-port", Integer.toString(storePort),
                 "--dynalite-port", Integer.toString(dynalitePort),
+                "--queue-port", Integer.toString(queuePort),
+                "--queue-concurrency", Integer.toString(options.queueConcurrency()),
                 "--store-seed", Long.toString(options.seed()),
                 "--sandboxes", "charge=" + options.chargeSandboxes() + ",webhook=1,reconcile=1",
                 "--reconcile-every", options.reconcileEvery().toMillis() + "ms",
@@ -150,15 +163,18 @@ public final class Drill {
                 options.outage(), options.slowAccount());
         FaultSchedule.Plan storePlan = FaultSchedule.store(options.profile(), options.seed(), options.maxWorkload(),
                 options.storeOutage());
-        out.printf("drill: %d payments, %d clients, seed %d, provider %s, profile %s, crashes %s, provider outage %d s,"
-                        + " store outage %d s; starting the local run (%d charge sandboxes)%n",
-                options.payments(), options.clients(), options.seed(), options.provider(), options.profile(),
-                options.crashes() ? "every ~" + options.crashEvery().toSeconds() + " s" : "off",
-                providerPlan.outage().toSeconds(), storePlan.outage().toSeconds(), options.chargeSandboxes());
+        out.printf("drill: %d payments (%.0f %% async), %d clients, seed %d, provider %s, profile %s, crashes %s,"
+                        + " provider outage %d s, store outage %d s; starting the local run (%d charge sandboxes, %d"
+                        + " charge-worker sandboxes per account)%n",
+                options.payments(), options.asyncShare() * 100, options.clients(), options.seed(), options.provider(),
+                options.profile(), options.crashes() ? "every ~" + options.crashEvery().toSeconds() + " s" : "off",
+                providerPlan.outage().toSeconds(), storePlan.outage().toSeconds(), options.chargeSandboxes(),
+                options.queueConcurrency());
         long startNanos = System.nanoTime();
         Path log = options.reportDir().resolve("local-run.log");
         out.println("drill: the local run's output goes to " + log);
-        try (tap; storeTap; LocalRunProcess run = LocalRunProcess.start(args, log)) {
+        try (tap; storeTap; LocalRunProcess run = LocalRunProcess.start(args, log);
+                QueueWatch queues = new QueueWatch("http://127.0.0.1:" + queuePort)) {
             if (!run.awaitReady(240)) {
                 throw new IOException("the local run was not ready within 240 s; see " + log);
             }
@@ -169,7 +185,8 @@ public final class Drill {
             Map<String, Integer> dynamo0 = storeTap.dynamoRequests();
             Map<String, Integer> conditionsFailed0 = storeTap.conditionsFailed();
             Recorder recorder = new Recorder();
-            List<Workload.Plan> plans = Workload.generate(options.payments(), options.seed(), options.stripe());
+            List<Workload.Plan> plans = Workload.generate(options.payments(), options.seed(), options.stripe(),
+                    options.asyncShare());
             if (options.slowAccount() != null) {
                 plans = Workload.onStripeAccount(plans, DrillOptions.SECOND_ACCOUNT_TENANT);
             }
@@ -194,6 +211,7 @@ public final class Drill {
                     options.crashEvery());
             faults.start();
             storeFaults.start();
+            queues.start(recorder);
             if (options.crashes()) {
                 crashes.start();
             }
@@ -278,6 +296,10 @@ public final class Drill {
             m.ledgerCharges = ledger.size();
             m.breakerTransitions = new java.util.TreeMap<>(run.breakerTransitions);
             m.protectionMetrics = new java.util.TreeMap<>(run.protectionMetrics);
+            m.queueDeepest = queues.deepest();
+            m.queueAtEnd = queues.read();
+            m.deliveries = List.copyOf(run.deliveries);
+            m.queueLagsMs = List.copyOf(run.queueLagsMs);
 
             // --- comparison ---------------------------------------------------------------------
             if (options.naive()) {

@@ -40,6 +40,10 @@ import java.util.Locale;
  *        Stripe API (pm_card_visa), whose every call takes this much longer during the workload
  *        ({@link Duration#ZERO}: a second account that is not slow), so the summary can show the
  *        healthy account's latency beside the slow one's; needs {@code provider} {@code sim}
+ * @param asyncShare the share of orders (0..1) whose requests ask {@code Prefer: respond-async}: their
+ *        charges go through the account's queue and the charge-worker function
+ * @param queueConcurrency each account queue's event-source mapping's maximum concurrency, and so
+ *        the charge-worker sandboxes per account (2..16, as the local run takes it)
  */
 public record DrillOptions(
         String provider,
@@ -58,7 +62,9 @@ public record DrillOptions(
         boolean naive,
         Path reportDir,
         Path app,
-        Duration slowAccount) {
+        Duration slowAccount,
+        double asyncShare,
+        int queueConcurrency) {
 
     /** The tenant charged through the second provider account when there is one. */
     public static final String SECOND_ACCOUNT_TENANT = "merchant-c";
@@ -89,12 +95,24 @@ public record DrillOptions(
         if (slowAccount != null && (slowAccount.isNegative() || !provider.equals(WebhookTarget.DEFAULT_PROVIDER_ID))) {
             throw new IllegalArgumentException("--slow-account needs --provider sim and a duration of 0 or more");
         }
+        if (!(asyncShare >= 0 && asyncShare <= 1)) {
+            throw new IllegalArgumentException("--async-share must be 0..1");
+        }
+        if (queueConcurrency < 2 || queueConcurrency > 16) {
+            throw new IllegalArgumentException("--queue-concurrency must be 2..16");
+        }
     }
+
+    /** The share of orders paid with {@code Prefer: respond-async} unless told: enough that every run meets the queues. */
+    static final double DEFAULT_ASYNC_SHARE = 0.3;
+    /** Charge-worker sandboxes per account unless told: AWS's least maximum concurrency, the fewest JVMs. */
+    static final int DEFAULT_QUEUE_CONCURRENCY = 2;
 
     public static DrillOptions defaults() {
         return new DrillOptions("sim", 1000, 8, 1, "hostile", true, Duration.ofSeconds(7), Duration.ofSeconds(15),
                 Duration.ofSeconds(6), Duration.ofSeconds(120), Duration.ofMinutes(15), 3, Duration.ofSeconds(3), true,
-                Path.of("target/drill"), Path.of("oncepay-functions/target/function.zip"), null);
+                Path.of("target/drill"), Path.of("oncepay-functions/target/function.zip"), null, DEFAULT_ASYNC_SHARE,
+                DEFAULT_QUEUE_CONCURRENCY);
     }
 
     /** The CI configuration: some tens of payments, still every kind of fault of the profile, and crashes. */
@@ -102,7 +120,7 @@ public record DrillOptions(
             Path reportDir) {
         return new DrillOptions(provider, payments, 6, seed, profile, true, Duration.ofSeconds(6), Duration.ofSeconds(12),
                 Duration.ofSeconds(5), Duration.ofSeconds(75), Duration.ofMinutes(3), 3, Duration.ofSeconds(3), false,
-                reportDir, app, null);
+                reportDir, app, null, DEFAULT_ASYNC_SHARE, DEFAULT_QUEUE_CONCURRENCY);
     }
 
     public static String usage() {
@@ -133,6 +151,11 @@ public record DrillOptions(
                 "  --slow-account D      tenant " + SECOND_ACCOUNT_TENANT + " pays through a second account (the simulator's",
                 "                        Stripe API) that answers D later during the workload (0: not slow); the",
                 "                        summary shows latency per account (needs --provider sim)",
+                "  --async-share F       share of orders paid with Prefer: respond-async, 0..1 (default "
+                        + DEFAULT_ASYNC_SHARE + "): answered",
+                "                        202, charged by the charge-worker from the account's queue, polled to the outcome",
+                "  --queue-concurrency N charge-worker sandboxes per account's queue (its mapping's maximum concurrency),",
+                "                        2..16 (default " + DEFAULT_QUEUE_CONCURRENCY + ")",
                 "  --bench | --bench-quick  the benchmark instead of the drill (./drill.sh --bench --help for its options)",
                 "Durations: 500ms, 10s, 2m (a bare number is seconds). Exit status: 0 all invariants hold,",
                 "1 an invariant was violated, 2 usage error, 3 the drill could not run.");
@@ -157,6 +180,8 @@ public record DrillOptions(
         Path reportDir = o.reportDir;
         Path app = o.app;
         Duration slowAccount = o.slowAccount;
+        double asyncShare = o.asyncShare;
+        int queueConcurrency = o.queueConcurrency;
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
             String value = null;
@@ -201,6 +226,8 @@ public record DrillOptions(
                     case "--report-dir" -> reportDir = Path.of(value);
                     case "--app" -> app = Path.of(value);
                     case "--slow-account" -> slowAccount = LocalRunOptions.duration(value);
+                    case "--async-share" -> asyncShare = Double.parseDouble(value.trim());
+                    case "--queue-concurrency" -> queueConcurrency = Integer.parseInt(value.trim());
                     default -> throw new IllegalArgumentException("unknown option " + arg);
                 }
             } catch (NumberFormatException e) {
@@ -213,6 +240,6 @@ public record DrillOptions(
         }
         return new DrillOptions(provider, payments, clients, seed, profile, crashes, crashEvery, outage, storeOutage, settle,
                 maxWorkload,
-                chargeSandboxes, reconcileEvery, naive, reportDir, app, slowAccount);
+                chargeSandboxes, reconcileEvery, naive, reportDir, app, slowAccount, asyncShare, queueConcurrency);
     }
 }

@@ -15,7 +15,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * A merchant client of oncepay: one key per payment reused on every retry; retries timeouts, 5xx
  * and a {@code 409} for its key in flight (honouring Retry-After), polls a 202 with
  * {@code GET /payments/{id}} (and now and then by replaying its key) until the payment is terminal
- * or its time is up. For a shopper's payment ({@link Workload.Plan#shopper}) it behaves like the
+ * or its time is up. An order paid asynchronously ({@link Workload.Plan#respondAsync}) sends every
+ * request with {@code Prefer: respond-async} and is answered 202 once its charge is queued; the
+ * client polls it the same way, the first polls sooner. For a shopper's payment ({@link Workload.Plan#shopper}) it behaves like the
  * shopper: a 5xx (the gateway's, or oncepay's own 503) or a timeout makes it pay the same order
  * again under a fresh key. A
  * {@code 409} that says the order is paid or its payment in progress (another key's) ends the
@@ -32,6 +34,13 @@ final class GoodClient {
     static final String REQUEST_IN_FLIGHT = "request-in-flight";
     /** The problem types of a {@code 409} that refuses a payment because its order has one (paid, or live). */
     static final java.util.Set<String> ORDER_REFUSALS = java.util.Set.of("order-already-paid", "order-in-progress");
+    /** The request header (RFC 7240) that asks oncepay to queue the charge and answer 202 at once. */
+    static final String PREFER_ASYNC = "respond-async";
+    /**
+     * The outcomes of oncepay's 503s that refuse a charge for the provider's state (the account's
+     * bulkhead full, its breaker open, the provider down): never the answer to a queued charge.
+     */
+    static final java.util.Set<String> PROVIDER_REFUSALS = java.util.Set.of("503-capacity", "503-breaker", "503");
 
     private final HttpClient http;
     private final String api;
@@ -110,6 +119,16 @@ final class GoodClient {
         }
     }
 
+    /**
+     * Whether an attempt's outcome says nothing of what oncepay did with the request: the gateway's
+     * 5xx (a killed sandbox, an integration timeout), a timeout, a lost connection; oncepay's own
+     * 503 problems say that nothing was charged.
+     */
+    static boolean unanswered(String outcome) {
+        return outcome.equals("timeout") || outcome.equals("io-error") || outcome.equals("503-gw")
+                || outcome.startsWith("5") && !outcome.startsWith("503");
+    }
+
     private static void unexpected(Recorder.PaymentRecord r, int submitter, Result res) {
         r.unexpected.incrementAndGet();
         r.answered(submitter, new Recorder.Answer(res.status, "rejected", null, res.atMs));
@@ -151,8 +170,8 @@ final class GoodClient {
         String paymentId = pending.paymentId();
         int n = 0;
         while (System.nanoTime() < untilNanos) {
-            sleep(1000);
-            Result res = !pending.followed() && ++n % 3 == 0 ? post(r, r.key(submitter)) : get(r, paymentId);
+            sleep(pollDelayMs(r.plan.respondAsync(), n++));
+            Result res = !pending.followed() && n % 3 == 0 ? post(r, r.key(submitter)) : get(r, paymentId);
             r.polls.incrementAndGet();
             if (pending.followed() && res.status == 404) {
                 r.answered(submitter, new Recorder.Answer(404, "not_found", paymentId, res.atMs, true));
@@ -168,6 +187,15 @@ final class GoodClient {
     }
 
     /**
+     * The wait before the n-th poll (from 0): a second, but a queued charge's first polls come after
+     * 200, 400 and 800 ms, as its outcome is usually there well within a second and the time from
+     * its 202 to the outcome is measured at the polls.
+     */
+    static long pollDelayMs(boolean queued, int n) {
+        return queued ? Math.min(1000, 200L << Math.min(n, 3)) : 1000;
+    }
+
+    /**
      * @param paymentId the payment the answer is about; for a {@code 409} order refusal the order's
      *        payment its {@code Location} names
      * @param unavailable a 503 problem from oncepay itself (provider or store unavailable, nothing charged)
@@ -179,14 +207,16 @@ final class GoodClient {
 
     private Result post(Recorder.PaymentRecord r, String key) throws InterruptedException {
         r.posts.incrementAndGet();
-        HttpRequest request = HttpRequest.newBuilder(URI.create(api + "/payments"))
+        HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(api + "/payments"))
                 .timeout(REQUEST_TIMEOUT)
                 .header("Idempotency-Key", key)
                 .header("X-Tenant-Id", r.plan.tenant())
                 .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(r.plan.body()))
-                .build();
-        return send(r, "POST", key, request);
+                .POST(HttpRequest.BodyPublishers.ofString(r.plan.body()));
+        if (r.plan.respondAsync()) {
+            request.header("Prefer", PREFER_ASYNC);
+        }
+        return send(r, "POST", key, request.build());
     }
 
     private Result get(Recorder.PaymentRecord r, String paymentId) throws InterruptedException {
@@ -208,6 +238,7 @@ final class GoodClient {
         boolean unavailable = false;
         boolean awaitingCustomer = false;
         boolean replayed = false;
+        boolean applied = false;
         String retryAfter = null;
         String problem = null;
         try {
@@ -215,6 +246,8 @@ final class GoodClient {
             status = response.statusCode();
             outcome = Integer.toString(status);
             replayed = response.headers().firstValue("Idempotent-Replayed").isPresent();
+            applied = response.headers().firstValue("Preference-Applied").filter(v -> v.contains(PREFER_ASYNC))
+                    .isPresent();
             retryAfter = response.headers().firstValue("Retry-After").orElse(null);
             JsonNode body = parse(response.body());
             if (status == 201 || status == 202 || status == 200) {
@@ -232,9 +265,12 @@ final class GoodClient {
                 String type = String.valueOf(text(body, "type"));
                 String detail = String.valueOf(text(body, "detail"));
                 boolean atCapacity = type.endsWith("provider-at-capacity");
-                unavailable = atCapacity || type.endsWith("provider-unavailable") || type.endsWith("store-unavailable");
-                outcome = type.endsWith("store-unavailable") ? "503-store" : atCapacity ? "503-capacity"
-                        : !unavailable ? "503-gw" : detail.contains("circuit breaker") ? "503-breaker" : "503";
+                boolean queueDown = type.endsWith("queue-unavailable");
+                unavailable = atCapacity || queueDown || type.endsWith("provider-unavailable")
+                        || type.endsWith("store-unavailable");
+                outcome = type.endsWith("store-unavailable") ? "503-store" : queueDown ? "503-queue"
+                        : atCapacity ? "503-capacity" : !unavailable ? "503-gw"
+                        : detail.contains("circuit breaker") ? "503-breaker" : "503";
             } else if (status == 409) {
                 String type = text(body, "type");
                 problem = type == null ? null : type.substring(type.lastIndexOf('/') + 1);
@@ -252,7 +288,7 @@ final class GoodClient {
         }
         long end = recorder.nowMs();
         recorder.attempts.add(new Recorder.Attempt(r.plan.index(), method, key, start, end - start, outcome, replayed,
-                status == 409 ? null : paymentId));
+                status == 409 ? null : paymentId, key != null && r.plan.respondAsync(), applied));
         if (awaitingCustomer) {
             prompt.show(r, paymentId);
         }

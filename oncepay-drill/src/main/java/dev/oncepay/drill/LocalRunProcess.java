@@ -28,8 +28,8 @@ import java.util.regex.Pattern;
 final class LocalRunProcess implements AutoCloseable {
     private static final Pattern PROVIDER_CALL = Pattern.compile(
             "ProviderGateway\\].*charge paymentId=\\S+ (?:account=\\S+ )?outcome=\\S+ attempts=(\\d+)");
-    /** A sandbox's line ({@code [charge#1] ...}) that names a payment. */
-    private static final Pattern PAYMENT_LINE = Pattern.compile("^\\[([a-z]+)#[^\\]]*\\].*?(pay_[0-9a-f]{32})");
+    /** A sandbox's line ({@code [charge#1] ...}, {@code [charge-worker#2] ...}) that names a payment. */
+    private static final Pattern PAYMENT_LINE = Pattern.compile("^\\[([a-z-]+)#[^\\]]*\\].*?(pay_[0-9a-f]{32})");
     private static final String SANDBOX_MAIN = "dev.oncepay.local.SandboxMain";
     /** A fleet breaker's transition, as the one sandbox that made it logs it ({@code FleetBreaker}). */
     private static final Pattern BREAKER_TRANSITION = Pattern.compile(
@@ -37,7 +37,9 @@ final class LocalRunProcess implements AutoCloseable {
     /** The fleet protection's metrics, in the functions' CloudWatch embedded-metric lines. */
     private static final Pattern PROTECTION_METRIC = Pattern.compile("\"(" + String.join("|", Metrics.BREAKER_OPEN,
             Metrics.BREAKER_HALF_OPEN, Metrics.BREAKER_CLOSED, Metrics.BREAKER_REOPEN, Metrics.BREAKER_STORE_FAILED,
-            Metrics.RETRY_BUDGET_SPENT, Metrics.PROVIDER_AT_CAPACITY) + ")\":(\\d+)");
+            Metrics.RETRY_BUDGET_SPENT, Metrics.PROVIDER_AT_CAPACITY, Metrics.CHARGE_DELAYED) + ")\":(\\d+)");
+    /** The charge worker's queue lag, in its embedded-metric lines: request to the worker's start, ms. */
+    private static final Pattern QUEUE_LAG = Pattern.compile("\"" + Metrics.CHARGE_QUEUE_LAG + "\":(\\d+)");
 
     private final LocalRunChild run;
     private final PrintStream file;
@@ -48,6 +50,10 @@ final class LocalRunProcess implements AutoCloseable {
     final Map<String, Integer> breakerTransitions = new ConcurrentHashMap<>();
     /** The sums of the fleet protection's metrics the functions emitted, by name. */
     final Map<String, Long> protectionMetrics = new ConcurrentHashMap<>();
+    /** Each message the charge worker took up: how long after its request, ms ({@code ChargeQueueLag}). */
+    final ConcurrentLinkedQueue<Long> queueLagsMs = new ConcurrentLinkedQueue<>();
+    /** The event-source mappings' invocations of the charge worker, from the local run's {@code [sqs]} lines. */
+    final ConcurrentLinkedQueue<QueueDelivery> deliveries = new ConcurrentLinkedQueue<>();
 
     /** A function's log line naming a payment, stamped with this JVM's clock as it arrived. */
     record FunctionLine(long atNanos, String function, String paymentId, String line) {
@@ -74,6 +80,14 @@ final class LocalRunProcess implements AutoCloseable {
         Matcher metric = PROTECTION_METRIC.matcher(line);
         while (metric.find()) {
             protectionMetrics.merge(metric.group(1), Long.parseLong(metric.group(2)), Long::sum);
+        }
+        Matcher lag = QUEUE_LAG.matcher(line);
+        if (lag.find()) {
+            queueLagsMs.add(Long.parseLong(lag.group(1)));
+        }
+        QueueDelivery delivery = QueueDelivery.parse(line);
+        if (delivery != null) {
+            deliveries.add(delivery);
         }
         Matcher p = PAYMENT_LINE.matcher(line);
         if (p.find()) {

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.Predicate;
+import java.util.function.ToLongFunction;
 
 /** What a drill measured, and the statistics derived from it. */
 final class Measurements {
@@ -49,6 +50,14 @@ final class Measurements {
     WalletAudit.Verdict wallets;
     /** The refunds' verdict ({@link RefundAudit}). */
     RefundAudit.Verdict refunds;
+    /** Each charge queue's deepest reading during the drill, by queue name ({@link QueueWatch}). */
+    Map<String, QueueWatch.Depth> queueDeepest = Map.of();
+    /** Each charge queue's messages once the drill settled, by queue name. */
+    Map<String, QueueWatch.Depth> queueAtEnd = Map.of();
+    /** The charge worker's invocations by the queues' event-source mappings. */
+    List<QueueDelivery> deliveries = List.of();
+    /** How long after its request the charge worker took up each message, ms (its {@code ChargeQueueLag}). */
+    List<Long> queueLagsMs = List.of();
     boolean naiveRan;
     long naiveDurationMs;
     int naiveDoubleCharges;
@@ -104,6 +113,16 @@ final class Measurements {
 
     /** {@link #endToEnd()} of the payments that {@code which} selects (e.g. one tenant's). */
     List<Long> endToEnd(Predicate<Recorder.PaymentRecord> which) {
+        return sinceFirstRequest(which, r -> r.firstAnswerMs);
+    }
+
+    /** Per logical payment that {@code which} selects: from its first request to its first terminal answer. */
+    List<Long> toOutcome(Predicate<Recorder.PaymentRecord> which) {
+        return sinceFirstRequest(which, r -> r.terminalAtMs);
+    }
+
+    private List<Long> sinceFirstRequest(Predicate<Recorder.PaymentRecord> which,
+            ToLongFunction<Recorder.PaymentRecord> untilMs) {
         List<Long> result = new ArrayList<>();
         Map<Integer, Long> firstStart = new TreeMap<>();
         for (Recorder.Attempt a : recorder.attempts) {
@@ -114,19 +133,44 @@ final class Measurements {
                 continue;
             }
             Long s = firstStart.get(r.plan.index());
-            if (s != null && r.firstAnswerMs >= 0) {
-                result.add(r.firstAnswerMs - s);
+            long until = untilMs.applyAsLong(r);
+            if (s != null && until >= 0) {
+                result.add(until - s);
             }
         }
         return result;
     }
 
-    /** 202 → terminal, as the clients saw it (1 s polling resolution). */
-    List<Long> unknownToTerminal() {
+    /**
+     * 202 → terminal, as the clients saw it, of the payments {@code which} selects: at the polls'
+     * resolution (1 s; for a queued charge 200 ms, growing to 1 s).
+     */
+    List<Long> unknownToTerminal(Predicate<Recorder.PaymentRecord> which) {
         List<Long> result = new ArrayList<>();
         for (Recorder.PaymentRecord r : records) {
-            if (r.unknownAtMs >= 0 && r.terminalAtMs >= r.unknownAtMs) {
+            if (which.test(r) && r.unknownAtMs >= 0 && r.terminalAtMs >= r.unknownAtMs) {
                 result.add(r.terminalAtMs - r.unknownAtMs);
+            }
+        }
+        return result;
+    }
+
+    /** The {@code 202}s that queued a charge: POSTs with {@code Prefer: respond-async} answered so, not replays. */
+    List<Long> queued202LatencyMs() {
+        return recorder.attempts.stream().filter(a -> a.respondAsync() && a.applied() && !a.replayed()
+                && a.outcome().equals("202")).map(Recorder.Attempt::latencyMs).toList();
+    }
+
+    /**
+     * The answers to POSTs with {@code Prefer: respond-async} by outcome: {@code 202 queued} (with
+     * {@code Preference-Applied}), a replay's outcome ({@code 201 replay}), a refusal, a gateway error...
+     */
+    Map<String, Long> asyncAnswers() {
+        Map<String, Long> result = new TreeMap<>();
+        for (Recorder.Attempt a : recorder.attempts) {
+            if (a.respondAsync()) {
+                result.merge(a.outcome() + (a.applied() ? " queued" : "") + (a.replayed() ? " replay" : ""), 1L,
+                        Long::sum);
             }
         }
         return result;

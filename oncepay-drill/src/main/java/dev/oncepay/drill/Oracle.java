@@ -3,6 +3,7 @@ package dev.oncepay.drill;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.contract.Attr;
+import dev.oncepay.contract.DeploymentSettings;
 import dev.oncepay.contract.Table;
 import java.io.IOException;
 import java.net.URI;
@@ -19,10 +20,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ScanRequest;
@@ -90,18 +87,23 @@ final class Oracle {
      * @param followedAnswers times a client stopped paying to follow the order's payment a {@code 409} named
      * @param awaitingCustomer payments pending because the provider waits for their customer to
      *        authenticate (Stripe's {@code requires_action}), nothing charged: neither lost nor stuck
+     * @param asyncRefused requests with {@code Prefer: respond-async} answered {@code 503
+     *        provider-at-capacity} or {@code provider-unavailable}: a queued charge waits on its queue
+     *        for the provider instead
      */
     record Verdict(int doubleCharges, int extraCharges, int orphanCharges, int lost, int stuck, int disagreeing,
             int needsReview, int keysInFlight, int abandonedClaims, int ledgerCharges, int ledgerSucceeded,
             int chargeRequests, int viewMismatches, int repaidOrders, int doubleClickedOrders, int followedAnswers,
-            int awaitingCustomer, List<String> details) {
+            int awaitingCustomer, int asyncRefused, List<String> details) {
         boolean ok() {
-            return doubleCharges == 0 && orphanCharges == 0 && lost == 0 && stuck == 0 && disagreeing == 0;
+            return doubleCharges == 0 && orphanCharges == 0 && lost == 0 && stuck == 0 && disagreeing == 0
+                    && asyncRefused == 0;
         }
 
         String lines() {
             return "double charges per order: " + doubleCharges + "\norphan charges: " + orphanCharges + "\nlost: "
-                    + lost + "\nstuck: " + stuck + "\ndisagreeing answers: " + disagreeing;
+                    + lost + "\nstuck: " + stuck + "\ndisagreeing answers: " + disagreeing
+                    + "\nasync 503 provider-at-capacity/unavailable: " + asyncRefused;
         }
     }
 
@@ -128,12 +130,7 @@ final class Oracle {
         this.api = api;
         this.simUrl = simUrl;
         this.table = table;
-        this.dynamo = DynamoDbClient.builder()
-                .endpointOverride(URI.create(dynamoEndpoint))
-                .region(Region.US_EAST_1)
-                .httpClient(UrlConnectionHttpClient.create())
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
-                .build();
+        this.dynamo = LocalAws.client(DynamoDbClient.builder(), dynamoEndpoint);
     }
 
     List<LedgerCharge> ledger() throws IOException, InterruptedException {
@@ -439,14 +436,20 @@ final class Oracle {
         int doubleClicked = (int) records.stream().filter(r -> r.plan.behaviour() == Workload.Behaviour.DOUBLE_CLICK)
                 .count();
         int followed = records.stream().mapToInt(r -> r.followed.get()).sum();
+        List<Recorder.Attempt> asyncRefused = recorder.attempts.stream()
+                .filter(a -> a.respondAsync() && GoodClient.PROVIDER_REFUSALS.contains(a.outcome())).toList();
+        asyncRefused.forEach(a -> details.add(String.format(Locale.ROOT, "ASYNC REFUSED key %s: asked Prefer: "
+                + "respond-async at +%.1f s, answered %s", a.key(), a.startMs() / 1000.0, a.outcome())));
         return new Verdict(doubles, extra, orphans.size(), lost, stuck, disagreeing, needsReview, inFlight, abandoned,
                 ledger.size(), succeededCount, evidence.chargeRequests().size(), viewMismatches, repaid, doubleClicked,
-                followed, awaitingCustomer, details);
+                followed, awaitingCustomer, asyncRefused.size(), details);
     }
 
     /**
-     * Null when a client was waiting for this charge request — a request for its key in flight, or
-     * one answered 202 before it (then the sweep may re-send) — else what makes it an orphan.
+     * Null when a client was waiting for this charge request — a request for its key in flight, one
+     * answered 202 before it (then the sweep may re-send), or one that asked {@code Prefer:
+     * respond-async} before it and never heard what oncepay did (its charge may be on the queue,
+     * and the worker charges it later) — else what makes it an orphan.
      */
     private static String orphan(WireTap.ChargeRequest q, OrderBook book, Recorder recorder,
             List<LocalRunProcess.FunctionLine> lines) {
@@ -463,7 +466,8 @@ final class Oracle {
         Recorder.Attempt lastAnswered = null;
         for (String k : keys) {
             for (Recorder.Attempt a : book.posts(k)) {
-                if (a.startMs() <= t && t < a.endMs() || a.outcome().equals("202") && a.endMs() <= t) {
+                if (a.startMs() <= t && t < a.endMs() || a.outcome().equals("202") && a.endMs() <= t
+                        || a.respondAsync() && a.startMs() <= t && GoodClient.unanswered(a.outcome())) {
                     return null;
                 }
                 if (a.endMs() <= t && (lastAnswered == null || a.endMs() > lastAnswered.endMs())) {
@@ -472,7 +476,7 @@ final class Oracle {
             }
         }
         return what + ", order " + order.plan.reference() + ", " + (key != null ? "key " + key : "one of keys " + keys)
-                + ": no request of the key in flight and none answered 202; its last answer "
+                + ": no request of the key in flight, none answered 202 and none queued; its last answer "
                 + (lastAnswered == null ? "none (no request yet)" : String.format(Locale.ROOT, "%s at +%.1f s",
                         lastAnswered.outcome(), lastAnswered.endMs() / 1000.0));
     }
@@ -488,6 +492,8 @@ final class Oracle {
                 origin = "reconcile re-send";
             } else if (l.function().equals("charge") && l.line().contains("took over")) {
                 origin = "takeover";
+            } else if (l.function().equals(DeploymentSettings.FUNCTION_CHARGE_WORKER) && l.line().contains("took over")) {
+                origin = "charge worker";
             }
         }
         return origin;

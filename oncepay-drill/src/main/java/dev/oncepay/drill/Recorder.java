@@ -12,12 +12,14 @@ final class Recorder {
     /**
      * One HTTP request of a client. {@code outcome}: 201, 402, 202, 409-request-in-flight,
      * 409-order-in-progress (a 409 with its problem type), 503-breaker, 503-capacity, 503-store,
-     * 503-gw, 502, timeout, ...; {@code key} the Idempotency-Key of a POST (null for a GET);
+     * 503-queue, 503-gw, 502, timeout, ...; {@code key} the Idempotency-Key of a POST (null for a GET);
      * {@code paymentId} the payment its answer is about, or null (a 409 order refusal's {@code
-     * Location} names another key's payment: it is the {@link Answer}'s, not the attempt's).
+     * Location} names another key's payment: it is the {@link Answer}'s, not the attempt's);
+     * {@code respondAsync} a POST that asked {@code Prefer: respond-async}; {@code applied} its answer
+     * said {@code Preference-Applied: respond-async} (the charge is on its queue).
      */
     record Attempt(int payment, String method, String key, long startMs, long latencyMs, String outcome,
-            boolean replayed, String paymentId) {
+            boolean replayed, String paymentId, boolean respondAsync, boolean applied) {
         long endMs() {
             return startMs + latencyMs;
         }

@@ -1,5 +1,6 @@
 package dev.oncepay.drill;
 
+import dev.oncepay.contract.DeploymentSettings;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -50,6 +51,7 @@ final class Report {
                 + " paying; double charges count orders, orphan charges count provider charge requests nobody waited"
                 + " for", shoppers, v.repaidOrders(), v.doubleClickedOrders(), v.followedAnswers()), 110));
         l.add(v.lines());
+        l.addAll(queued(o, m));
         l.add(m.wallets.line());
         l.add(m.refunds.lines());
         if (o.stripe()) {
@@ -57,7 +59,7 @@ final class Report {
                     + " neither lost nor stuck; " + m.awaitingNeverShown + " never answered requires_action to a client,"
                     + " so no front end could ask the customer)");
         }
-        for (String prefix : List.of("DOUBLE CHARGE", "ORPHAN CHARGE")) {
+        for (String prefix : List.of("DOUBLE CHARGE", "ORPHAN CHARGE", "ASYNC REFUSED")) {
             List<String> shown = v.details().stream().filter(d -> d.startsWith(prefix)).toList();
             shown.stream().limit(10).forEach(d -> l.add("  " + d));
             if (shown.size() > 10) {
@@ -95,12 +97,10 @@ final class Report {
                 Measurements.percentile(e2e, 50), Measurements.percentile(e2e, 95), Measurements.percentile(e2e, 99)));
         if (o.slowAccount() != null) {
             String second = DrillOptions.SECOND_ACCOUNT_TENANT;
-            List<Long> healthy = m.endToEnd(r -> !r.plan.tenant().equals(second));
-            List<Long> slow = m.endToEnd(r -> r.plan.tenant().equals(second));
-            l.add(String.format(Locale.ROOT, "  per account: sim (other tenants, healthy) n %d p50 %d p95 %d ms; stripe (%s,"
-                    + " %d ms slower) n %d p50 %d p95 %d ms", healthy.size(), Measurements.percentile(healthy, 50),
-                    Measurements.percentile(healthy, 95), second, o.slowAccount().toMillis(), slow.size(),
-                    Measurements.percentile(slow, 50), Measurements.percentile(slow, 95)));
+            java.util.function.Predicate<Recorder.PaymentRecord> slowOne = r -> r.plan.tenant().equals(second);
+            l.add(perAccount("first answer", m.endToEnd(slowOne.negate()), m.endToEnd(slowOne), o));
+            l.add(perAccount("time to outcome (first request to first terminal answer)", m.toOutcome(slowOne.negate()),
+                    m.toOutcome(slowOne), o));
         }
         StringBuilder per = new StringBuilder("per POST by outcome (n p50/p95/p99 ms):");
         m.postLatencyByOutcome().forEach((k, vs) -> per.append(String.format(Locale.ROOT, " %s %d %d/%d/%d;", k, vs.size(),
@@ -137,8 +137,9 @@ final class Report {
                     rec < 0 ? "never" : String.format(Locale.ROOT, "+%.1f s", rec / 1000.0)));
         }
         l.addAll(wrap(b.toString(), 110));
-        List<Long> settle = m.unknownToTerminal();
-        l.add(String.format(Locale.ROOT, "unknown (202) -> terminal: %d payments, p50 %d p95 %d max %d ms", settle.size(),
+        List<Long> settle = m.unknownToTerminal(r -> !r.plan.respondAsync());
+        l.add(String.format(Locale.ROOT, "unknown (202) -> terminal, charged in the request: %d payments, p50 %d p95 %d"
+                + " max %d ms", settle.size(),
                 Measurements.percentile(settle, 50), Measurements.percentile(settle, 95),
                 Measurements.percentile(settle, 100)));
         if (m.naiveRan) {
@@ -158,6 +159,75 @@ final class Report {
         l.add("verdict: " + (passed(v, m) ? "PASS" : "FAIL") + " (timing on a real machine is not deterministic; the seed fixes"
                 + " workload, fault and crash schedules)");
         return String.join("\n", l);
+    }
+
+    /** The healthy account's figure beside the slow one's ({@code --slow-account}). */
+    private static String perAccount(String figure, List<Long> healthy, List<Long> slow, DrillOptions o) {
+        return String.format(Locale.ROOT, "  per account, %s: sim (other tenants, healthy) n %d %s ms; stripe (%s,"
+                + " %d ms slower) n %d %s ms", figure, healthy.size(), percentiles(healthy, 50, 95),
+                DrillOptions.SECOND_ACCOUNT_TENANT, o.slowAccount().toMillis(), slow.size(), percentiles(slow, 50, 95));
+    }
+
+    /**
+     * The orders paid with {@code Prefer: respond-async}: their answers, the {@code 202}'s latency,
+     * the time from it to the outcome, the worker's queue lag, and each charge queue: its deepest
+     * backlog, the worker's invocations from it and what is left on it.
+     */
+    static List<String> queued(DrillOptions o, Measurements m) {
+        List<String> l = new ArrayList<>();
+        long orders = m.records.stream().filter(r -> r.plan.respondAsync()).count();
+        StringBuilder answers = new StringBuilder();
+        m.asyncAnswers().forEach((k, n) -> answers.append(' ').append(k).append(' ').append(n).append(';'));
+        l.addAll(wrap(String.format(Locale.ROOT, "async payments (Prefer: respond-async, share %.2f): %d orders; their"
+                + " POST answers:%s", o.asyncShare(), orders, answers), 110));
+        if (orders == 0) {
+            return l;
+        }
+        List<Long> queued = m.queued202LatencyMs();
+        List<Long> toOutcome = m.unknownToTerminal(r -> r.plan.respondAsync());
+        l.add(String.format(Locale.ROOT, "  202 of a queued charge: n %d %s ms; 202 -> outcome (polled from 200 ms to"
+                + " 1 s): n %d %s ms", queued.size(), percentiles(queued, 50, 95, 99), toOutcome.size(),
+                percentiles(toOutcome, 50, 95, 99)));
+        long workerMs = m.deliveries.stream().mapToLong(QueueDelivery::ms).sum();
+        l.add(String.format(Locale.ROOT, "  charge worker: queue lag (its ChargeQueueLag: request to its start) n %d %s"
+                + " max %d ms; %.0f ms of worker invocations per async order", m.queueLagsMs.size(),
+                percentiles(m.queueLagsMs, 50, 95), Measurements.percentile(m.queueLagsMs, 100),
+                workerMs / (double) orders));
+        java.util.Set<String> queues = new java.util.TreeSet<>(m.queueAtEnd.keySet());
+        m.deliveries.forEach(d -> queues.add(d.queue()));
+        java.util.Map<String, String> deadLetterQueueOf = new java.util.HashMap<>();
+        queues.forEach(q -> deadLetterQueueOf.put(q, DeploymentSettings.chargeDeadLetterQueueName(
+                q.substring(DeploymentSettings.chargeQueueName("").length()))));
+        for (String queue : queues) {
+            if (deadLetterQueueOf.containsValue(queue)) {
+                continue; // on its queue's line
+            }
+            List<QueueDelivery> from = m.deliveries.stream().filter(d -> d.queue().equals(queue)).toList();
+            QueueWatch.Depth deadLetters = m.queueAtEnd.get(deadLetterQueueOf.get(queue));
+            l.addAll(wrap(String.format(Locale.ROOT, "  queue %s: deepest %s; %d worker invocations (%d messages, %d"
+                    + " failed) %s ms; left at the end %s; dead letters %s", queue, depth(m.queueDeepest.get(queue)),
+                    from.size(), from.stream().mapToInt(QueueDelivery::messages).sum(),
+                    from.stream().mapToInt(QueueDelivery::failed).sum(),
+                    percentiles(from.stream().map(QueueDelivery::ms).toList(), 50, 95), depth(m.queueAtEnd.get(queue)),
+                    deadLetters == null ? "-" : Integer.toString(deadLetters.total())), 110));
+        }
+        return l;
+    }
+
+    /** {@code 12 at +45.2 s (3 waiting, 2 in flight, 7 delayed)}, or {@code -} for a queue never read. */
+    private static String depth(QueueWatch.Depth d) {
+        return d == null ? "-" : String.format(Locale.ROOT, "%d at +%.1f s (%d waiting, %d in flight, %d delayed)",
+                d.total(), d.atMs() / 1000.0, d.visible(), d.inFlight(), d.delayed());
+    }
+
+    /** {@code p50 12 p95 40}: the percentiles of {@code values} asked for. */
+    static String percentiles(java.util.Collection<Long> values, int... ps) {
+        StringBuilder s = new StringBuilder();
+        for (int p : ps) {
+            s.append(s.length() == 0 ? "" : " ").append('p').append(p).append(' ')
+                    .append(Measurements.percentile(values, p));
+        }
+        return s.toString();
     }
 
     /** Payments, wallets and refunds alike. */

@@ -51,10 +51,12 @@ final class Workload {
      * @param paymentMethod the provider token the payment carries, or null (the generic PSP needs none)
      * @param customer the provider's customer ({@code cus_…}), or null
      * @param atPrompt what the shopper does if the card asks for authentication
+     * @param respondAsync every request of the order asks {@code Prefer: respond-async}: oncepay queues
+     *        the charge and answers 202, and the client polls the payment until its outcome
      */
     record Plan(int index, String tenant, String key, long amount, String currency, String reference,
             Behaviour behaviour, long secondSubmitDelayMs, boolean shopper, String paymentMethod, String customer,
-            AtPrompt atPrompt) {
+            AtPrompt atPrompt, boolean respondAsync) {
         String body() {
             return "{\"amount\":" + amount + ",\"currency\":\"" + currency + "\",\"reference\":\"" + reference + "\""
                     + (paymentMethod == null ? "" : ",\"paymentMethod\":\"" + paymentMethod + "\"")
@@ -83,7 +85,7 @@ final class Workload {
     static List<Plan> onStripeAccount(List<Plan> plans, String tenant) {
         return plans.stream().map(p -> !p.tenant().equals(tenant) ? p : new Plan(p.index(), p.tenant(), p.key(),
                 p.amount(), p.currency(), p.reference(), p.behaviour(), p.secondSubmitDelayMs(), p.shopper(), VISA,
-                null, AtPrompt.NONE)).toList();
+                null, AtPrompt.NONE, p.respondAsync())).toList();
     }
 
     /** Share of orders whose shopper pays again under a fresh key after a 5xx or a timeout. */
@@ -99,13 +101,15 @@ final class Workload {
      *        {@code pm_card_chargeDeclined}, 4 % {@code …InsufficientFunds}, 8 %
      *        {@code pm_card_authenticationRequired} (the shopper approves 60 %, refuses 20 %,
      *        abandons 20 % of these); a customer on 30 %
+     * @param asyncShare the share of orders whose requests ask {@code Prefer: respond-async} (0..1)
      */
-    static List<Plan> generate(int payments, long seed, boolean stripe) {
+    static List<Plan> generate(int payments, long seed, boolean stripe, double asyncShare) {
         Random random = new Random(seed);
         // Dice of their own, so keys, amounts and behaviours stay what they were for a seed.
         Random shoppers = new Random(seed * 131 + 11);
         Random cards = new Random(seed * 197 + 5);
         Random clicks = new Random(seed * 173 + 3);
+        Random asyncs = new Random(seed * 151 + 13);
         List<Plan> plans = new ArrayList<>(payments);
         String run = Long.toHexString(seed) + "-" + Long.toHexString(random.nextLong() & 0xffffffL);
         for (int i = 0; i < payments; i++) {
@@ -113,6 +117,7 @@ final class Workload {
             Behaviour behaviour = b < 0.70 - DOUBLE_CLICK_SHARE ? Behaviour.NORMAL : b < 0.70 ? Behaviour.DOUBLE_CLICK
                     : b < 0.85 ? Behaviour.DOUBLE_SUBMIT : Behaviour.CONCURRENT;
             boolean shopper = shoppers.nextDouble() < SHOPPER_SHARE;
+            boolean respondAsync = asyncs.nextDouble() < asyncShare;
             int clickGapMs = clicks.nextInt(101);
             String paymentMethod = null;
             String customer = null;
@@ -132,7 +137,7 @@ final class Workload {
             int secondSubmitDelayMs = 50 + random.nextInt(400);
             plans.add(new Plan(i, tenant, "drill-" + run + "-" + i, amount, currency, "order_" + run + "_" + i, behaviour,
                     behaviour == Behaviour.DOUBLE_CLICK ? clickGapMs : secondSubmitDelayMs, shopper, paymentMethod,
-                    customer, atPrompt));
+                    customer, atPrompt, respondAsync));
         }
         return plans;
     }

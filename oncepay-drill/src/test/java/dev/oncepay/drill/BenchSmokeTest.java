@@ -21,8 +21,10 @@ import org.junit.jupiter.api.Timeout;
  * The quick benchmark ({@code ./drill.sh --bench-quick}) end to end through the real local run:
  * bench.json carries every figure, each from a run that really happened — never a timing asserted,
  * only presence, sane signs and the exact counts (a killed sandbox's next request answered 201, a
- * first charge one provider call, its replay none; each wallet operation's DynamoDB requests; the hot
- * wallet's balance down by exactly the debits answered 201).
+ * first charge one provider call, its replay none, a queued charge one, by the worker; each wallet
+ * operation's DynamoDB requests; the hot wallet's balance down by exactly the debits answered 201),
+ * and the bounds the provider's latency sets on the sandbox time of a charge in the request and of
+ * a queued one's worker.
  */
 @Tag("local-run")
 @Tag("slow")
@@ -122,14 +124,40 @@ class BenchSmokeTest {
                 .asDouble() > 0, throughput.toString());
         assertTrue(outcome.table().contains("CPU ms per charge"), outcome.table());
 
+        // Queued charges beside charges in the request: every one succeeded, and each kind held the
+        // sandboxes it should: in the request the charge sandbox waits out the provider's latency; queued,
+        // the worker does, and the charge sandbox answers the 202 before any provider call.
+        JsonNode queued = f.path("queuedCharges");
+        assertEquals(options.queuedCharges(), queued.path("charges").asInt(), queued.toString());
+        assertEquals(0, queued.path("failures").asInt(), queued.toString());
+        for (String figure : List.of("accepted", "toOutcome", "inRequest")) {
+            assertTrue(queued.path(figure).path("p50Ms").asDouble() > 0
+                    && queued.path(figure).path("p99Ms").asDouble() >= queued.path(figure).path("p50Ms").asDouble(),
+                    figure + ": " + queued);
+        }
+        JsonNode held = queued.path("sandboxMsPerPayment");
+        double providerLatency = options.providerLatency().toMillis();
+        assertTrue(queued.path("timedPayments").asInt() > 0, queued.toString());
+        assertTrue(held.path("chargeInRequest").asDouble() >= providerLatency, held.toString());
+        assertTrue(held.path("workerQueued").asDouble() >= providerLatency, held.toString());
+        assertTrue(held.path("chargeQueued").asDouble() > 0, held.toString());
+        assertTrue(outcome.table().contains("Queued charges"), outcome.table());
+
         JsonNode costs = f.path("requestsPerCharge");
-        for (String measured : List.of("firstCharge", "firstChargeBreakerCached", "replay", "replayBreakerCached")) {
+        for (String measured : List.of("firstCharge", "firstChargeBreakerCached", "replay", "replayBreakerCached",
+                "queuedCharge")) {
             JsonNode charge = costs.path(measured).path("dynamo").path("charge");
             assertTrue(charge.path("PutItem").asInt() >= 1, measured + " claims its key first: " + costs);
             assertEquals(0, costs.path(measured).path("dynamo").path("reconcile").path("total").asInt(), measured);
         }
         assertEquals(1, costs.path("firstCharge").path("providerCharges").asInt(), costs.toString());
         assertEquals(1, costs.path("firstChargeBreakerCached").path("providerCharges").asInt(), costs.toString());
+        // A queued charge is charged once, by the worker, which reads and settles the payment itself.
+        assertEquals(1, costs.path("queuedCharge").path("providerCharges").asInt(), costs.toString());
+        assertTrue(costs.path("queuedCharge").path("dynamo").path("charge-worker").path("total").asInt() >= 2,
+                costs.toString());
+        assertEquals(0, costs.path("firstCharge").path("dynamo").path("charge-worker").path("total").asInt(),
+                costs.toString());
         for (String replay : List.of("replay", "replayBreakerCached")) {
             assertEquals(0, costs.path(replay).path("providerCharges").asInt(), costs.toString());
             assertTrue(costs.path(replay).path("replayed").asBoolean(), costs.toString());
@@ -185,8 +213,9 @@ class BenchSmokeTest {
             assertTrue(r.path("rssMb").asDouble() > 0, r.toString());
             sandboxes.add(r.path("run").asText() + " " + r.path("function").asText() + "#" + r.path("slot").asInt());
         }
-        assertEquals(Set.of("single charge#1", "single webhook#1", "single reconcile#1", "throughput charge#1",
-                "throughput charge#2", "throughput webhook#1", "throughput reconcile#1"), sandboxes);
+        assertEquals(Set.of("single charge#1", "single webhook#1", "single reconcile#1", "single charge-worker#1",
+                "throughput charge#1", "throughput charge#2", "throughput webhook#1", "throughput reconcile#1",
+                "throughput charge-worker#1"), sandboxes);
         assertTrue(outcome.table().contains("Cold start to first answer"), outcome.table());
         // The cost model priced this run: a million charges cost something in every request-metered service.
         JsonNode perMillion = f.path("cost").path("perMillionCharges");

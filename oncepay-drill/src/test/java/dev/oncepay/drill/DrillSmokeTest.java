@@ -16,13 +16,15 @@ import org.junit.jupiter.params.provider.CsvSource;
  * The drill's CI configuration ({@link DrillOptions#smoke}), once per hostile profile, and once
  * against the simulator's Stripe mode (Stripe's test cards: some decline, some ask the shopper to
  * authenticate, who approves, refuses or abandons): seeded payments through the real local run, some
- * from shoppers who pay again under a fresh key and some double-clicked under two keys, with killed
+ * from shoppers who pay again under a fresh key, some double-clicked under two keys, some paid with
+ * {@code Prefer: respond-async} (queued, charged by the charge worker), with killed
  * sandboxes and either a provider with real providers' habits and an outage, or a store that
  * throttles, fails, stalls, loses answers and has an outage. It asserts only the invariants — no
  * order charged twice whatever its keys and whatever the cause ({@code double charges per order:
  * 0}), no charge nobody waited for, nothing lost or stuck, every client's last answer agrees with
  * the ledger (a followed order's payment included), the order guard met (clients followed an
- * order's {@code Location}), and {@code wallet mismatches: 0} for the wallet traffic mixed in —
+ * order's {@code Location}), charges queued and run by the worker and no queued request refused for
+ * the provider's state ({@code async 503 provider-at-capacity/unavailable: 0}), and {@code wallet mismatches: 0} for the wallet traffic mixed in —
  * never timings.
  */
 @Tag("local-run")
@@ -50,6 +52,14 @@ class DrillSmokeTest {
         assertEquals(0, outcome.verdict().lost(), details);
         assertEquals(0, outcome.verdict().stuck(), details);
         assertEquals(0, outcome.verdict().disagreeing(), details);
+        // A share of the orders was paid with Prefer: respond-async: queued, charged by the worker,
+        // and never refused for the provider's state.
+        assertTrue(outcome.summary().contains("\nasync 503 provider-at-capacity/unavailable: 0\n"), outcome.summary());
+        assertEquals(0, outcome.verdict().asyncRefused(), details);
+        assertTrue(count(outcome.summary(), "\\s202\\s+queued\\s+(\\d+);") > 0, "charges were queued: " + outcome.summary());
+        assertTrue(count(outcome.summary(),
+                "(?s)queue oncepay-charges-default:.*?;\\s+(\\d+)\\s+worker\\s+invocations") > 0,
+                "the charge worker ran: " + outcome.summary());
         assertTrue(outcome.verdict().doubleClickedOrders() > 0 && outcome.verdict().followedAnswers() > 0,
                 "double clicks met the order guard: " + outcome.summary());
         // The wallets met the same faults: none unbalanced, applied twice, below zero, or answered
@@ -74,5 +84,11 @@ class DrillSmokeTest {
             assertTrue(refunds.answers().getOrDefault("201", 0) > 0, "refunds ran: " + refunds.answers());
         }
         assertTrue(Files.exists(outcome.report()));
+    }
+
+    /** The number {@code pattern}'s group captures in the summary (its lines may wrap), 0 if it is not there. */
+    private static int count(String summary, String pattern) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile(pattern).matcher(summary);
+        return m.find() ? Integer.parseInt(m.group(1)) : 0;
     }
 }

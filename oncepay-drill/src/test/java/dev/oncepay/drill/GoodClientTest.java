@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
  * The good client against a scripted payments API: a {@code 409} for its key in flight is asked
  * again under the same key; an order refusal ({@code order-in-progress}, {@code order-already-paid})
  * ends the paying and the client reads the payment its {@code Location} names until it is terminal;
- * {@code order-mismatch} is an answer no drill client should get. The refund client against the same
+ * {@code order-mismatch} is an answer no drill client should get; a queued order asks {@code Prefer:
+ * respond-async} on every POST and polls its {@code 202} sooner. The refund client against the same
  * API: it asks again under its key until a final answer and follows a {@code 202}'s {@code Location},
  * and it refunds a payment only once a client was told it succeeded.
  */
@@ -37,6 +38,8 @@ class GoodClientTest {
     private final Queue<Scripted> posts = new ConcurrentLinkedQueue<>();
     private final Queue<Scripted> gets = new ConcurrentLinkedQueue<>();
     private final Queue<String> requests = new ConcurrentLinkedQueue<>();
+    /** Each request's {@code Prefer} header, "-" without one. */
+    private final Queue<String> prefers = new ConcurrentLinkedQueue<>();
     private final Recorder recorder = new Recorder();
     private final HttpClient http = HttpClient.newHttpClient();
     private HttpServer server;
@@ -63,6 +66,7 @@ class GoodClientTest {
     private void answer(HttpExchange exchange, Scripted scripted) throws IOException {
         requests.add(exchange.getRequestMethod() + " " + exchange.getRequestURI().getPath() + " "
                 + exchange.getRequestHeaders().getFirst("Idempotency-Key"));
+        prefers.add(String.valueOf(exchange.getRequestHeaders().getOrDefault("Prefer", List.of("-")).get(0)));
         Scripted s = scripted != null ? scripted : new Scripted(500, List.of(), "{}");
         for (int i = 0; i < s.headers().size(); i += 2) {
             exchange.getResponseHeaders().add(s.headers().get(i), s.headers().get(i + 1));
@@ -84,7 +88,13 @@ class GoodClientTest {
 
     private static Recorder.PaymentRecord order(Workload.Behaviour behaviour) {
         return new Recorder.PaymentRecord(new Workload.Plan(0, "merchant-a", "key-1", 4200, "EUR", "order_1",
-                behaviour, 0, true, null, null, Workload.AtPrompt.NONE));
+                behaviour, 0, true, null, null, Workload.AtPrompt.NONE, false));
+    }
+
+    /** An order paid with {@code Prefer: respond-async} by a client that is no shopper: it retries its key. */
+    private static Recorder.PaymentRecord queuedOrder() {
+        return new Recorder.PaymentRecord(new Workload.Plan(0, "merchant-a", "key-1", 4200, "EUR", "order_1",
+                Workload.Behaviour.NORMAL, 0, false, null, null, Workload.AtPrompt.NONE, true));
     }
 
     private void submit(Recorder.PaymentRecord r, int submitter) throws InterruptedException {
@@ -162,6 +172,47 @@ class GoodClientTest {
         assertEquals(List.of("key-1", "key-1-again-1", "key-1-again-2"), r.keys);
         assertEquals(List.of("503-breaker", "502"), List.of(r.abandoned.get("key-1").outcome(),
                 r.abandoned.get("key-1-again-1").outcome()));
+    }
+
+    @Test
+    void aQueuedPaymentIsAskedForAsynchronouslyAndPolledSoonerToItsOutcome() throws Exception {
+        Recorder.PaymentRecord r = queuedOrder();
+        posts.add(new Scripted(503, List.of("Retry-After", "0"), "{\"type\":\"" + PROBLEMS + "queue-unavailable\"}"));
+        posts.add(new Scripted(202, List.of("Preference-Applied", "respond-async", "Location", "/payments/pay_1",
+                "Retry-After", "2"), "{\"id\":\"pay_1\",\"status\":\"pending\"}"));
+        gets.add(payment(200, "pay_1", "pending"));
+        gets.add(payment(200, "pay_1", "succeeded"));
+        long started = System.nanoTime();
+        submit(r, 0);
+        long tookMs = (System.nanoTime() - started) / 1_000_000;
+        assertEquals(List.of("POST /payments key-1", "POST /payments key-1", "GET /payments/pay_1 null",
+                "GET /payments/pay_1 null"), List.copyOf(requests), "the same key again after the queue's 503");
+        assertEquals(List.of("respond-async", "respond-async", "-", "-"), List.copyOf(prefers));
+        assertEquals("succeeded", r.lastAnswers().get(0).paymentStatus());
+        assertTrue(tookMs < 1000, "polled after 200 and 400 ms, not a second each: " + tookMs + " ms");
+        List<Recorder.Attempt> attempts = List.copyOf(recorder.attempts);
+        assertEquals(List.of("503-queue", "202", "200", "200"), attempts.stream().map(Recorder.Attempt::outcome).toList());
+        assertEquals(List.of(true, true, false, false), attempts.stream().map(Recorder.Attempt::respondAsync).toList());
+        assertEquals(List.of(false, true, false, false), attempts.stream().map(Recorder.Attempt::applied).toList());
+        assertTrue(r.unknownAtMs >= 0 && r.terminalAtMs >= r.unknownAtMs, "202 -> outcome is measured");
+    }
+
+    @Test
+    void aQueuedChargesPollsStartAt200MsAndGrowToASecond() {
+        assertEquals(List.of(200L, 400L, 800L, 1000L, 1000L), java.util.stream.IntStream.range(0, 5)
+                .mapToObj(n -> GoodClient.pollDelayMs(true, n)).toList());
+        assertEquals(1000L, GoodClient.pollDelayMs(false, 0), "a charge's unknown outcome takes seconds");
+    }
+
+    @Test
+    void onlyTheGatewaysErrorsTimeoutsAndLostConnectionsLeaveARequestsFateUnknown() {
+        for (String outcome : List.of("502", "504", "500", "503-gw", "timeout", "io-error")) {
+            assertTrue(GoodClient.unanswered(outcome), outcome);
+        }
+        for (String outcome : List.of("202", "201", "402", "503-queue", "503-store", "503-capacity", "503",
+                "409-order-in-progress", "409-request-in-flight")) {
+            assertTrue(!GoodClient.unanswered(outcome), outcome);
+        }
     }
 
     @Test

@@ -13,11 +13,15 @@ import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * The drill's verdict on made-up evidence, timed to the millisecond: which charge requests are
- * orphans, that every order charged twice is a double charge (its cause in the detail), and which
- * answers agree with the ledger — a followed order's payment and a refused, deleted one included.
+ * orphans (a queued request's lost answer leaves its client waiting), that every order charged twice
+ * is a double charge (its cause in the detail), which answers agree with the ledger — a followed
+ * order's payment and a refused, deleted one included — and that a queued request refused for the
+ * provider's state fails the verdict.
  * (The drill itself shows it works on a real run; this pins its rules.)
  */
 class OracleVerdictTest {
@@ -39,12 +43,18 @@ class OracleVerdictTest {
 
     private Recorder.PaymentRecord order(boolean shopper) {
         return new Recorder.PaymentRecord(new Workload.Plan(0, TENANT, "key-1", 4200, "EUR", "order_1",
-                Workload.Behaviour.NORMAL, 100, shopper, null, null, Workload.AtPrompt.NONE));
+                Workload.Behaviour.NORMAL, 100, shopper, null, null, Workload.AtPrompt.NONE, false));
     }
 
     /** A POST with {@code key} from {@code startMs} to {@code endMs}, answered {@code outcome}. */
     private void post(String key, long startMs, long endMs, String outcome, String paymentId) {
-        recorder.attempts.add(new Recorder.Attempt(0, "POST", key, startMs, endMs - startMs, outcome, false, paymentId));
+        post(key, startMs, endMs, outcome, paymentId, false);
+    }
+
+    /** The same, with {@code Prefer: respond-async} if {@code queued}: then a {@code 202} says its charge is queued. */
+    private void post(String key, long startMs, long endMs, String outcome, String paymentId, boolean queued) {
+        recorder.attempts.add(new Recorder.Attempt(0, "POST", key, startMs, endMs - startMs, outcome, false, paymentId,
+                queued, queued && outcome.equals("202")));
     }
 
     /** Payment {@code id} of {@code key}, settled SUCCEEDED, its charge requested at {@code requestedMs}. */
@@ -129,17 +139,24 @@ class OracleVerdictTest {
         assertTrue(v.ok(), v.details().toString());
     }
 
-    @Test
-    void aChargeRequestAfterTheKeysLastAnswerWasAnErrorIsAnOrphan() throws Exception {
+    /**
+     * A charge between an error and the retry that finds it settled: nobody waits for it, unless the
+     * request asked for a queued charge and never heard what became of it (the sandbox died after the
+     * enqueue; the charge worker charges it later); a queued request told {@code 503} stored nothing.
+     */
+    @ParameterizedTest(name = "respond-async {0}, answered {1}: {2} orphan(s)")
+    @CsvSource({"false, 502, 1", "true, 502, 0", "true, 503-queue, 1"})
+    void aChargeRequestAfterTheKeysLastAnswerWasAnErrorIsAnOrphanUnlessItsChargeMayBeQueued(boolean queued,
+            String error, int orphans) throws Exception {
         Recorder.PaymentRecord order = order(false);
-        post("key-1", 0, 1000, "502", null);
-        post("key-1", 6000, 6100, "201", "pay_1");
+        post("key-1", 0, 1000, error, null, queued);
+        post("key-1", 6000, 6100, "201", "pay_1", queued);
         order.answered(0, new Recorder.Answer(201, "succeeded", "pay_1", 6100));
-        charged("pay_1", "key-1", 3000); // between the 502 and the retry: nobody waits
+        charged("pay_1", "key-1", 3000);
         Oracle.Verdict v = verdict(order);
-        assertEquals(1, v.orphanCharges(), v.details().toString());
-        assertTrue(v.details().stream().anyMatch(d -> d.startsWith("ORPHAN CHARGE") && d.contains("502 at +1.0 s")),
-                v.details().toString());
+        assertEquals(orphans, v.orphanCharges(), v.details().toString());
+        assertEquals(orphans == 1, v.details().stream().anyMatch(d -> d.startsWith("ORPHAN CHARGE")
+                && d.contains(error + " at +1.0 s")), v.details().toString());
     }
 
     @Test
@@ -149,6 +166,21 @@ class OracleVerdictTest {
         order.answered(0, new Recorder.Answer(201, "succeeded", "pay_1", 9000));
         charged("pay_1", "key-1", 8000);
         assertEquals(0, verdict(order).orphanCharges());
+    }
+
+    @Test
+    void aQueuedRequestAnsweredThatTheProviderIsAtCapacityFailsTheVerdict() throws Exception {
+        Recorder.PaymentRecord order = order(false);
+        post("key-1", 0, 100, "503-capacity", null, true);
+        post("key-1", 1000, 1050, "202", "pay_1", true);
+        order.answered(0, new Recorder.Answer(201, "succeeded", "pay_1", 2000));
+        charged("pay_1", "key-1", 1500);
+        Oracle.Verdict v = verdict(order);
+        assertEquals(1, v.asyncRefused(), v.details().toString());
+        assertTrue(v.lines().endsWith("\nasync 503 provider-at-capacity/unavailable: 1"), v.lines());
+        assertTrue(v.details().contains("ASYNC REFUSED key key-1: asked Prefer: respond-async at +0.0 s, answered"
+                + " 503-capacity"), v.details().toString());
+        assertTrue(!v.ok());
     }
 
     @Test
@@ -213,7 +245,7 @@ class OracleVerdictTest {
         // The fresh key's payment was refused before any provider call: deleted, its key released.
         post(again, 1200, 1300, "409-order-in-progress", null);
         order.followed.incrementAndGet();
-        recorder.attempts.add(new Recorder.Attempt(0, "GET", null, 2300, 50, "200", false, "pay_1"));
+        recorder.attempts.add(new Recorder.Attempt(0, "GET", null, 2300, 50, "200", false, "pay_1", false, false));
         order.answered(0, new Recorder.Answer(200, "succeeded", "pay_1", 2350, true));
         Oracle.Verdict v = verdict(order);
         assertEquals(0, v.disagreeing(), v.details().toString());
@@ -279,6 +311,6 @@ class OracleVerdictTest {
 
     private Recorder.PaymentRecord doubleClicked() {
         return new Recorder.PaymentRecord(new Workload.Plan(0, TENANT, "key-1", 4200, "EUR", "order_1",
-                Workload.Behaviour.DOUBLE_CLICK, 40, false, null, null, Workload.AtPrompt.NONE));
+                Workload.Behaviour.DOUBLE_CLICK, 40, false, null, null, Workload.AtPrompt.NONE, false));
     }
 }

@@ -35,7 +35,7 @@ class RefundAuditTest {
     /** A refund request of order n under its own key, sent for payment {@code pay_<n>}. */
     private RefundRecord asked(int n, int index, Long amount) {
         Workload.Plan order = new Workload.Plan(n, "merchant-a", "key-" + n, PAID, "EUR", "order_" + n,
-                Workload.Behaviour.NORMAL, 0, false, null, null, Workload.AtPrompt.NONE);
+                Workload.Behaviour.NORMAL, 0, false, null, null, Workload.AtPrompt.NONE, false);
         RefundRecord r = new RefundRecord(order, new RefundWorkload.Request(n, index, "key-" + n + "-refund-" + index,
                 amount, 1, 0));
         r.paymentId = payment(n);

@@ -15,7 +15,7 @@ class RefundWorkloadTest {
 
     @Test
     void aQuarterOfTheOrdersIsRefundedTheSameWayForASeed() {
-        List<Workload.Plan> orders = Workload.generate(2000, 7, false);
+        List<Workload.Plan> orders = Workload.generate(2000, 7, false, 0);
         Map<Integer, RefundWorkload.Plan> refunds = RefundWorkload.generate(orders, 7);
         assertEquals(refunds, RefundWorkload.generate(orders, 7));
         assertTrue(refunds.size() > 440 && refunds.size() < 560, "about 25 %: " + refunds.size());
@@ -38,11 +38,11 @@ class RefundWorkloadTest {
 
     @Test
     void ordersPaidThroughStripeAreNotRefundedAndTheOthersKeepTheirRefunds() {
-        List<Workload.Plan> sim = Workload.generate(400, 7, false);
+        List<Workload.Plan> sim = Workload.generate(400, 7, false, 0);
         List<Workload.Plan> mixed = Workload.onStripeAccount(sim, DrillOptions.SECOND_ACCOUNT_TENANT);
         Map<Integer, RefundWorkload.Plan> all = RefundWorkload.generate(sim, 7);
         Map<Integer, RefundWorkload.Plan> some = RefundWorkload.generate(mixed, 7);
-        assertTrue(RefundWorkload.generate(Workload.generate(400, 7, true), 7).isEmpty());
+        assertTrue(RefundWorkload.generate(Workload.generate(400, 7, true, 0), 7).isEmpty());
         assertTrue(some.size() < all.size() && !some.isEmpty());
         some.forEach((i, p) -> {
             assertNull(mixed.get(i).paymentMethod());

@@ -11,13 +11,13 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** The seeded workload in both provider modes, and the drill's --provider option. */
+/** The seeded workload in both provider modes and with a share paid asynchronously, and the drill's options for them. */
 class WorkloadTest {
 
     @Test
     void theStripeWorkloadIsTheSimOneWithStripesTestCards() {
-        List<Workload.Plan> sim = Workload.generate(400, 7, false);
-        List<Workload.Plan> stripe = Workload.generate(400, 7, true);
+        List<Workload.Plan> sim = Workload.generate(400, 7, false, 0);
+        List<Workload.Plan> stripe = Workload.generate(400, 7, true, 0);
         for (int i = 0; i < sim.size(); i++) {
             Workload.Plan a = sim.get(i);
             Workload.Plan b = stripe.get(i);
@@ -45,7 +45,7 @@ class WorkloadTest {
 
     @Test
     void aTenthOfTheOrdersIsDoubleClickedUnderTwoKeysWithin100MsAndAThirdIsPaidByShoppers() {
-        List<Workload.Plan> plans = Workload.generate(2000, 7, false);
+        List<Workload.Plan> plans = Workload.generate(2000, 7, false, 0);
         List<Workload.Plan> clicked = plans.stream().filter(p -> p.behaviour() == Workload.Behaviour.DOUBLE_CLICK)
                 .toList();
         assertTrue(clicked.size() > 160 && clicked.size() < 240, "about 10 %: " + clicked.size());
@@ -66,7 +66,7 @@ class WorkloadTest {
 
     @Test
     void theSecondAccountsTenantPaysWithAStripeCardEverythingElseUnchanged() {
-        List<Workload.Plan> sim = Workload.generate(200, 7, false);
+        List<Workload.Plan> sim = Workload.generate(200, 7, false, 0);
         List<Workload.Plan> mixed = Workload.onStripeAccount(sim, DrillOptions.SECOND_ACCOUNT_TENANT);
         assertEquals(sim.size(), mixed.size());
         for (int i = 0; i < sim.size(); i++) {
@@ -81,6 +81,43 @@ class WorkloadTest {
             }
         }
         assertTrue(mixed.stream().anyMatch(p -> p.paymentMethod() != null), "the tenant has payments");
+    }
+
+    @Test
+    void aShareOfTheOrdersIsPaidAsynchronouslyOnDiceOfItsOwn() {
+        List<Workload.Plan> none = Workload.generate(2000, 7, false, 0);
+        List<Workload.Plan> some = Workload.generate(2000, 7, false, 0.3);
+        List<Workload.Plan> all = Workload.generate(2000, 7, false, 1);
+        long queued = some.stream().filter(Workload.Plan::respondAsync).count();
+        assertTrue(queued > 540 && queued < 660, "about 30 %: " + queued);
+        assertTrue(none.stream().noneMatch(Workload.Plan::respondAsync));
+        assertTrue(all.stream().allMatch(Workload.Plan::respondAsync));
+        for (int i = 0; i < none.size(); i++) {
+            Workload.Plan a = none.get(i);
+            Workload.Plan b = some.get(i);
+            assertEquals(List.of(a.tenant(), a.key(), a.amount(), a.reference(), a.behaviour(), a.shopper()),
+                    List.of(b.tenant(), b.key(), b.amount(), b.reference(), b.behaviour(), b.shopper()),
+                    "same orders, keys and clients for a seed");
+        }
+        assertEquals(all, Workload.onStripeAccount(all, DrillOptions.SECOND_ACCOUNT_TENANT).stream()
+                .map(p -> p.tenant().equals(DrillOptions.SECOND_ACCOUNT_TENANT) ? all.get(p.index()) : p).toList());
+        assertTrue(Workload.onStripeAccount(all, DrillOptions.SECOND_ACCOUNT_TENANT).stream()
+                .allMatch(Workload.Plan::respondAsync), "the second account's orders stay asynchronous");
+    }
+
+    @Test
+    void theAsyncShareAndTheQueuesConcurrencyAreOptions() {
+        DrillOptions defaults = DrillOptions.parse(List.of());
+        assertEquals(DrillOptions.DEFAULT_ASYNC_SHARE, defaults.asyncShare());
+        assertTrue(defaults.asyncShare() > 0, "a drill meets the queues unless told otherwise");
+        assertEquals(defaults.asyncShare(), DrillOptions.smoke("sim", "hostile", 10, 1, java.nio.file.Path.of("a"),
+                java.nio.file.Path.of("b")).asyncShare(), "and so does the CI's");
+        assertEquals(1.0, DrillOptions.parse(List.of("--async-share", "1")).asyncShare());
+        assertEquals(0.0, DrillOptions.parse(List.of("--async-share=0")).asyncShare());
+        assertEquals(4, DrillOptions.parse(List.of("--queue-concurrency", "4")).queueConcurrency());
+        assertThrows(IllegalArgumentException.class, () -> DrillOptions.parse(List.of("--async-share", "1.5")));
+        assertThrows(IllegalArgumentException.class, () -> DrillOptions.parse(List.of("--async-share", "NaN")));
+        assertThrows(IllegalArgumentException.class, () -> DrillOptions.parse(List.of("--queue-concurrency", "1")));
     }
 
     @Test
