@@ -162,13 +162,14 @@ public record CostModel(Prices prices, Inputs inputs) {
             double sweepsPerMonth, int providerAccounts, Fixed fixed) {
         /**
          * JVM variant as infra sets it: x86_64, charge 1024 MB, webhook 768, reconcile 1024, a sweep
-         * every minute, one provider account (two secrets); 11 alarms of which two are
-         * metric math over two metrics (13 alarm metrics), one dashboard; about 31 custom metrics in
-         * a month with traffic (the dimensioned Answers, ProviderLatency and the six gauges; the
-         * rare counters exist only in hours they are emitted).
+         * every minute, one provider account (two secrets, one charge queue); 13 alarms (two of its
+         * charge queue's) of which two are metric math over two metrics (15 alarm metrics), one
+         * dashboard; about 33 custom metrics in a month with traffic (the dimensioned Answers,
+         * ProviderLatency, the six gauges and the charge queue's lag and delays; the rare counters
+         * exist only in hours they are emitted).
          */
         public static Deployment defaults() {
-            return new Deployment(Architecture.X86_64, 1024, 768, 1024, MINUTES_PER_MONTH, 1, new Fixed(31, 13, 1, 2));
+            return new Deployment(Architecture.X86_64, 1024, 768, 1024, MINUTES_PER_MONTH, 1, new Fixed(33, 15, 1, 2));
         }
     }
 
