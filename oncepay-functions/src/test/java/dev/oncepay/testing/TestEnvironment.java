@@ -56,7 +56,9 @@ public class TestEnvironment implements QuarkusTestResourceLifecycleManager {
                 "oncepay.provider.url", simulator.baseUrl(),
                 "oncepay.queue.endpoint-override", queueProxy.endpoint(),
                 "oncepay.provider.queue-url", queueUrl(DeploymentSettings.DEFAULT_ACCOUNT)));
-        config.put("oncepay.provider.accounts.stripe-test.queue-url", queueUrl("stripe-test"));
+        // The Stripe test account exists in the test profile only (application.properties); the
+        // packaged function of the *IT tests runs without it.
+        config.put("%test.oncepay.provider.accounts.stripe-test.queue-url", queueUrl("stripe-test"));
         return config;
     }
 
