@@ -56,10 +56,16 @@ public final class Drill {
             "--timeout", "charge-worker=14s",
             "--queue-visibility", "20s",
             // A charge put back on its queue (breaker open, bulkhead full) waits at most 10 s, not 5 min.
-            "--env", "ONCEPAY_QUEUE_RETRY_DELAY_CAP=10S",
-            // A queued charge is the worker's for 3 min (1 h in production), then the sweep's: longer than
-            // the slow account's queue takes to drain, short enough for the sweep's part to show in a drill.
-            "--env", "ONCEPAY_QUEUE_HORIZON=3M");
+            "--env", "ONCEPAY_QUEUE_RETRY_DELAY_CAP=10S");
+    /**
+     * How long a queued charge is the worker's before the sweep's (1 h in production): half the settle
+     * phase, so that the sweep settles within it a queued payment no worker could (its order paid by
+     * another key after its request failed to forget it, a dead letter), as it would after the hour.
+     */
+    static Duration queueHorizon(Duration settleTimeout) {
+        return settleTimeout.dividedBy(2);
+    }
+
     /** How long a client polls a 202 itself during the workload before leaving it to the settle phase. */
     static final Duration CLIENT_POLL_WINDOW = Duration.ofSeconds(20);
 
@@ -147,6 +153,7 @@ public final class Drill {
             args.addAll(List.of("--tenant-provider", DrillOptions.SECOND_ACCOUNT_TENANT + "=" + StripeMode.PROVIDER_ID));
         }
         args.addAll(COMPRESSED_TIME);
+        args.addAll(List.of("--env", "ONCEPAY_QUEUE_HORIZON=" + queueHorizon(options.settleTimeout()).toSeconds() + "S"));
         String api = "http://127.0.0.1:" + apiPort;
         String simUrl = "http://127.0.0.1:" + simPort;
         String storeUrl = "http://127.0.0.1:" + storePort;

@@ -88,11 +88,9 @@ final class GoodClient {
                 case 409 -> {
                     if (REQUEST_IN_FLIGHT.equals(res.problem)) {
                         sleep(retryAfter(res, 1000));
-                    } else if (ORDER_REFUSALS.contains(res.problem) && res.paymentId != null) {
+                    } else if (refusesTheOrder(res)) {
                         // Paying again could only be refused again: the order's own payment decides it.
-                        r.followed.incrementAndGet();
-                        await(r, submitter, new Recorder.Answer(409, "pending", res.paymentId, res.atMs, true),
-                                pollUntilNanos);
+                        await(r, submitter, follow(r, res), pollUntilNanos);
                         return;
                     } else {
                         unexpected(r, submitter, res); // order-mismatch: the drill never changes an order's amount
@@ -160,30 +158,49 @@ final class GoodClient {
 
     /**
      * Polls a pending payment until terminal; every third poll of its own key's payment replays the
-     * key instead of reading by id. A followed payment is only read: the refused key holds nothing
-     * to replay, and a POST under it would be a new payment. A followed payment that is gone (404)
-     * was deleted unsent, so nothing was charged and the order is free: that is the answer, and the
-     * settle phase asks again under the submitter's own key.
+     * key instead of reading by id. A replay answered with an order refusal (the key's payment lost
+     * its order to another key's) follows the order's payment from then on, as a refused POST does.
+     * A followed payment is only read: the refused key holds nothing to replay, and a POST under it
+     * would be a new payment. A followed payment that is gone (404) was deleted unsent, so nothing
+     * was charged and the order is free: that is the answer, and the settle phase asks again under
+     * the submitter's own key.
      */
     void poll(Recorder.PaymentRecord r, int submitter, Recorder.Answer pending, long untilNanos)
             throws InterruptedException {
-        String paymentId = pending.paymentId();
+        Recorder.Answer awaited = pending;
         int n = 0;
         while (System.nanoTime() < untilNanos) {
             sleep(pollDelayMs(r.plan.respondAsync(), n++));
-            Result res = !pending.followed() && n % 3 == 0 ? post(r, r.key(submitter)) : get(r, paymentId);
+            String paymentId = awaited.paymentId();
+            Result res = !awaited.followed() && n % 3 == 0 ? post(r, r.key(submitter)) : get(r, paymentId);
             r.polls.incrementAndGet();
-            if (pending.followed() && res.status == 404) {
+            if (!awaited.followed() && refusesTheOrder(res)) {
+                awaited = follow(r, res);
+                r.answered(submitter, awaited);
+                continue;
+            }
+            if (awaited.followed() && res.status == 404) {
                 r.answered(submitter, new Recorder.Answer(404, "not_found", paymentId, res.atMs, true));
                 return;
             }
             if (res.paymentStatus != null && !"pending".equals(res.paymentStatus)
                     && (res.status == 200 || res.status == 201 || res.status == 402)) {
                 r.answered(submitter, new Recorder.Answer(res.status, res.paymentStatus, paymentId, res.atMs,
-                        pending.followed()));
+                        awaited.followed()));
                 return;
             }
         }
+    }
+
+    /** A {@code 409} that refuses the payment because its order has another, paid or live, that its {@code Location} names. */
+    private static boolean refusesTheOrder(Result res) {
+        return res.status == 409 && ORDER_REFUSALS.contains(res.problem) && res.paymentId != null;
+    }
+
+    /** The answer of a submitter that stops paying to follow the order's payment a {@code 409} named. */
+    private static Recorder.Answer follow(Recorder.PaymentRecord r, Result res) {
+        r.followed.incrementAndGet();
+        return new Recorder.Answer(409, "pending", res.paymentId, res.atMs, true);
     }
 
     /**

@@ -198,6 +198,24 @@ class GoodClientTest {
     }
 
     @Test
+    void aReplayThatFindsTheOrderPaidByAnotherKeyFollowsThatPayment() throws Exception {
+        Recorder.PaymentRecord r = queuedOrder();
+        posts.add(new Scripted(202, List.of("Preference-Applied", "respond-async", "Location", "/payments/pay_1"),
+                "{\"id\":\"pay_1\",\"status\":\"pending\"}"));
+        gets.add(payment(200, "pay_1", "pending"));
+        gets.add(payment(200, "pay_1", "pending"));
+        posts.add(problem("order-already-paid", "pay_bound", "Location", "/payments/pay_bound"));
+        gets.add(payment(200, "pay_bound", "succeeded"));
+        submit(r, 0);
+        assertEquals(List.of("POST /payments key-1", "GET /payments/pay_1 null", "GET /payments/pay_1 null",
+                "POST /payments key-1", "GET /payments/pay_bound null"), List.copyOf(requests),
+                "no more replays of the refused key: only reads of the order's payment");
+        assertEquals(new Recorder.Answer(200, "succeeded", "pay_bound", r.lastAnswers().get(0).atMs(), true),
+                r.lastAnswers().get(0));
+        assertEquals(1, r.followed.get());
+    }
+
+    @Test
     void aQueuedChargesPollsStartAt200MsAndGrowToASecond() {
         assertEquals(List.of(200L, 400L, 800L, 1000L, 1000L), java.util.stream.IntStream.range(0, 5)
                 .mapToObj(n -> GoodClient.pollDelayMs(true, n)).toList());
