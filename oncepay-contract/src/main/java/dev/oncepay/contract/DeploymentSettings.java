@@ -25,9 +25,11 @@ public final class DeploymentSettings {
      * the charge queues ({@link #chargeQueueName}), one event-source mapping per provider account.
      */
     public static final String FUNCTION_CHARGE_WORKER = "charge-worker";
+    /** Delivers oncepay's signed events to merchants' endpoints, fed by the event queue (SQS event-source mapping). */
+    public static final String FUNCTION_EVENT_DELIVERY = "event-delivery";
     /** The four functions, one Lambda function each, all from one function.zip. */
     public static final List<String> FUNCTIONS = List.of(FUNCTION_CHARGE, FUNCTION_WEBHOOK, FUNCTION_RECONCILE,
-            FUNCTION_CHARGE_WORKER);
+            FUNCTION_CHARGE_WORKER, FUNCTION_EVENT_DELIVERY);
 
     // Environment variables. Each maps to a configuration property by MicroProfile's env rules.
     /** {@code quarkus.funqy.export}: which function this Lambda runs. */
@@ -50,6 +52,17 @@ public final class DeploymentSettings {
      */
     public static final String ENV_QUEUE_ENDPOINT_OVERRIDE = "ONCEPAY_QUEUE_ENDPOINT_OVERRIDE";
     /** {@code oncepay.tenant.claim}: the JWT claim carrying the tenant id. */
+    /**
+     * {@code oncepay.events.queue-url}: the merchant event queue. Every function that changes a payment
+     * or refund relays its events to it; event-delivery consumes it and sends its own retries to it.
+     */
+    public static final String ENV_EVENT_QUEUE_URL = "ONCEPAY_EVENT_QUEUE_URL";
+    /**
+     * Every function: a JSON object of the plain (non-secret) merchant endpoint properties, {@link
+     * #EVENT_ENDPOINTS_PREFIX}{@code <tenant>.<endpoint>.}{@link #ENDPOINT_URL} and {@link #ENDPOINT_TYPES},
+     * read as {@link #ENV_PROVIDER_ROUTING} is. The signing secrets come from Secrets Manager.
+     */
+    public static final String ENV_EVENT_ENDPOINTS = "ONCEPAY_EVENT_ENDPOINTS";
     public static final String ENV_TENANT_CLAIM = "ONCEPAY_TENANT_CLAIM";
     /**
      * Comma-separated ARNs of the Secrets Manager secrets this function reads at startup, each a
@@ -118,7 +131,9 @@ public final class DeploymentSettings {
     /** The operator API: IAM-authorized, served by the charge function (it holds what resolving needs). */
     public static final List<String> ADMIN_ROUTES = List.of(
             "GET /admin/payments", "GET /admin/payments/{id}", "POST /admin/payments/{id}/resolve",
-            "GET /admin/orders");
+            "GET /admin/orders", "GET /admin/payments/{id}/deliveries",
+            "GET /admin/endpoints/{tenant}/{endpoint}/deliveries", "POST /admin/events/{eventId}/redeliver",
+            "POST /admin/endpoints/{tenant}/{endpoint}/redeliver");
     /** Provider webhooks: no authorizer (the function checks the provider's signature), served by the webhook function. */
     public static final String WEBHOOK_ROUTE = "POST /webhooks/{provider}";
     /** How often the schedule runs reconcile unless a deployment says otherwise. */
@@ -129,7 +144,7 @@ public final class DeploymentSettings {
         return switch (function) {
             case FUNCTION_CHARGE -> Stream.concat(MERCHANT_ROUTES.stream(), ADMIN_ROUTES.stream()).toList();
             case FUNCTION_WEBHOOK -> List.of(WEBHOOK_ROUTE);
-            case FUNCTION_RECONCILE, FUNCTION_CHARGE_WORKER -> List.of();
+            case FUNCTION_RECONCILE, FUNCTION_CHARGE_WORKER, FUNCTION_EVENT_DELIVERY -> List.of();
             default -> throw new IllegalArgumentException(function);
         };
     }
@@ -224,6 +239,48 @@ public final class DeploymentSettings {
         return Math.max(1, cap);
     }
 
+    // Merchant events: endpoints, their queue and its event-source mapping.
+    /** Followed by a tenant id, an endpoint id and one of {@link #ENDPOINT_URL}, {@link #ENDPOINT_TYPES}, {@link #ENDPOINT_SECRETS}. */
+    public static final String EVENT_ENDPOINTS_PREFIX = "oncepay.events.endpoints.";
+    /** The endpoint's URL: {@code https} unless {@link #EVENTS_ALLOW_HTTP} (the local run and the tests). */
+    public static final String ENDPOINT_URL = "url";
+    /** Comma-separated event types the endpoint wants; every type when absent. */
+    public static final String ENDPOINT_TYPES = "types";
+    /**
+     * Secret: comma-separated signing secrets, newest first. Each signs every delivery (one {@code v1}
+     * each), so a merchant rotates by adding the new one, switching its check, then removing the old.
+     */
+    public static final String ENDPOINT_SECRETS = "secrets";
+    /** Whether endpoints may be plain {@code http} (never in production). */
+    public static final String EVENTS_ALLOW_HTTP = "oncepay.events.allow-http";
+    /** The header carrying a delivery's signature: {@code t=<unix s>,v1=<hex>[,v1=<hex>]}, as providers sign theirs. */
+    public static final String EVENT_SIGNATURE_HEADER = "Oncepay-Signature";
+
+    /** {@code <prefix><tenant>.<endpoint>.<field>}; tenant and endpoint quoted, as tenant ids may hold {@code @:|}. */
+    public static String endpointProperty(String tenant, String endpoint, String field) {
+        return EVENT_ENDPOINTS_PREFIX + '"' + tenant + "\".\"" + endpoint + "\"." + field;
+    }
+
+    /** The merchant event queue. */
+    public static final String EVENT_QUEUE_NAME = "oncepay-events";
+    /** Where event messages go after {@link #EVENT_QUEUE_MAX_RECEIVES} receives (the worker's own failures). */
+    public static final String EVENT_DEAD_LETTER_QUEUE_NAME = "oncepay-events-dlq";
+    /** Messages per event-delivery invocation; the worker delivers a batch's messages in parallel. */
+    public static final int EVENT_QUEUE_BATCH_SIZE = 10;
+    /** The event queue's event-source mapping's maximum concurrency unless a deployment says otherwise. */
+    public static final int EVENT_QUEUE_MAX_CONCURRENCY = 10;
+    /** Receives of one event message before the redrive policy moves it to the dead-letter queue. */
+    public static final int EVENT_QUEUE_MAX_RECEIVES = 5;
+    /** {@code oncepay.events.call-timeout}: one delivery's HTTP call, connect to last byte. */
+    public static final int EVENT_DELIVERY_CALL_TIMEOUT_SECONDS = 5;
+    /**
+     * {@code oncepay.events.delivery-horizon}: a delivery is retried this long after its first attempt,
+     * then dead-lettered (recorded {@code dead}, counted, alarmed).
+     */
+    public static final int EVENT_DELIVERY_HORIZON_SECONDS = 3 * 24 * 3600;
+    /** The event queue keeps a message four days: each retry is a new message, so this only outlasts a paused mapping. */
+    public static final int EVENT_QUEUE_RETENTION_SECONDS = 4 * 24 * 3600;
+
     // The charge queues and their event-source mappings.
     /**
      * Messages per charge-worker invocation. One: a charge holds its provider call for seconds, and a
@@ -309,6 +366,13 @@ public final class DeploymentSettings {
      * message whose worker died is received again after it.
      */
     public static final int CHARGE_QUEUE_VISIBILITY_TIMEOUT_SECONDS = 6 * CHARGE_WORKER_TIMEOUT_SECONDS;
+    /**
+     * Event delivery: a batch's calls run in parallel, each at most the call timeout; the DynamoDB and
+     * SQS writes around them (each at most 3 s) and the batch's own start fill the rest.
+     */
+    public static final int EVENT_DELIVERY_TIMEOUT_SECONDS = EVENT_DELIVERY_CALL_TIMEOUT_SECONDS + 4 * DYNAMODB_CALL_TIMEOUT_SECONDS + 3;
+    /** The event queue's visibility timeout: six times the worker's, as for the charge queues. */
+    public static final int EVENT_QUEUE_VISIBILITY_TIMEOUT_SECONDS = 6 * EVENT_DELIVERY_TIMEOUT_SECONDS;
 
     /** Lambda timeout of a function, in seconds. */
     public static int timeoutSeconds(String function) {
@@ -317,6 +381,7 @@ public final class DeploymentSettings {
             case FUNCTION_WEBHOOK -> WEBHOOK_TIMEOUT_SECONDS;
             case FUNCTION_RECONCILE -> RECONCILE_TIMEOUT_SECONDS;
             case FUNCTION_CHARGE_WORKER -> CHARGE_WORKER_TIMEOUT_SECONDS;
+            case FUNCTION_EVENT_DELIVERY -> EVENT_DELIVERY_TIMEOUT_SECONDS;
             default -> throw new IllegalArgumentException(function);
         };
     }
@@ -328,7 +393,7 @@ public final class DeploymentSettings {
 
     /**
      * Memory of a function unless a deployment says otherwise: JVM charge, charge worker and
-     * reconcile 1024, webhook 768; native 256 each. Each size's reason is in infra/README.md ("Memory").
+     * reconcile 1024, webhook and event delivery 768; native 256 each. Each size's reason is in infra/README.md ("Memory").
      */
     public static int defaultMemoryMb(boolean nativeRuntime, String function) {
         if (nativeRuntime) {
@@ -336,7 +401,7 @@ public final class DeploymentSettings {
         }
         return switch (function) {
             case FUNCTION_CHARGE, FUNCTION_RECONCILE, FUNCTION_CHARGE_WORKER -> 1024;
-            case FUNCTION_WEBHOOK -> 768;
+            case FUNCTION_WEBHOOK, FUNCTION_EVENT_DELIVERY -> 768;
             default -> throw new IllegalArgumentException(function);
         };
     }
@@ -344,7 +409,8 @@ public final class DeploymentSettings {
     /**
      * Reserved concurrency of a function unless a deployment says otherwise, a bulkhead each:
      * charge 50, webhook 20, reconcile 1 (sweeps never overlap), charge worker the event-source
-     * mappings' maximum concurrency of one account (a deployment of several accounts reserves their sum).
+     * mappings' maximum concurrency of one account (a deployment of several accounts reserves their sum),
+     * event delivery its mapping's maximum concurrency.
      */
     public static int defaultReservedConcurrency(String function) {
         return switch (function) {
@@ -352,6 +418,7 @@ public final class DeploymentSettings {
             case FUNCTION_WEBHOOK -> 20;
             case FUNCTION_RECONCILE -> 1;
             case FUNCTION_CHARGE_WORKER -> CHARGE_QUEUE_MAX_CONCURRENCY;
+            case FUNCTION_EVENT_DELIVERY -> EVENT_QUEUE_MAX_CONCURRENCY;
             default -> throw new IllegalArgumentException(function);
         };
     }

@@ -97,4 +97,16 @@ public final class Metrics {
 
     /** Counter (Count): 1 per operator resolution applied (not per replay). */
     public static final String RESOLUTIONS = "Resolutions";
+
+    /** Counter (Count): 1 for each event delivery dead-lettered after its horizon (3 days). Alarmed on Sum. */
+    public static final String EVENT_DELIVERY_DEAD = "EventDeliveryDead";
+
+    /** Counter (Count): 1 for each failed delivery attempt (not 2xx in time, refused, redirected). */
+    public static final String EVENT_DELIVERY_FAILED = "EventDeliveryFailed";
+
+    /** Gauge (Count), emitted by each reconcile run: events written but not yet on the event queue, past the relay's grace. Alarmed on Maximum. */
+    public static final String OUTBOX_BACKLOG = "OutboxBacklog";
+
+    /** Value (Milliseconds): from an event's write to its acknowledged delivery, per delivery. */
+    public static final String EVENT_DELIVERY_LAG = "EventDeliveryLag";
 }

@@ -186,6 +186,61 @@ public final class Table {
     public static final String RECEIVED_AT = "receivedAt";
     public static final String PROCESSED_AT = "processedAt";
 
+    // Merchant events. A payment's or refund's event is its history entry that carries HISTORY_EVENT
+    // (the event type), written in the same conditional write as the move; the entry's 1-based
+    // position in HISTORY is the event's sequence number and part of its id (evt_<objectId>_<seq>).
+    /** A history entry's merchant event type, present when the move is one a merchant hears of. */
+    public static final String HISTORY_EVENT = "event";
+    /**
+     * The outbox marker: set in the write that records an event some endpoint wants, removed by the
+     * relay once every entry up to {@link #RELAYED_SEQ} is on the event queue. Sparse key of the
+     * {@link #OUTBOX_INDEX}: {@code outbox#<shard>}.
+     */
+    public static final String OUTBOX_SHARD = "outboxShard";
+    /** When the marked write happened (epoch ms): the outbox index's sort key. */
+    public static final String OUTBOX_AT = "outboxAt";
+    /** The index the sweep reads for events left unrelayed by a crash or a failed queue send (keys only). */
+    public static final String OUTBOX_INDEX = "outbox";
+    /** How many history entries have been relayed (the last relayed sequence number). */
+    public static final String RELAYED_SEQ = "relayedSeq";
+
+    // Delivery records: one per (tenant, endpoint, event), pk delivery#<tenant>#<endpoint>#<eventId>,
+    // written by event delivery on each attempt; also TENANT, EVENT_ID, EVENT_TYPE, PAYMENT_ID, STATUS.
+    public static final String KIND_DELIVERY = "delivery";
+    public static final String ENDPOINT_ID = "endpointId";
+    /** The id of the payment or refund the event is about. */
+    public static final String OBJECT_ID = "objectId";
+    public static final String EVENT_SEQ = "eventSeq";
+    /** {@code DELIVERED}, {@code RETRYING} or {@code DEAD}. */
+    public static final String DELIVERY_STATUS = STATUS;
+    public static final String ATTEMPTS = "attempts";
+    public static final String LAST_ATTEMPT_AT = "lastAttemptAt";
+    /** What the endpoint answered last: {@code 200}, {@code 500}, {@code timeout}, {@code redirect 302}, ... */
+    public static final String LAST_ANSWER = "lastAnswer";
+    public static final String NEXT_ATTEMPT_AT = "nextAttemptAt";
+    public static final String DELIVERED_AT = "deliveredAt";
+    /** The delivery index's partition: {@code <tenant>#<endpoint>#<shard>}, sharded so one busy endpoint is no hot key. */
+    public static final String DELIVERY_ENDPOINT = "deliveryEndpoint";
+    /** When the event happened (epoch ms): the delivery index's sort key, so "since a time" is one range per shard. */
+    public static final String EVENT_AT_MS = "eventAtMs";
+    public static final String DELIVERY_INDEX = "deliveries";
+
+    // Endpoint health: one item per (tenant, endpoint), pk endpoint#<tenant>#<endpoint>. A failing
+    // endpoint rests: deliveries to it wait instead of calling it, so it holds no worker.
+    public static final String KIND_ENDPOINT = "endpoint";
+    /** Failed deliveries in a row. */
+    public static final String CONSECUTIVE_FAILURES = "consecutiveFailures";
+    /** Until when (epoch ms) deliveries to the endpoint wait without calling it. */
+    public static final String REST_UNTIL = "restUntil";
+
+    public static String deliveryItemId(String tenant, String endpoint, String eventId) {
+        return "delivery#" + tenant + "#" + endpoint + "#" + eventId;
+    }
+
+    public static String endpointItemId(String tenant, String endpoint) {
+        return "endpoint#" + tenant + "#" + endpoint;
+    }
+
     /** Attributes the {@link #ATTENTION_INDEX} projects besides its keys: what a listing shows (not the history). */
     public static final List<String> ATTENTION_PROJECTION = List.of(TENANT, STATUS, AMOUNT, CURRENCY, REFERENCE,
             CREATED_AT, UPDATED_AT, STATUS_REASON, PROVIDER, PROVIDER_ACCOUNT, PROVIDER_PAYMENT_ID, DECLINE_CODE,

@@ -31,7 +31,11 @@ public final class TableSchema {
                         attribute(Table.ATTENTION_KEY, ScalarAttributeType.S),
                         attribute(Table.CREATED_AT_MS, ScalarAttributeType.N),
                         attribute(Table.WALLET, ScalarAttributeType.S),
-                        attribute(Table.WALLET_SEQ, ScalarAttributeType.N))
+                        attribute(Table.WALLET_SEQ, ScalarAttributeType.N),
+                        attribute(Table.OUTBOX_SHARD, ScalarAttributeType.S),
+                        attribute(Table.OUTBOX_AT, ScalarAttributeType.N),
+                        attribute(Table.DELIVERY_ENDPOINT, ScalarAttributeType.S),
+                        attribute(Table.EVENT_AT_MS, ScalarAttributeType.N))
                 .keySchema(KeySchemaElement.builder().attributeName(Table.PK).keyType(KeyType.HASH).build())
                 .globalSecondaryIndexes(GlobalSecondaryIndex.builder()
                         .indexName(Table.SWEEP_INDEX)
@@ -55,6 +59,22 @@ public final class TableSchema {
                                 KeySchemaElement.builder().attributeName(Table.WALLET).keyType(KeyType.HASH).build(),
                                 KeySchemaElement.builder().attributeName(Table.WALLET_SEQ).keyType(KeyType.RANGE).build())
                         // A page shows whole entries: small items, all of them projected.
+                        .projection(Projection.builder().projectionType(ProjectionType.ALL).build())
+                        .build(),
+                        GlobalSecondaryIndex.builder()
+                        .indexName(Table.OUTBOX_INDEX)
+                        .keySchema(
+                                KeySchemaElement.builder().attributeName(Table.OUTBOX_SHARD).keyType(KeyType.HASH).build(),
+                                KeySchemaElement.builder().attributeName(Table.OUTBOX_AT).keyType(KeyType.RANGE).build())
+                        // The relay re-reads the item consistently, so keys are enough.
+                        .projection(Projection.builder().projectionType(ProjectionType.KEYS_ONLY).build())
+                        .build(),
+                        GlobalSecondaryIndex.builder()
+                        .indexName(Table.DELIVERY_INDEX)
+                        .keySchema(
+                                KeySchemaElement.builder().attributeName(Table.DELIVERY_ENDPOINT).keyType(KeyType.HASH).build(),
+                                KeySchemaElement.builder().attributeName(Table.EVENT_AT_MS).keyType(KeyType.RANGE).build())
+                        // A listing shows whole delivery records: small items, all projected.
                         .projection(Projection.builder().projectionType(ProjectionType.ALL).build())
                         .build())
                 .build();
