@@ -35,6 +35,9 @@ public interface OncepayConfig {
     /** Charges queued for the charge worker ({@code oncepay.queue.*}). */
     QueueConfig queue();
 
+    /** Merchant endpoints and the delivery of events to them ({@code oncepay.events.*}). */
+    EventsConfig events();
+
     /** Who may call the operator API ({@code oncepay.operator.*}). */
     OperatorConfig operator();
 

@@ -16,7 +16,10 @@ public enum SecretScope {
     SIGNING_SECRETS("the webhook function", DeploymentSettings.WEBHOOK_SECRETS_PREFIX + "<provider>.<account>"),
     /** Charge and reconcile: {@code oncepay.provider.api-key}, {@code oncepay.provider.accounts.<name>.api-key}. */
     API_KEYS("the charge and reconcile functions", DeploymentSettings.PROVIDER_API_KEY_PROPERTY + ", "
-            + DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + "<account>." + DeploymentSettings.ACCOUNT_API_KEY);
+            + DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + "<account>." + DeploymentSettings.ACCOUNT_API_KEY),
+    /** Event delivery: {@code oncepay.events.endpoints.<tenant>.<endpoint>.secrets}. */
+    ENDPOINT_SECRETS("the event-delivery function", DeploymentSettings.EVENT_ENDPOINTS_PREFIX + "<tenant>.<endpoint>."
+            + DeploymentSettings.ENDPOINT_SECRETS);
 
     private static final Pattern SIGNING_SECRETS_KEY = Pattern.compile(
             Pattern.quote(DeploymentSettings.WEBHOOK_SECRETS_PREFIX) + DeploymentSettings.NAME_PATTERN + "\\."
@@ -24,6 +27,12 @@ public enum SecretScope {
     private static final Pattern ACCOUNT_API_KEY = Pattern.compile(
             Pattern.quote(DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX) + DeploymentSettings.NAME_PATTERN
                     + Pattern.quote("." + DeploymentSettings.ACCOUNT_API_KEY));
+
+    /** Tenant and endpoint, each quoted or not (a tenant id with {@code @:|} must be quoted). */
+    private static final Pattern ENDPOINT_SECRETS_KEY = Pattern.compile(
+            Pattern.quote(DeploymentSettings.EVENT_ENDPOINTS_PREFIX) + "(\"" + DeploymentSettings.TENANT_PATTERN + "\"|"
+                    + DeploymentSettings.NAME_PATTERN + ")\\.(\"?)" + DeploymentSettings.NAME_PATTERN + "\\2"
+                    + Pattern.quote("." + DeploymentSettings.ENDPOINT_SECRETS));
 
     private final String holders;
     private final String keys;
@@ -39,6 +48,7 @@ public enum SecretScope {
             case DeploymentSettings.FUNCTION_WEBHOOK -> SIGNING_SECRETS;
             case DeploymentSettings.FUNCTION_CHARGE, DeploymentSettings.FUNCTION_RECONCILE,
                     DeploymentSettings.FUNCTION_CHARGE_WORKER -> API_KEYS;
+            case DeploymentSettings.FUNCTION_EVENT_DELIVERY -> ENDPOINT_SECRETS;
             default -> throw new IllegalArgumentException("function '" + function + "' may hold no secrets");
         };
     }
@@ -50,6 +60,9 @@ public enum SecretScope {
         }
         if (property.equals(DeploymentSettings.PROVIDER_API_KEY_PROPERTY) || ACCOUNT_API_KEY.matcher(property).matches()) {
             return Optional.of(API_KEYS);
+        }
+        if (ENDPOINT_SECRETS_KEY.matcher(property).matches()) {
+            return Optional.of(ENDPOINT_SECRETS);
         }
         return Optional.empty();
     }
