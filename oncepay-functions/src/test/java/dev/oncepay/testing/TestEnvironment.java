@@ -59,6 +59,7 @@ public class TestEnvironment implements QuarkusTestResourceLifecycleManager {
         // The Stripe test account exists in the test profile only (application.properties); the
         // packaged function of the *IT tests runs without it.
         config.put("%test.oncepay.provider.accounts.stripe-test.queue-url", queueUrl("stripe-test"));
+        config.put("%test.oncepay.events.queue-url", eventQueueUrl());
         return config;
     }
 
@@ -97,6 +98,13 @@ public class TestEnvironment implements QuarkusTestResourceLifecycleManager {
                     QueueAttributeName.REDRIVE_POLICY, "{\"deadLetterTargetArn\":\"" + dlqArn
                             + "\",\"maxReceiveCount\":\"" + DeploymentSettings.CHARGE_QUEUE_MAX_RECEIVES + "\"}")));
         }
+        String eventDlq = sqs.createQueue(b -> b.queueName(DeploymentSettings.EVENT_DEAD_LETTER_QUEUE_NAME)).queueUrl();
+        String eventDlqArn = sqs.getQueueAttributes(b -> b.queueUrl(eventDlq).attributeNames(QueueAttributeName.QUEUE_ARN))
+                .attributes().get(QueueAttributeName.QUEUE_ARN);
+        sqs.createQueue(b -> b.queueName(DeploymentSettings.EVENT_QUEUE_NAME).attributes(Map.of(
+                QueueAttributeName.VISIBILITY_TIMEOUT, Integer.toString(QUEUE_VISIBILITY_SECONDS),
+                QueueAttributeName.REDRIVE_POLICY, "{\"deadLetterTargetArn\":\"" + eventDlqArn
+                        + "\",\"maxReceiveCount\":\"" + DeploymentSettings.EVENT_QUEUE_MAX_RECEIVES + "\"}")));
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             simulator.close();
             storeProxy.close();
@@ -116,6 +124,11 @@ public class TestEnvironment implements QuarkusTestResourceLifecycleManager {
     public static String queueUrl(String queueName) {
         String name = queueName.startsWith("oncepay-charges-") ? queueName : DeploymentSettings.chargeQueueName(queueName);
         return elasticMq.endpoint() + "/000000000000/" + name;
+    }
+
+    /** The merchant event queue's URL. */
+    public static String eventQueueUrl() {
+        return elasticMq.endpoint() + "/000000000000/" + DeploymentSettings.EVENT_QUEUE_NAME;
     }
 
     /** A client of the test's own to ElasticMQ, outside the application. */
