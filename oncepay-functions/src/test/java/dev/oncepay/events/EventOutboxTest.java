@@ -14,6 +14,7 @@ import dev.oncepay.testing.DirectSweep;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
 import dev.oncepay.testing.TestEnvironment;
 import dev.oncepay.testkit.HttpApiEvents;
+import dev.oncepay.sim.Faults;
 import dev.oncepay.testkit.StoreFault;
 import io.quarkus.test.junit.QuarkusTest;
 import jakarta.inject.Inject;
@@ -179,6 +180,43 @@ class EventOutboxTest extends ChargeTestSupport {
             assertEquals(2000, data.get("amount").asLong());
             assertEquals("succeeded", data.get("status").asText());
         }
+    }
+
+    @Test
+    void anUnknownPaymentHearsNothingUntilTheSweepSettlesItThenOneEventWithTheLaterSequence() throws IOException {
+        sim.setFaults(Faults.none().withCommitThenTimeoutRate(1.0).withCommitThenTimeoutMs(4000));
+        ApiResponse unknown = post(newKey(), body(990, "GBP", "order-" + newKey()));
+        assertEquals(202, unknown.status(), unknown.body());
+        String id = unknown.json().get("id").asText();
+        assertEquals(List.of(), drainEventQueue(), "pending is no event: the merchant holds the 202");
+        sim.setFaults(Faults.none());
+
+        clock.advance(Duration.ofMinutes(5));
+        sweep.sweepOnly(Set.of(id));
+        assertEquals("SUCCEEDED", storedPayment(id).get(Table.STATUS).s());
+        List<EventDeliveryJob> jobs = drainEventQueue();
+        assertEquals(1, jobs.size(), jobs.toString());
+        assertEquals("evt_" + id + "_3", jobs.get(0).eventId(), "created, unknown, succeeded");
+        assertEquals(3, json.readTree(jobs.get(0).body()).get("sequence").asLong());
+        assertEquals("succeeded", json.readTree(jobs.get(0).body()).get("data").get("status").asText());
+    }
+
+    @Test
+    void aLostAnswerOfTheSettlingWriteKeepsTheEventWhichTheSweepRelays() {
+        // The settle commits (move and event), its answer is lost: the run re-reads, the relay never ran.
+        store.failNext("UpdateItem", Table.OUTBOX_SHARD, StoreFault.LOST_ANSWER, 1);
+        ApiResponse charged = post(newKey(), body(1800, "EUR", "order-" + newKey()));
+        assertEquals(201, charged.status(), charged.body());
+        String id = charged.json().get("id").asText();
+        assertEquals(1, ledgerChargesFor(id));
+        Map<String, AttributeValue> item = storedPayment(id);
+        assertEquals("SUCCEEDED", item.get(Table.STATUS).s());
+        assertEquals(List.of(), drainEventQueue());
+        assertTrue(item.containsKey(Table.OUTBOX_SHARD), "the event is written with its move, and waits");
+
+        clock.advance(Duration.ofSeconds(3));
+        sweep.sweepOnly(Set.of());
+        assertEquals(List.of("evt_" + id + "_2"), drainEventQueue().stream().map(EventDeliveryJob::eventId).toList());
     }
 
     /** Every message on the event queue, received and deleted. */
