@@ -31,6 +31,7 @@ class PackageLayersTest {
             List.of("provider"),
             List.of("cancel", "order", "refund", "queue"),
             List.of("events"),
+            List.of("delivery"),
             List.of("charge", "wallet", "admin", "webhook", "reconcile"),
             List.of("api"),
             List.of("function"),

@@ -2,6 +2,7 @@ package dev.oncepay.sim;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.sun.net.httpserver.HttpServer;
+import dev.oncepay.sim.merchant.MerchantEndpoint;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
@@ -9,6 +10,7 @@ import java.net.InetSocketAddress;
 import java.net.URI;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
@@ -339,7 +341,9 @@ public final class PspSimulator implements AutoCloseable {
      * {@code --port N} (default 8090), {@code --webhook-url URL}, {@code --webhook-secret S}
      * (default {@code local-sim-secret}), {@code --stripe-webhook-url URL},
      * {@code --stripe-webhook-secret S} (default {@link StripeMode#DEFAULT_WEBHOOK_SECRET}),
-     * {@code --seed N}. Both APIs are always served.
+     * {@code --seed N}. Both APIs are always served. {@code --merchant-port N} also starts a
+     * {@link MerchantEndpoint} there (0: any free port), verifying with each repeated
+     * {@code --merchant-secret <endpoint>=<secret>}.
      */
     public static void main(String[] args) {
         int port = DEFAULT_PORT;
@@ -348,6 +352,8 @@ public final class PspSimulator implements AutoCloseable {
         String webhookSecret = WebhookTarget.DEFAULT_SECRET;
         String stripeWebhookUrl = null;
         String stripeWebhookSecret = StripeMode.DEFAULT_WEBHOOK_SECRET;
+        Integer merchantPort = null;
+        List<String> merchantSecrets = new ArrayList<>();
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : null;
             switch (args[i]) {
@@ -357,9 +363,11 @@ public final class PspSimulator implements AutoCloseable {
                 case "--webhook-secret" -> webhookSecret = required(args[i], value);
                 case "--stripe-webhook-url" -> stripeWebhookUrl = required(args[i], value);
                 case "--stripe-webhook-secret" -> stripeWebhookSecret = required(args[i], value);
+                case "--merchant-port" -> merchantPort = Integer.parseInt(required(args[i], value));
+                case "--merchant-secret" -> merchantSecrets.add(required(args[i], value));
                 default -> throw new IllegalArgumentException("unknown option " + args[i]
                         + " (known: --port N, --webhook-url URL, --webhook-secret S, --stripe-webhook-url URL,"
-                        + " --stripe-webhook-secret S, --seed N)");
+                        + " --stripe-webhook-secret S, --seed N, --merchant-port N, --merchant-secret ENDPOINT=SECRET)");
             }
             i++;
         }
@@ -372,6 +380,14 @@ public final class PspSimulator implements AutoCloseable {
         }
         Runtime.getRuntime().addShutdownHook(new Thread(simulator::close, "psp-sim-shutdown"));
         System.out.println("PSP simulator listening on " + simulator.baseUrl());
+        if (merchantPort != null) {
+            MerchantEndpoint merchant = MerchantEndpoint.start(merchantPort, MerchantEndpoint.secrets(merchantSecrets));
+            Runtime.getRuntime().addShutdownHook(new Thread(merchant::close, "merchant-shutdown"));
+            System.out.println("Merchant endpoint listening on " + merchant.baseUrl() + MerchantEndpoint.DELIVERY_PATH
+                    + "<endpoint> (" + merchantSecrets.size() + " secrets)");
+        } else if (!merchantSecrets.isEmpty()) {
+            throw new IllegalArgumentException("--merchant-secret needs --merchant-port");
+        }
         // The JDK server's dispatcher thread is not a daemon: the process runs until killed.
     }
 
