@@ -22,7 +22,7 @@ class PackageLayersTest {
     static final List<List<String>> LAYERS = List.of(
             List.of("config", "validation"),
             List.of("http", "money"),
-            List.of("store"),
+            List.of("store", "events"),
             List.of("payment", "idempotency"),
             List.of("provider.spi"),
             List.of("provider.transport", "provider.webhook"),
@@ -59,6 +59,28 @@ class PackageLayersTest {
             }
         }
         assertEquals(List.of(), upward, "imports of a package's own layer or above");
+    }
+
+    /** Event delivery's calls to merchants: only its function, the operator API and priming use them. */
+    static final List<String> DELIVERY_USERS = List.of("delivery", "function", "admin", "api", "startup");
+
+    @Test
+    void onlyTheFunctionTheOperatorApiAndPrimingImportDelivery() throws IOException {
+        List<String> users = new ArrayList<>();
+        List<Path> files;
+        try (Stream<Path> walk = Files.walk(SOURCES)) {
+            files = walk.filter(f -> f.toString().endsWith(".java")).sorted().toList();
+        }
+        for (Path file : files) {
+            String from = SOURCES.relativize(file.getParent()).toString().replace('/', '.');
+            Matcher imports = IMPORT.matcher(Files.readString(file));
+            while (imports.find()) {
+                if (imports.group(1).equals("delivery") && !DELIVERY_USERS.contains(from)) {
+                    users.add(SOURCES.relativize(file) + " imports dev.oncepay.delivery");
+                }
+            }
+        }
+        assertEquals(List.of(), users, "imports of dev.oncepay.delivery outside " + DELIVERY_USERS);
     }
 
     private static int layerOf(String pkg) {
