@@ -22,7 +22,7 @@ class PackageLayersTest {
     static final List<List<String>> LAYERS = List.of(
             List.of("config", "validation"),
             List.of("http", "money"),
-            List.of("store", "events"),
+            List.of("store"),
             List.of("payment", "idempotency"),
             List.of("provider.spi"),
             List.of("provider.transport", "provider.webhook"),

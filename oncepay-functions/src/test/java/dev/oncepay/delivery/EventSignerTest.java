@@ -7,7 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.oncepay.contract.DeploymentSettings;
 import dev.oncepay.events.MerchantEndpoint;
-import dev.oncepay.events.MerchantEventType;
+import dev.oncepay.payment.MerchantEventType;
 import dev.oncepay.sim.merchant.MerchantSignature;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
