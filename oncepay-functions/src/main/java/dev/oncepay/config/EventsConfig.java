@@ -44,9 +44,20 @@ public interface EventsConfig {
     @WithDefault("1H")
     Duration retryDelayCap();
 
+    /**
+     * Failed deliveries in a row before an endpoint rests (its deliveries wait without calling it):
+     * an endpoint that fails now and then is not slowed, one that is down is called about once per rest.
+     */
+    @WithDefault("5")
+    int restAfterFailures();
+
     /** A delivery is retried this long after its first attempt, then dead-lettered. */
     @WithDefault("72H")
     Duration deliveryHorizon();
+
+    /** How long a delivery record is kept after its event (the table's TTL removes it then). */
+    @WithDefault("720H")
+    Duration recordRetention();
 
     /**
      * How long the sweep leaves a marked write to its own writer's relay before relaying it itself:

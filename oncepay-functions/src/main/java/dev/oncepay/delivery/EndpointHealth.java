@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jboss.logging.Logger;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 
@@ -42,6 +43,7 @@ public class EndpointHealth {
     private final Duration base;
     private final Duration cap;
     private final Duration probeFor;
+    private final int restAfterFailures;
     private final Map<String, Cached> cache = new ConcurrentHashMap<>();
 
     public EndpointHealth(DynamoDbClient dynamo, OncepayConfig config, Clock clock) {
@@ -50,6 +52,7 @@ public class EndpointHealth {
         this.clock = clock;
         this.base = config.events().retryDelayBase();
         this.cap = config.events().retryDelayCap();
+        this.restAfterFailures = Math.max(1, config.events().restAfterFailures());
         // A probe's call ends within the call timeout; its answer is written right after.
         this.probeFor = config.events().callTimeout().multipliedBy(2);
     }
@@ -73,6 +76,11 @@ public class EndpointHealth {
         }
         cache.put(pk, new Cached(state, now));
         return state;
+    }
+
+    /** Whether {@code seen} has rested: then one delivery at a time probes it ({@link #claimProbe}). */
+    public boolean probing(EndpointState seen) {
+        return seen.consecutiveFailures() >= restAfterFailures;
     }
 
     /**
@@ -104,30 +112,48 @@ public class EndpointHealth {
         }
     }
 
-    /** How long the endpoint rests after its {@code failures}-th failure in a row. */
+    /**
+     * How long the endpoint rests after its {@code failures}-th failure in a row: not at all before
+     * {@code rest-after-failures}, so an endpoint that fails now and then keeps its pace; then the
+     * retry base, doubling with each further failure, up to the cap.
+     */
     public Duration restAfter(int failures) {
+        if (failures < restAfterFailures) {
+            return Duration.ZERO;
+        }
         long baseMillis = Math.max(1, base.toMillis());
-        long rest = baseMillis << Math.min(Math.max(0, failures - 1), 20);
+        long rest = baseMillis << Math.min(failures - restAfterFailures, 20);
         return Duration.ofMillis(Math.min(cap.toMillis(), rest));
     }
 
-    /** A failed attempt, with {@code seen} the state before it: one UpdateItem (failures + 1, the rest). */
+    /**
+     * A failed attempt: one UpdateItem counting it, which returns the count the store holds (failures
+     * of parallel deliveries add up); a second one starts the rest once the count calls for one.
+     */
     public void failed(String tenant, String endpoint, EndpointState seen) {
         String pk = Table.endpointItemId(tenant, endpoint);
         Instant now = clock.instant();
-        int failures = seen.consecutiveFailures() + 1;
-        Instant until = now.plus(restAfter(failures));
         try {
-            dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk))
-                    .updateExpression("SET #failures = if_not_exists(#failures, :zero) + :one, #rest = :until,"
+            int failures = Integer.parseInt(dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk))
+                    .updateExpression("SET #failures = if_not_exists(#failures, :zero) + :one,"
                             + " #kind = :kind, #tenant = :tenant, #endpoint = :endpoint")
-                    .expressionAttributeNames(Map.of("#failures", Table.CONSECUTIVE_FAILURES, "#rest", Table.REST_UNTIL,
+                    .expressionAttributeNames(Map.of("#failures", Table.CONSECUTIVE_FAILURES,
                             "#kind", Table.KIND, "#tenant", Table.TENANT, "#endpoint", Table.ENDPOINT_ID))
                     .expressionAttributeValues(Map.<String, AttributeValue>of(":zero", Attr.n(0), ":one", Attr.n(1),
-                            ":until", Attr.n(until.toEpochMilli()), ":kind", Attr.s(Table.KIND_ENDPOINT),
-                            ":tenant", Attr.s(tenant), ":endpoint", Attr.s(endpoint)))
-                    .overrideConfiguration(o -> o.apiCallTimeout(STORE_TIMEOUT)));
-            cache.put(pk, new Cached(new EndpointState(failures, until), now));
+                            ":kind", Attr.s(Table.KIND_ENDPOINT), ":tenant", Attr.s(tenant), ":endpoint", Attr.s(endpoint)))
+                    .returnValues(ReturnValue.UPDATED_NEW)
+                    .overrideConfiguration(o -> o.apiCallTimeout(STORE_TIMEOUT)))
+                    .attributes().get(Table.CONSECUTIVE_FAILURES).n());
+            Duration rest = restAfter(failures);
+            Instant until = now.plus(rest);
+            if (!rest.isZero()) {
+                dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk))
+                        .updateExpression("SET #rest = :until")
+                        .expressionAttributeNames(Map.of("#rest", Table.REST_UNTIL))
+                        .expressionAttributeValues(Map.of(":until", Attr.n(until.toEpochMilli())))
+                        .overrideConfiguration(o -> o.apiCallTimeout(STORE_TIMEOUT)));
+            }
+            cache.put(pk, new Cached(new EndpointState(failures, rest.isZero() ? seen.restUntil() : until), now));
         } catch (SdkException storeFailed) {
             LOG.warnf("endpoint %s of tenant %s: its failure could not be recorded (%s)", endpoint, tenant,
                     storeFailed.getClass().getSimpleName());

@@ -42,7 +42,7 @@ public class EventDeliveryWorker {
         RETRYING,
         /** The attempt failed past the horizon: no more attempts. */
         DEAD,
-        /** A failed attempt of a delivery already acknowledged: not retried. */
+        /** A failed attempt of a delivery already acknowledged, and no operator's redelivery: not retried. */
         ALREADY_DELIVERED,
         /** Not yet due: put back with what is left of its wait. */
         WAITING,
@@ -101,7 +101,7 @@ public class EventDeliveryWorker {
         if (seen.restingAt(now)) {
             return rest(job, seen.restUntil(), now);
         }
-        if (seen.consecutiveFailures() > 0 && !health.claimProbe(job.tenant(), job.endpoint(), seen)) {
+        if (health.probing(seen) && !health.claimProbe(job.tenant(), job.endpoint(), seen)) {
             return rest(job, health.state(job.tenant(), job.endpoint()).restUntil(), now);
         }
         int attempt = job.attempt() + 1;
@@ -127,7 +127,7 @@ public class EventDeliveryWorker {
         long firstAttemptAtMs = job.firstAttemptAtMs() == 0 ? now.toEpochMilli() : job.firstAttemptAtMs();
         if (now.toEpochMilli() - firstAttemptAtMs >= horizon.toMillis()) {
             if (deliveries.recordAttempt(job, DeliveryStatus.DEAD, now, answer, Optional.empty())
-                    == DeliveryRepository.Recorded.ALREADY_DELIVERED) {
+                    == DeliveryRepository.Recorded.ALREADY_DELIVERED && !job.redelivery()) {
                 return alreadyDelivered(job, attempt, answer);
             }
             metrics.count(Metrics.EVENT_DELIVERY_DEAD);
@@ -137,8 +137,10 @@ public class EventDeliveryWorker {
         }
         Duration wait = retryDelay(job.attempt());
         Instant due = now.plus(wait);
+        // An operator's redelivery is retried even though an earlier copy was acknowledged: the
+        // merchant asked for it again. Its record keeps saying delivered.
         if (deliveries.recordAttempt(job, DeliveryStatus.RETRYING, now, answer, Optional.of(due))
-                == DeliveryRepository.Recorded.ALREADY_DELIVERED) {
+                == DeliveryRepository.Recorded.ALREADY_DELIVERED && !job.redelivery()) {
             return alreadyDelivered(job, attempt, answer);
         }
         queue.send(job.retry(now.toEpochMilli(), due.toEpochMilli()), wait);
