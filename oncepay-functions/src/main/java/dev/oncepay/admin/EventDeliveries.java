@@ -174,7 +174,7 @@ public class EventDeliveries {
 
     private static EventDeliveryJob job(MerchantEvent event, String endpoint) {
         return EventDeliveryJob.first(event.tenant(), endpoint, event.id(), event.type().wireName(), event.objectId(),
-                event.paymentId(), event.sequence(), event.at().toEpochMilli(), event.body());
+                event.paymentId(), event.sequence(), event.at().toEpochMilli(), event.body()).asRedelivery();
     }
 
     /**

@@ -181,7 +181,7 @@ class EventDeliveryTest {
         EventDeliveryJob first = job(ORDERS, "payment.succeeded", "succeeded");
         EventDeliveryJob late = new EventDeliveryJob(first.tenant(), first.endpoint(), first.eventId(), first.eventType(),
                 first.objectId(), first.paymentId(), first.sequence(), first.eventAtMs(), first.body(), 30,
-                now - Duration.ofHours(72).toMillis() - 1000, now - 1000);
+                now - Duration.ofHours(72).toMillis() - 1000, now - 1000, false);
         send(late);
 
         assertEquals(Set.of(), EventQueueMapping.poll(10, 1).failedIds());
