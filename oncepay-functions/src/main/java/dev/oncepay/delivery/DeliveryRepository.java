@@ -6,6 +6,7 @@ import dev.oncepay.contract.Table;
 import dev.oncepay.queue.EventDeliveryJob;
 import dev.oncepay.store.TableItems;
 import jakarta.enterprise.context.ApplicationScoped;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -44,11 +45,13 @@ public class DeliveryRepository {
     private final DynamoDbClient dynamo;
     private final String table;
     private final int shards;
+    private final Duration retention;
 
     public DeliveryRepository(DynamoDbClient dynamo, OncepayConfig config) {
         this.dynamo = dynamo;
         this.table = config.table();
         this.shards = config.sweep().shards();
+        this.retention = config.events().recordRetention();
     }
 
     /** The index partition of {@code key}'s record. */
@@ -81,6 +84,9 @@ public class DeliveryRepository {
         setValue(set, names, values, Table.EVENT_SEQ, Attr.n(job.sequence()));
         setValue(set, names, values, Table.EVENT_AT_MS, Attr.n(job.eventAtMs()));
         setValue(set, names, values, Table.DELIVERY_ENDPOINT, Attr.s(indexPartition(key)));
+        // The table's TTL removes the record this long after its event.
+        setValue(set, names, values, Table.EXPIRES_AT,
+                Attr.n(Instant.ofEpochMilli(job.eventAtMs()).plus(retention).getEpochSecond()));
         setValue(set, names, values, Table.DELIVERY_STATUS, Attr.s(status.name()));
         setValue(set, names, values, Table.LAST_ATTEMPT_AT, Attr.s(at.toString()));
         setValue(set, names, values, Table.LAST_ANSWER, Attr.s(lastAnswer));
