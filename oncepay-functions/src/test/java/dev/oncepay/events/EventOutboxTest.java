@@ -130,7 +130,7 @@ class EventOutboxTest extends ChargeTestSupport {
         sweep.sweepOnly(Set.of());
         assertEquals(List.of(), drainEventQueue(), "within the grace the sweep leaves it to its writer");
 
-        clock.advance(Duration.ofSeconds(3));
+        clock.advance(Duration.ofSeconds(31));
         sweep.sweepOnly(Set.of());
         List<EventDeliveryJob> jobs = drainEventQueue();
         assertEquals(List.of("evt_" + id + "_2"), jobs.stream().map(EventDeliveryJob::eventId).toList());
@@ -150,7 +150,7 @@ class EventOutboxTest extends ChargeTestSupport {
         assertEquals(1, first.size());
         assertTrue(storedPayment(id).containsKey(Table.OUTBOX_SHARD));
 
-        clock.advance(Duration.ofSeconds(3));
+        clock.advance(Duration.ofSeconds(31));
         sweep.sweepOnly(Set.of());
         List<EventDeliveryJob> again = drainEventQueue();
         assertEquals(1, again.size(), "at least once: the event again");
@@ -214,7 +214,7 @@ class EventOutboxTest extends ChargeTestSupport {
         assertEquals(List.of(), drainEventQueue());
         assertTrue(item.containsKey(Table.OUTBOX_SHARD), "the event is written with its move, and waits");
 
-        clock.advance(Duration.ofSeconds(3));
+        clock.advance(Duration.ofSeconds(31));
         sweep.sweepOnly(Set.of());
         assertEquals(List.of("evt_" + id + "_2"), drainEventQueue().stream().map(EventDeliveryJob::eventId).toList());
     }

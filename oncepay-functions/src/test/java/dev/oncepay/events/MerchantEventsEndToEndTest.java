@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.oncepay.charge.ChargeTestSupport;
 import dev.oncepay.contract.Attr;
 import dev.oncepay.contract.Table;
+import dev.oncepay.delivery.EndpointHealth;
 import dev.oncepay.delivery.EventDeliveryProfile;
 import dev.oncepay.sim.merchant.MerchantEndpoint;
 import dev.oncepay.sim.merchant.ReceivedDelivery;
@@ -17,6 +18,7 @@ import dev.oncepay.testing.TestEnvironment;
 import dev.oncepay.testkit.HttpApiEvents;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
 import java.time.Instant;
 import java.util.List;
 import java.util.Set;
@@ -34,6 +36,8 @@ import org.junit.jupiter.api.Test;
 class MerchantEventsEndToEndTest extends ChargeTestSupport {
     static final String ORDERS = TestEnvironment.ORDERS_ENDPOINT;
     final MerchantEndpoint merchant = TestEnvironment.merchant();
+    @Inject
+    EndpointHealth health;
 
     @BeforeEach
     void eventsTenantAndAQuietMerchant() {
@@ -44,6 +48,7 @@ class MerchantEventsEndToEndTest extends ChargeTestSupport {
             TestEnvironment.dynamo().deleteItem(b -> b.tableName(TestEnvironment.TABLE)
                     .key(Attr.key(Table.endpointItemId(tenant, endpoint))));
         }
+        health.forget();
         merchant.reset();
         merchant.clearFaults();
     }

@@ -182,10 +182,10 @@ class ProviderContractTest {
         assertEquals(1, sweep.settled().succeeded(), sweep::toString);
         assertEquals(0, sweep.resent(), "the lookup found the charge");
         assertEquals(1, fx.sim().lookupRequests() - lookupsBefore, "one lookup (Stripe: a search by our metadata)");
-        assertEquals(Map.of("Query", 4L + ReconcileFixture.REFUND_SHARD_QUERIES
+        assertEquals(Map.of("Query", 4L + ReconcileFixture.REFUND_SHARD_QUERIES + ReconcileFixture.OUTBOX_SHARD_QUERIES
                 + ReconcileFixture.BACKLOG_QUERIES_WHEN_NONE_WAIT, "GetItem", 2L,
                 "UpdateItem", 1L), dynamoRequests.snapshot(),
-                "4 shard queries, one consistent read and one conditional write, 4 refund shard queries; and the sandbox's first read"
+                "4 shard queries, one consistent read and one conditional write, 4 refund shard queries, 4 outbox shard queries; and the sandbox's first read"
                         + " of the account's fleet lookup breaker (then trusted for breaker-cache); then the backlog"
                         + " gauges' queries of the attention index");
         assertEquals(PaymentStatus.SUCCEEDED, fx.state(id).payment().status());

@@ -63,6 +63,8 @@ public class ReconcileFixture {
      * count, one cancel-pending (FAILED) count.
      */
     static final long BACKLOG_QUERIES_WHEN_NONE_WAIT = 4 * 4;
+    /** The queries of the outbox sweep: one per shard of the outbox index. */
+    static final long OUTBOX_SHARD_QUERIES = 4;
     /** The queries of the refunds' part of a sweep: one per shard of the refund sweep index. */
     static final long REFUND_SHARD_QUERIES = 4;
     private static final HttpClient HTTP = HttpClient.newHttpClient();
