@@ -50,6 +50,10 @@ final class Measurements {
     WalletAudit.Verdict wallets;
     /** The refunds' verdict ({@link RefundAudit}). */
     RefundAudit.Verdict refunds;
+    /** The merchant events' verdict ({@link EventAudit}). */
+    EventAudit.Verdict events;
+    /** The merchant endpoint's fault schedule (its dark window). */
+    FaultSchedule merchant;
     /** Each charge queue's deepest reading during the drill, by queue name ({@link QueueWatch}). */
     Map<String, QueueWatch.Depth> queueDeepest = Map.of();
     /** Each charge queue's messages once the drill settled, by queue name. */
