@@ -30,6 +30,8 @@ class PackageLayersTest {
             List.of("provider.psp", "provider.stripe"),
             List.of("provider"),
             List.of("cancel", "order", "refund", "queue"),
+            List.of("events"),
+            List.of("delivery"),
             List.of("charge", "wallet", "admin", "webhook", "reconcile"),
             List.of("api"),
             List.of("function"),

@@ -2,13 +2,8 @@ package dev.oncepay.infra;
 
 import dev.oncepay.contract.DeploymentSettings;
 import java.util.Set;
-import software.amazon.awscdk.Duration;
 import software.amazon.awscdk.services.lambda.IFunction;
-import software.amazon.awscdk.services.lambda.eventsources.SqsEventSource;
-import software.amazon.awscdk.services.lambda.eventsources.SqsEventSourceProps;
-import software.amazon.awscdk.services.sqs.DeadLetterQueue;
 import software.amazon.awscdk.services.sqs.Queue;
-import software.amazon.awscdk.services.sqs.QueueEncryption;
 import software.constructs.Construct;
 
 /**
@@ -40,17 +35,9 @@ final class ChargeQueue {
         deadLetters = OncepayStack.deadLetterQueue(scope, "ChargeDeadLetters")
                 .queueName(DeploymentSettings.chargeDeadLetterQueueName(account))
                 .build();
-        queue = Queue.Builder.create(scope, "ChargeQueue")
-                .queueName(DeploymentSettings.chargeQueueName(account))
-                .visibilityTimeout(Duration.seconds(DeploymentSettings.CHARGE_QUEUE_VISIBILITY_TIMEOUT_SECONDS))
-                .retentionPeriod(Duration.seconds(DeploymentSettings.CHARGE_QUEUE_HORIZON_SECONDS))
-                .encryption(QueueEncryption.SQS_MANAGED)
-                .enforceSsl(true)
-                .deadLetterQueue(DeadLetterQueue.builder()
-                        .queue(deadLetters)
-                        .maxReceiveCount(DeploymentSettings.CHARGE_QUEUE_MAX_RECEIVES)
-                        .build())
-                .build();
+        queue = OncepayStack.feedingQueue(scope, "ChargeQueue", DeploymentSettings.chargeQueueName(account),
+                DeploymentSettings.CHARGE_QUEUE_VISIBILITY_TIMEOUT_SECONDS, DeploymentSettings.CHARGE_QUEUE_HORIZON_SECONDS,
+                deadLetters, DeploymentSettings.CHARGE_QUEUE_MAX_RECEIVES);
     }
 
     /**
@@ -59,12 +46,7 @@ final class ChargeQueue {
      * it failed; it may also send, to put a charge back with a delay.
      */
     void feed(IFunction worker) {
-        worker.addEventSource(new SqsEventSource(queue, SqsEventSourceProps.builder()
-                .batchSize(DeploymentSettings.CHARGE_QUEUE_BATCH_SIZE)
-                .maxBatchingWindow(Duration.seconds(0))
-                .reportBatchItemFailures(true)
-                .maxConcurrency(maxConcurrency)
-                .build()));
+        worker.addEventSource(OncepayStack.mapping(queue, DeploymentSettings.CHARGE_QUEUE_BATCH_SIZE, maxConcurrency));
         queue.grantSendMessages(worker);
     }
 }

@@ -37,6 +37,7 @@ import software.amazon.awscdk.services.logs.RetentionDays;
  * @param webhookMemoryMb         memory of webhook (likewise)
  * @param reconcileMemoryMb       memory of reconcile (likewise)
  * @param chargeWorkerMemoryMb    memory of the charge worker ({@code chargeWorkerMemoryMb}, likewise)
+ * @param eventDeliveryMemoryMb   memory of event-delivery ({@code eventDeliveryMemoryMb}, likewise)
  * @param chargeConcurrency       reserved concurrency of charge (a bulkhead: a slow provider cannot starve the others)
  * @param webhookConcurrency      reserved concurrency of webhook
  * @param reconcileConcurrency    reserved concurrency of reconcile (1: sweeps never overlap)
@@ -44,6 +45,8 @@ import software.amazon.awscdk.services.logs.RetentionDays;
  *                                concurrency, so every event-source mapping reaches its maximum unthrottled (a
  *                                throttled message returns to its queue, one receive nearer its dead-letter queue);
  *                                {@code chargeWorkerConcurrency=none} leaves it unreserved
+ * @param eventDeliveryReserved   whether event-delivery reserves concurrency: {@code eventConcurrency}, for the same
+ *                                reason; {@code eventDeliveryConcurrency=none} leaves it unreserved
  * @param providerMaxInFlight     charge calls in flight to one provider account, fleet-wide (the bulkhead); empty: the
  *                                application's default. Charge's reserved concurrency bounds its sandboxes, which is
  *                                every request in flight (charges, replays, reads); this cap keeps one slow account
@@ -59,6 +62,8 @@ import software.amazon.awscdk.services.logs.RetentionDays;
  * @param signingSecretArn        the default account's existing webhook signing-secret secret; empty: the stack creates one
  * @param queueConcurrency        the default account's charges in flight from its charge queue, fleet-wide (the
  *                                event-source mapping's maximum concurrency; each other account has its own)
+ * @param eventConcurrency        event-delivery's invocations from the event queue, fleet-wide (the event-source
+ *                                mapping's maximum concurrency)
  * @param accounts                provider accounts beside the default one, each with its own secrets
  * @param tenants                 tenant id to account name; tenants not listed use the default account
  * @param ordersUnguarded         tenants whose orders are not guarded: they may charge one order reference several
@@ -73,6 +78,11 @@ import software.amazon.awscdk.services.logs.RetentionDays;
  * @param alarmUnknownAgeMinutes  age of the oldest UNKNOWN payment that alarms
  * @param alarmPendingAgeMinutes  age of the oldest PENDING payment past which it alarms
  * @param alarmChargeQueueAgeMinutes age of a charge queue's oldest message past which it alarms
+ * @param alarmEventQueueAgeMinutes age of the event queue's oldest message past which it alarms
+ * @param eventEndpoints          merchant endpoints, by tenant then endpoint id (both sorted)
+ * @param deliveriesIndex         whether the table has the deliveries index: {@code false} only for the first of two
+ *                                deploys that add the outbox and deliveries indexes to an existing table
+ *                                (CloudFormation creates one index per table update)
  * @param operatorPrincipals      IAM principals (ARNs) that may assume the operator role, which alone may call
  *                                {@code /admin/*}; empty: the account root, so the account's IAM administrators
  *                                decide who may assume it
@@ -88,16 +98,19 @@ public record OncepaySettings(
         int webhookMemoryMb,
         int reconcileMemoryMb,
         int chargeWorkerMemoryMb,
+        int eventDeliveryMemoryMb,
         Optional<Integer> chargeConcurrency,
         Optional<Integer> webhookConcurrency,
         Optional<Integer> reconcileConcurrency,
         boolean chargeWorkerReserved,
+        boolean eventDeliveryReserved,
         Optional<Integer> providerMaxInFlight,
         int reconcileRateMinutes,
         RetentionDays logRetention,
         Optional<String> apiKeySecretArn,
         Optional<String> signingSecretArn,
         int queueConcurrency,
+        int eventConcurrency,
         List<ProviderAccountSettings> accounts,
         Map<String, String> tenants,
         Set<String> ordersUnguarded,
@@ -109,6 +122,9 @@ public record OncepaySettings(
         int alarmUnknownAgeMinutes,
         int alarmPendingAgeMinutes,
         int alarmChargeQueueAgeMinutes,
+        int alarmEventQueueAgeMinutes,
+        List<EventEndpointSettings> eventEndpoints,
+        boolean deliveriesIndex,
         List<String> operatorPrincipals,
         String runbookUrl,
         Path openApiDocument) {
@@ -122,11 +138,17 @@ public record OncepaySettings(
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final List<String> ACCOUNT_FIELDS = List.of("name", "provider", "url", "apiKeySecretArn", "signingSecretArn",
             "lookupLag", "queueConcurrency");
+    private static final List<String> ENDPOINT_FIELDS = List.of("url", "types", "secretArn");
     private static final Pattern TENANT = Pattern.compile(DeploymentSettings.TENANT_PATTERN);
     /** An IAM user, role or account root, or an STS session, as a trust policy names it. */
     private static final Pattern PRINCIPAL_ARN = Pattern.compile("arn:aws[a-z-]*:(iam|sts)::\\d{12}:\\S+");
     /** Where the runbook is unless {@code oncepay:runbookUrl} says otherwise: the repository's docs/runbook.md. */
     public static final String DEFAULT_RUNBOOK_URL = "https://github.com/oncepay/oncepay/blob/main/docs/runbook.md";
+    /**
+     * The event queue's age alarm: above SQS's longest delay (15 min), so a delayed retry just made
+     * visible never trips it even if SQS counts its delay, and well inside the deliveries' 3-day horizon.
+     */
+    public static final int DEFAULT_EVENT_QUEUE_AGE_MINUTES = 30;
     /** The OpenAPI document, relative to {@code infra/} (where cdk runs). */
     public static final String DEFAULT_OPENAPI_DOCUMENT = "../oncepay-functions/src/main/resources/openapi/oncepay.yaml";
 
@@ -168,6 +190,9 @@ public record OncepaySettings(
         if (alarmChargeQueueAgeMinutes < 1) {
             throw new IllegalArgumentException(PREFIX + "alarmChargeQueueAgeMinutes must be at least 1");
         }
+        if (alarmEventQueueAgeMinutes < 1) {
+            throw new IllegalArgumentException(PREFIX + "alarmEventQueueAgeMinutes must be at least 1");
+        }
         operatorPrincipals = List.copyOf(operatorPrincipals);
         for (String principal : operatorPrincipals) {
             if (!PRINCIPAL_ARN.matcher(principal).matches()) {
@@ -180,7 +205,8 @@ public record OncepaySettings(
             throw new IllegalArgumentException(PREFIX + "runbookUrl must be an https URL without a fragment, not " + runbookUrl);
         }
         // The parameters, not the fields: a compact constructor assigns those only after its body.
-        List<Integer> memory = List.of(chargeMemoryMb, webhookMemoryMb, reconcileMemoryMb, chargeWorkerMemoryMb);
+        List<Integer> memory = List.of(chargeMemoryMb, webhookMemoryMb, reconcileMemoryMb, chargeWorkerMemoryMb,
+                eventDeliveryMemoryMb);
         for (int i = 0; i < DeploymentSettings.FUNCTIONS.size(); i++) {
             if (memory.get(i) < MIN_MEMORY_MB || memory.get(i) > MAX_MEMORY_MB) {
                 throw new IllegalArgumentException(PREFIX + contextName(DeploymentSettings.FUNCTIONS.get(i)) + "MemoryMb (or " + PREFIX + "memoryMb) must be within "
@@ -190,6 +216,8 @@ public record OncepaySettings(
         ProviderAccountSettings.requireSecretArn(PREFIX + "apiKeySecretArn", apiKeySecretArn);
         ProviderAccountSettings.requireSecretArn(PREFIX + "signingSecretArn", signingSecretArn);
         ProviderAccountSettings.requireQueueConcurrency(PREFIX + "queueConcurrency", queueConcurrency);
+        ProviderAccountSettings.requireQueueConcurrency(PREFIX + "eventConcurrency", eventConcurrency);
+        eventEndpoints = List.copyOf(eventEndpoints);
         accounts = List.copyOf(accounts);
         tenants = Collections.unmodifiableMap(new TreeMap<>(tenants));
         Set<String> names = new HashSet<>(Set.of(DeploymentSettings.DEFAULT_ACCOUNT));
@@ -254,10 +282,14 @@ public record OncepaySettings(
                 memoryMb(get, runtime, DeploymentSettings.FUNCTION_WEBHOOK),
                 memoryMb(get, runtime, DeploymentSettings.FUNCTION_RECONCILE),
                 memoryMb(get, runtime, DeploymentSettings.FUNCTION_CHARGE_WORKER),
+                memoryMb(get, runtime, DeploymentSettings.FUNCTION_EVENT_DELIVERY),
                 chargeConcurrency,
                 reserved(get, DeploymentSettings.FUNCTION_WEBHOOK),
                 reserved(get, DeploymentSettings.FUNCTION_RECONCILE),
-                chargeWorkerReserved(get),
+                queueFedReserved(get, DeploymentSettings.FUNCTION_CHARGE_WORKER,
+                        "the sum of the accounts' queue concurrency (" + PREFIX + "queueConcurrency and each account's queueConcurrency)"),
+                queueFedReserved(get, DeploymentSettings.FUNCTION_EVENT_DELIVERY,
+                        "the event queue's concurrency (" + PREFIX + "eventConcurrency)"),
                 get.apply("providerMaxInFlight").map(Integer::parseInt)
                         .or(() -> chargeConcurrency.map(c -> DeploymentSettings.chargeMaxInFlight(c, 1 + accounts.size()))),
                 get.apply("reconcileRateMinutes").map(Integer::parseInt).orElse(DeploymentSettings.RECONCILE_RATE_MINUTES),
@@ -265,6 +297,7 @@ public record OncepaySettings(
                 get.apply("apiKeySecretArn"),
                 get.apply("signingSecretArn"),
                 get.apply("queueConcurrency").map(Integer::parseInt).orElse(DeploymentSettings.CHARGE_QUEUE_MAX_CONCURRENCY),
+                get.apply("eventConcurrency").map(Integer::parseInt).orElse(DeploymentSettings.EVENT_QUEUE_MAX_CONCURRENCY),
                 accounts,
                 tenants(context.apply(PREFIX + "tenants")),
                 Set.copyOf(list("ordersUnguarded", context.apply(PREFIX + "ordersUnguarded"))),
@@ -276,6 +309,9 @@ public record OncepaySettings(
                 get.apply("alarmUnknownAgeMinutes").map(Integer::parseInt).orElse(15),
                 get.apply("alarmPendingAgeMinutes").map(Integer::parseInt).orElse(15),
                 get.apply("alarmChargeQueueAgeMinutes").map(Integer::parseInt).orElse(5),
+                get.apply("alarmEventQueueAgeMinutes").map(Integer::parseInt).orElse(DEFAULT_EVENT_QUEUE_AGE_MINUTES),
+                eventEndpoints(context.apply(PREFIX + "eventEndpoints")),
+                get.apply("deliveriesIndex").map(value -> bool("deliveriesIndex", value)).orElse(true),
                 list("operatorPrincipals", context.apply(PREFIX + "operatorPrincipals")),
                 get.apply("runbookUrl").orElse(DEFAULT_RUNBOOK_URL),
                 Path.of(get.apply("openApiDocument").orElse(DEFAULT_OPENAPI_DOCUMENT)));
@@ -300,13 +336,13 @@ public record OncepaySettings(
 
     /**
      * What {@link DeploymentSettings#ENV_PROVIDER_ROUTING} carries for {@code function} beside the queues' URLs
-     * (resources of the stack): the routing for every function but the webhook, and for charge, the one
+     * (resources of the stack): the routing for the functions that call providers, and for charge, the one
      * function that binds orders and takes requests, the order guard's settings and which tenants' charges
      * are queued when their request does not say.
      */
     public Map<String, String> plainProperties(String function) {
         Map<String, String> properties = new TreeMap<>();
-        if (!function.equals(DeploymentSettings.FUNCTION_WEBHOOK)) {
+        if (callsProviders(function)) {
             properties.putAll(routingProperties());
         }
         if (function.equals(DeploymentSettings.FUNCTION_CHARGE)) {
@@ -344,18 +380,22 @@ public record OncepaySettings(
         }
         List<ProviderAccountSettings> accounts = new ArrayList<>();
         for (JsonNode account : json.get()) {
-            Set<String> fields = new TreeSet<>();
-            account.fieldNames().forEachRemaining(fields::add);
-            fields.removeAll(ACCOUNT_FIELDS);
-            if (!account.isObject() || !fields.isEmpty()) {
-                throw new IllegalArgumentException(PREFIX + "accounts: each account is an object of " + ACCOUNT_FIELDS
-                        + (fields.isEmpty() ? "" : "; unknown: " + fields));
-            }
+            requireObjectOf(account, ACCOUNT_FIELDS, PREFIX + "accounts: each account is an object of ");
             accounts.add(new ProviderAccountSettings(text(account, "name"), text(account, "provider"), text(account, "url"),
                     Optional.ofNullable(text(account, "apiKeySecretArn")), Optional.ofNullable(text(account, "signingSecretArn")),
                     Optional.ofNullable(text(account, "lookupLag")), queueConcurrency(account)));
         }
         return accounts;
+    }
+
+    /** A JSON object of none but the {@code known} fields; else {@code problem}, the list and the unknown ones. */
+    private static void requireObjectOf(JsonNode node, List<String> known, String problem) {
+        Set<String> fields = new TreeSet<>();
+        node.fieldNames().forEachRemaining(fields::add);
+        fields.removeAll(known);
+        if (!node.isObject() || !fields.isEmpty()) {
+            throw new IllegalArgumentException(problem + known + (fields.isEmpty() ? "" : "; unknown: " + fields));
+        }
     }
 
     /** An account's {@code queueConcurrency}: a whole number, the default when absent. */
@@ -431,6 +471,7 @@ public record OncepaySettings(
             case DeploymentSettings.FUNCTION_CHARGE_WORKER -> chargeWorkerReserved
                     ? Optional.of(chargeQueueConcurrency().values().stream().mapToInt(Integer::intValue).sum())
                     : Optional.empty();
+            case DeploymentSettings.FUNCTION_EVENT_DELIVERY -> eventDeliveryReserved ? Optional.of(eventConcurrency) : Optional.empty();
             default -> throw new IllegalArgumentException(function);
         };
     }
@@ -442,6 +483,7 @@ public record OncepaySettings(
             case DeploymentSettings.FUNCTION_WEBHOOK -> webhookMemoryMb;
             case DeploymentSettings.FUNCTION_RECONCILE -> reconcileMemoryMb;
             case DeploymentSettings.FUNCTION_CHARGE_WORKER -> chargeWorkerMemoryMb;
+            case DeploymentSettings.FUNCTION_EVENT_DELIVERY -> eventDeliveryMemoryMb;
             default -> throw new IllegalArgumentException(function);
         };
     }
@@ -475,17 +517,86 @@ public record OncepaySettings(
     }
 
     /**
-     * {@code chargeWorkerConcurrency}: only {@code none} may be given, since the reservation follows from the
-     * accounts' queue concurrency (see {@link #chargeWorkerReserved()}).
+     * {@code <function>Concurrency} of a function fed by queues: only {@code none} may be given, since its
+     * reservation follows from its event-source mappings' maximum concurrency ({@code reservation} says which).
      */
-    private static boolean chargeWorkerReserved(Function<String, Optional<String>> get) {
-        String key = contextName(DeploymentSettings.FUNCTION_CHARGE_WORKER) + "Concurrency";
+    private static boolean queueFedReserved(Function<String, Optional<String>> get, String function, String reservation) {
+        String key = contextName(function) + "Concurrency";
         Optional<String> value = get.apply(key);
         if (value.isPresent() && !value.get().equalsIgnoreCase("none")) {
-            throw new IllegalArgumentException(PREFIX + key + " is the sum of the accounts' queue concurrency ("
-                    + PREFIX + "queueConcurrency and each account's queueConcurrency); only none (not reserved) may be"
+            throw new IllegalArgumentException(PREFIX + key + " is " + reservation + "; only none (not reserved) may be"
                     + " given, not " + value.get());
         }
         return value.isEmpty();
+    }
+
+    /** The functions that call providers: they hold the API keys, the routing and the in-flight cap. */
+    public static boolean callsProviders(String function) {
+        return function.equals(DeploymentSettings.FUNCTION_CHARGE) || function.equals(DeploymentSettings.FUNCTION_RECONCILE)
+                || function.equals(DeploymentSettings.FUNCTION_CHARGE_WORKER);
+    }
+
+    /**
+     * What {@link DeploymentSettings#ENV_EVENT_ENDPOINTS} carries, for every function: each endpoint's url, and
+     * its types (comma-separated) when it names some. Its signing secrets are in Secrets Manager.
+     */
+    public Map<String, String> eventEndpointProperties() {
+        Map<String, String> properties = new TreeMap<>();
+        for (EventEndpointSettings endpoint : eventEndpoints) {
+            properties.put(endpoint.urlProperty(), endpoint.url());
+            if (!endpoint.types().isEmpty()) {
+                properties.put(endpoint.typesProperty(), String.join(",", endpoint.types()));
+            }
+        }
+        return properties;
+    }
+
+    /** {@code {"<tenant>": {"<endpoint>": {"url": "https://…", "types": [...], "secretArn": "arn:…"}}}}, types and secretArn optional. */
+    private static List<EventEndpointSettings> eventEndpoints(Object value) {
+        Optional<JsonNode> json = json("eventEndpoints", value);
+        List<EventEndpointSettings> endpoints = new ArrayList<>();
+        if (json.isEmpty()) {
+            return endpoints;
+        }
+        String shape = PREFIX + "eventEndpoints must be a JSON object of tenant id to an object of endpoint id to "
+                + "{\"url\": \"https://…\", \"types\": [...], \"secretArn\": \"arn:…\"}";
+        if (!json.get().isObject()) {
+            throw new IllegalArgumentException(shape);
+        }
+        Map<String, JsonNode> tenants = new TreeMap<>();
+        json.get().fields().forEachRemaining(tenant -> tenants.put(tenant.getKey(), tenant.getValue()));
+        tenants.forEach((tenant, byName) -> {
+            if (!byName.isObject() || byName.isEmpty()) {
+                throw new IllegalArgumentException(shape + "; tenant '" + tenant + "' has no endpoint object");
+            }
+            Map<String, JsonNode> named = new TreeMap<>();
+            byName.fields().forEachRemaining(endpoint -> named.put(endpoint.getKey(), endpoint.getValue()));
+            named.forEach((name, endpoint) -> {
+                String what = PREFIX + "eventEndpoints: tenant '" + tenant + "', endpoint '" + name + "'";
+                requireObjectOf(endpoint, ENDPOINT_FIELDS, what + " must be an object of ");
+                endpoints.add(new EventEndpointSettings(tenant, name, text(endpoint, "url"), types(what, endpoint.get("types")),
+                        Optional.ofNullable(text(endpoint, "secretArn"))));
+            });
+        });
+        return endpoints;
+    }
+
+    /** An endpoint's {@code types}: a non-empty JSON array of strings; absent means every type. */
+    private static List<String> types(String what, JsonNode types) {
+        if (types == null) {
+            return List.of();
+        }
+        if (!types.isArray() || types.isEmpty()) {
+            throw new IllegalArgumentException(what + ": types must be a non-empty JSON array of event types"
+                    + " (leave it out for every type)");
+        }
+        List<String> list = new ArrayList<>();
+        for (JsonNode type : types) {
+            if (!type.isTextual()) {
+                throw new IllegalArgumentException(what + ": types: " + type + " is not a string");
+            }
+            list.add(type.textValue().trim());
+        }
+        return list;
     }
 }

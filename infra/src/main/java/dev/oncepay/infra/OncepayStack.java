@@ -64,22 +64,26 @@ import software.amazon.awscdk.services.lambda.Runtime;
 import software.amazon.awscdk.services.lambda.SnapStartConf;
 import software.amazon.awscdk.services.lambda.VersionOptions;
 import software.amazon.awscdk.services.lambda.destinations.SqsDestination;
+import software.amazon.awscdk.services.lambda.eventsources.SqsEventSource;
+import software.amazon.awscdk.services.lambda.eventsources.SqsEventSourceProps;
 import software.amazon.awscdk.services.logs.LogGroup;
 import software.amazon.awscdk.services.s3.assets.Asset;
 import software.amazon.awscdk.services.secretsmanager.ISecret;
 import software.amazon.awscdk.services.secretsmanager.Secret;
 import software.amazon.awscdk.services.secretsmanager.SecretStringGenerator;
 import software.amazon.awscdk.services.sns.Topic;
+import software.amazon.awscdk.services.sqs.DeadLetterQueue;
 import software.amazon.awscdk.services.sqs.Queue;
 import software.amazon.awscdk.services.sqs.QueueEncryption;
 import software.constructs.Construct;
 
 /**
- * oncepay on AWS: the table, the four functions from one function.zip (each invoked through its
+ * oncepay on AWS: the table, the functions from one function.zip (each invoked through its
  * {@value #LIVE_ALIAS} alias; SnapStart on the JVM variant), the HTTP API (public,
  * webhook and operator routes) and the operator role, the reconcile schedule, the secrets (two per
- * provider account, split by function) and charge queue (one per provider account, which the charge
- * worker consumes), the alarms and the dashboard. Names of table attributes, environment
+ * provider account, split by function, and one per merchant endpoint), the charge queues (one per
+ * provider account, which the charge worker consumes), the event queue (which event-delivery
+ * consumes), the alarms and the dashboard. Names of table attributes, environment
  * variables and metrics come from the application's own constants ({@link Table},
  * {@link DeploymentSettings}, {@link Metrics}), compiled into this build from {@code ../src}.
  */
@@ -93,8 +97,9 @@ public class OncepayStack extends Stack {
      */
     public static final String BATCH_READ_ACTION = "dynamodb:BatchGetItem";
     /**
-     * Indexes are only queried: reconcile the sweep and attention indexes, charge attention (the
-     * operator's listing) and wallet entries (the older pages of {@code GET /wallets/{walletId}}).
+     * Indexes are only queried: reconcile the sweep, attention and outbox indexes, charge attention
+     * (the operator's listing), wallet entries (the older pages of {@code GET /wallets/{walletId}})
+     * and deliveries (an endpoint's deliveries, listed or re-delivered since a time).
      */
     public static final List<String> INDEX_ACTIONS = List.of("dynamodb:Query");
     /** Where the OpenAPI document lives in the repository. */
@@ -174,6 +179,22 @@ public class OncepayStack extends Stack {
                 .sortKey(Attribute.builder().name(Table.WALLET_SEQ).type(AttributeType.NUMBER).build())
                 .projectionType(ProjectionType.ALL)
                 .build());
+        // Events written but not yet relayed; sparse: only items carrying an unrelayed event.
+        table.addGlobalSecondaryIndex(GlobalSecondaryIndexProps.builder()
+                .indexName(Table.OUTBOX_INDEX)
+                .partitionKey(Attribute.builder().name(Table.OUTBOX_SHARD).type(AttributeType.STRING).build())
+                .sortKey(Attribute.builder().name(Table.OUTBOX_AT).type(AttributeType.NUMBER).build())
+                .projectionType(ProjectionType.KEYS_ONLY)
+                .build());
+        if (settings.deliveriesIndex()) {
+            // An endpoint's delivery records by event time; only delivery records carry the keys.
+            table.addGlobalSecondaryIndex(GlobalSecondaryIndexProps.builder()
+                    .indexName(Table.DELIVERY_INDEX)
+                    .partitionKey(Attribute.builder().name(Table.DELIVERY_ENDPOINT).type(AttributeType.STRING).build())
+                    .sortKey(Attribute.builder().name(Table.EVENT_AT_MS).type(AttributeType.NUMBER).build())
+                    .projectionType(ProjectionType.ALL)
+                    .build());
+        }
 
         // Secrets live in Secrets Manager, two per provider account: its API key, which only charge, the
         // charge worker and reconcile may read, and its webhook signing secrets (oncepay.webhook.secrets.<provider>.<account>),
@@ -192,11 +213,11 @@ public class OncepayStack extends Stack {
         apiKeySecrets.add(secret(defaultAccount, "ApiKeySecret", settings.apiKeySecretArn(),
                 DeploymentSettings.PROVIDER_API_KEY_PROPERTY,
                 "oncepay API key of the default provider account, for charge, the charge worker and reconcile: set to {\""
-                        + DeploymentSettings.PROVIDER_API_KEY_PROPERTY + "\": \"...\"}"));
+                        + DeploymentSettings.PROVIDER_API_KEY_PROPERTY + "\": \"...\"}" + PLACEHOLDER));
         String defaultSigningProperty = signingSecretsProperty(providerId.getValueAsString(), DeploymentSettings.DEFAULT_ACCOUNT);
         signingSecrets.add(secret(defaultAccount, "SigningSecret", settings.signingSecretArn(), defaultSigningProperty,
                 "oncepay webhook signing secrets of the default provider account, for the webhook function: set to {\""
-                        + defaultSigningProperty + "\": [\"current\", \"previous\"]}"));
+                        + defaultSigningProperty + "\": [\"current\", \"previous\"]}" + PLACEHOLDER));
         for (ProviderAccountSettings account : settings.accounts()) {
             Construct accountScope = new Construct(this, "Account-" + account.name());
             ChargeQueue chargeQueue = new ChargeQueue(accountScope, account.name(), account.queueConcurrency());
@@ -207,12 +228,28 @@ public class OncepayStack extends Stack {
                     DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + account.name() + "." + DeploymentSettings.ACCOUNT_API_KEY,
                     "oncepay API key of provider account " + account.name() + ", for charge, the charge worker and reconcile: set to {\""
                             + DeploymentSettings.PROVIDER_ACCOUNTS_PREFIX + account.name() + "."
-                            + DeploymentSettings.ACCOUNT_API_KEY + "\": \"...\"}"));
+                            + DeploymentSettings.ACCOUNT_API_KEY + "\": \"...\"}" + PLACEHOLDER));
             String signingProperty = signingSecretsProperty(account.provider(), account.name());
             signingSecrets.add(secret(accountScope, "SigningSecret", account.signingSecretArn(), signingProperty,
                     "oncepay webhook signing secrets of provider account " + account.name()
-                            + ", for the webhook function: set to {\"" + signingProperty + "\": [\"current\", \"previous\"]}"));
+                            + ", for the webhook function: set to {\"" + signingProperty + "\": [\"current\", \"previous\"]}"
+                            + PLACEHOLDER));
         }
+        // One signing secret per merchant endpoint, which only event-delivery may read: the functions that
+        // relay events learn the endpoints' URLs and types, never how their deliveries are signed.
+        List<ISecret> endpointSecrets = new ArrayList<>();
+        Construct endpointsScope = new Construct(this, "EventEndpoints");
+        for (EventEndpointSettings endpoint : settings.eventEndpoints()) {
+            Construct tenantScope = endpointsScope.getNode().tryFindChild(endpoint.tenant()) instanceof Construct found
+                    ? found : new Construct(endpointsScope, endpoint.tenant());
+            endpointSecrets.add(secret(new Construct(tenantScope, endpoint.name()), "SigningSecret", endpoint.secretArn(),
+                    endpoint.secretsProperty(), "oncepay signing secrets of merchant endpoint '" + endpoint.name()
+                            + "' of tenant '" + endpoint.tenant() + "', for event-delivery: {\""
+                            + endpoint.secretsProperty() + "\": \"newest,previous\"}. Created with one random secret:"
+                            + " give it to the merchant; to rotate, put \"new,old\", then \"new\" once the merchant"
+                            + " verifies with it"));
+        }
+        EventQueue eventQueue = new EventQueue(this, settings.eventConcurrency());
 
         Queue reconcileFailures = deadLetterQueue(this, "ReconcileDeadLetters").build();
 
@@ -231,13 +268,28 @@ public class OncepayStack extends Stack {
             environment.put(DeploymentSettings.ENV_DISABLE_SIGNAL_HANDLERS, "true");
         }
 
+        String eventEndpoints = settings.eventEndpointProperties().isEmpty() ? null
+                : toJsonString(settings.eventEndpointProperties());
+
         for (String name : DeploymentSettings.FUNCTIONS) {
             Map<String, String> env = new LinkedHashMap<>(environment);
             env.put(DeploymentSettings.ENV_FUNQY_EXPORT, name);
-            boolean callsProviders = !name.equals(DeploymentSettings.FUNCTION_WEBHOOK);
-            List<ISecret> secrets = callsProviders ? apiKeySecrets : signingSecrets;
-            env.put(DeploymentSettings.ENV_SECRET_ARNS,
-                    Fn.join(",", secrets.stream().map(ISecret::getSecretArn).toList()));
+            boolean callsProviders = OncepaySettings.callsProviders(name);
+            List<ISecret> secrets = switch (name) {
+                case DeploymentSettings.FUNCTION_WEBHOOK -> signingSecrets;
+                case DeploymentSettings.FUNCTION_EVENT_DELIVERY -> endpointSecrets;
+                default -> apiKeySecrets;
+            };
+            if (!secrets.isEmpty()) {
+                env.put(DeploymentSettings.ENV_SECRET_ARNS,
+                        Fn.join(",", secrets.stream().map(ISecret::getSecretArn).toList()));
+            }
+            if (EventQueue.SENDERS.contains(name)) {
+                env.put(DeploymentSettings.ENV_EVENT_QUEUE_URL, eventQueue.queue.getQueueUrl());
+            }
+            if (eventEndpoints != null) {
+                env.put(DeploymentSettings.ENV_EVENT_ENDPOINTS, eventEndpoints);
+            }
             Map<String, String> plain = new TreeMap<>(settings.plainProperties(name));
             if (ChargeQueue.SENDERS.contains(name)) {
                 env.put(DeploymentSettings.ENV_PROVIDER_QUEUE_URL, defaultChargeQueue.queue.getQueueUrl());
@@ -247,8 +299,8 @@ public class OncepayStack extends Stack {
                 // The queues' URLs are tokens until deploy: the stack writes them into the JSON.
                 env.put(DeploymentSettings.ENV_PROVIDER_ROUTING, toJsonString(plain));
             }
-            // The worker takes no HTTP request: a queued charge carries its tenant, no token's claim does.
-            if (name.equals(DeploymentSettings.FUNCTION_CHARGE_WORKER)) {
+            // The queue-fed functions take no HTTP request: a message carries its tenant, no token's claim does.
+            if (name.equals(DeploymentSettings.FUNCTION_CHARGE_WORKER) || name.equals(DeploymentSettings.FUNCTION_EVENT_DELIVERY)) {
                 env.remove(DeploymentSettings.ENV_TENANT_CLAIM);
             }
             // Charge, the worker and reconcile count the same calls in flight, so they must agree on the cap.
@@ -296,7 +348,7 @@ public class OncepayStack extends Stack {
             }
             Alias.Builder live = Alias.Builder.create(fn, "LiveAlias")
                     .aliasName(LIVE_ALIAS)
-                    .description("What API Gateway, EventBridge and the charge queues invoke: the version of the latest deploy")
+                    .description("What API Gateway, EventBridge and the queues invoke: the version of the latest deploy")
                     .version(fn.getCurrentVersion());
             if (name.equals(DeploymentSettings.FUNCTION_RECONCILE)) {
                 // Its invocations are asynchronous (EventBridge, through the alias, so configured on the
@@ -316,8 +368,8 @@ public class OncepayStack extends Stack {
                     .resources(List.of(table.getTableArn()))
                     .build());
             List<String> indexes = switch (name) {
-                case DeploymentSettings.FUNCTION_RECONCILE -> List.of(Table.SWEEP_INDEX, Table.ATTENTION_INDEX);
-                case DeploymentSettings.FUNCTION_CHARGE -> List.of(Table.ATTENTION_INDEX, Table.WALLET_INDEX);
+                case DeploymentSettings.FUNCTION_RECONCILE -> List.of(Table.SWEEP_INDEX, Table.ATTENTION_INDEX, Table.OUTBOX_INDEX);
+                case DeploymentSettings.FUNCTION_CHARGE -> List.of(Table.ATTENTION_INDEX, Table.WALLET_INDEX, Table.DELIVERY_INDEX);
                 default -> List.of();
             };
             if (!indexes.isEmpty()) {
@@ -327,11 +379,13 @@ public class OncepayStack extends Stack {
                         .resources(indexes.stream().map(index -> table.getTableArn() + "/index/" + index).toList())
                         .build());
             }
-            fn.addToRolePolicy(PolicyStatement.Builder.create()
-                    .effect(Effect.ALLOW)
-                    .actions(List.of(SECRET_ACTION))
-                    .resources(secrets.stream().map(ISecret::getSecretArn).toList())
-                    .build());
+            if (!secrets.isEmpty()) {
+                fn.addToRolePolicy(PolicyStatement.Builder.create()
+                        .effect(Effect.ALLOW)
+                        .actions(List.of(SECRET_ACTION))
+                        .resources(secrets.stream().map(ISecret::getSecretArn).toList())
+                        .build());
+            }
             functions.put(name, fn);
             logGroups.add(logs);
         }
@@ -368,6 +422,8 @@ public class OncepayStack extends Stack {
             chargeQueue.queue.grantSendMessages(functions.get(DeploymentSettings.FUNCTION_CHARGE));
             chargeQueue.feed(alias(DeploymentSettings.FUNCTION_CHARGE_WORKER));
         }
+        eventQueue.feed(alias(DeploymentSettings.FUNCTION_EVENT_DELIVERY));
+        EventQueue.SENDERS.forEach(sender -> eventQueue.queue.grantSendMessages(functions.get(sender)));
 
         Rule.Builder.create(this, "ReconcileSchedule")
                 .description("Runs oncepay reconcile")
@@ -380,14 +436,15 @@ public class OncepayStack extends Stack {
                 .build();
 
         Topic alarms = Topic.Builder.create(this, "Alarms").displayName("oncepay alarms").build();
-        List<Alarm> watching = alarms(settings, api, reconcileFailures, chargeQueues, new SnsAction(alarms));
-        OperationsDashboard.create(this, getStackName(), api, functions, logGroups, watching, chargeQueues, settings);
+        List<Alarm> watching = alarms(settings, api, reconcileFailures, chargeQueues, eventQueue, new SnsAction(alarms));
+        OperationsDashboard.create(this, getStackName(), api, functions, logGroups, watching, chargeQueues, eventQueue, settings);
 
         CfnOutput.Builder.create(this, "ApiUrl").value(api.getApiEndpoint()).build();
         CfnOutput.Builder.create(this, "TableName").value(table.getTableName()).build();
         CfnOutput.Builder.create(this, "AlarmTopicArn").value(alarms.getTopicArn())
                 .description("Subscribe on-call to this topic").build();
         CfnOutput.Builder.create(this, "ReconcileDeadLetterQueueUrl").value(reconcileFailures.getQueueUrl()).build();
+        CfnOutput.Builder.create(this, "EventDeadLetterQueueUrl").value(eventQueue.deadLetters.getQueueUrl()).build();
         CfnOutput.Builder.create(this, "OperatorRoleArn").value(operator.getRoleArn())
                 .description("Assume this role to call /admin/* (SigV4, service execute-api)").build();
         openApiDocument(settings);
@@ -440,13 +497,6 @@ public class OncepayStack extends Stack {
                 .description("The API's OpenAPI 3.1 document as deployed with this stack").build();
     }
 
-    /** An existing secret by its complete ARN, or a new one (kept when the stack is deleted), with its ARN as an output. */
-    /**
-     * An existing secret, or a new one holding {@code {"<property>": "<random>"}}: the JSON shape the
-     * functions accept, so their init (which SnapStart runs when a version is published) passes on the
-     * first deploy, while the random value is refused by the provider (API key) or verifies no
-     * webhook (signing secret) until the real one is put.
-     */
     /**
      * The property that holds an account's signing secrets: bound to the account, so an event signed
      * with them applies to that account's payments only.
@@ -455,13 +505,21 @@ public class OncepayStack extends Stack {
         return DeploymentSettings.WEBHOOK_SECRETS_PREFIX + provider + "." + account;
     }
 
+    /** How a provider account's secret description ends: what the generated value is good for. */
+    private static final String PLACEHOLDER = "; until then it holds a random placeholder, which the provider refuses"
+            + " and no webhook matches";
+
+    /**
+     * An existing secret by its complete ARN, or a new one (kept when the stack is deleted) holding
+     * {@code {"<property>": "<random>"}}: the JSON shape the functions accept, so their init (which
+     * SnapStart runs when a version is published) passes on the first deploy. Its ARN is an output.
+     */
     private static ISecret secret(Construct scope, String id, Optional<String> existing, String property,
             String description) {
         ISecret secret = existing
                 .map(arn -> Secret.fromSecretCompleteArn(scope, id, arn))
                 .orElseGet(() -> Secret.Builder.create(scope, id)
-                        .description(description + "; until then it holds a random placeholder, which the provider"
-                                + " refuses and no webhook matches")
+                        .description(description)
                         .generateSecretString(SecretStringGenerator.builder()
                                 .secretStringTemplate("{}")
                                 .generateStringKey(property)
@@ -501,7 +559,7 @@ public class OncepayStack extends Stack {
     }
 
     private List<Alarm> alarms(OncepaySettings settings, HttpApi api, Queue reconcileFailures, List<ChargeQueue> chargeQueues,
-            SnsAction notify) {
+            EventQueue eventQueue, SnsAction notify) {
         AlarmSet alarms = new AlarmSet(settings.runbookUrl(), notify);
         MetricOptions perMinute = MetricOptions.builder().period(Duration.minutes(1)).statistic("Sum").build();
         alarms.add("ServerErrorRateAlarm", "More than " + settings.alarmServerErrorPercent() + "% of API requests answered 5xx",
@@ -568,6 +626,23 @@ public class OncepayStack extends Stack {
                     chargeQueue.deadLetters.metricApproximateNumberOfMessagesVisible(fiveMinuteMaximum),
                     1, ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD, 1, 1);
         }
+        alarms.add("EventDeliveriesDeadAlarm", "A merchant event was not acknowledged within its "
+                        + DeploymentSettings.EVENT_DELIVERY_HORIZON_SECONDS / 3600 + " hours of retries: its delivery is"
+                        + " recorded dead and nothing retries it",
+                custom(Metrics.EVENT_DELIVERY_DEAD, "Sum", 5), 1, 1, 1);
+        alarms.add("EventDeadLettersAlarm", "A merchant event message was received " + DeploymentSettings.EVENT_QUEUE_MAX_RECEIVES
+                        + " times without event-delivery finishing it: it is in " + DeploymentSettings.EVENT_DEAD_LETTER_QUEUE_NAME,
+                eventQueue.deadLetters.metricApproximateNumberOfMessagesVisible(fiveMinuteMaximum), 1, 1, 1);
+        // A delayed retry (at most SQS's 15 minutes) may count its delay: the threshold lies above it.
+        alarms.add("EventQueueAgeAlarm", "A merchant event message has waited over " + settings.alarmEventQueueAgeMinutes()
+                        + " minutes for event-delivery (queue " + DeploymentSettings.EVENT_QUEUE_NAME + ")",
+                eventQueue.queue.metricApproximateAgeOfOldestMessage(fiveMinuteMaximum),
+                settings.alarmEventQueueAgeMinutes() * 60.0, ComparisonOperator.GREATER_THAN_THRESHOLD, 1, 1);
+        // Writers relay at once and each sweep relays what they left: a backlog through three periods means
+        // the event queue refuses the sends.
+        alarms.add("OutboxBacklogAlarm", "Merchant events written with their payment or refund have not reached the"
+                        + " event queue for 15 minutes: sends to " + DeploymentSettings.EVENT_QUEUE_NAME + " fail",
+                custom(Metrics.OUTBOX_BACKLOG, "Maximum", 5), 1, 3, 3);
         return alarms.all;
     }
 
@@ -580,6 +655,35 @@ public class OncepayStack extends Stack {
                 .retentionPeriod(Duration.seconds(DeploymentSettings.DEAD_LETTER_RETENTION_SECONDS))
                 .encryption(QueueEncryption.SQS_MANAGED)
                 .enforceSsl(true);
+    }
+
+    /**
+     * A queue that feeds a function: encrypted and TLS-only as the dead-letter queues, its messages
+     * moved to {@code deadLetters} after {@code maxReceives} receives.
+     */
+    static Queue feedingQueue(Construct scope, String id, String name, int visibilityTimeoutSeconds, int retentionSeconds,
+            Queue deadLetters, int maxReceives) {
+        return Queue.Builder.create(scope, id)
+                .queueName(name)
+                .visibilityTimeout(Duration.seconds(visibilityTimeoutSeconds))
+                .retentionPeriod(Duration.seconds(retentionSeconds))
+                .encryption(QueueEncryption.SQS_MANAGED)
+                .enforceSsl(true)
+                .deadLetterQueue(DeadLetterQueue.builder().queue(deadLetters).maxReceiveCount(maxReceives).build())
+                .build();
+    }
+
+    /**
+     * An event-source mapping on {@code queue}: no batching window (a message goes out as it comes),
+     * failures reported per message, at most {@code maxConcurrency} invocations at once.
+     */
+    static SqsEventSource mapping(Queue queue, int batchSize, int maxConcurrency) {
+        return new SqsEventSource(queue, SqsEventSourceProps.builder()
+                .batchSize(batchSize)
+                .maxBatchingWindow(Duration.seconds(0))
+                .reportBatchItemFailures(true)
+                .maxConcurrency(maxConcurrency)
+                .build());
     }
 
     static Metric custom(String name, String statistic, int periodMinutes) {

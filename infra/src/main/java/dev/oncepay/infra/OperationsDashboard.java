@@ -29,7 +29,8 @@ import software.constructs.Construct;
 /**
  * The one dashboard on-call opens: the alarms' states, what the API answered (by function and
  * status), the payments waiting in the attention index, the provider's latency and the protection
- * around it, the charge queues (per account) and their lag, the functions' own errors and the
+ * around it, the charge queues (per account) and their lag, the merchant events (their queue,
+ * failed and dead deliveries, lag, the outbox not yet relayed), the functions' own errors and the
  * latest 5xx request lines; and a saved Logs Insights
  * query of one payment's request lines. Metrics carrying dimensions (see {@link Metrics}) are
  * drawn with SEARCH expressions, so each status, function or operation gets its line as it appears.
@@ -54,7 +55,8 @@ final class OperationsDashboard {
     static final String PAYMENT_ID_PLACEHOLDER = "PAYMENT_ID";
 
     static Dashboard create(Construct scope, String name, HttpApi api, Map<String, Function> functions,
-            List<LogGroup> logGroups, List<Alarm> alarms, List<ChargeQueue> chargeQueues, OncepaySettings settings) {
+            List<LogGroup> logGroups, List<Alarm> alarms, List<ChargeQueue> chargeQueues, EventQueue eventQueue,
+            OncepaySettings settings) {
         // "Did this payment go through, and who touched it": every request line about one payment, in order.
         QueryDefinition.Builder.create(scope, "PaymentRequestsQuery")
                 .queryDefinitionName(name + "/requests-of-one-payment")
@@ -151,6 +153,28 @@ final class OperationsDashboard {
                                         metric(Metrics.CHARGE_QUEUE_LAG, "p99", 1, "p99"))),
                                 graph("Queued charges put back with a delay (per minute)", List.of(
                                         metric(Metrics.CHARGE_DELAYED, "Sum", 1, "delayed (breaker, bulkhead or another run)")))),
+                        row(graph("Event queue: messages", List.of(
+                                        eventQueue.queue.metricApproximateNumberOfMessagesVisible(maximum("waiting")),
+                                        eventQueue.queue.metricApproximateNumberOfMessagesDelayed(maximum("delayed (retries)")),
+                                        eventQueue.queue.metricApproximateNumberOfMessagesNotVisible(maximum("in event-delivery")),
+                                        eventQueue.deadLetters.metricApproximateNumberOfMessagesVisible(maximum("dead letters")))),
+                                GraphWidget.Builder.create()
+                                        .title("Oldest event message (seconds since its latest send)")
+                                        .left(List.of(eventQueue.queue.metricApproximateAgeOfOldestMessage(maximum("oldest"))))
+                                        .leftAnnotations(List.of(HorizontalAnnotation.builder()
+                                                .value(settings.alarmEventQueueAgeMinutes() * 60).label("EventQueueAgeAlarm").build()))
+                                        .width(HALF).height(HEIGHT).build()),
+                        row(graph("Event deliveries: failed attempts and dead (per minute)", List.of(
+                                        metric(Metrics.EVENT_DELIVERY_FAILED, "Sum", 1, "failed attempts (retried)"),
+                                        metric(Metrics.EVENT_DELIVERY_DEAD, "Sum", 1, "dead (past the horizon)"))),
+                                graph("Event delivery lag: from the event to its acknowledgement, p50 and p99 (ms)", List.of(
+                                        metric(Metrics.EVENT_DELIVERY_LAG, "p50", 1, "p50"),
+                                        metric(Metrics.EVENT_DELIVERY_LAG, "p99", 1, "p99")))),
+                        List.<IWidget>of(GraphWidget.Builder.create()
+                                .title("Outbox: events written but not on the event queue past the relay's grace (per sweep)")
+                                .left(List.of(metric(Metrics.OUTBOX_BACKLOG, "Maximum", 1, "not relayed")))
+                                .leftAnnotations(List.of(HorizontalAnnotation.builder().value(1).label("OutboxBacklogAlarm").build()))
+                                .width(HALF).height(HEIGHT).build()),
                         row(graph("Function errors (per minute)", errors),
                                 graph("Function throttles (per minute)", throttles)),
                         List.<IWidget>of(LogQueryWidget.Builder.create()

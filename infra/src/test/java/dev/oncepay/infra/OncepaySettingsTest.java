@@ -49,6 +49,13 @@ class OncepaySettingsTest {
                 settings.reservedConcurrency(DeploymentSettings.FUNCTION_CHARGE_WORKER));
         assertEquals(Set.of(), settings.respondAsyncTenants());
         assertFalse(settings.respondAsyncByDefault());
+        assertEquals(DeploymentSettings.EVENT_QUEUE_MAX_CONCURRENCY, settings.eventConcurrency());
+        assertEquals(Optional.of(DeploymentSettings.EVENT_QUEUE_MAX_CONCURRENCY),
+                settings.reservedConcurrency(DeploymentSettings.FUNCTION_EVENT_DELIVERY));
+        assertEquals(List.of(), settings.eventEndpoints());
+        assertEquals(Map.of(), settings.eventEndpointProperties());
+        assertEquals(30, settings.alarmEventQueueAgeMinutes());
+        assertTrue(settings.deliveriesIndex());
     }
 
     /** As -c text (comma-separated, or a JSON array) or as a cdk.json list. */
@@ -90,25 +97,27 @@ class OncepaySettingsTest {
     }
 
     /**
-     * Each function has its own memory (charge, webhook, reconcile, charge worker); {@code memoryMb}
-     * sets them all, and a function's own key wins over it. Lambda's range is checked for each.
+     * Each function has its own memory (charge, webhook, reconcile, charge worker, event delivery);
+     * {@code memoryMb} sets them all, and a function's own key wins over it. Lambda's range is checked for each.
      */
     @Test
     void memoryIsPerFunctionWithOneKeyForAll() {
         OncepaySettings jvm = settings(Map.of("oncepay:runtime", "jvm"));
-        assertEquals(List.of(1024, 768, 1024, 1024), memory(jvm));
-        assertEquals(List.of(256, 256, 256, 256), memory(settings(Map.of())), "native");
-        assertEquals(List.of(2048, 2048, 2048, 2048), memory(settings(Map.of("oncepay:runtime", "jvm", "oncepay:memoryMb", "2048"))));
-        assertEquals(List.of(1769, 2048, 2048, 2048), memory(settings(Map.of("oncepay:runtime", "jvm", "oncepay:memoryMb", "2048",
+        assertEquals(List.of(1024, 768, 1024, 1024, 768), memory(jvm));
+        assertEquals(List.of(256, 256, 256, 256, 256), memory(settings(Map.of())), "native");
+        assertEquals(List.of(2048, 2048, 2048, 2048, 2048), memory(settings(Map.of("oncepay:runtime", "jvm", "oncepay:memoryMb", "2048"))));
+        assertEquals(List.of(1769, 2048, 2048, 2048, 2048), memory(settings(Map.of("oncepay:runtime", "jvm", "oncepay:memoryMb", "2048",
                 "oncepay:chargeMemoryMb", "1769"))));
-        assertEquals(List.of(1024, 512, 1024, 1024), memory(settings(Map.of("oncepay:runtime", "jvm", "oncepay:webhookMemoryMb", "512"))));
-        assertEquals(List.of(1024, 768, 1024, 1536), memory(settings(Map.of("oncepay:runtime", "jvm",
+        assertEquals(List.of(1024, 512, 1024, 1024, 768), memory(settings(Map.of("oncepay:runtime", "jvm", "oncepay:webhookMemoryMb", "512"))));
+        assertEquals(List.of(1024, 768, 1024, 1536, 768), memory(settings(Map.of("oncepay:runtime", "jvm",
                 "oncepay:chargeWorkerMemoryMb", "1536"))));
-        assertEquals(List.of(128, 10240, 256, 256), memory(settings(Map.of("oncepay:chargeMemoryMb", "128",
+        assertEquals(List.of(1024, 768, 1024, 1024, 512), memory(settings(Map.of("oncepay:runtime", "jvm",
+                "oncepay:eventDeliveryMemoryMb", "512"))));
+        assertEquals(List.of(128, 10240, 256, 256, 256), memory(settings(Map.of("oncepay:chargeMemoryMb", "128",
                 "oncepay:webhookMemoryMb", "10240"))), "the range's ends");
         for (Map.Entry<String, String> bad : List.of(Map.entry("oncepay:memoryMb", "127"), Map.entry("oncepay:chargeMemoryMb", "10241"),
                 Map.entry("oncepay:webhookMemoryMb", "64"), Map.entry("oncepay:reconcileMemoryMb", "0"),
-                Map.entry("oncepay:chargeWorkerMemoryMb", "100"))) {
+                Map.entry("oncepay:chargeWorkerMemoryMb", "100"), Map.entry("oncepay:eventDeliveryMemoryMb", "100"))) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> settings(Map.of(bad.getKey(), bad.getValue())),
                     bad.toString());
             assertTrue(e.getMessage().contains("128..10240"), e.getMessage());
@@ -351,7 +360,7 @@ class OncepaySettingsTest {
             assertEquals(Set.of("merchant-batch", "Org:7"), settings.respondAsyncTenants(), value.toString());
             assertEquals(queued, settings.plainProperties(DeploymentSettings.FUNCTION_CHARGE), value.toString());
             for (String other : List.of(DeploymentSettings.FUNCTION_CHARGE_WORKER, DeploymentSettings.FUNCTION_RECONCILE,
-                    DeploymentSettings.FUNCTION_WEBHOOK)) {
+                    DeploymentSettings.FUNCTION_WEBHOOK, DeploymentSettings.FUNCTION_EVENT_DELIVERY)) {
                 assertEquals(Map.of(), settings.plainProperties(other), other);
             }
         }
@@ -368,6 +377,120 @@ class OncepaySettingsTest {
             assertTrue(e.getMessage().startsWith(problem), e.getMessage());
         });
         assertThrows(IllegalArgumentException.class, () -> settings(Map.of("oncepay:alarmChargeQueueAgeMinutes", "0")));
+    }
+
+    /**
+     * Merchant endpoints as -c text or a cdk.json structure: sorted by tenant and endpoint, each url and
+     * (when given) its types reaching the functions as flat properties; the secret only by its ARN.
+     */
+    @Test
+    void eventEndpointsComeAsJsonTextOrAsStructure() {
+        String text = "{\"merchant-b\": {\"orders\": {\"url\": \"https://b.example/hooks/oncepay\"}},"
+                + " \"Org:7\": {\"ledger\": {\"url\": \"https://ledger.example:8443/in?src=oncepay\","
+                + " \"types\": [\"refund.failed\", \"payment.succeeded\"], \"secretArn\": \"" + ARN + "\"},"
+                + " \"alerts\": {\"url\": \"https://alerts.example/\", \"types\": [\"payment.needs_review\"]}}}";
+        Map<String, Object> structure = Map.of(
+                "merchant-b", Map.of("orders", Map.of("url", "https://b.example/hooks/oncepay")),
+                "Org:7", Map.of(
+                        "ledger", Map.of("url", "https://ledger.example:8443/in?src=oncepay",
+                                "types", List.of("refund.failed", "payment.succeeded"), "secretArn", ARN),
+                        "alerts", Map.of("url", "https://alerts.example/", "types", List.of("payment.needs_review"))));
+        List<EventEndpointSettings> expected = List.of(
+                new EventEndpointSettings("Org:7", "alerts", "https://alerts.example/", List.of("payment.needs_review"), Optional.empty()),
+                new EventEndpointSettings("Org:7", "ledger", "https://ledger.example:8443/in?src=oncepay",
+                        List.of("refund.failed", "payment.succeeded"), Optional.of(ARN)),
+                new EventEndpointSettings("merchant-b", "orders", "https://b.example/hooks/oncepay", List.of(), Optional.empty()));
+        for (Object value : List.of(text, structure)) {
+            OncepaySettings settings = settings(Map.of("oncepay:eventEndpoints", value));
+            assertEquals(expected, settings.eventEndpoints(), value.toString());
+            assertEquals(Map.of(
+                    "oncepay.events.endpoints.\"Org:7\".\"alerts\".url", "https://alerts.example/",
+                    "oncepay.events.endpoints.\"Org:7\".\"alerts\".types", "payment.needs_review",
+                    "oncepay.events.endpoints.\"Org:7\".\"ledger\".url", "https://ledger.example:8443/in?src=oncepay",
+                    "oncepay.events.endpoints.\"Org:7\".\"ledger\".types", "refund.failed,payment.succeeded",
+                    "oncepay.events.endpoints.\"merchant-b\".\"orders\".url", "https://b.example/hooks/oncepay"),
+                    settings.eventEndpointProperties(), value.toString());
+            assertEquals("oncepay.events.endpoints.\"Org:7\".\"ledger\".secrets", settings.eventEndpoints().get(1).secretsProperty());
+            // Endpoints reach the functions by their own variable, not the provider routing.
+            for (String function : DeploymentSettings.FUNCTIONS) {
+                assertEquals(Map.of(), settings.plainProperties(function), function);
+            }
+        }
+        assertEquals(8, EventEndpointSettings.TYPES.size());
+    }
+
+    /** A plain-http endpoint never deploys: synthesis stops, naming the tenant, the endpoint and the URL. */
+    @Test
+    void anEventEndpointMustBeHttps() {
+        for (String url : List.of("http://b.example/hooks", "HTTP://b.example/hooks", "ftp://b.example", "b.example/hooks",
+                "https://", "https:///path", "https://b.example/a b", "https://b.example/#frag")) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> settings(Map.of("oncepay:eventEndpoints",
+                    Map.of("merchant-b", Map.of("orders", Map.of("url", url))))), url);
+            assertTrue(e.getMessage().startsWith("oncepay:eventEndpoints: tenant 'merchant-b', endpoint 'orders': url must be an"
+                    + " https:// URL") && e.getMessage().contains(url) && e.getMessage().contains(DeploymentSettings.EVENTS_ALLOW_HTTP),
+                    e.getMessage());
+        }
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> settings(Map.of("oncepay:eventEndpoints", "{\"merchant-b\": {\"orders\": {}}}")));
+        assertTrue(e.getMessage().contains("url must be an https:// URL"), e.getMessage());
+    }
+
+    @Test
+    void rejectsEventEndpointsThatCannotWork() {
+        String url = "\"url\": \"https://b.example/hooks\"";
+        Map<String, String> refused = new LinkedHashMap<>();
+        refused.put("{\"a.b\": {\"orders\": {" + url + "}}}", "oncepay:eventEndpoints: tenant 'a.b' is not a tenant id");
+        refused.put("{\"merchant-b\": {\"or.ders\": {" + url + "}}}",
+                "oncepay:eventEndpoints: tenant 'merchant-b', endpoint 'or.ders': the endpoint id must match");
+        refused.put("{\"merchant-b\": {\"orders\": {" + url + ", \"types\": [\"payment.settled\"]}}}",
+                "oncepay:eventEndpoints: tenant 'merchant-b', endpoint 'orders': unknown event type 'payment.settled'");
+        refused.put("{\"merchant-b\": {\"orders\": {" + url + ", \"types\": []}}}",
+                "oncepay:eventEndpoints: tenant 'merchant-b', endpoint 'orders': types must be a non-empty JSON array");
+        refused.put("{\"merchant-b\": {\"orders\": {" + url + ", \"types\": \"payment.failed\"}}}",
+                "oncepay:eventEndpoints: tenant 'merchant-b', endpoint 'orders': types must be a non-empty JSON array");
+        refused.put("{\"merchant-b\": {\"orders\": {" + url + ", \"types\": [\"payment.failed\", \"payment.failed\"]}}}",
+                "oncepay:eventEndpoints: tenant 'merchant-b', endpoint 'orders': types lists a type twice");
+        refused.put("{\"merchant-b\": {\"orders\": {" + url + ", \"types\": [7]}}}",
+                "oncepay:eventEndpoints: tenant 'merchant-b', endpoint 'orders': types: 7 is not a string");
+        refused.put("{\"merchant-b\": {\"orders\": {" + url + ", \"secret\": \"whsec_1\"}}}",
+                "oncepay:eventEndpoints: tenant 'merchant-b', endpoint 'orders' must be an object of [url, types, secretArn]; unknown: [secret]");
+        refused.put("{\"merchant-b\": {\"orders\": {" + url + ", \"secretArn\": \"oncepay/orders\"}}}",
+                "oncepay:eventEndpoints: tenant 'merchant-b', endpoint 'orders': secretArn must be a complete Secrets Manager secret ARN");
+        refused.put("{\"merchant-b\": {\"orders\": \"https://b.example/hooks\"}}",
+                "oncepay:eventEndpoints: tenant 'merchant-b', endpoint 'orders' must be an object");
+        refused.put("{\"merchant-b\": {}}", "oncepay:eventEndpoints must be a JSON object of tenant id");
+        refused.put("[{\"merchant-b\": {}}]", "oncepay:eventEndpoints must be a JSON object of tenant id");
+        refused.put("{\"merchant-b\": ", "oncepay:eventEndpoints is not valid JSON");
+        refused.forEach((endpoints, problem) -> {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> settings(Map.of("oncepay:eventEndpoints", endpoints)), endpoints);
+            assertTrue(e.getMessage().startsWith(problem), e.getMessage());
+        });
+    }
+
+    /**
+     * The event queue's concurrency is its mapping's maximum (2..1000), and event-delivery reserves
+     * it, unless told to reserve none; the age alarm's threshold is at least a minute.
+     */
+    @Test
+    void eventConcurrencyIsTheMappingsMaximumAndEventDeliverysReservation() {
+        OncepaySettings settings = settings(Map.of("oncepay:eventConcurrency", "40"));
+        assertEquals(40, settings.eventConcurrency());
+        assertEquals(Optional.of(40), settings.reservedConcurrency(DeploymentSettings.FUNCTION_EVENT_DELIVERY));
+        assertEquals(Optional.empty(), settings(Map.of("oncepay:eventDeliveryConcurrency", "none"))
+                .reservedConcurrency(DeploymentSettings.FUNCTION_EVENT_DELIVERY));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> settings(Map.of("oncepay:eventDeliveryConcurrency", "12")));
+        assertTrue(e.getMessage().startsWith("oncepay:eventDeliveryConcurrency is the event queue's concurrency (oncepay:eventConcurrency)")
+                && e.getMessage().contains("not 12"), e.getMessage());
+        for (String bad : List.of("1", "1001")) {
+            e = assertThrows(IllegalArgumentException.class, () -> settings(Map.of("oncepay:eventConcurrency", bad)), bad);
+            assertTrue(e.getMessage().startsWith("oncepay:eventConcurrency must be within 2..1000"), e.getMessage());
+        }
+        assertEquals(45, settings(Map.of("oncepay:alarmEventQueueAgeMinutes", "45")).alarmEventQueueAgeMinutes());
+        assertThrows(IllegalArgumentException.class, () -> settings(Map.of("oncepay:alarmEventQueueAgeMinutes", "0")));
+        assertFalse(settings(Map.of("oncepay:deliveriesIndex", "false")).deliveriesIndex());
+        assertThrows(IllegalArgumentException.class, () -> settings(Map.of("oncepay:deliveriesIndex", "no")));
     }
 
     /** The one secret that held everything is split: a deployer upgrading is told what to give instead. */

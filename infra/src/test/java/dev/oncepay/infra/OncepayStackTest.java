@@ -71,7 +71,11 @@ class OncepayStackTest {
                 Map.of("AttributeName", Table.ATTENTION_KEY, "AttributeType", "S"),
                 Map.of("AttributeName", Table.CREATED_AT_MS, "AttributeType", "N"),
                 Map.of("AttributeName", Table.WALLET, "AttributeType", "S"),
-                Map.of("AttributeName", Table.WALLET_SEQ, "AttributeType", "N")),
+                Map.of("AttributeName", Table.WALLET_SEQ, "AttributeType", "N"),
+                Map.of("AttributeName", Table.OUTBOX_SHARD, "AttributeType", "S"),
+                Map.of("AttributeName", Table.OUTBOX_AT, "AttributeType", "N"),
+                Map.of("AttributeName", Table.DELIVERY_ENDPOINT, "AttributeType", "S"),
+                Map.of("AttributeName", Table.EVENT_AT_MS, "AttributeType", "N")),
                 new HashSet<>(at(table, "AttributeDefinitions")));
         assertEquals(Map.of("AttributeName", Table.EXPIRES_AT, "Enabled", true), table.get("TimeToLiveSpecification"));
         assertEquals(List.of(Map.of(
@@ -90,6 +94,18 @@ class OncepayStackTest {
                 "KeySchema", List.of(Map.of("AttributeName", Table.WALLET, "KeyType", "HASH"),
                         Map.of("AttributeName", Table.WALLET_SEQ, "KeyType", "RANGE")),
                 // A page of entries shows whole entries: small items, all projected.
+                "Projection", Map.of("ProjectionType", "ALL")),
+                Map.of(
+                "IndexName", Table.OUTBOX_INDEX,
+                "KeySchema", List.of(Map.of("AttributeName", Table.OUTBOX_SHARD, "KeyType", "HASH"),
+                        Map.of("AttributeName", Table.OUTBOX_AT, "KeyType", "RANGE")),
+                // The relay re-reads the item consistently.
+                "Projection", Map.of("ProjectionType", "KEYS_ONLY")),
+                Map.of(
+                "IndexName", Table.DELIVERY_INDEX,
+                "KeySchema", List.of(Map.of("AttributeName", Table.DELIVERY_ENDPOINT, "KeyType", "HASH"),
+                        Map.of("AttributeName", Table.EVENT_AT_MS, "KeyType", "RANGE")),
+                // A listing shows whole delivery records.
                 "Projection", Map.of("ProjectionType", "ALL"))),
                 table.get("GlobalSecondaryIndexes"));
         assertFalse(Table.ATTENTION_PROJECTION.contains(Table.HISTORY));
@@ -119,7 +135,7 @@ class OncepayStackTest {
                             .map(k -> Map.of("AttributeName", k.attributeName(), "KeyType", k.keyTypeAsString())).toList(),
                     "Projection", projection));
         }
-        assertEquals(3, indexes.size(), "the sweep, attention and wallet entries indexes");
+        assertEquals(5, indexes.size(), "the sweep, attention, wallet entries, outbox and deliveries indexes");
         assertEquals(indexes, table.get("GlobalSecondaryIndexes"));
     }
 
@@ -171,14 +187,21 @@ class OncepayStackTest {
             env.keySet().forEach(name -> assertFalse(name.startsWith("AWS_LAMBDA_") || name.startsWith("_")
                     || name.startsWith("LAMBDA_") || RESERVED.contains(name), name + " is reserved by Lambda"));
             assertEquals(ref(table), env.get(DeploymentSettings.ENV_TABLE));
-            assertEquals(List.of(ref(secretOf(named.getKey()))), arns(env.get(DeploymentSettings.ENV_SECRET_ARNS)));
+            // Event-delivery reads only the merchant endpoints' secrets, and this stack has no endpoint.
+            if (named.getKey().equals(DeploymentSettings.FUNCTION_EVENT_DELIVERY)) {
+                assertFalse(env.containsKey(DeploymentSettings.ENV_SECRET_ARNS));
+            } else {
+                assertEquals(List.of(ref(secretOf(named.getKey()))), arns(env.get(DeploymentSettings.ENV_SECRET_ARNS)));
+            }
+            assertFalse(env.containsKey(DeploymentSettings.ENV_EVENT_ENDPOINTS), "no endpoint configured");
             // Without accounts or tenants there is no routing beyond the default account.
             assertFalse(env.containsKey(DeploymentSettings.ENV_PROVIDER_ROUTING));
             assertEquals(ref("ProviderUrl"), env.get(DeploymentSettings.ENV_PROVIDER_URL));
             assertEquals(ref("ProviderId"), env.get(DeploymentSettings.ENV_PROVIDER_ID));
-            // The worker takes no HTTP request, so no token's claim.
-            assertEquals(named.getKey().equals(DeploymentSettings.FUNCTION_CHARGE_WORKER) ? null : ref("TenantClaim"),
-                    env.get(DeploymentSettings.ENV_TENANT_CLAIM), named.getKey());
+            // The queue-fed functions take no HTTP request, so no token's claim.
+            boolean queueFed = named.getKey().equals(DeploymentSettings.FUNCTION_CHARGE_WORKER)
+                    || named.getKey().equals(DeploymentSettings.FUNCTION_EVENT_DELIVERY);
+            assertEquals(queueFed ? null : ref("TenantClaim"), env.get(DeploymentSettings.ENV_TENANT_CLAIM), named.getKey());
             assertEquals(DeploymentSettings.AWS_RETRY_MODE, env.get(DeploymentSettings.ENV_AWS_RETRY_MODE));
             assertEquals(Integer.toString(DeploymentSettings.AWS_MAX_ATTEMPTS), env.get(DeploymentSettings.ENV_AWS_MAX_ATTEMPTS));
             // Every literal value is one of these fixed settings; nothing else could hide a secret.
@@ -186,7 +209,7 @@ class OncepayStackTest {
             literals.values().removeIf(v -> v instanceof Map);
             Set<String> fixed = new TreeSet<>(Set.of(DeploymentSettings.ENV_FUNQY_EXPORT, DeploymentSettings.ENV_AWS_RETRY_MODE,
                     DeploymentSettings.ENV_AWS_MAX_ATTEMPTS, DeploymentSettings.ENV_DISABLE_SIGNAL_HANDLERS));
-            if (!named.getKey().equals(DeploymentSettings.FUNCTION_WEBHOOK)) {
+            if (OncepaySettings.callsProviders(named.getKey())) {
                 fixed.add(DeploymentSettings.ENV_CHARGE_MAX_IN_FLIGHT);
             }
             assertEquals(fixed, literals.keySet(), named.getKey());
@@ -209,7 +232,8 @@ class OncepayStackTest {
 
     /**
      * The internet-facing webhook function can read the signing secrets and nothing else;
-     * charge, the charge worker and reconcile, which move money, the API keys and no signing secret.
+     * charge, the charge worker and reconcile, which move money, the API keys and no signing secret;
+     * event-delivery, without merchant endpoints, none.
      */
     @Test
     void theWebhookReadsOnlySigningSecretsAndTheOthersOnlyApiKeys() {
@@ -330,6 +354,9 @@ class OncepayStackTest {
         assertEquals(1, functions.get(DeploymentSettings.FUNCTION_RECONCILE).get("ReservedConcurrentExecutions"));
         // The default account's queue concurrency: one queue, so its event-source mapping's maximum.
         assertEquals(5, functions.get(DeploymentSettings.FUNCTION_CHARGE_WORKER).get("ReservedConcurrentExecutions"));
+        // The event queue's mapping reaches its maximum concurrency unthrottled.
+        assertEquals(DeploymentSettings.EVENT_QUEUE_MAX_CONCURRENCY,
+                functions.get(DeploymentSettings.FUNCTION_EVENT_DELIVERY).get("ReservedConcurrentExecutions"));
     }
 
     /**
@@ -345,8 +372,10 @@ class OncepayStackTest {
             assertEquals("40", at(functions.get(name), "Environment", "Variables", DeploymentSettings.ENV_CHARGE_MAX_IN_FLIGHT),
                     name);
         }
-        Map<String, Object> webhook = at(functions.get(DeploymentSettings.FUNCTION_WEBHOOK), "Environment", "Variables");
-        assertFalse(webhook.containsKey(DeploymentSettings.ENV_CHARGE_MAX_IN_FLIGHT));
+        for (String name : List.of(DeploymentSettings.FUNCTION_WEBHOOK, DeploymentSettings.FUNCTION_EVENT_DELIVERY)) {
+            Map<String, Object> env = at(functions.get(name), "Environment", "Variables");
+            assertFalse(env.containsKey(DeploymentSettings.ENV_CHARGE_MAX_IN_FLIGHT), name);
+        }
     }
 
     @Test
@@ -363,20 +392,22 @@ class OncepayStackTest {
     // --- Least privilege -------------------------------------------------------------------
 
     /**
-     * Items by key, indexes only by Query (no Scan anywhere): reconcile the sweep and attention
-     * indexes (due payments, backlog gauges), charge the attention index (the operator's listing),
-     * the webhook no index.
+     * Items by key, indexes only by Query (no Scan anywhere): reconcile the sweep, attention and
+     * outbox indexes (due payments, backlog gauges, events left unrelayed), charge the attention
+     * index (the operator's listing), wallet entries and deliveries (an endpoint's deliveries), the
+     * webhook, the worker and event-delivery no index.
      */
     @Test
     void rolesMayOnlyUseThisTableItsIndexesAndSecrets() {
         String table = synth.id("AWS::DynamoDB::Table", "Table");
-        String queue = synth.id("AWS::SQS::Queue", "ReconcileDeadLetters");
+        Set<Object> reconcileQueues = Set.of(arnOf(synth.id("AWS::SQS::Queue", "ReconcileDeadLetters")),
+                arnOf(synth.id("AWS::SQS::Queue", EventQueue.QUEUE_ID)));
         Map<String, Object> sweep = indexArn(table, Table.SWEEP_INDEX);
         Map<String, Object> attention = indexArn(table, Table.ATTENTION_INDEX);
         Map<String, Object> walletEntries = indexArn(table, Table.WALLET_INDEX);
         Map<String, Object> expectedIndexes = Map.of(
-                DeploymentSettings.FUNCTION_RECONCILE, List.of(sweep, attention),
-                DeploymentSettings.FUNCTION_CHARGE, List.of(attention, walletEntries));
+                DeploymentSettings.FUNCTION_RECONCILE, List.of(sweep, attention, indexArn(table, Table.OUTBOX_INDEX)),
+                DeploymentSettings.FUNCTION_CHARGE, List.of(attention, walletEntries, indexArn(table, Table.DELIVERY_INDEX)));
 
         Map<String, String> functionByRole = functionByRole(synth);
         Map<String, Object> queried = new TreeMap<>();
@@ -412,7 +443,7 @@ class OncepayStackTest {
                 } else {
                     // The queues: which function may do what on which, queueRightsAreLeastPrivilege.
                     assertTrue(actions.stream().allMatch(a -> a.startsWith("sqs:")), statement.toString());
-                    assertTrue(!reconcile || arnOf(queue).equals(resource), id + ": " + statement);
+                    assertTrue(!reconcile || reconcileQueues.contains(resource), id + ": " + statement);
                 }
             }
         });
@@ -460,7 +491,8 @@ class OncepayStackTest {
                 "GET /payments/{id}/refunds/{refundId}", "POST /wallets/{walletId}/credits",
                 "POST /wallets/{walletId}/debits", "GET /wallets/{walletId}"), Set.copyOf(DeploymentSettings.MERCHANT_ROUTES));
         assertEquals(Set.of("GET /admin/payments", "GET /admin/payments/{id}", "POST /admin/payments/{id}/resolve",
-                "GET /admin/orders"),
+                "GET /admin/orders", "GET /admin/payments/{id}/deliveries", "GET /admin/endpoints/{tenant}/{endpoint}/deliveries",
+                "POST /admin/events/{eventId}/redeliver", "POST /admin/endpoints/{tenant}/{endpoint}/redeliver"),
                 Set.copyOf(DeploymentSettings.ADMIN_ROUTES));
         for (String merchant : DeploymentSettings.MERCHANT_ROUTES) {
             // Payments and wallets alike: the tenant is the token's claim, and the charge function serves them.
@@ -506,7 +538,9 @@ class OncepayStackTest {
                 at(props(synth.resources("AWS::IAM::Role").get(role)), "AssumeRolePolicyDocument", "Statement"));
         assertEquals(List.of(Map.of("Action", "execute-api:Invoke", "Effect", "Allow", "Resource", List.of(
                         routeArn("GET/admin/payments"), routeArn("GET/admin/payments/*"), routeArn("POST/admin/payments/*/resolve"),
-                        routeArn("GET/admin/orders")))),
+                        routeArn("GET/admin/orders"), routeArn("GET/admin/payments/*/deliveries"),
+                        routeArn("GET/admin/endpoints/*/*/deliveries"), routeArn("POST/admin/events/*/redeliver"),
+                        routeArn("POST/admin/endpoints/*/*/redeliver")))),
                 operatorStatements(synth));
         assertFalse(props(synth.resources("AWS::IAM::Role").get(role)).containsKey("ManagedPolicyArns"));
         assertEquals(arnOf(role), at(synth.json, "Outputs", "OperatorRoleArn", "Value"));
@@ -540,7 +574,7 @@ class OncepayStackTest {
         assertEquals(ref(role), at(functions.get(DeploymentSettings.FUNCTION_CHARGE), "Environment", "Variables",
                 DeploymentSettings.ENV_OPERATOR_ROLE_NAME));
         for (String other : List.of(DeploymentSettings.FUNCTION_WEBHOOK, DeploymentSettings.FUNCTION_RECONCILE,
-                DeploymentSettings.FUNCTION_CHARGE_WORKER)) {
+                DeploymentSettings.FUNCTION_CHARGE_WORKER, DeploymentSettings.FUNCTION_EVENT_DELIVERY)) {
             Map<String, Object> env = at(functions.get(other), "Environment", "Variables");
             assertFalse(env.containsKey(DeploymentSettings.ENV_OPERATOR_ROLE_NAME), other);
         }
@@ -556,6 +590,8 @@ class OncepayStackTest {
             assertFalse(env.containsKey("ONCEPAY_OPERATOR_TRUSTED_HEADER"), env.keySet().toString());
             assertFalse(env.containsKey("ONCEPAY_TENANT_TRUSTED_HEADER"), env.keySet().toString());
             env.keySet().forEach(name -> assertFalse(name.contains("TRUSTED") || name.equals("QUARKUS_PROFILE"), name));
+            // Endpoints are https in production: the stack never lets plain http through.
+            env.keySet().forEach(name -> assertFalse(name.contains("ALLOW_HTTP"), name));
         }
     }
 
@@ -614,7 +650,8 @@ class OncepayStackTest {
      */
     static void assertChargeQueues(Synth synth, Map<String, Integer> concurrency, int ageThresholdSeconds) {
         Map<String, Map<String, Object>> queues = synth.resources("AWS::SQS::Queue");
-        assertEquals(1 + 2 * concurrency.size(), queues.size(), "reconcile's dead-letter queue, and two per account");
+        assertEquals(3 + 2 * concurrency.size(), queues.size(),
+                "reconcile's dead-letter queue, the event queue and its dead-letter queue, and two per account");
         Map<String, Object> worker = props(synth.resources(FUNCTION).get(synth.id(FUNCTION, "ChargeWorkerFunction")));
         int workerTimeout = (int) worker.get("Timeout");
         assertEquals(DeploymentSettings.CHARGE_WORKER_TIMEOUT_SECONDS, workerTimeout);
@@ -623,7 +660,7 @@ class OncepayStackTest {
         Map<Object, Map<String, Object>> mappings = new HashMap<>();
         synth.properties("AWS::Lambda::EventSourceMapping").forEach(mapping -> mappings.put(mapping.get("EventSourceArn"),
                 new TreeMap<>(mapping)));
-        assertEquals(concurrency.size(), mappings.size());
+        assertEquals(concurrency.size() + 1, mappings.size(), "one per account, and the event queue's");
 
         Set<String> send = Set.of("sqs:SendMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl");
         Set<String> consumeAndSend = new TreeSet<>(send);
@@ -662,7 +699,8 @@ class OncepayStackTest {
             rights.computeIfAbsent(DeploymentSettings.FUNCTION_CHARGE, f -> new HashMap<>()).put(arnOf(queue), send);
             rights.computeIfAbsent(DeploymentSettings.FUNCTION_CHARGE_WORKER, f -> new HashMap<>()).put(arnOf(queue), consumeAndSend);
         });
-        assertEquals(rights, queueRights(synth));
+        Object eventQueue = arnOf(synth.id("AWS::SQS::Queue", EventQueue.QUEUE_ID));
+        assertEquals(rights, queueRights(synth, queue -> !queue.equals(eventQueue)));
     }
 
     private static void assertTlsOnly(Synth synth, String queue) {
@@ -689,8 +727,11 @@ class OncepayStackTest {
         assertEquals("notBreaching", alarm.get("TreatMissingData"), id);
     }
 
-    /** For each function (by its export) whose role may use a queue: each queue's ARN and the SQS actions allowed on it. */
-    static Map<String, Map<Object, Set<String>>> queueRights(Synth synth) {
+    /**
+     * For each function (by its export) whose role may use one of the queues {@code which} selects:
+     * each queue's ARN and the SQS actions allowed on it.
+     */
+    static Map<String, Map<Object, Set<String>>> queueRights(Synth synth, java.util.function.Predicate<Object> which) {
         Map<String, String> functionByRole = functionByRole(synth);
         Map<String, Map<Object, Set<String>>> rights = new TreeMap<>();
         for (Map<String, Object> policy : synth.properties("AWS::IAM::Policy")) {
@@ -700,6 +741,9 @@ class OncepayStackTest {
                 if (actions(statement).stream().anyMatch(a -> a.startsWith("sqs:"))) {
                     Object resource = statement.get("Resource");
                     for (Object queue : resource instanceof List<?> list ? list : List.of(resource)) {
+                        if (!which.test(queue)) {
+                            continue;
+                        }
                         rights.computeIfAbsent(function, f -> new HashMap<>()).computeIfAbsent(queue, q -> new TreeSet<>())
                                 .addAll(actions(statement));
                     }
@@ -707,6 +751,118 @@ class OncepayStackTest {
             }
         }
         return rights;
+    }
+
+    // --- The merchant events -----------------------------------------------------------------
+
+    /**
+     * The event queue and its dead-letter queue, event-delivery's mapping on it at the default
+     * concurrency, its alarms at the default age, and the queue rights.
+     */
+    @Test
+    void theEventQueueFeedsEventDelivery() {
+        assertEventQueue(synth, DeploymentSettings.EVENT_QUEUE_MAX_CONCURRENCY, OncepaySettings.DEFAULT_EVENT_QUEUE_AGE_MINUTES * 60);
+    }
+
+    /**
+     * The queue and its dead-letter queue with their attributes and TLS-only policies, event-delivery's
+     * mapping ({@code maxConcurrency}), its timeout and reservation, the queues' alarms, each function's
+     * variable naming the queue, and who may do what on it: every function that moves payments or refunds
+     * send (the relay), event-delivery consume and send (its delayed retries), nobody else anything.
+     */
+    static void assertEventQueue(Synth synth, int maxConcurrency, int ageThresholdSeconds) {
+        Map<String, Map<String, Object>> queues = synth.resources("AWS::SQS::Queue");
+        String queue = synth.id("AWS::SQS::Queue", EventQueue.QUEUE_ID);
+        String deadLetters = synth.id("AWS::SQS::Queue", EventQueue.DEAD_LETTERS_ID);
+        Map<String, Object> delivery = props(synth.resources(FUNCTION).get(synth.id(FUNCTION, "EventDeliveryFunction")));
+        int timeout = (int) delivery.get("Timeout");
+        assertEquals(DeploymentSettings.EVENT_DELIVERY_TIMEOUT_SECONDS, timeout);
+        // Every call of a batch (in parallel) ends within the timeout, with the writes around it.
+        assertTrue(timeout > DeploymentSettings.EVENT_DELIVERY_CALL_TIMEOUT_SECONDS + 2 * DeploymentSettings.DYNAMODB_CALL_TIMEOUT_SECONDS);
+        assertEquals(maxConcurrency, delivery.get("ReservedConcurrentExecutions"), "the mapping reaches its maximum unthrottled");
+
+        Map<String, Object> queueProperties = props(queues.get(queue));
+        assertEquals(Map.of("QueueName", DeploymentSettings.EVENT_QUEUE_NAME,
+                "VisibilityTimeout", DeploymentSettings.EVENT_QUEUE_VISIBILITY_TIMEOUT_SECONDS,
+                "MessageRetentionPeriod", DeploymentSettings.EVENT_QUEUE_RETENTION_SECONDS,
+                "SqsManagedSseEnabled", true,
+                "RedrivePolicy", Map.of("deadLetterTargetArn", arnOf(deadLetters),
+                        "maxReceiveCount", DeploymentSettings.EVENT_QUEUE_MAX_RECEIVES)), queueProperties);
+        assertTrue((int) queueProperties.get("VisibilityTimeout") >= 6 * timeout, "as AWS asks of a queue that triggers Lambda");
+        // Each retry is a new message: the queue keeps one longer than the deliveries' horizon, for a paused mapping.
+        assertTrue(DeploymentSettings.EVENT_QUEUE_RETENTION_SECONDS > DeploymentSettings.EVENT_DELIVERY_HORIZON_SECONDS);
+        assertEquals(Map.of("QueueName", DeploymentSettings.EVENT_DEAD_LETTER_QUEUE_NAME,
+                "MessageRetentionPeriod", 14 * 24 * 3600, "SqsManagedSseEnabled", true), props(queues.get(deadLetters)));
+        assertTlsOnly(synth, queue);
+        assertTlsOnly(synth, deadLetters);
+
+        List<Map<String, Object>> mappings = synth.properties("AWS::Lambda::EventSourceMapping").stream()
+                .filter(mapping -> arnOf(queue).equals(mapping.get("EventSourceArn"))).map(TreeMap::new)
+                .collect(java.util.stream.Collectors.toList());
+        assertEquals(1, mappings.size());
+        mappings.get(0).remove("FunctionName"); // event-delivery's live alias: assertInvokedThroughLiveAliases
+        assertEquals(Map.of("EventSourceArn", arnOf(queue), "BatchSize", DeploymentSettings.EVENT_QUEUE_BATCH_SIZE,
+                "MaximumBatchingWindowInSeconds", 0, "FunctionResponseTypes", List.of("ReportBatchItemFailures"),
+                "ScalingConfig", Map.of("MaximumConcurrency", maxConcurrency)), mappings.get(0));
+
+        assertSqsAlarm(synth, "EventQueueAgeAlarm", queue, "ApproximateAgeOfOldestMessage", ageThresholdSeconds,
+                "GreaterThanThreshold");
+        // By default above SQS's longest delay: a delayed retry made visible never trips it.
+        assertTrue(OncepaySettings.DEFAULT_EVENT_QUEUE_AGE_MINUTES * 60 > DeploymentSettings.SQS_MAX_DELAY_SECONDS);
+        assertSqsAlarm(synth, "EventDeadLettersAlarm", deadLetters, "ApproximateNumberOfMessagesVisible", 1,
+                "GreaterThanOrEqualToThreshold");
+
+        assertEquals(new TreeSet<>(DeploymentSettings.FUNCTIONS), new TreeSet<>(EventQueue.SENDERS),
+                "each function moves payments or refunds, or delivers their events");
+        Set<String> send = Set.of("sqs:SendMessage", "sqs:GetQueueAttributes", "sqs:GetQueueUrl");
+        Set<String> consumeAndSend = new TreeSet<>(send);
+        consumeAndSend.addAll(Set.of("sqs:ReceiveMessage", "sqs:ChangeMessageVisibility", "sqs:DeleteMessage"));
+        Map<String, Map<Object, Set<String>>> rights = new TreeMap<>();
+        for (String sender : EventQueue.SENDERS) {
+            rights.put(sender, Map.of(arnOf(queue), sender.equals(DeploymentSettings.FUNCTION_EVENT_DELIVERY) ? consumeAndSend : send));
+        }
+        assertEquals(rights, queueRights(synth, arnOf(queue)::equals));
+        assertEquals(Map.of(), queueRights(synth, arnOf(deadLetters)::equals), "on-call reads and redrives it, no function");
+        for (Map<String, Object> function : synth.properties(FUNCTION)) {
+            Map<String, Object> env = at(function, "Environment", "Variables");
+            assertEquals(ref(queue), env.get(DeploymentSettings.ENV_EVENT_QUEUE_URL), env.get(DeploymentSettings.ENV_FUNQY_EXPORT).toString());
+        }
+    }
+
+    /**
+     * A dead delivery alarms at once (Sum over 5 minutes); the outbox only when it stays unrelayed
+     * through three 5-minute periods (writers relay at once, each sweep relays what they left).
+     */
+    @Test
+    void deadDeliveriesAlarmAtOnceAndAnUnrelayedOutboxWhenItStays() {
+        record Rule(String id, String statistic, int evaluationPeriods, int datapointsToAlarm) { }
+        Map<String, Rule> expected = Map.of(
+                Metrics.EVENT_DELIVERY_DEAD, new Rule("EventDeliveriesDeadAlarm", "Sum", 1, 1),
+                Metrics.OUTBOX_BACKLOG, new Rule("OutboxBacklogAlarm", "Maximum", 3, 3));
+        expected.forEach((metric, rule) -> {
+            Map<String, Object> alarm = alarm(rule.id());
+            assertEquals(Metrics.NAMESPACE, alarm.get("Namespace"), metric);
+            assertEquals(metric, alarm.get("MetricName"));
+            assertFalse(alarm.containsKey("Dimensions"), metric + " is emitted without dimensions");
+            assertEquals(rule.statistic(), alarm.get("Statistic"), metric);
+            assertEquals(300, alarm.get("Period"), metric);
+            assertEquals(1, ((Number) alarm.get("Threshold")).intValue(), metric);
+            assertEquals("GreaterThanOrEqualToThreshold", alarm.get("ComparisonOperator"), metric);
+            assertEquals(rule.evaluationPeriods(), alarm.get("EvaluationPeriods"), metric);
+            assertEquals(rule.datapointsToAlarm(), alarm.get("DatapointsToAlarm"), metric);
+            assertEquals("notBreaching", alarm.get("TreatMissingData"), metric);
+        });
+    }
+
+    /** Without endpoints event-delivery holds no secret: no variable naming one, no right to read any. */
+    @Test
+    void withoutEndpointsEventDeliveryReadsNoSecret() {
+        Map<String, Object> delivery = functions().get(DeploymentSettings.FUNCTION_EVENT_DELIVERY);
+        assertFalse(Synth.<Map<String, Object>>at(delivery, "Environment", "Variables").containsKey(DeploymentSettings.ENV_SECRET_ARNS));
+        assertFalse(secretsReadableBy(synth).containsKey(DeploymentSettings.FUNCTION_EVENT_DELIVERY));
+        assertEquals(Map.of(), Synth.<Map<String, Object>>at(synth.json, "Outputs").entrySet().stream()
+                .filter(output -> output.getKey().startsWith("EventEndpoints")).collect(java.util.stream.Collectors.toMap(
+                        Map.Entry::getKey, Map.Entry::getValue)));
     }
 
     // --- Alarms ------------------------------------------------------------------------------
@@ -725,7 +881,8 @@ class OncepayStackTest {
         }
         assertEquals(Map.of(Metrics.UNKNOWN_BACKLOG, "Maximum", Metrics.UNKNOWN_OLDEST_AGE, "Maximum",
                 Metrics.PENDING_OLDEST_AGE, "Maximum", Metrics.CANCEL_PENDING_BACKLOG, "Maximum", Metrics.BREAKER_OPEN, "Sum",
-                Metrics.BREAKER_STORE_FAILED, "Sum", Metrics.RETRY_BUDGET_SPENT, "Sum", Metrics.PROVIDER_AT_CAPACITY, "Sum"),
+                Metrics.BREAKER_STORE_FAILED, "Sum", Metrics.RETRY_BUDGET_SPENT, "Sum", Metrics.PROVIDER_AT_CAPACITY, "Sum",
+                Metrics.EVENT_DELIVERY_DEAD, "Sum", Metrics.OUTBOX_BACKLOG, "Maximum"),
                 custom);
 
         Map<String, Object> serverErrors = alarm("ServerErrorRateAlarm");
@@ -776,7 +933,8 @@ class OncepayStackTest {
     static final List<String> ALARMS = List.of("ServerErrorRateAlarm", "UnknownBacklogAlarm", "UnknownOldestAgeAlarm",
             "NeedsReviewAlarm", "BreakerOpenAlarm", "BreakerStoreFailedAlarm", "RetryBudgetSpentAlarm",
             "ProviderAtCapacityAlarm", "ReconcileDeadLettersAlarm", "PendingOldestAgeAlarm", "CancelPendingAlarm",
-            "ChargeQueueAgeAlarm", "ChargeDeadLettersAlarm");
+            "ChargeQueueAgeAlarm", "ChargeDeadLettersAlarm", "EventDeliveriesDeadAlarm", "EventDeadLettersAlarm",
+            "EventQueueAgeAlarm", "OutboxBacklogAlarm");
     /** The alarms each provider account has, in its own scope ({@code Account<name>…} logical ids). */
     static final List<String> ACCOUNT_ALARMS = List.of("ChargeQueueAgeAlarm", "ChargeDeadLettersAlarm");
 
@@ -925,7 +1083,8 @@ class OncepayStackTest {
                 Metrics.UNKNOWN_OLDEST_AGE, Metrics.PENDING_OLDEST_AGE,
                 Metrics.BREAKER_OPEN, Metrics.BREAKER_HALF_OPEN, Metrics.BREAKER_CLOSED, Metrics.BREAKER_REOPEN,
                 Metrics.BREAKER_STORE_FAILED, Metrics.PROVIDER_AT_CAPACITY, Metrics.RETRY_BUDGET_SPENT,
-                Metrics.CHARGE_QUEUE_LAG, Metrics.CHARGE_DELAYED)), custom);
+                Metrics.CHARGE_QUEUE_LAG, Metrics.CHARGE_DELAYED, Metrics.EVENT_DELIVERY_FAILED, Metrics.EVENT_DELIVERY_DEAD,
+                Metrics.EVENT_DELIVERY_LAG, Metrics.OUTBOX_BACKLOG)), custom);
         assertEquals(new TreeSet<>(Set.of(
                 "SEARCH('{oncepay,Function,Status} MetricName=\"Answers\"', 'Sum', 60)",
                 "SEARCH('{oncepay,Function} MetricName=\"Replays\"', 'Sum', 60)",
@@ -937,12 +1096,15 @@ class OncepayStackTest {
         // Each charge queue's depth and age, and its dead-letter queue's depth, by queue name.
         String queue = synth.id("AWS::SQS::Queue", "AccountdefaultChargeQueue") + ".QueueName";
         String deadLetters = synth.id("AWS::SQS::Queue", "AccountdefaultChargeDeadLetters") + ".QueueName";
+        // The event queue's too.
+        String events = synth.id("AWS::SQS::Queue", EventQueue.QUEUE_ID) + ".QueueName";
+        String eventDeadLetters = synth.id("AWS::SQS::Queue", EventQueue.DEAD_LETTERS_ID) + ".QueueName";
         assertEquals(Map.of("AWS/ApiGateway Count", Set.of(api), "AWS/ApiGateway 4xx", Set.of(api),
                 "AWS/ApiGateway 5xx", Set.of(api), "AWS/Lambda Errors", lambdas, "AWS/Lambda Throttles", lambdas,
-                "AWS/SQS ApproximateNumberOfMessagesVisible", Set.of(queue, deadLetters),
-                "AWS/SQS ApproximateNumberOfMessagesDelayed", Set.of(queue),
-                "AWS/SQS ApproximateNumberOfMessagesNotVisible", Set.of(queue),
-                "AWS/SQS ApproximateAgeOfOldestMessage", Set.of(queue)), aws);
+                "AWS/SQS ApproximateNumberOfMessagesVisible", Set.of(queue, deadLetters, events, eventDeadLetters),
+                "AWS/SQS ApproximateNumberOfMessagesDelayed", Set.of(queue, events),
+                "AWS/SQS ApproximateNumberOfMessagesNotVisible", Set.of(queue, events),
+                "AWS/SQS ApproximateAgeOfOldestMessage", Set.of(queue, events)), aws);
         Set<String> alarms = new TreeSet<>();
         synth.resources("AWS::CloudWatch::Alarm").keySet().forEach(id -> alarms.add(id + ".Arn"));
         assertEquals(alarms, alarmArns);
@@ -1032,9 +1194,12 @@ class OncepayStackTest {
                 aliasOf.getOrDefault(i.get("IntegrationUri"), "not a live alias: " + i.get("IntegrationUri"))));
         assertEquals(new TreeSet<>(Set.of("Charge", "Webhook")), integrated);
         assertEquals("Reconcile", aliasOf.get(at(synth.only("AWS::Events::Rule"), "Targets", 0, "Arn")));
-        // Each charge queue's event-source mapping names the worker's alias (<function name>:live); it needs no permission.
+        // Each charge queue's event-source mapping names the worker's alias (<function name>:live), the event
+        // queue's event-delivery's; they need no permission.
+        Object eventQueue = arnOf(synth.id("AWS::SQS::Queue", EventQueue.QUEUE_ID));
         for (Map<String, Object> mapping : synth.properties("AWS::Lambda::EventSourceMapping")) {
-            assertEquals("ChargeWorker", aliasOf.get(at(mapping, "FunctionName", "Fn::Join", 1, 0, "Fn::Select", 1, "Fn::Split", 1)),
+            assertEquals(eventQueue.equals(mapping.get("EventSourceArn")) ? "EventDelivery" : "ChargeWorker",
+                    aliasOf.get(at(mapping, "FunctionName", "Fn::Join", 1, 0, "Fn::Select", 1, "Fn::Split", 1)),
                     mapping.toString());
             assertEquals(":" + OncepayStack.LIVE_ALIAS, at(mapping, "FunctionName", "Fn::Join", 1, 1));
         }

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import dev.oncepay.contract.DeploymentSettings;
+import dev.oncepay.contract.Table;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.List;
@@ -28,6 +29,7 @@ class OncepayVariantsTest {
     private static final String ON_CALL = "arn:aws:iam::123456789012:role/on-call";
     private static final String BREAK_GLASS = "arn:aws:iam::210987654321:user/break-glass";
     private static final String RUNBOOK = "https://wiki.example.com/oncepay/runbook";
+    private static final String LEDGER_SIGNING = "arn:aws:secretsmanager:eu-west-1:123456789012:secret:oncepay/ledger/signing-StUvWx";
     static Synth synth;
 
     @BeforeAll
@@ -55,6 +57,15 @@ class OncepayVariantsTest {
                 Map.<String, Object>entry("oncepay:logRetentionDays", "90"),
                 Map.<String, Object>entry("oncepay:operatorPrincipals", List.of(ON_CALL, BREAK_GLASS)),
                 Map.<String, Object>entry("oncepay:runbookUrl", RUNBOOK),
+                // As cdk.json gives it: a structure.
+                Map.<String, Object>entry("oncepay:eventEndpoints", Map.of(
+                        "merchant-b", Map.of("orders", Map.of("url", "https://b.example/hooks/oncepay",
+                                "types", List.of("payment.succeeded", "refund.succeeded"))),
+                        "Merchant-A", Map.of("ledger", Map.of("url", "https://ledger.a.example/oncepay", "secretArn", LEDGER_SIGNING),
+                                "alerts", Map.of("url", "https://alerts.a.example/in")))),
+                Map.<String, Object>entry("oncepay:eventConcurrency", "20"),
+                Map.<String, Object>entry("oncepay:alarmEventQueueAgeMinutes", "45"),
+                Map.<String, Object>entry("oncepay:deliveriesIndex", "false"),
                 Map.<String, Object>entry("oncepay:openApiDocument", "does/not/exist.yaml")));
     }
 
@@ -73,7 +84,8 @@ class OncepayVariantsTest {
             memory.put((String) env.get(DeploymentSettings.ENV_FUNQY_EXPORT), function.get("MemorySize"));
         }
         assertEquals(Map.of(DeploymentSettings.FUNCTION_CHARGE, 1024, DeploymentSettings.FUNCTION_WEBHOOK, 768,
-                DeploymentSettings.FUNCTION_RECONCILE, 1536, DeploymentSettings.FUNCTION_CHARGE_WORKER, 1024), memory);
+                DeploymentSettings.FUNCTION_RECONCILE, 1536, DeploymentSettings.FUNCTION_CHARGE_WORKER, 1024,
+                DeploymentSettings.FUNCTION_EVENT_DELIVERY, 768), memory);
     }
 
     /**
@@ -117,25 +129,30 @@ class OncepayVariantsTest {
     }
 
     /**
-     * Existing secrets are used, missing ones created (two per account); charge, the worker and
-     * reconcile get and may read every account's API-key secret and no signing secret, the webhook
-     * the reverse, and the environment names exactly what the role may read.
+     * Existing secrets are used, missing ones created (two per account, one per merchant endpoint);
+     * charge, the worker and reconcile get and may read every account's API-key secret and no signing
+     * secret, the webhook the accounts' signing secrets, event-delivery the endpoints' signing secrets
+     * and nothing else, and the environment names exactly what the role may read.
      */
     @Test
     void eachAccountsSecretsAreSplitBetweenTheFunctions() {
         String defaultSigning = synth.id("AWS::SecretsManager::Secret", "AccountdefaultSigningSecret");
         String acmeKeys = synth.id("AWS::SecretsManager::Secret", "AccountacmeApiKeySecret");
         String acmeSigning = synth.id("AWS::SecretsManager::Secret", "AccountacmeSigningSecret");
-        assertEquals(3, synth.resources("AWS::SecretsManager::Secret").size(), "the default API key and stripe-eu's exist");
+        assertEquals(5, synth.resources("AWS::SecretsManager::Secret").size(),
+                "the default API key, stripe-eu's and the ledger endpoint's exist");
         List<Object> apiKeys = List.of(DEFAULT_KEYS, STRIPE_KEYS, ref(acmeKeys));
         List<Object> signing = List.of(ref(defaultSigning), STRIPE_SIGNING, ref(acmeSigning));
+        List<Object> endpoints = List.of(ref(alertsSecret()), LEDGER_SIGNING, ref(ordersSecret()));
 
         assertEquals(Map.of(DeploymentSettings.FUNCTION_CHARGE, apiKeys, DeploymentSettings.FUNCTION_RECONCILE, apiKeys,
-                DeploymentSettings.FUNCTION_CHARGE_WORKER, apiKeys, DeploymentSettings.FUNCTION_WEBHOOK, signing),
+                DeploymentSettings.FUNCTION_CHARGE_WORKER, apiKeys, DeploymentSettings.FUNCTION_WEBHOOK, signing,
+                DeploymentSettings.FUNCTION_EVENT_DELIVERY, endpoints),
                 OncepayStackTest.secretsReadableBy(synth));
         for (Map<String, Object> function : synth.properties("AWS::Lambda::Function")) {
             String name = at(function, "Environment", "Variables", DeploymentSettings.ENV_FUNQY_EXPORT);
-            assertEquals(name.equals(DeploymentSettings.FUNCTION_WEBHOOK) ? signing : apiKeys,
+            assertEquals(name.equals(DeploymentSettings.FUNCTION_WEBHOOK) ? signing
+                            : name.equals(DeploymentSettings.FUNCTION_EVENT_DELIVERY) ? endpoints : apiKeys,
                     OncepayStackTest.arns(at(function, "Environment", "Variables", DeploymentSettings.ENV_SECRET_ARNS)), name);
         }
         assertTrue(at(synth.resources("AWS::SecretsManager::Secret").get(acmeKeys), "Properties", "Description").toString()
@@ -154,7 +171,7 @@ class OncepayVariantsTest {
 
     /**
      * Tenants and accounts reach charge, the worker and reconcile as plain routing, with no secret in
-     * it; the webhook needs none. The other accounts' queues reach charge and the worker, which send
+     * it; the webhook and event-delivery, which call no provider, need none. The other accounts' queues reach charge and the worker, which send
      * to them. The unguarded tenants and those whose charges are queued by default reach charge,
      * the one function that binds orders and takes requests.
      */
@@ -171,8 +188,8 @@ class OncepayVariantsTest {
         for (Map<String, Object> function : synth.properties("AWS::Lambda::Function")) {
             Map<String, Object> env = at(function, "Environment", "Variables");
             Object name = env.get(DeploymentSettings.ENV_FUNQY_EXPORT);
-            if (name.equals(DeploymentSettings.FUNCTION_WEBHOOK)) {
-                assertFalse(env.containsKey(DeploymentSettings.ENV_PROVIDER_ROUTING));
+            if (name.equals(DeploymentSettings.FUNCTION_WEBHOOK) || name.equals(DeploymentSettings.FUNCTION_EVENT_DELIVERY)) {
+                assertFalse(env.containsKey(DeploymentSettings.ENV_PROVIDER_ROUTING), name.toString());
                 continue;
             }
             Map<String, String> expected = new TreeMap<>(routing);
@@ -207,6 +224,85 @@ class OncepayVariantsTest {
     void eachAccountHasItsChargeQueue() {
         OncepayStackTest.assertChargeQueues(synth, Map.of(DeploymentSettings.DEFAULT_ACCOUNT, 3, "stripe-eu", 7,
                 "acme", DeploymentSettings.CHARGE_QUEUE_MAX_CONCURRENCY), 10 * 60);
+    }
+
+    /**
+     * Every function learns the endpoints' URLs and types (the relay sends only what an endpoint
+     * wants; event-delivery posts to the URL), as one JSON object of flat properties, sorted.
+     */
+    @Test
+    void theEndpointsReachEveryFunction() {
+        Map<String, String> expected = Map.of(
+                "oncepay.events.endpoints.\"Merchant-A\".\"alerts\".url", "https://alerts.a.example/in",
+                "oncepay.events.endpoints.\"Merchant-A\".\"ledger\".url", "https://ledger.a.example/oncepay",
+                "oncepay.events.endpoints.\"merchant-b\".\"orders\".url", "https://b.example/hooks/oncepay",
+                "oncepay.events.endpoints.\"merchant-b\".\"orders\".types", "payment.succeeded,refund.succeeded");
+        Set<String> reached = new TreeSet<>();
+        for (Map<String, Object> function : synth.properties("AWS::Lambda::Function")) {
+            Map<String, Object> env = at(function, "Environment", "Variables");
+            assertEquals(expected, OncepayStackTest.routing(env.get(DeploymentSettings.ENV_EVENT_ENDPOINTS)),
+                    env.get(DeploymentSettings.ENV_FUNQY_EXPORT).toString());
+            // No secret among them: the literal is exactly the URLs and types.
+            assertTrue(env.get(DeploymentSettings.ENV_EVENT_ENDPOINTS) instanceof String);
+            reached.add((String) env.get(DeploymentSettings.ENV_FUNQY_EXPORT));
+        }
+        assertEquals(new TreeSet<>(DeploymentSettings.FUNCTIONS), reached);
+    }
+
+    /**
+     * An endpoint without an existing secret gets one, created in the JSON shape event-delivery reads
+     * ({@code {"oncepay.events.endpoints.\"<tenant>\".\"<endpoint>\".secrets": "<random>"}}), kept on stack
+     * deletion; each endpoint's secret ARN is an output; no value is in the template.
+     */
+    @Test
+    void eachEndpointWithoutASecretGetsOne() {
+        Map<String, Map<String, Object>> secrets = synth.resources("AWS::SecretsManager::Secret");
+        Map<String, String> keys = Map.of(
+                alertsSecret(), DeploymentSettings.endpointProperty("Merchant-A", "alerts", DeploymentSettings.ENDPOINT_SECRETS),
+                ordersSecret(), DeploymentSettings.endpointProperty("merchant-b", "orders", DeploymentSettings.ENDPOINT_SECRETS));
+        keys.forEach((id, key) -> {
+            Map<String, Object> secret = secrets.get(id);
+            assertEquals("Retain", secret.get("DeletionPolicy"), id);
+            assertFalse(Synth.props(secret).containsKey("SecretString"), id);
+            assertEquals(Map.of("SecretStringTemplate", "{}", "GenerateStringKey", key, "ExcludePunctuation", true,
+                    "PasswordLength", 48), at(secret, "Properties", "GenerateSecretString"), id);
+            String description = at(secret, "Properties", "Description");
+            assertTrue(description.contains("for event-delivery") && description.contains(key), description);
+            // The secret's ARN output carries it too: CloudFormation's limit for an output's description.
+            assertTrue(description.length() <= 1024, description);
+        });
+        assertEquals("oncepay.events.endpoints.\"merchant-b\".\"orders\".secrets", keys.get(ordersSecret()));
+        Map<String, Object> outputs = at(synth.json, "Outputs");
+        Set<Object> arns = new java.util.HashSet<>();
+        outputs.forEach((id, output) -> {
+            if (id.startsWith("EventEndpoints")) {
+                arns.add(at(output, "Value"));
+            }
+        });
+        // An existing secret's ARN too, as for the accounts' secrets.
+        assertEquals(Set.of(ref(alertsSecret()), ref(ordersSecret()), LEDGER_SIGNING), arns);
+    }
+
+    private static String alertsSecret() {
+        return synth.id("AWS::SecretsManager::Secret", "EventEndpointsMerchantAalertsSigningSecret");
+    }
+
+    private static String ordersSecret() {
+        return synth.id("AWS::SecretsManager::Secret", "EventEndpointsmerchantbordersSigningSecret");
+    }
+
+    /** The event queue's concurrency from its key (the mapping's maximum and event-delivery's reservation), the age alarm's too. */
+    @Test
+    void theEventQueueTakesItsConcurrencyAndAlarmFromContext() {
+        OncepayStackTest.assertEventQueue(synth, 20, 45 * 60);
+    }
+
+    /** The first of two deploys onto an existing table adds the outbox index alone: CloudFormation creates one per update. */
+    @Test
+    void theDeliveriesIndexCanWaitForTheNextDeploy() {
+        List<Map<String, Object>> indexes = at(synth.only("AWS::DynamoDB::Table"), "GlobalSecondaryIndexes");
+        assertEquals(List.of(Table.SWEEP_INDEX, Table.ATTENTION_INDEX, Table.WALLET_INDEX, Table.OUTBOX_INDEX),
+                indexes.stream().map(index -> index.get("IndexName")).toList());
     }
 
     @Test

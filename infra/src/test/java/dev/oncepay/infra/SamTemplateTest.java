@@ -14,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import org.junit.jupiter.api.BeforeAll;
@@ -25,7 +26,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  * The SAM templates that oncepay-functions' package phase writes ({@link SamTemplate}) run each
  * function as the stack the CDK app synthesizes with default settings does, runtime by runtime:
  * the same handler, runtime, memory, timeout, reserved concurrency and environment, the same
- * routes with the same integration timeouts, the same schedule, the same charge queue and mapping.
+ * routes with the same integration timeouts, the same schedule, the same charge and event queues
+ * and their mappings.
  */
 class SamTemplateTest {
     /** The SAM parameter that stands in for each variable whose value is a resource of the stack. */
@@ -110,9 +112,12 @@ class SamTemplateTest {
                         assertEquals(stackDefault, at(samParameters, parameter, "Default"), parameter);
                     }
                 } else if (value instanceof Map<?, ?> reference && synth.resources("AWS::SQS::Queue").containsKey(reference.get("Ref"))) {
-                    // A queue of the stack: the template's own, the default account's.
-                    assertEquals(synth.id("AWS::SQS::Queue", DEFAULT_ACCOUNT_SCOPE + SamTemplate.CHARGE_QUEUE), reference.get("Ref"));
-                    assertEquals(ref(SamTemplate.CHARGE_QUEUE), samValue, name + " " + variable);
+                    // A queue of the stack: the template's own, the default account's charge queue or the event queue.
+                    Map<Object, String> samQueues = Map.of(
+                            synth.id("AWS::SQS::Queue", DEFAULT_ACCOUNT_SCOPE + SamTemplate.CHARGE_QUEUE), SamTemplate.CHARGE_QUEUE,
+                            synth.id("AWS::SQS::Queue", SamTemplate.EVENT_QUEUE), SamTemplate.EVENT_QUEUE);
+                    assertTrue(samQueues.containsKey(reference.get("Ref")), name + " " + variable + ": " + reference);
+                    assertEquals(ref(samQueues.get(reference.get("Ref"))), samValue, name + " " + variable);
                 } else {
                     assertEquals(ref(standIn(name, variable)), samValue, name + " " + variable + " (the stack's " + value + ")");
                 }
@@ -138,7 +143,7 @@ class SamTemplateTest {
 
     /**
      * Charge and webhook serve the stack's routes (payload 2.0, the integration's timeout); reconcile
-     * runs on its schedule; the worker on its queue (theWorkerTakesUpTheDefaultAccountsQueueAsTheStackDoes).
+     * runs on its schedule; the worker and event-delivery on their queues (eachQueueFedFunctionTakesUpItsQueueAsTheStackDoes).
      */
     @ParameterizedTest(name = "native {0}")
     @ValueSource(booleans = {true, false})
@@ -163,7 +168,8 @@ class SamTemplateTest {
                     assertEquals(DeploymentSettings.FUNCTION_RECONCILE, function.getKey());
                     schedule = (String) properties.get("Schedule");
                 } else if (event.get("Type").equals("SQS")) {
-                    assertEquals(DeploymentSettings.FUNCTION_CHARGE_WORKER, function.getKey());
+                    assertTrue(Set.of(DeploymentSettings.FUNCTION_CHARGE_WORKER, DeploymentSettings.FUNCTION_EVENT_DELIVERY)
+                            .contains(function.getKey()), function.getKey());
                 } else {
                     assertEquals("HttpApi", event.get("Type"));
                     samRoutes.put(properties.get("Method") + " " + properties.get("Path"), function.getKey() + " "
@@ -179,36 +185,49 @@ class SamTemplateTest {
     }
 
     /**
-     * The default account's queue and dead-letter queue are the stack's, and the worker's SQS event
-     * takes up the queue as the stack's event-source mapping does: batch size, batching window,
-     * failures reported per message, maximum concurrency.
+     * The default account's charge queue and the event queue, and their dead-letter queues, are the
+     * stack's, and the worker's and event-delivery's SQS events take them up as the stack's
+     * event-source mappings do: batch size, batching window, failures reported per message, maximum
+     * concurrency.
      */
     @ParameterizedTest(name = "native {0}")
     @ValueSource(booleans = {true, false})
-    void theWorkerTakesUpTheDefaultAccountsQueueAsTheStackDoes(boolean nativeRuntime) {
+    void eachQueueFedFunctionTakesUpItsQueueAsTheStackDoes(boolean nativeRuntime) {
         Synth synth = nativeRuntime ? nativeStack : jvmStack;
+        assertTakesUpItsQueue(synth, nativeRuntime, DeploymentSettings.FUNCTION_CHARGE_WORKER, DEFAULT_ACCOUNT_SCOPE,
+                SamTemplate.CHARGE_QUEUE, SamTemplate.CHARGE_DEAD_LETTERS);
+        assertTakesUpItsQueue(synth, nativeRuntime, DeploymentSettings.FUNCTION_EVENT_DELIVERY, "",
+                SamTemplate.EVENT_QUEUE, SamTemplate.EVENT_DEAD_LETTERS);
+        assertEquals(2, synth.resources("AWS::Lambda::EventSourceMapping").size());
+    }
+
+    /** @param scope how the stack's logical ids of the queues begin before the template's ids for them */
+    private static void assertTakesUpItsQueue(Synth synth, boolean nativeRuntime, String function, String scope,
+            String samQueue, String samDeadLetters) {
         Map<String, Object> samResources = at(SamTemplate.template(nativeRuntime), "Resources");
-        String queue = synth.id("AWS::SQS::Queue", DEFAULT_ACCOUNT_SCOPE + SamTemplate.CHARGE_QUEUE);
-        String deadLetters = synth.id("AWS::SQS::Queue", DEFAULT_ACCOUNT_SCOPE + SamTemplate.CHARGE_DEAD_LETTERS);
+        String queue = synth.id("AWS::SQS::Queue", scope + samQueue);
+        String deadLetters = synth.id("AWS::SQS::Queue", scope + samDeadLetters);
         Map<String, Object> deployedQueue = new TreeMap<>(props(synth.resources("AWS::SQS::Queue").get(queue)));
         // The stack's dead-letter queue, by the template's id for it.
         assertEquals(Map.of("Fn::GetAtt", List.of(deadLetters, "Arn")), at(deployedQueue, "RedrivePolicy", "deadLetterTargetArn"));
         Object maxReceives = at(deployedQueue, "RedrivePolicy", "maxReceiveCount");
-        deployedQueue.put("RedrivePolicy", Map.of("deadLetterTargetArn", Map.of("Fn::GetAtt", List.of(SamTemplate.CHARGE_DEAD_LETTERS, "Arn")),
+        deployedQueue.put("RedrivePolicy", Map.of("deadLetterTargetArn", Map.of("Fn::GetAtt", List.of(samDeadLetters, "Arn")),
                 "maxReceiveCount", maxReceives));
-        assertEquals(Map.of("Type", "AWS::SQS::Queue", "Properties", deployedQueue), samResources.get(SamTemplate.CHARGE_QUEUE));
+        assertEquals(Map.of("Type", "AWS::SQS::Queue", "Properties", deployedQueue), samResources.get(samQueue), function);
         assertEquals(Map.of("Type", "AWS::SQS::Queue", "Properties", props(synth.resources("AWS::SQS::Queue").get(deadLetters))),
-                samResources.get(SamTemplate.CHARGE_DEAD_LETTERS));
+                samResources.get(samDeadLetters), function);
 
-        Map<String, Object> mapping = synth.only("AWS::Lambda::EventSourceMapping");
-        Map<String, Map<String, Object>> events = at(samFunctions(nativeRuntime).get(DeploymentSettings.FUNCTION_CHARGE_WORKER), "Events");
-        assertEquals(Map.of(SamTemplate.CHARGE_QUEUE, Map.of("Type", "SQS", "Properties", Map.of(
-                "Queue", Map.of("Fn::GetAtt", List.of(SamTemplate.CHARGE_QUEUE, "Arn")),
+        List<Map<String, Object>> mappings = synth.properties("AWS::Lambda::EventSourceMapping").stream()
+                .filter(m -> Map.of("Fn::GetAtt", List.of(queue, "Arn")).equals(m.get("EventSourceArn"))).toList();
+        assertEquals(1, mappings.size(), function);
+        Map<String, Object> mapping = mappings.get(0);
+        Map<String, Map<String, Object>> events = at(samFunctions(nativeRuntime).get(function), "Events");
+        assertEquals(Map.of(samQueue, Map.of("Type", "SQS", "Properties", Map.of(
+                "Queue", Map.of("Fn::GetAtt", List.of(samQueue, "Arn")),
                 "BatchSize", mapping.get("BatchSize"),
                 "MaximumBatchingWindowInSeconds", mapping.get("MaximumBatchingWindowInSeconds"),
                 "FunctionResponseTypes", mapping.get("FunctionResponseTypes"),
-                "ScalingConfig", mapping.get("ScalingConfig")))), events);
-        assertEquals(Map.of("Fn::GetAtt", List.of(queue, "Arn")), mapping.get("EventSourceArn"));
+                "ScalingConfig", mapping.get("ScalingConfig")))), events, function);
     }
 
     /** The function whose live alias a route's integration or the schedule's target invokes. */

@@ -20,10 +20,10 @@ import java.util.stream.Collectors;
  * environment variables, routes, schedule and queue per function ({@code SamTemplateTest} in
  * {@code infra/} compares them with the synthesized stack). The CDK app stays the deployment:
  * what a stack creates (the table, the secrets, the operator role) is a parameter here, named
- * after the stack's output that holds it, except the default account's charge queue and its
- * dead-letter queue, resources here as in the stack because the charge worker's SQS event names
- * its queue; what only a deployed stack has (authorizers, versions and aliases, roles, alarms) is
- * left out.
+ * after the stack's output that holds it, except the default account's charge queue, the event
+ * queue and their dead-letter queues, resources here as in the stack because the charge worker's
+ * and event-delivery's SQS events name their queues; what only a deployed stack has (authorizers,
+ * versions and aliases, roles, alarms) is left out.
  */
 public final class SamTemplate {
     public static final String JVM_FILE = "sam.jvm.yaml";
@@ -43,6 +43,9 @@ public final class SamTemplate {
     // Resources beside the functions: the default account's queues, by the ids the stack gives them in the account's scope.
     public static final String CHARGE_QUEUE = "ChargeQueue";
     public static final String CHARGE_DEAD_LETTERS = "ChargeDeadLetters";
+    // The event queue and its dead-letter queue, by the stack's ids for them.
+    public static final String EVENT_QUEUE = "EventQueue";
+    public static final String EVENT_DEAD_LETTERS = "EventDeadLetters";
 
     private SamTemplate() {
     }
@@ -90,8 +93,15 @@ public final class SamTemplate {
         for (String function : DeploymentSettings.FUNCTIONS) {
             resources.put(logicalId(function), typed("AWS::Serverless::Function", function(function, nativeRuntime)));
         }
-        resources.put(CHARGE_QUEUE, typed("AWS::SQS::Queue", chargeQueue()));
-        resources.put(CHARGE_DEAD_LETTERS, typed("AWS::SQS::Queue", chargeDeadLetters()));
+        resources.put(CHARGE_QUEUE, typed("AWS::SQS::Queue", queue(DeploymentSettings.chargeQueueName(DeploymentSettings.DEFAULT_ACCOUNT),
+                DeploymentSettings.CHARGE_QUEUE_VISIBILITY_TIMEOUT_SECONDS, DeploymentSettings.CHARGE_QUEUE_HORIZON_SECONDS,
+                CHARGE_DEAD_LETTERS, DeploymentSettings.CHARGE_QUEUE_MAX_RECEIVES)));
+        resources.put(CHARGE_DEAD_LETTERS, typed("AWS::SQS::Queue",
+                deadLetters(DeploymentSettings.chargeDeadLetterQueueName(DeploymentSettings.DEFAULT_ACCOUNT))));
+        resources.put(EVENT_QUEUE, typed("AWS::SQS::Queue", queue(DeploymentSettings.EVENT_QUEUE_NAME,
+                DeploymentSettings.EVENT_QUEUE_VISIBILITY_TIMEOUT_SECONDS, DeploymentSettings.EVENT_QUEUE_RETENTION_SECONDS,
+                EVENT_DEAD_LETTERS, DeploymentSettings.EVENT_QUEUE_MAX_RECEIVES)));
+        resources.put(EVENT_DEAD_LETTERS, typed("AWS::SQS::Queue", deadLetters(DeploymentSettings.EVENT_DEAD_LETTER_QUEUE_NAME)));
         template.put("Resources", resources);
         return template;
     }
@@ -133,24 +143,25 @@ public final class SamTemplate {
         return properties;
     }
 
-    /** The default account's charge queue, as the stack creates it. */
-    private static Map<String, Object> chargeQueue() {
+    /** A queue that feeds a function, as the stack creates it: after {@code maxReceives} receives a message moves to {@code deadLetters}. */
+    private static Map<String, Object> queue(String name, int visibilityTimeoutSeconds, int retentionSeconds, String deadLetters,
+            int maxReceives) {
         Map<String, Object> redrive = new LinkedHashMap<>();
-        redrive.put("deadLetterTargetArn", arn(CHARGE_DEAD_LETTERS));
-        redrive.put("maxReceiveCount", DeploymentSettings.CHARGE_QUEUE_MAX_RECEIVES);
+        redrive.put("deadLetterTargetArn", arn(deadLetters));
+        redrive.put("maxReceiveCount", maxReceives);
         Map<String, Object> properties = new LinkedHashMap<>();
-        properties.put("QueueName", DeploymentSettings.chargeQueueName(DeploymentSettings.DEFAULT_ACCOUNT));
-        properties.put("VisibilityTimeout", DeploymentSettings.CHARGE_QUEUE_VISIBILITY_TIMEOUT_SECONDS);
-        properties.put("MessageRetentionPeriod", DeploymentSettings.CHARGE_QUEUE_HORIZON_SECONDS);
+        properties.put("QueueName", name);
+        properties.put("VisibilityTimeout", visibilityTimeoutSeconds);
+        properties.put("MessageRetentionPeriod", retentionSeconds);
         properties.put("SqsManagedSseEnabled", true);
         properties.put("RedrivePolicy", redrive);
         return properties;
     }
 
-    /** Its dead-letter queue. */
-    private static Map<String, Object> chargeDeadLetters() {
+    /** A dead-letter queue. */
+    private static Map<String, Object> deadLetters(String name) {
         Map<String, Object> properties = new LinkedHashMap<>();
-        properties.put("QueueName", DeploymentSettings.chargeDeadLetterQueueName(DeploymentSettings.DEFAULT_ACCOUNT));
+        properties.put("QueueName", name);
         properties.put("MessageRetentionPeriod", DeploymentSettings.DEAD_LETTER_RETENTION_SECONDS);
         properties.put("SqsManagedSseEnabled", true);
         return properties;
@@ -158,13 +169,16 @@ public final class SamTemplate {
 
     /** The variables the CDK stack sets on the function. */
     private static Map<String, Object> environment(String function, boolean nativeRuntime) {
-        boolean callsProviders = !function.equals(DeploymentSettings.FUNCTION_WEBHOOK);
+        boolean callsProviders = function.equals(DeploymentSettings.FUNCTION_CHARGE)
+                || function.equals(DeploymentSettings.FUNCTION_RECONCILE) || function.equals(DeploymentSettings.FUNCTION_CHARGE_WORKER);
+        boolean queueFed = function.equals(DeploymentSettings.FUNCTION_CHARGE_WORKER)
+                || function.equals(DeploymentSettings.FUNCTION_EVENT_DELIVERY);
         Map<String, Object> env = new LinkedHashMap<>();
         env.put(DeploymentSettings.ENV_TABLE, ref(TABLE_NAME));
         env.put(DeploymentSettings.ENV_PROVIDER_URL, ref(PROVIDER_URL));
         env.put(DeploymentSettings.ENV_PROVIDER_ID, ref(PROVIDER_ID));
-        // The worker takes no HTTP request, so no token's claim.
-        if (!function.equals(DeploymentSettings.FUNCTION_CHARGE_WORKER)) {
+        // The queue-fed functions take no HTTP request, so no token's claim.
+        if (!queueFed) {
             env.put(DeploymentSettings.ENV_TENANT_CLAIM, ref(TENANT_CLAIM));
         }
         env.put(DeploymentSettings.ENV_AWS_RETRY_MODE, DeploymentSettings.AWS_RETRY_MODE);
@@ -173,7 +187,12 @@ public final class SamTemplate {
             env.put(DeploymentSettings.ENV_DISABLE_SIGNAL_HANDLERS, "true");
         }
         env.put(DeploymentSettings.ENV_FUNQY_EXPORT, function);
-        env.put(DeploymentSettings.ENV_SECRET_ARNS, ref(callsProviders ? API_KEY_SECRET_ARNS : SIGNING_SECRET_ARNS));
+        // Event-delivery reads the merchant endpoints' secrets, and the stack with default settings has no endpoint.
+        if (callsProviders || function.equals(DeploymentSettings.FUNCTION_WEBHOOK)) {
+            env.put(DeploymentSettings.ENV_SECRET_ARNS, ref(callsProviders ? API_KEY_SECRET_ARNS : SIGNING_SECRET_ARNS));
+        }
+        // Every function moves payments or refunds (and relays their events) or delivers them.
+        env.put(DeploymentSettings.ENV_EVENT_QUEUE_URL, ref(EVENT_QUEUE));
         if (function.equals(DeploymentSettings.FUNCTION_CHARGE) || function.equals(DeploymentSettings.FUNCTION_CHARGE_WORKER)) {
             env.put(DeploymentSettings.ENV_PROVIDER_QUEUE_URL, ref(CHARGE_QUEUE));
         }
@@ -204,15 +223,25 @@ public final class SamTemplate {
             events.put("Schedule", typed("Schedule", Map.of("Schedule", rate(DeploymentSettings.RECONCILE_RATE_MINUTES))));
         }
         if (function.equals(DeploymentSettings.FUNCTION_CHARGE_WORKER)) {
-            Map<String, Object> properties = new LinkedHashMap<>();
-            properties.put("Queue", arn(CHARGE_QUEUE));
-            properties.put("BatchSize", DeploymentSettings.CHARGE_QUEUE_BATCH_SIZE);
-            properties.put("MaximumBatchingWindowInSeconds", 0);
-            properties.put("FunctionResponseTypes", List.of("ReportBatchItemFailures"));
-            properties.put("ScalingConfig", Map.of("MaximumConcurrency", DeploymentSettings.CHARGE_QUEUE_MAX_CONCURRENCY));
-            events.put(CHARGE_QUEUE, typed("SQS", properties));
+            events.put(CHARGE_QUEUE, sqsEvent(CHARGE_QUEUE, DeploymentSettings.CHARGE_QUEUE_BATCH_SIZE,
+                    DeploymentSettings.CHARGE_QUEUE_MAX_CONCURRENCY));
+        }
+        if (function.equals(DeploymentSettings.FUNCTION_EVENT_DELIVERY)) {
+            events.put(EVENT_QUEUE, sqsEvent(EVENT_QUEUE, DeploymentSettings.EVENT_QUEUE_BATCH_SIZE,
+                    DeploymentSettings.EVENT_QUEUE_MAX_CONCURRENCY));
         }
         return events;
+    }
+
+    /** An SQS event as the stack's event-source mappings take up their queues: no batching window, failures per message. */
+    private static Map<String, Object> sqsEvent(String queue, int batchSize, int maxConcurrency) {
+        Map<String, Object> properties = new LinkedHashMap<>();
+        properties.put("Queue", arn(queue));
+        properties.put("BatchSize", batchSize);
+        properties.put("MaximumBatchingWindowInSeconds", 0);
+        properties.put("FunctionResponseTypes", List.of("ReportBatchItemFailures"));
+        properties.put("ScalingConfig", Map.of("MaximumConcurrency", maxConcurrency));
+        return typed("SQS", properties);
     }
 
     /** A resource or event: its type, then its properties. */

@@ -271,7 +271,7 @@ public class AdminUseCase {
             }
             boolean moved;
             try {
-                moved = payments.apply(paymentId, move, Actor.operator(operator), clock.instant());
+                moved = payments.apply(paymentId, payment.tenant(), move, Actor.operator(operator), clock.instant());
             } catch (SdkException unknownIfWritten) {
                 // It may have committed: keep the key; a retry after its lease finds out (takeover).
                 keep = true;

@@ -75,7 +75,7 @@ public class DeclinedChargeCancel {
 
     private Payment toReview(Payment failed, CancelResult result, Actor by, Instant now) {
         String reason = reason(failed, result);
-        if (payments.apply(failed.id(), Transition.toReview(PaymentStatus.FAILED, failed.providerPaymentId(), reason,
+        if (payments.apply(failed.id(), failed.tenant(), Transition.toReview(PaymentStatus.FAILED, failed.providerPaymentId(), reason,
                 ReviewReason.CONFLICTING_FACTS), by, now)) {
             LOG.errorf("payment %s moved to NEEDS_REVIEW: %s", failed.id(), reason);
         }

@@ -379,7 +379,7 @@ public class ChargeUseCase {
         Transition transition = settlement(result, epoch);
         Instant now = clock.instant();
         try {
-            if (!payments.apply(payment.id(), transition, Actor.chargeRun(epoch), now)) {
+            if (!payments.apply(payment.id(), payment.tenant(), transition, Actor.chargeRun(epoch), now)) {
                 return afterLostSettle(payment.id(), result, epoch);
             }
         } catch (SdkException storeFailed) {
@@ -406,7 +406,7 @@ public class ChargeUseCase {
                 "charge run: " + result.detail(), ReviewReason.PROVIDER_REJECTED_REQUEST);
         Instant now = clock.instant();
         try {
-            if (payments.apply(unknown.id(), review, Actor.chargeRun(epoch), now)) {
+            if (payments.apply(unknown.id(), unknown.tenant(), review, Actor.chargeRun(epoch), now)) {
                 LOG.warnf("payment %s moved to NEEDS_REVIEW: %s", unknown.id(), result.detail());
                 return settled(unknown, review, now);
             }
@@ -533,7 +533,7 @@ public class ChargeUseCase {
                 }
                 return new ChargeAnswer(current, false);
             }
-            if (payments.apply(paymentId, move.get(), Actor.chargeRun(epoch), clock.instant())) {
+            if (payments.apply(paymentId, current.tenant(), move.get(), Actor.chargeRun(epoch), clock.instant())) {
                 if (move.get().to() == PaymentStatus.NEEDS_REVIEW) {
                     LOG.warnf("payment %s moved to NEEDS_REVIEW: %s", paymentId, move.get().reason());
                 }

@@ -1,5 +1,7 @@
 package dev.oncepay.events;
 
+import dev.oncepay.payment.MerchantEventType;
+
 import java.net.URI;
 import java.util.List;
 import java.util.Set;

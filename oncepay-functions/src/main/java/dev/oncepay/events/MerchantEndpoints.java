@@ -1,5 +1,7 @@
 package dev.oncepay.events;
 
+import dev.oncepay.payment.MerchantEventType;
+
 import dev.oncepay.config.EventsConfig;
 import dev.oncepay.config.OncepayConfig;
 import dev.oncepay.contract.DeploymentSettings;

@@ -21,6 +21,8 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
 import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.Select;
 
 /**
@@ -38,10 +40,12 @@ public class PaymentRepository {
     /** What a payment item without {@code provider} reads as: the default account. */
     private final ProviderAccount legacyAccount;
     private final Duration lease;
+    private final EventOutbox outbox;
 
-    public PaymentRepository(DynamoDbClient dynamo, OncepayConfig config, EmbeddedMetrics metrics) {
+    public PaymentRepository(DynamoDbClient dynamo, OncepayConfig config, EmbeddedMetrics metrics, EventOutbox outbox) {
         this.dynamo = dynamo;
         this.metrics = metrics;
+        this.outbox = outbox;
         this.table = config.table();
         this.shards = config.sweep().shards();
         // The default account (oncepay.provider.id and .account).
@@ -84,7 +88,7 @@ public class PaymentRepository {
         item.put(Table.HISTORY, AttributeValue.fromL(List.of(entry(new HistoryEntry(payment.createdAt(), null,
                 PaymentStatus.PENDING, Actor.chargeRun(payment.leaseEpoch()), payment.queuedUntil() == null
                         ? "charge request accepted" : "charge request accepted; its charge queued until "
-                                + payment.queuedUntil(), null, null)))));
+                                + payment.queuedUntil(), null, null), null))));
         return TableItems.putIfAbsent(dynamo, table, item);
     }
 
@@ -126,9 +130,23 @@ public class PaymentRepository {
         return lease.multipliedBy(2);
     }
 
-    private static AttributeValue entry(HistoryEntry e) {
+    private static AttributeValue entry(HistoryEntry e, MerchantEventType event) {
         return historyEntry(e.at(), e.from(), e.to(), e.actor(), e.reason(), Table.HISTORY_PROVIDER_PAYMENT_ID,
-                e.providerPaymentId(), Table.HISTORY_DECLINE_CODE, e.declineCode());
+                e.providerPaymentId(), Table.HISTORY_DECLINE_CODE, e.declineCode(), event);
+    }
+
+    /**
+     * What the merchant hears of {@code t} made by {@code by}; empty for a move it does not hear of
+     * (into PENDING or UNKNOWN without anything for the customer to do, review to review).
+     */
+    static Optional<MerchantEventType> eventOf(Transition t, Actor by) {
+        boolean resolution = by.kind() == Actor.Kind.OPERATOR;
+        return Optional.ofNullable(switch (t.to()) {
+            case SUCCEEDED -> resolution ? MerchantEventType.PAYMENT_RESOLVED : MerchantEventType.PAYMENT_SUCCEEDED;
+            case FAILED -> resolution ? MerchantEventType.PAYMENT_RESOLVED : MerchantEventType.PAYMENT_FAILED;
+            case NEEDS_REVIEW -> t.from() == PaymentStatus.NEEDS_REVIEW ? null : MerchantEventType.PAYMENT_NEEDS_REVIEW;
+            case PENDING, UNKNOWN -> t.customerAction() != null ? MerchantEventType.PAYMENT_REQUIRES_ACTION : null;
+        });
     }
 
     /**
@@ -136,7 +154,7 @@ public class PaymentRepository {
      * for the creation) to where, who and why, and the two pieces of evidence the move rests on.
      */
     static AttributeValue historyEntry(Instant at, Enum<?> from, Enum<?> to, Actor actor, String reason,
-            String idAttribute, String id, String codeAttribute, String code) {
+            String idAttribute, String id, String codeAttribute, String code, MerchantEventType event) {
         Map<String, AttributeValue> m = new HashMap<>();
         m.put(Table.HISTORY_AT, Attr.s(at.toString()));
         if (from != null) {
@@ -148,6 +166,9 @@ public class PaymentRepository {
         putIfPresent(m, Table.HISTORY_REASON, reason);
         putIfPresent(m, idAttribute, id);
         putIfPresent(m, codeAttribute, code);
+        if (event != null) {
+            m.put(Table.HISTORY_EVENT, Attr.s(event.wireName()));
+        }
         return AttributeValue.fromM(m);
     }
 
@@ -214,7 +235,7 @@ public class PaymentRepository {
      * attention index, in one conditional write; {@code false} if the payment is no longer where
      * the transition starts.
      */
-    public boolean apply(String paymentId, Transition t, Actor by, Instant now) {
+    public boolean apply(String paymentId, String tenant, Transition t, Actor by, Instant now) {
         Map<String, String> names = new HashMap<>();
         Map<String, AttributeValue> values = new HashMap<>();
         StringBuilder set = new StringBuilder("SET #status = :to, #updatedAt = :now,"
@@ -226,8 +247,13 @@ public class PaymentRepository {
         values.put(":from", Attr.s(t.from().name()));
         values.put(":now", Attr.s(now.toString()));
         values.put(":noHistory", AttributeValue.fromL(List.of()));
+        MerchantEventType event = eventOf(t, by).orElse(null);
         values.put(":entry", AttributeValue.fromL(List.of(entry(new HistoryEntry(now, t.from(), t.to(), by, t.reason(),
-                t.providerPaymentId(), t.declineCode())))));
+                t.providerPaymentId(), t.declineCode()), event))));
+        boolean marked = event != null && outbox.wanted(tenant, event);
+        if (marked) {
+            Outbox.mark(set, names, values, paymentId, shards, now);
+        }
         setIfPresent(set, names, values, Table.PROVIDER_PAYMENT_ID, t.providerPaymentId());
         setIfPresent(set, names, values, Table.DECLINE_CODE, t.declineCode());
         setIfPresent(set, names, values, Table.STATUS_REASON, t.reason());
@@ -274,11 +300,15 @@ public class PaymentRepository {
         String update = set + (remove.isEmpty() ? "" : " REMOVE " + String.join(", ", remove));
         String finalCondition = condition;
         try {
-            dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk(paymentId)))
+            UpdateItemResponse written = dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk(paymentId)))
                     .updateExpression(update).conditionExpression(finalCondition)
-                    .expressionAttributeNames(names).expressionAttributeValues(values));
+                    .expressionAttributeNames(names).expressionAttributeValues(values)
+                    .returnValues(marked ? ReturnValue.ALL_NEW : ReturnValue.NONE));
             if (t.to() == PaymentStatus.NEEDS_REVIEW && t.from() != PaymentStatus.NEEDS_REVIEW) {
                 metrics.count(Metrics.NEEDS_REVIEW); // every road to a human passes here
+            }
+            if (marked) {
+                outbox.relay(written.attributes());
             }
             return true;
         } catch (ConditionalCheckFailedException moved) {
@@ -299,7 +329,7 @@ public class PaymentRepository {
         Map<String, AttributeValue> values = Map.of(":failed", Attr.s(PaymentStatus.FAILED.name()),
                 ":pending", Attr.s(Table.PROVIDER_CANCEL_PENDING), ":done", Attr.s(Table.PROVIDER_CANCEL_DONE),
                 ":noHistory", AttributeValue.fromL(List.of()), ":entry", AttributeValue.fromL(List.of(entry(new HistoryEntry(now, PaymentStatus.FAILED,
-                        PaymentStatus.FAILED, by, reason, providerPaymentId, null)))));
+                        PaymentStatus.FAILED, by, reason, providerPaymentId, null), null))));
         try {
             dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk(paymentId)))
                     .updateExpression("SET #cancel = :done, #history = list_append(if_not_exists(#history, :noHistory), :entry)"
@@ -563,6 +593,7 @@ public class PaymentRepository {
      */
     public boolean deferCheck(Payment observed, Instant nextCheckAt, String providerPaymentId, CustomerAction learned,
             Instant now) {
+        boolean marked = false;
         if (!observed.status().isSweepable()) {
             throw new IllegalArgumentException("only a payment the sweep lists is deferred: " + observed.status());
         }
@@ -585,14 +616,30 @@ public class PaymentRepository {
             setIfPresent(set, names, values, Table.PROVIDER_PAYMENT_ID, providerPaymentId);
             setIfPresent(set, names, values, Table.CLIENT_SECRET, learned.clientSecret());
             setIfPresent(set, names, values, Table.NEXT_ACTION, learned.nextActionJson());
+            // The merchant hears of it as of a move: its own history entry, from the status to itself.
+            set.append(", #history = list_append(if_not_exists(#history, :noHistory), :entry)");
+            names.put("#history", Table.HISTORY);
+            values.put(":noHistory", AttributeValue.fromL(List.of()));
+            values.put(":entry", AttributeValue.fromL(List.of(entry(new HistoryEntry(now, observed.status(),
+                    observed.status(), Actor.SWEEP, "the provider asks the customer to act", providerPaymentId, null),
+                    MerchantEventType.PAYMENT_REQUIRES_ACTION))));
+            marked = outbox.wanted(observed.tenant(), MerchantEventType.PAYMENT_REQUIRES_ACTION);
+            if (marked) {
+                Outbox.mark(set, names, values, observed.id(), shards, now);
+            }
         }
         String finalCondition = condition;
         String update = set.toString();
+        boolean relay = marked;
         try {
-            dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk(observed.id())))
+            UpdateItemResponse written = dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk(observed.id())))
                     .updateExpression(update)
                     .conditionExpression(finalCondition)
-                    .expressionAttributeNames(names).expressionAttributeValues(values));
+                    .expressionAttributeNames(names).expressionAttributeValues(values)
+                    .returnValues(relay ? ReturnValue.ALL_NEW : ReturnValue.NONE));
+            if (relay) {
+                outbox.relay(written.attributes());
+            }
             return true;
         } catch (ConditionalCheckFailedException moved) {
             return false;

@@ -23,6 +23,8 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BatchGetItemResponse;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemResponse;
 
 /**
  * Refund items, and the reservations their amounts hold on their payment's item. Every write is
@@ -42,14 +44,16 @@ public class RefundRepository {
     private final EmbeddedMetrics metrics;
     private final String table;
     private final int shards;
+    private final EventOutbox outbox;
 
     public RefundRepository(DynamoDbClient dynamo, PaymentRepository payments, OncepayConfig config,
-            EmbeddedMetrics metrics) {
+            EmbeddedMetrics metrics, EventOutbox outbox) {
         this.dynamo = dynamo;
         this.metrics = metrics;
         this.payments = payments;
         this.table = config.table();
         this.shards = config.sweep().shards();
+        this.outbox = outbox;
     }
 
     public static String pk(String refundId) {
@@ -190,7 +194,7 @@ public class RefundRepository {
         item.put(Table.SWEEP_SHARD, Attr.s(shardOf(refund.id())));
         item.put(Table.NEXT_CHECK_AT, Attr.n(nextCheckAt.toEpochMilli()));
         item.put(Table.HISTORY, AttributeValue.fromL(List.of(step(new RefundStep(refund.createdAt(), null,
-                RefundStatus.PENDING, Actor.refundRun(refund.leaseEpoch()), "refund request accepted", null, null)))));
+                RefundStatus.PENDING, Actor.refundRun(refund.leaseEpoch()), "refund request accepted", null, null), null))));
         return TableItems.putIfAbsent(dynamo, table, item);
     }
 
@@ -243,7 +247,7 @@ public class RefundRepository {
      * Applies one transition made by {@code by}, with its history entry and its place in the sweep
      * index, in one conditional write; {@code false} if the refund is no longer where it starts.
      */
-    public boolean apply(String refundId, RefundTransition t, Actor by, Instant now) {
+    public boolean apply(String refundId, String tenant, RefundTransition t, Actor by, Instant now) {
         Map<String, String> names = new HashMap<>(Map.of("#status", Table.STATUS, "#updatedAt", Table.UPDATED_AT,
                 "#history", Table.HISTORY, "#next", Table.NEXT_CHECK_AT, "#shard", Table.SWEEP_SHARD));
         Map<String, AttributeValue> values = new HashMap<>();
@@ -253,8 +257,13 @@ public class RefundRepository {
         values.put(":from", Attr.s(t.from().name()));
         values.put(":now", Attr.s(now.toString()));
         values.put(":noHistory", AttributeValue.fromL(List.of()));
+        MerchantEventType event = eventOf(t).orElse(null);
         values.put(":entry", AttributeValue.fromL(List.of(step(new RefundStep(now, t.from(), t.to(), by, t.reason(),
-                t.providerRefundId(), t.failureCode())))));
+                t.providerRefundId(), t.failureCode()), event))));
+        boolean marked = event != null && outbox.wanted(tenant, event);
+        if (marked) {
+            Outbox.mark(set, names, values, refundId, shards, now);
+        }
         PaymentRepository.setIfPresent(set, names, values, Table.PROVIDER_REFUND_ID, t.providerRefundId());
         PaymentRepository.setIfPresent(set, names, values, Table.FAILURE_CODE, t.failureCode());
         PaymentRepository.setIfPresent(set, names, values, Table.STATUS_REASON, t.reason());
@@ -275,11 +284,14 @@ public class RefundRepository {
         }
         String finalCondition = condition;
         try {
-            dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk(refundId))).updateExpression(update)
-                    .conditionExpression(finalCondition).expressionAttributeNames(names)
-                    .expressionAttributeValues(values));
+            UpdateItemResponse written = dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk(refundId)))
+                    .updateExpression(update).conditionExpression(finalCondition).expressionAttributeNames(names)
+                    .expressionAttributeValues(values).returnValues(marked ? ReturnValue.ALL_NEW : ReturnValue.NONE));
             if (t.to() == RefundStatus.NEEDS_REVIEW) {
                 metrics.count(Metrics.NEEDS_REVIEW); // the same alarm as a payment's: a human decides
+            }
+            if (marked) {
+                outbox.relay(written.attributes());
             }
             return true;
         } catch (ConditionalCheckFailedException moved) {
@@ -375,9 +387,19 @@ public class RefundRepository {
                 new ProviderAccount(Attr.string(item, Table.PROVIDER), Attr.string(item, Table.PROVIDER_ACCOUNT)));
     }
 
-    private static AttributeValue step(RefundStep s) {
+    private static AttributeValue step(RefundStep s, MerchantEventType event) {
         return PaymentRepository.historyEntry(s.at(), s.from(), s.to(), s.actor(), s.reason(), Table.PROVIDER_REFUND_ID,
-                s.providerRefundId(), Table.FAILURE_CODE, s.failureCode());
+                s.providerRefundId(), Table.FAILURE_CODE, s.failureCode(), event);
+    }
+
+    /** What the merchant hears of {@code t}: a refund's settlement and its move to review. */
+    static Optional<MerchantEventType> eventOf(RefundTransition t) {
+        return Optional.ofNullable(switch (t.to()) {
+            case SUCCEEDED -> MerchantEventType.REFUND_SUCCEEDED;
+            case FAILED -> MerchantEventType.REFUND_FAILED;
+            case NEEDS_REVIEW -> t.from() == RefundStatus.NEEDS_REVIEW ? null : MerchantEventType.REFUND_NEEDS_REVIEW;
+            default -> null;
+        });
     }
 
     private static List<RefundStep> history(Map<String, AttributeValue> item) {

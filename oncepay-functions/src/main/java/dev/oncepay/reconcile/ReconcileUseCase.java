@@ -4,6 +4,7 @@ import dev.oncepay.cancel.DeclinedChargeCancel;
 import dev.oncepay.config.EmbeddedMetrics;
 import dev.oncepay.config.ReconcileConfig;
 import dev.oncepay.contract.Metrics;
+import dev.oncepay.events.OutboxSweep;
 import dev.oncepay.payment.Actor;
 import dev.oncepay.payment.CustomerAction;
 import dev.oncepay.payment.Payment;
@@ -86,10 +87,13 @@ public class ReconcileUseCase {
     private final DeclinedChargeCancel cancels;
     private final NoChargeProof proof;
     private final RefundSweep refundSweep;
+    private final OutboxSweep outbox;
 
     public ReconcileUseCase(PaymentRepository payments, ProviderGateway provider, Event<ReconcilePhaseReached> phases,
             Clock clock, ReconcileConfig config, EmbeddedMetrics metrics, ProviderAccounts accounts, Backlog backlog,
-            DeclinedChargeCancel cancels, NoChargeProof proof, RefundSweep refundSweep) {
+            DeclinedChargeCancel cancels, NoChargeProof proof, RefundSweep refundSweep,
+            OutboxSweep outbox) {
+        this.outbox = outbox;
         this.refundSweep = refundSweep;
         this.cancels = cancels;
         this.proof = proof;
@@ -130,6 +134,7 @@ public class ReconcileUseCase {
             }
         }
         SweepSummary.Refunds refunded = refundSweep.sweep(deadline);
+        outbox.sweep(deadline);
         SweepSummary summary = tally.summary(trigger, Duration.between(started, clock.instant()).toMillis(), refunded);
         backlog.emit();
         return summary; // logged, one line per sweep, by the function (RequestLog)
@@ -419,7 +424,7 @@ public class ReconcileUseCase {
                             settle.reason(), now, fence(payment))
                     : new Transition(current, settle.status(), settle.providerPaymentId(), settle.declineCode(),
                             settle.reason(), null, fence(payment));
-            if (!payments.apply(payment.id(), t, Actor.SWEEP, now)) {
+            if (!payments.apply(payment.id(), payment.tenant(), t, Actor.SWEEP, now)) {
                 return Optional.empty();
             }
             written(payment, settle.status(), settle.reason());
@@ -502,14 +507,14 @@ public class ReconcileUseCase {
         if (current.status() == PaymentStatus.PENDING) {
             Transition toUnknown = new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
                     "reconcile: " + Payment.REVIEW_BOUND + reason, now, fence(current), null, why);
-            if (!payments.apply(current.id(), toUnknown, Actor.SWEEP, now)) {
+            if (!payments.apply(current.id(), current.tenant(), toUnknown, Actor.SWEEP, now)) {
                 return Optional.empty();
             }
             reached(current.id(), ReconcilePhase.MARKED_UNKNOWN);
             current = withStatus(current, PaymentStatus.UNKNOWN);
         }
         Transition t = Transition.toReview(current.status(), null, reason, why);
-        if (!payments.apply(current.id(), t, Actor.SWEEP, now)) {
+        if (!payments.apply(current.id(), current.tenant(), t, Actor.SWEEP, now)) {
             return Optional.empty();
         }
         written(current, PaymentStatus.NEEDS_REVIEW, reason);

@@ -246,7 +246,7 @@ public class RefundSweep {
         Instant now = clock.instant();
         RefundTransition move = new RefundTransition(refund.status(), to, providerRefundId, failureCode, reason,
                 nextCheckAt, OptionalLong.of(refund.leaseEpoch()));
-        if (!refunds.apply(refund.id(), move, Actor.SWEEP, now)) {
+        if (!refunds.apply(refund.id(), refund.tenant(), move, Actor.SWEEP, now)) {
             return Outcome.SKIPPED; // a takeover, a webhook or another sweep moved it first
         }
         LOG.infof("reconcile refundId=%s %s -> %s: %s", refund.id(), refund.status(), to, reason);
@@ -266,7 +266,7 @@ public class RefundSweep {
             // No PENDING -> NEEDS_REVIEW: UNKNOWN first, reviewed when next due (at once).
             return fenced(refund, RefundStatus.UNKNOWN, null, null, "on the way to review: " + reason, now);
         }
-        if (!refunds.apply(refund.id(), RefundTransition.unfenced(refund.status(), RefundStatus.NEEDS_REVIEW, null,
+        if (!refunds.apply(refund.id(), refund.tenant(), RefundTransition.unfenced(refund.status(), RefundStatus.NEEDS_REVIEW, null,
                 null, reason, null), Actor.SWEEP, now)) {
             return Outcome.SKIPPED;
         }

@@ -99,7 +99,7 @@ public class RefundSettlement {
             // PENDING has no way to review (a run holds it): UNKNOWN first, review in the next round.
             RefundStatus to = status == RefundStatus.PENDING ? RefundStatus.UNKNOWN : RefundStatus.NEEDS_REVIEW;
             String reason = source + ": " + contradiction;
-            boolean moved = refunds.apply(current.id(), RefundTransition.unfenced(status, to, null, null, reason,
+            boolean moved = refunds.apply(current.id(), current.tenant(), RefundTransition.unfenced(status, to, null, null, reason,
                     to.isUnsettled() ? now : null), by, now);
             if (moved && to == RefundStatus.NEEDS_REVIEW) {
                 LOG.warnf("refund %s moved to NEEDS_REVIEW: %s", current.id(), reason);
@@ -124,7 +124,7 @@ public class RefundSettlement {
         }
         RefundTransition move = RefundTransition.unfenced(status, next, providerRefundId,
                 next == RefundStatus.FAILED ? failureOrDefault(failureCode) : null, reason, null);
-        if (!refunds.apply(current.id(), move, by, now)) {
+        if (!refunds.apply(current.id(), current.tenant(), move, by, now)) {
             return Optional.empty();
         }
         return Optional.of(next == RefundStatus.NEEDS_REVIEW ? Applied.CONFLICT : Applied.APPLIED);

@@ -239,7 +239,7 @@ public class RefundUseCase {
             if (transition.to() == RefundStatus.FAILED) {
                 refunds.release(refund); // the provider proved it: the amount is free again
             }
-            if (!refunds.apply(refund.id(), transition, Actor.refundRun(epoch), now)) {
+            if (!refunds.apply(refund.id(), refund.tenant(), transition, Actor.refundRun(epoch), now)) {
                 return afterLostSettle(refund.id(), result, epoch);
             }
         } catch (SdkException storeFailed) {
@@ -250,7 +250,7 @@ public class RefundUseCase {
         }
         reached(refund.id(), RefundPhase.SETTLED, epoch);
         if (result.outcome() == ProviderOutcome.NEEDS_REVIEW) {
-            toReview(refund.id(), result, epoch);
+            toReview(refund, result, epoch);
             return new RefundAnswer(refunds.find(refund.id()).orElse(refund), false);
         }
         return new RefundAnswer(settled(refund, transition, now), false);
@@ -305,9 +305,10 @@ public class RefundUseCase {
         };
     }
 
-    private void toReview(String refundId, RefundResult result, long epoch) {
+    private void toReview(Refund refund, RefundResult result, long epoch) {
+        String refundId = refund.id();
         try {
-            if (refunds.apply(refundId, RefundTransition.unfenced(RefundStatus.UNKNOWN, RefundStatus.NEEDS_REVIEW,
+            if (refunds.apply(refundId, refund.tenant(), RefundTransition.unfenced(RefundStatus.UNKNOWN, RefundStatus.NEEDS_REVIEW,
                     result.providerRefundId(), null, "refund run: " + result.detail(), null),
                     Actor.refundRun(epoch), clock.instant())) {
                 LOG.warnf("refund %s moved to NEEDS_REVIEW: %s", refundId, result.detail());

@@ -35,7 +35,7 @@ class RefusedWrites {
 
     /** @return what was refused */
     String refuse() {
-        boolean settled = payments.apply(ChargePrimer.NEVER_ISSUED_ID, new Transition(PaymentStatus.PENDING,
+        boolean settled = payments.apply(ChargePrimer.NEVER_ISSUED_ID, SyntheticEvents.TENANT, new Transition(PaymentStatus.PENDING,
                 PaymentStatus.SUCCEEDED, "ch_oncepaypriming", null, "priming", null, OptionalLong.of(1)),
                 Actor.chargeRun(1), Instant.now());
         boolean put;

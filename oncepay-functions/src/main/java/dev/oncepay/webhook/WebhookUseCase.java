@@ -250,7 +250,7 @@ public class WebhookUseCase {
             Decision decision = decide(payment, fact, event.type(), marker, now);
             boolean complete = true;
             for (Transition t : decision.transitions()) {
-                if (!payments.apply(payment.id(), t, Actor.webhook(provider, event.id()), now)) {
+                if (!payments.apply(payment.id(), payment.tenant(), t, Actor.webhook(provider, event.id()), now)) {
                     complete = false;
                     break;
                 }

@@ -140,7 +140,7 @@ class BacklogGaugeTest {
 
     private void inReview(Payment unknown) {
         Instant now = clock.instant();
-        assertTrue(payments.apply(unknown.id(), Transition.toReview(PaymentStatus.UNKNOWN, null,
+        assertTrue(payments.apply(unknown.id(), unknown.tenant(), Transition.toReview(PaymentStatus.UNKNOWN, null,
                 "conflicting facts (test)", ReviewReason.CONFLICTING_FACTS), Actor.SWEEP, now));
     }
 
@@ -151,7 +151,7 @@ class BacklogGaugeTest {
     private Payment failedCancelPending(Payment pending) {
         Instant now = clock.instant();
         String charge = "pi_test_" + pending.id();
-        assertTrue(payments.apply(pending.id(), Transition.failedCancelPending(PaymentStatus.PENDING, charge,
+        assertTrue(payments.apply(pending.id(), pending.tenant(), Transition.failedCancelPending(PaymentStatus.PENDING, charge,
                 "card_declined", "declined (test)", now.plus(Duration.ofHours(1)), OptionalLong.empty()), Actor.SWEEP, now));
         return payments.find(pending.id()).orElseThrow();
     }

@@ -164,7 +164,7 @@ public class ReconcileFixture {
     Payment unknownPayment(long amount, AtProvider atProvider) {
         Payment pending = pendingPayment(amount, atProvider, Duration.ZERO);
         Instant now = clock.instant();
-        assertTrue(payments.apply(pending.id(), new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
+        assertTrue(payments.apply(pending.id(), pending.tenant(), new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
                 "provider call timed out", now, OptionalLong.of(pending.leaseEpoch())), Actor.SWEEP, now));
         return payments.find(pending.id()).orElseThrow();
     }

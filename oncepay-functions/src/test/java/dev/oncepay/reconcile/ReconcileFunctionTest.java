@@ -577,7 +577,7 @@ class ReconcileFunctionTest {
         // write (PENDING → UNKNOWN): its client holds no 202, so nobody waits for a charge.
         Payment payment = fx.pendingPayment(960, AtProvider.NOTHING, Duration.ZERO);
         Instant now = clock.instant();
-        assertTrue(payments.apply(payment.id(), new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null,
+        assertTrue(payments.apply(payment.id(), payment.tenant(), new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null,
                 null, "webhook sim/evt_1: " + Payment.REVIEW_BOUND + "charge.succeeded does not match the payment",
                 now, OptionalLong.empty()), Actor.SWEEP, now));
 

@@ -211,7 +211,7 @@ class ReconcileRaceTest {
     void paymentSettledMeanwhileWithAnotherChargeGoesToReview() {
         Payment payment = fx.unknownPayment(425, AtProvider.SUCCEEDED);
         // Someone records a success with a charge id the provider does not report for this payment.
-        sweepHooks.onceAt(ReconcilePhase.LOOKED_UP, id -> payments.apply(id, new Transition(PaymentStatus.UNKNOWN,
+        sweepHooks.onceAt(ReconcilePhase.LOOKED_UP, id -> payments.apply(id, payment.tenant(), new Transition(PaymentStatus.UNKNOWN,
                 PaymentStatus.SUCCEEDED, "ch_someOtherCharge", null, "test", null, OptionalLong.empty()), Actor.SWEEP, clock.instant()));
 
         SweepSummary sweep = fx.sweep();

@@ -80,7 +80,7 @@ class ReconcileRulesTest {
 
     @Test
     void backoffIsEqualJitterUnderTheExponentialCeilingAndTheCap() {
-        ReconcileUseCase useCase = new ReconcileUseCase(null, null, null, null, config(), null, null, null, null, null, null);
+        ReconcileUseCase useCase = new ReconcileUseCase(null, null, null, null, config(), null, null, null, null, null, null, null);
         for (int attempts = 0; attempts < 40; attempts++) {
             long ceiling = Math.min(Duration.ofMinutes(10).toMillis(), Duration.ofSeconds(1).toMillis() << Math.min(attempts, 30));
             long max = 0;

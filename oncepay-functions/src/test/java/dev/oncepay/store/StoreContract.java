@@ -4,6 +4,10 @@ import dev.oncepay.contract.Attr;
 import dev.oncepay.contract.Table;
 import dev.oncepay.contract.TableSchema;
 
+import dev.oncepay.events.EventRelay;
+import dev.oncepay.events.MerchantEndpoints;
+import dev.oncepay.events.MerchantEvents;
+import dev.oncepay.queue.EventQueue;
 import dev.oncepay.payment.Actor;
 import dev.oncepay.payment.HistoryEntry;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -125,8 +129,11 @@ public abstract class StoreContract {
                 .build()
                 .getConfigMapping(OncepayConfig.class);
         keys = new DynamoIdempotencyStore(dynamo, config);
+        // A deployment without endpoints: no write marks an outbox.
+        EventRelay noEndpoints = new EventRelay(new MerchantEndpoints(config), new MerchantEvents(new ObjectMapper()),
+                new EventQueue(null, config, new ObjectMapper()), dynamo, config);
         payments = new PaymentRepository(dynamo, config,
-                new EmbeddedMetrics(new ObjectMapper(), Clock.systemUTC()));
+                new EmbeddedMetrics(new ObjectMapper(), Clock.systemUTC()), noEndpoints);
     }
 
     @AfterAll
@@ -449,7 +456,7 @@ public abstract class StoreContract {
         assertFalse(payments.fence(id, 3, LATER, LATER), "never lowered");
         assertEquals(5, payments.find(id).orElseThrow().leaseEpoch());
 
-        assertTrue(payments.apply(id, succeeded(5), Actor.chargeRun(1), now));
+        assertTrue(payments.apply(id, "contract-tenant", succeeded(5), Actor.chargeRun(1), now));
         assertFalse(payments.fence(id, 5, LATER, LATER), "a settled payment cannot be fenced, not even at its epoch");
         assertFalse(payments.fence(id, 6, LATER, LATER), "nor at a higher one");
         assertFalse(payments.fence(newPaymentId(), 1, LATER, LATER), "nor a missing one");
@@ -461,26 +468,26 @@ public abstract class StoreContract {
         payments.createPending(pending(id, 1), now.plusSeconds(70));
         assertTrue(payments.fence(id, 2, LATER, LATER));
 
-        assertFalse(payments.apply(id, succeeded(1), Actor.chargeRun(1), now), "the zombie at epoch 1 is fenced off");
+        assertFalse(payments.apply(id, "contract-tenant", succeeded(1), Actor.chargeRun(1), now), "the zombie at epoch 1 is fenced off");
         assertEquals(PaymentStatus.PENDING, payments.find(id).orElseThrow().status());
 
         Instant settledAt = now.plusSeconds(3);
-        assertTrue(payments.apply(id, succeeded(2), Actor.chargeRun(1), settledAt));
+        assertTrue(payments.apply(id, "contract-tenant", succeeded(2), Actor.chargeRun(1), settledAt));
         Payment settled = payments.find(id).orElseThrow();
         assertEquals(PaymentStatus.SUCCEEDED, settled.status());
         assertEquals("ch_contract", settled.providerPaymentId());
         assertEquals(settledAt, settled.updatedAt());
 
-        assertFalse(payments.apply(id, succeeded(2), Actor.chargeRun(1), now.plusSeconds(4)), "not PENDING any more");
+        assertFalse(payments.apply(id, "contract-tenant", succeeded(2), Actor.chargeRun(1), now.plusSeconds(4)), "not PENDING any more");
         Transition failed = new Transition(PaymentStatus.PENDING, PaymentStatus.FAILED, "ch_x", "card_declined",
                 "declined", null, OptionalLong.of(2));
-        assertFalse(payments.apply(id, failed, Actor.chargeRun(1), now.plusSeconds(5)), "no state regresses or flips");
+        assertFalse(payments.apply(id, "contract-tenant", failed, Actor.chargeRun(1), now.plusSeconds(5)), "no state regresses or flips");
         assertEquals(PaymentStatus.SUCCEEDED, payments.find(id).orElseThrow().status());
     }
 
     @Test
     void applyOfAMissingPaymentFails() {
-        assertFalse(payments.apply(newPaymentId(), succeeded(1), Actor.chargeRun(1), now));
+        assertFalse(payments.apply(newPaymentId(), "contract-tenant", succeeded(1), Actor.chargeRun(1), now));
     }
 
     @Test
@@ -498,7 +505,7 @@ public abstract class StoreContract {
         Instant recheck = now.plusSeconds(30);
         Transition unknown = new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null, "timeout",
                 recheck, OptionalLong.of(1));
-        assertTrue(payments.apply(id, unknown, Actor.chargeRun(1), now));
+        assertTrue(payments.apply(id, "contract-tenant", unknown, Actor.chargeRun(1), now));
         Map<String, AttributeValue> unknownItem = item(PaymentRepository.pk(id)).orElseThrow();
         assertEquals(shard, unknownItem.get(Table.SWEEP_SHARD).s());
         assertEquals(Long.toString(recheck.toEpochMilli()), unknownItem.get(Table.NEXT_CHECK_AT).n());
@@ -506,7 +513,7 @@ public abstract class StoreContract {
 
         Transition settled = new Transition(PaymentStatus.UNKNOWN, PaymentStatus.SUCCEEDED, "ch_late", null, null,
                 null, OptionalLong.empty());
-        assertTrue(payments.apply(id, settled, Actor.chargeRun(1), now.plusSeconds(40)));
+        assertTrue(payments.apply(id, "contract-tenant", settled, Actor.chargeRun(1), now.plusSeconds(40)));
 
         Map<String, AttributeValue> settledItem = item(PaymentRepository.pk(id)).orElseThrow();
         assertNull(settledItem.get(Table.SWEEP_SHARD), "sweep shard removed");
@@ -520,15 +527,15 @@ public abstract class StoreContract {
         payments.createPending(pending(id, 1), now.plusSeconds(70));
         Transition unknown = new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null, "timeout",
                 now.plusSeconds(30), OptionalLong.of(1));
-        assertTrue(payments.apply(id, unknown, Actor.chargeRun(1), now.plusSeconds(1)));
+        assertTrue(payments.apply(id, "contract-tenant", unknown, Actor.chargeRun(1), now.plusSeconds(1)));
         Transition review = Transition.toReview(PaymentStatus.UNKNOWN, "ch_a", "conflicting facts",
                 ReviewReason.CONFLICTING_FACTS);
-        assertTrue(payments.apply(id, review, Actor.SWEEP, now.plusSeconds(2)));
+        assertTrue(payments.apply(id, "contract-tenant", review, Actor.SWEEP, now.plusSeconds(2)));
         assertEquals(ReviewReason.CONFLICTING_FACTS, payments.find(id).orElseThrow().reviewReason());
-        assertFalse(payments.apply(id, review, Actor.SWEEP, now.plusSeconds(3)), "already in review");
+        assertFalse(payments.apply(id, "contract-tenant", review, Actor.SWEEP, now.plusSeconds(3)), "already in review");
         Transition resolved = new Transition(PaymentStatus.NEEDS_REVIEW, PaymentStatus.SUCCEEDED, "ch_a", null,
                 "provider dashboard shows ch_a captured", null, OptionalLong.empty());
-        assertTrue(payments.apply(id, resolved, Actor.operator("alice"), now.plusSeconds(4)));
+        assertTrue(payments.apply(id, "contract-tenant", resolved, Actor.operator("alice"), now.plusSeconds(4)));
         assertNull(payments.find(id).orElseThrow().reviewReason(), "settled: no longer in review");
 
         List<HistoryEntry> history = payments.findWithHistory(id).orElseThrow().history();
@@ -552,16 +559,16 @@ public abstract class StoreContract {
         assertEquals(Long.toString(now.toEpochMilli()), item(PaymentRepository.pk(id)).orElseThrow()
                 .get(Table.CREATED_AT_MS).n());
 
-        assertTrue(payments.apply(id, new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
+        assertTrue(payments.apply(id, "contract-tenant", new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
                 "timeout", now.plusSeconds(30), OptionalLong.of(1)), Actor.chargeRun(1), now));
         assertFalse(attentionIndexLists(payments.attentionKey(PaymentStatus.PENDING, id), id));
         assertTrue(attentionIndexLists(payments.attentionKey(PaymentStatus.UNKNOWN, id), id));
 
-        assertTrue(payments.apply(id, Transition.toReview(PaymentStatus.UNKNOWN, null, "gave up",
+        assertTrue(payments.apply(id, "contract-tenant", Transition.toReview(PaymentStatus.UNKNOWN, null, "gave up",
                 ReviewReason.RECONCILE_GAVE_UP), Actor.SWEEP, now));
         assertTrue(attentionIndexLists(payments.attentionKey(PaymentStatus.NEEDS_REVIEW, id), id));
 
-        assertTrue(payments.apply(id, new Transition(PaymentStatus.NEEDS_REVIEW, PaymentStatus.FAILED, null, null,
+        assertTrue(payments.apply(id, "contract-tenant", new Transition(PaymentStatus.NEEDS_REVIEW, PaymentStatus.FAILED, null, null,
                 "nothing charged", null, OptionalLong.empty()), Actor.operator("alice"), now));
         assertNull(item(PaymentRepository.pk(id)).orElseThrow().get(Table.ATTENTION_KEY), "settled: unlisted");
         assertFalse(attentionIndexLists(payments.attentionKey(PaymentStatus.NEEDS_REVIEW, id), id));
@@ -580,7 +587,7 @@ public abstract class StoreContract {
 
         String settled = newPaymentId();
         payments.createPending(pending(settled, 1), now.plusSeconds(70));
-        payments.apply(settled, succeeded(1), Actor.chargeRun(1), now);
+        payments.apply(settled, "contract-tenant", succeeded(1), Actor.chargeRun(1), now);
         assertFalse(payments.deleteUnsent(settled, 1), "a settled payment is never deleted");
         assertTrue(payments.find(settled).isPresent());
     }

@@ -6,6 +6,7 @@ import dev.oncepay.testkit.ElasticMq;
 import dev.oncepay.testkit.StoreFaultProxy;
 
 import dev.oncepay.sim.PspSimulator;
+import dev.oncepay.sim.merchant.MerchantEndpoint;
 import dev.oncepay.contract.TableSchema;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import java.net.URI;
@@ -22,8 +23,10 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 /**
  * Everything a function test talks to, for real: dynalite (DynamoDB API over HTTP), ElasticMQ (the
  * SQS API over HTTP: the charge queues of the default and the Stripe test account, each with its
- * dead-letter queue), the PSP simulator (HTTP), and the Lambda mock event server port. Started once
- * per JVM and shared by every Quarkus application the test run boots.
+ * dead-letter queue, and the merchant event queue with its own), the PSP simulator (HTTP), the
+ * merchant endpoint of the events' test tenant {@value #EVENTS_TENANT} (HTTP, verifying with the
+ * secrets application.properties gives that tenant's endpoints), and the Lambda mock event server
+ * port. Started once per JVM and shared by every Quarkus application the test run boots.
  *
  * <p>The functions reach dynalite through the {@link StoreFaultProxy} (healthy unless a test sets
  * faults, and then resets them), and ElasticMQ through a proxy of its own ({@link #queueProxy()}:
@@ -42,6 +45,15 @@ public class TestEnvironment implements QuarkusTestResourceLifecycleManager {
     private static ElasticMq elasticMq;
     private static StoreFaultProxy queueProxy;
     private static SqsClient sqs;
+    private static MerchantEndpoint merchant;
+    /** The only tenant with merchant endpoints in the tests, so no other test's writes relay events. */
+    public static final String EVENTS_TENANT = "merchant-events";
+    /** Its endpoints: {@code orders} wants every event, {@code refunds} the refunds'. */
+    public static final String ORDERS_ENDPOINT = "orders";
+    public static final String REFUNDS_ENDPOINT = "refunds";
+    /** The signing secrets application.properties gives them, newest first. */
+    public static final List<String> ORDERS_SECRETS = List.of("whsec_orders_next", "whsec_orders");
+    public static final List<String> REFUNDS_SECRETS = List.of("whsec_refunds");
 
     @Override
     public synchronized Map<String, String> start() {
@@ -59,6 +71,11 @@ public class TestEnvironment implements QuarkusTestResourceLifecycleManager {
         // The Stripe test account exists in the test profile only (application.properties); the
         // packaged function of the *IT tests runs without it.
         config.put("%test.oncepay.provider.accounts.stripe-test.queue-url", queueUrl("stripe-test"));
+        config.put("%test.oncepay.events.queue-url", eventQueueUrl());
+        config.put("%test." + DeploymentSettings.EVENT_ENDPOINTS_PREFIX + EVENTS_TENANT + "." + ORDERS_ENDPOINT + "."
+                + DeploymentSettings.ENDPOINT_URL, merchant.url(ORDERS_ENDPOINT));
+        config.put("%test." + DeploymentSettings.EVENT_ENDPOINTS_PREFIX + EVENTS_TENANT + "." + REFUNDS_ENDPOINT + "."
+                + DeploymentSettings.ENDPOINT_URL, merchant.url(REFUNDS_ENDPOINT));
         return config;
     }
 
@@ -97,7 +114,16 @@ public class TestEnvironment implements QuarkusTestResourceLifecycleManager {
                     QueueAttributeName.REDRIVE_POLICY, "{\"deadLetterTargetArn\":\"" + dlqArn
                             + "\",\"maxReceiveCount\":\"" + DeploymentSettings.CHARGE_QUEUE_MAX_RECEIVES + "\"}")));
         }
+        String eventDlq = sqs.createQueue(b -> b.queueName(DeploymentSettings.EVENT_DEAD_LETTER_QUEUE_NAME)).queueUrl();
+        String eventDlqArn = sqs.getQueueAttributes(b -> b.queueUrl(eventDlq).attributeNames(QueueAttributeName.QUEUE_ARN))
+                .attributes().get(QueueAttributeName.QUEUE_ARN);
+        sqs.createQueue(b -> b.queueName(DeploymentSettings.EVENT_QUEUE_NAME).attributes(Map.of(
+                QueueAttributeName.VISIBILITY_TIMEOUT, Integer.toString(QUEUE_VISIBILITY_SECONDS),
+                QueueAttributeName.REDRIVE_POLICY, "{\"deadLetterTargetArn\":\"" + eventDlqArn
+                        + "\",\"maxReceiveCount\":\"" + DeploymentSettings.EVENT_QUEUE_MAX_RECEIVES + "\"}")));
+        merchant = MerchantEndpoint.start(0, Map.of(ORDERS_ENDPOINT, ORDERS_SECRETS, REFUNDS_ENDPOINT, REFUNDS_SECRETS));
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            merchant.close();
             simulator.close();
             storeProxy.close();
             dynalite.close();
@@ -116,6 +142,20 @@ public class TestEnvironment implements QuarkusTestResourceLifecycleManager {
     public static String queueUrl(String queueName) {
         String name = queueName.startsWith("oncepay-charges-") ? queueName : DeploymentSettings.chargeQueueName(queueName);
         return elasticMq.endpoint() + "/000000000000/" + name;
+    }
+
+    /** The merchant event queue's URL in ElasticMQ (the test's own clients; the functions go through {@link #queueProxy()}). */
+    public static String eventQueueUrl() {
+        return elasticMq.endpoint() + "/000000000000/" + DeploymentSettings.EVENT_QUEUE_NAME;
+    }
+
+    public static String eventDeadLetterQueueUrl() {
+        return elasticMq.endpoint() + "/000000000000/" + DeploymentSettings.EVENT_DEAD_LETTER_QUEUE_NAME;
+    }
+
+    /** The merchant backend of {@value #EVENTS_TENANT}: its endpoints' deliveries arrive here. */
+    public static MerchantEndpoint merchant() {
+        return merchant;
     }
 
     /** A client of the test's own to ElasticMQ, outside the application. */

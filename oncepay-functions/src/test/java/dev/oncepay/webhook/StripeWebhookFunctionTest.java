@@ -484,7 +484,7 @@ class StripeWebhookFunctionTest {
                     OptionalLong.of(1));
             default -> throw new IllegalArgumentException("not a state a charge run leaves: " + status);
         };
-        assertTrue(payments.apply(id, run, Actor.chargeRun(1), now));
+        assertTrue(payments.apply(id, "merchant-a", run, Actor.chargeRun(1), now));
         return new Charged(id, intentId);
     }
 

@@ -173,7 +173,7 @@ class WebhookAccountBindingTest {
         assertTrue(payments.createPending(new Payment(id, "merchant-a", PaymentStatus.PENDING, 4200, "EUR",
                 "order_" + id, null, null, null, null, now, now, 1, 0, account, now.plusSeconds(35), null, null),
                 now.plusSeconds(70)));
-        assertTrue(payments.apply(id, new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
+        assertTrue(payments.apply(id, "merchant-a", new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
                 "read timeout", now.plusSeconds(30), OptionalLong.of(1)), Actor.chargeRun(1), now));
         return id;
     }

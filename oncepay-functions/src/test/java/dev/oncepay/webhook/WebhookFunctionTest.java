@@ -268,7 +268,7 @@ class WebhookFunctionTest {
         assertFalse(item(Table.PK, "payment#" + paymentId).containsKey(Table.NEXT_CHECK_AT), "out of the sweep index");
         // The charge run (epoch 1) now tries to record its timeout: its fenced write no longer matches.
         Instant now = clock.instant();
-        assertFalse(payments.apply(paymentId, new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
+        assertFalse(payments.apply(paymentId, "merchant-a", new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
                 "timeout", now.plusSeconds(30), OptionalLong.of(1)), Actor.chargeRun(1), now));
         assertEquals(PaymentStatus.FAILED, payment(paymentId).status());
     }
@@ -577,7 +577,7 @@ class WebhookFunctionTest {
     private String unknownPayment(long amount, String currency) {
         String id = pendingPayment(amount, currency);
         Instant now = clock.instant();
-        assertTrue(payments.apply(id, new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
+        assertTrue(payments.apply(id, "merchant-a", new Transition(PaymentStatus.PENDING, PaymentStatus.UNKNOWN, null, null,
                 "read timeout", now.plusSeconds(30), OptionalLong.of(1)), Actor.chargeRun(1), now));
         return id;
     }
@@ -586,7 +586,7 @@ class WebhookFunctionTest {
     private String settledPayment(PaymentStatus to, String chargeId, long amount, String currency) {
         String id = pendingPayment(amount, currency);
         boolean failed = to == PaymentStatus.FAILED;
-        assertTrue(payments.apply(id, new Transition(PaymentStatus.PENDING, to, chargeId,
+        assertTrue(payments.apply(id, "merchant-a", new Transition(PaymentStatus.PENDING, to, chargeId,
                 failed ? "card_declined" : null, failed ? "declined" : null, null, OptionalLong.of(1)), Actor.chargeRun(1),
                 clock.instant()));
         return id;

@@ -1,4 +1,4 @@
-package dev.oncepay.events;
+package dev.oncepay.payment;
 
 import java.util.Arrays;
 import java.util.Optional;
