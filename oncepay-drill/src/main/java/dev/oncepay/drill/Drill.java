@@ -339,6 +339,7 @@ public final class Drill {
             m.queueDeepest = queues.deepest();
             m.queueAtEnd = queues.read();
             m.deliveries = List.copyOf(run.deliveries);
+            m.eventBatches = List.copyOf(run.eventBatches);
             m.queueLagsMs = List.copyOf(run.queueLagsMs);
 
             // --- comparison ---------------------------------------------------------------------

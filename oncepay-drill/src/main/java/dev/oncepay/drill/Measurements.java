@@ -60,6 +60,8 @@ final class Measurements {
     Map<String, QueueWatch.Depth> queueAtEnd = Map.of();
     /** The charge worker's invocations by the queues' event-source mappings. */
     List<QueueDelivery> deliveries = List.of();
+    /** Event-delivery's invocations by the event queue's mapping. */
+    List<QueueDelivery> eventBatches = List.of();
     /** How long after its request the charge worker took up each message, ms (its {@code ChargeQueueLag}). */
     List<Long> queueLagsMs = List.of();
     boolean naiveRan;

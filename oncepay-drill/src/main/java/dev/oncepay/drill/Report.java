@@ -84,6 +84,10 @@ final class Report {
                 "; the endpoint failed %.0f %% of them throughout and was dark %s", o.merchantFailRate() * 100,
                 m.merchant.outageStartMs() < 0 ? "never" : String.format(Locale.ROOT, "+%.1f..+%.1f s",
                         m.merchant.outageStartMs() / 1000.0, m.merchant.outageEndMs() / 1000.0))), 110));
+        l.add(String.format(Locale.ROOT, "  event-delivery: %d invocations by the event queue's mapping (%d messages, %d"
+                + " failed) %s ms", m.eventBatches.size(), m.eventBatches.stream().mapToInt(QueueDelivery::messages).sum(),
+                m.eventBatches.stream().mapToInt(QueueDelivery::failed).sum(),
+                percentiles(m.eventBatches.stream().map(QueueDelivery::ms).toList(), 50, 95)));
         m.events.details().stream().limit(10).forEach(d -> l.add("  " + d));
         Map<String, Long> conflicts = m.conflictsByProblem();
         StringBuilder split = new StringBuilder();
