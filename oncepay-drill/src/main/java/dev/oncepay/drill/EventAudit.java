@@ -21,8 +21,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.ScanRequest;
-import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
 
 /**
  * The merchant events, judged once everything settled: every settled payment and refund of a
@@ -100,18 +98,7 @@ final class EventAudit {
 
     /** The settled payments and refunds of {@code tenants} in the table, by id. */
     static Map<String, Expected> expected(DynamoDbClient dynamo, String table, Collection<String> tenants) {
-        List<Map<String, AttributeValue>> items = new ArrayList<>();
-        Map<String, AttributeValue> start = null;
-        do {
-            ScanRequest.Builder b = ScanRequest.builder().tableName(table).consistentRead(true);
-            if (start != null) {
-                b.exclusiveStartKey(start);
-            }
-            ScanResponse page = dynamo.scan(b.build());
-            items.addAll(page.items());
-            start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
-        } while (start != null);
-        return expected(items, tenants);
+        return expected(LocalAws.scan(dynamo, table), tenants);
     }
 
     static Map<String, Expected> expected(List<Map<String, AttributeValue>> items, Collection<String> tenants) {
@@ -189,7 +176,8 @@ final class EventAudit {
     /** The expected objects whose final state {@code applied} does not hold, in id order. */
     private static List<Expected> missing(Map<String, Expected> expected, JsonNode applied) {
         return expected.values().stream()
-                .filter(e -> !e.status().equals(applied.path(e.id()).path("status").asText(null))).toList();
+                .filter(e -> !e.status().equals(applied.path(e.id()).path("status").asText(null)))
+                .sorted(java.util.Comparator.comparing(Expected::id)).toList();
     }
 
     static Verdict judge(Map<String, Expected> expected, Drained drained) {
