@@ -400,7 +400,7 @@ public final class LocalRun implements AutoCloseable {
             lines.add("  curl -s " + merchant.baseUrl() + "/_merchant/received   (what the merchant received: each delivery,"
                     + " the state it applied per payment, counts)");
             lines.add("  curl -X POST " + merchant.baseUrl() + "/_merchant/faults -d '{\"failRate\":0.5}'"
-                    + "   (the merchant fails half the deliveries: retried with backoff; '{\"dark\":true}' answers none)");
+                    + "   (the merchant fails half the deliveries: retried with backoff; '{\"dark\":true}' answers 503 to all)");
         }
         lines.add("  kill <a sandbox pid>   (what it was running fails with 502; a new sandbox replaces it, as on Lambda)");
         lines.add("  curl " + api + "/_local/sandboxes   (each sandbox: pid, state, init and first invocation ms)");
