@@ -41,24 +41,49 @@ class PackageLayersTest {
     private static final Pattern IMPORT = Pattern.compile("^import (?:static )?dev\\.oncepay\\.([a-z.]+)\\.[A-Z]",
             Pattern.MULTILINE);
 
+    /** One import of a source file: its package, the imported package. */
+    private record Import(Path file, String from, String to) {
+    }
+
     @Test
     void noPackageImportsOneOfItsOwnLayerOrAbove() throws IOException {
         List<String> upward = new ArrayList<>();
+        for (Import i : imports()) {
+            if (!i.to().equals(i.from()) && !i.to().equals("contract") && layerOf(i.to()) >= layerOf(i.from())) {
+                upward.add(SOURCES.relativize(i.file()) + " imports dev.oncepay." + i.to());
+            }
+        }
+        assertEquals(List.of(), upward, "imports of a package's own layer or above");
+    }
+
+    /** Event delivery's calls to merchants: only its function, the operator API and priming use them. */
+    static final List<String> DELIVERY_USERS = List.of("delivery", "function", "admin", "api", "startup");
+
+    @Test
+    void onlyTheFunctionTheOperatorApiAndPrimingImportDelivery() throws IOException {
+        List<String> users = new ArrayList<>();
+        for (Import i : imports()) {
+            if (i.to().equals("delivery") && !DELIVERY_USERS.contains(i.from())) {
+                users.add(SOURCES.relativize(i.file()) + " imports dev.oncepay.delivery");
+            }
+        }
+        assertEquals(List.of(), users, "imports of dev.oncepay.delivery outside " + DELIVERY_USERS);
+    }
+
+    private static List<Import> imports() throws IOException {
         List<Path> files;
         try (Stream<Path> walk = Files.walk(SOURCES)) {
             files = walk.filter(f -> f.toString().endsWith(".java")).sorted().toList();
         }
+        List<Import> found = new ArrayList<>();
         for (Path file : files) {
             String from = SOURCES.relativize(file.getParent()).toString().replace('/', '.');
             Matcher imports = IMPORT.matcher(Files.readString(file));
             while (imports.find()) {
-                String to = imports.group(1);
-                if (!to.equals(from) && !to.equals("contract") && layerOf(to) >= layerOf(from)) {
-                    upward.add(SOURCES.relativize(file) + " imports dev.oncepay." + to);
-                }
+                found.add(new Import(file, from, imports.group(1)));
             }
         }
-        assertEquals(List.of(), upward, "imports of a package's own layer or above");
+        return found;
     }
 
     private static int layerOf(String pkg) {

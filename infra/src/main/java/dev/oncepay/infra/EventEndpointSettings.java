@@ -20,8 +20,7 @@ import java.util.regex.Pattern;
  */
 public record EventEndpointSettings(String tenant, String name, String url, List<String> types, Optional<String> secretArn) {
     /** The event types oncepay sends (ADR 0023). */
-    public static final List<String> TYPES = List.of("payment.succeeded", "payment.failed", "payment.requires_action",
-            "payment.needs_review", "payment.resolved", "refund.succeeded", "refund.failed", "refund.needs_review");
+    public static final List<String> TYPES = DeploymentSettings.EVENT_TYPES;
     private static final Pattern TENANT = Pattern.compile(DeploymentSettings.TENANT_PATTERN);
     private static final Pattern NAME = Pattern.compile(DeploymentSettings.NAME_PATTERN);
 

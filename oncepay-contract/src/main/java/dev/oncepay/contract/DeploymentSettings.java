@@ -251,6 +251,10 @@ public final class DeploymentSettings {
      * each), so a merchant rotates by adding the new one, switching its check, then removing the old.
      */
     public static final String ENDPOINT_SECRETS = "secrets";
+    /** Every event type a merchant endpoint may want, by its name on the wire. */
+    public static final List<String> EVENT_TYPES = List.of("payment.succeeded", "payment.failed",
+            "payment.requires_action", "payment.needs_review", "payment.resolved", "refund.succeeded", "refund.failed",
+            "refund.needs_review");
     /** Whether endpoints may be plain {@code http} (never in production). */
     public static final String EVENTS_ALLOW_HTTP = "oncepay.events.allow-http";
     /** The header carrying a delivery's signature: {@code t=<unix s>,v1=<hex>[,v1=<hex>]}, as providers sign theirs. */

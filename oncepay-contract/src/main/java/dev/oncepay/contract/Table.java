@@ -233,6 +233,14 @@ public final class Table {
     /** Until when (epoch ms) deliveries to the endpoint wait without calling it. */
     public static final String REST_UNTIL = "restUntil";
 
+    // Redeliveries an operator asked for: one per Idempotency-Key, pk redelivery#<id>, with what was
+    // queued, so a repeated request answers the first answer; TTL'd by EXPIRES_AT like the key.
+    public static final String KIND_REDELIVERY = "redelivery";
+    /** How many deliveries a redelivery queued. */
+    public static final String QUEUED = "queued";
+    /** A redelivery since a time that stopped at its cap: the event time to go on from. */
+    public static final String NEXT_SINCE = "nextSince";
+
     public static String deliveryItemId(String tenant, String endpoint, String eventId) {
         return "delivery#" + tenant + "#" + endpoint + "#" + eventId;
     }

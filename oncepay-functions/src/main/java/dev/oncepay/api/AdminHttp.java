@@ -2,6 +2,12 @@ package dev.oncepay.api;
 
 import dev.oncepay.admin.AdminUseCase;
 import dev.oncepay.admin.AttentionList;
+import dev.oncepay.admin.EventDeliveries;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import dev.oncepay.admin.ResolutionRequest;
 import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.http.HttpApiResponse;
@@ -29,6 +35,11 @@ public class AdminHttp {
     static final String ORDERS = "/admin/orders";
     private static final Set<String> ORDER_PARAMETERS = Set.of("tenant", "reference");
     private static final String RESOLVE = "/resolve";
+    private static final String DELIVERIES = "/deliveries";
+    private static final String REDELIVER = "/redeliver";
+    static final String ENDPOINTS = "/admin/endpoints/";
+    static final String EVENTS = "/admin/events/";
+    private static final Set<String> DELIVERY_PARAMETERS = Set.of("since", "limit");
     static final int DEFAULT_LIMIT = 50;
     static final int MAX_LIMIT = 200;
     private static final Set<String> LIST_PARAMETERS = Set.of("status", "tenant", "limit", "cursor");
@@ -40,10 +51,12 @@ public class AdminHttp {
     private final HttpResponses responses;
     private final ProblemMapping problems;
     private final RefundUseCase refunds;
+    private final EventDeliveries deliveries;
 
     public AdminHttp(AdminUseCase admin, OperatorResolver operators, HttpResponses responses, ProblemMapping problems,
-            RefundUseCase refunds) {
+            RefundUseCase refunds, EventDeliveries deliveries) {
         this.refunds = refunds;
+        this.deliveries = deliveries;
         this.admin = admin;
         this.operators = operators;
         this.responses = responses;
@@ -60,11 +73,30 @@ public class AdminHttp {
             }
             if (path != null && path.startsWith(COLLECTION + "/")) {
                 String rest = path.substring(COLLECTION.length() + 1);
+                if (rest.endsWith(DELIVERIES)) {
+                    String id = rest.substring(0, rest.length() - DELIVERIES.length());
+                    return "GET".equals(method) ? paymentDeliveries(id) : responses.methodNotAllowed("GET");
+                }
                 if (rest.endsWith(RESOLVE)) {
                     String id = rest.substring(0, rest.length() - RESOLVE.length());
                     return "POST".equals(method) ? resolve(event, operator, id) : responses.methodNotAllowed("POST");
                 }
                 return "GET".equals(method) ? show(rest) : responses.methodNotAllowed("GET");
+            }
+            if (path != null && path.startsWith(ENDPOINTS)) {
+                String[] parts = path.substring(ENDPOINTS.length()).split("/", -1);
+                if (parts.length == 3 && ("/" + parts[2]).equals(DELIVERIES)) {
+                    return "GET".equals(method) ? endpointDeliveries(event, decoded(parts[0]), decoded(parts[1]))
+                            : responses.methodNotAllowed("GET");
+                }
+                if (parts.length == 3 && ("/" + parts[2]).equals(REDELIVER)) {
+                    return "POST".equals(method) ? redeliverSince(event, operator, decoded(parts[0]), decoded(parts[1]))
+                            : responses.methodNotAllowed("POST");
+                }
+            }
+            if (path != null && path.startsWith(EVENTS) && path.endsWith(REDELIVER)) {
+                String eventId = path.substring(EVENTS.length(), path.length() - REDELIVER.length());
+                return "POST".equals(method) ? redeliverEvent(event, operator, eventId) : responses.methodNotAllowed("POST");
             }
             if (ORDERS.equals(path)) {
                 return "GET".equals(method) ? order(event) : responses.methodNotAllowed("GET");
@@ -134,5 +166,72 @@ public class AdminHttp {
                         admin.orderOf(answer.resolved().payment()), refunds.refunds(answer.resolved().refundIds())),
                         answer.replayed() ? Map.of("Idempotent-Replayed", "true") : Map.of()))
                 .orElseGet(() -> responses.problem(ProblemType.NOT_FOUND, "no such payment"));
+    }
+
+    /** The payment's and its refunds' events at each endpoint that wants them. */
+    private HttpApiResponse paymentDeliveries(String id) {
+        return (Payment.isWellFormedId(id) ? deliveries.ofPayment(id) : Optional.<List<EventDeliveries.DeliveryLine>>empty())
+                .map(lines -> responses.json(200, Map.of("deliveries", lines.stream().map(AdminViews::delivery).toList()),
+                        Map.<String, String>of()))
+                .orElseGet(() -> responses.problem(ProblemType.NOT_FOUND, "no such payment"));
+    }
+
+    private HttpApiResponse endpointDeliveries(HttpApiEvent event, String tenant, String endpoint) {
+        Map<String, String> query = event.query(DELIVERY_PARAMETERS);
+        Instant since = instant("since", query.getOrDefault("since", Instant.EPOCH.toString()));
+        int limit = HttpApiEvent.limit(query, DEFAULT_LIMIT, MAX_LIMIT);
+        return deliveries.ofEndpoint(tenant, endpoint, since, limit)
+                .map(records -> responses.json(200, Map.of("deliveries", records.stream().map(AdminViews::delivery).toList()),
+                        Map.<String, String>of()))
+                .orElseGet(() -> responses.problem(ProblemType.NOT_FOUND, "tenant " + tenant + " has no endpoint " + endpoint));
+    }
+
+    private HttpApiResponse redeliverEvent(HttpApiEvent event, String operator, String eventId) {
+        String key = IdempotencyKeyHeader.of(event);
+        Optional<String> endpoint = Optional.empty();
+        byte[] body = event.jsonBody();
+        if (body != null && body.length > 0) {
+            JsonNode json = RedeliveryRequest.object(body);
+            JsonNode named = json.get("endpoint");
+            if (named != null && (!named.isTextual() || named.textValue().isEmpty())) {
+                throw new InvalidRequestException("endpoint", "must be an endpoint id");
+            }
+            RedeliveryRequest.onlyFields(json, Set.of("endpoint"));
+            endpoint = Optional.ofNullable(named).map(JsonNode::textValue);
+        }
+        return deliveries.redeliverEvent(operator, key, eventId, endpoint)
+                .map(done -> redelivered(done))
+                .orElseGet(() -> responses.problem(ProblemType.NOT_FOUND, "no such event (or endpoint)"));
+    }
+
+    private HttpApiResponse redeliverSince(HttpApiEvent event, String operator, String tenant, String endpoint) {
+        String key = IdempotencyKeyHeader.of(event);
+        JsonNode json = RedeliveryRequest.object(event.jsonBody());
+        RedeliveryRequest.onlyFields(json, Set.of("since"));
+        JsonNode since = json.get("since");
+        if (since == null || !since.isTextual()) {
+            throw new InvalidRequestException("since", "is required: an ISO-8601 instant, e.g. 2026-12-01T00:00:00Z");
+        }
+        Instant from = instant("since", since.textValue());
+        return deliveries.redeliverSince(operator, key, tenant, endpoint, from)
+                .map(done -> redelivered(done))
+                .orElseGet(() -> responses.problem(ProblemType.NOT_FOUND, "tenant " + tenant + " has no endpoint " + endpoint));
+    }
+
+    private HttpApiResponse redelivered(EventDeliveries.Redelivery done) {
+        return responses.json(202, AdminViews.redelivery(done),
+                done.replayed() ? Map.of("Idempotent-Replayed", "true") : Map.<String, String>of());
+    }
+
+    private static Instant instant(String field, String value) {
+        try {
+            return Instant.parse(value);
+        } catch (DateTimeParseException notAnInstant) {
+            throw new InvalidRequestException(field, "must be an ISO-8601 instant, e.g. 2026-12-01T00:00:00Z");
+        }
+    }
+
+    private static String decoded(String segment) {
+        return URLDecoder.decode(segment, StandardCharsets.UTF_8);
     }
 }

@@ -1,5 +1,7 @@
 package dev.oncepay.api;
 
+import dev.oncepay.admin.EventDeliveries;
+import dev.oncepay.delivery.DeliveryRecord;
 import dev.oncepay.order.OrderPayments;
 import dev.oncepay.payment.Actor;
 import dev.oncepay.payment.HistoryEntry;
@@ -130,5 +132,51 @@ final class AdminViews {
         if (value != null) {
             view.put(field, value);
         }
+    }
+
+    /** One event at one endpoint, as {@code GET /admin/payments/{id}/deliveries} lists it. */
+    static Map<String, Object> delivery(EventDeliveries.DeliveryLine line) {
+        Map<String, Object> view = new LinkedHashMap<>();
+        view.put("eventId", line.event().id());
+        view.put("type", line.event().type().wireName());
+        view.put("sequence", line.event().sequence());
+        view.put("objectId", line.event().objectId());
+        view.put("endpoint", line.endpoint());
+        view.put("eventAt", line.event().at().toString());
+        line.record().ifPresentOrElse(r -> attempts(view, r), () -> {
+            view.put("status", "queued");
+            view.put("attempts", 0);
+        });
+        return view;
+    }
+
+    /** One delivery record, as {@code GET /admin/endpoints/{tenant}/{endpoint}/deliveries} lists it. */
+    static Map<String, Object> delivery(DeliveryRecord record) {
+        Map<String, Object> view = new LinkedHashMap<>();
+        view.put("eventId", record.eventId());
+        view.put("type", record.eventType());
+        view.put("sequence", record.sequence());
+        view.put("objectId", record.objectId());
+        view.put("paymentId", record.paymentId());
+        view.put("endpoint", record.endpoint());
+        view.put("eventAt", record.eventAt().toString());
+        attempts(view, record);
+        return view;
+    }
+
+    private static void attempts(Map<String, Object> view, DeliveryRecord r) {
+        view.put("status", lower(r.status().name()));
+        view.put("attempts", r.attempts());
+        putIfPresent(view, "lastAttemptAt", r.lastAttemptAt() == null ? null : r.lastAttemptAt().toString());
+        putIfPresent(view, "lastAnswer", r.lastAnswer());
+        r.nextAttemptAt().ifPresent(at -> view.put("nextAttemptAt", at.toString()));
+        r.deliveredAt().ifPresent(at -> view.put("deliveredAt", at.toString()));
+    }
+
+    static Map<String, Object> redelivery(EventDeliveries.Redelivery done) {
+        Map<String, Object> view = new LinkedHashMap<>();
+        view.put("queued", done.queued());
+        done.nextSince().ifPresent(at -> view.put("nextSince", at.toString()));
+        return view;
     }
 }

@@ -6,6 +6,7 @@ import dev.oncepay.events.MerchantEndpoints;
 import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import java.util.List;
 import org.eclipse.microprofile.config.inject.ConfigProperty;
 
 /**
@@ -19,7 +20,12 @@ class DeliveryStartupCheck {
         if (!DeploymentSettings.FUNCTION_EVENT_DELIVERY.equals(function)) {
             return;
         }
-        for (MerchantEndpoint endpoint : endpoints.all()) {
+        requireSecrets(endpoints.all());
+    }
+
+    /** @throws IllegalStateException naming the secrets property of the first endpoint without one */
+    static void requireSecrets(List<MerchantEndpoint> endpoints) {
+        for (MerchantEndpoint endpoint : endpoints) {
             if (endpoint.secrets().isEmpty()) {
                 throw new IllegalStateException(DeploymentSettings.endpointProperty(endpoint.tenant(), endpoint.id(),
                         DeploymentSettings.ENDPOINT_SECRETS) + " is missing: event delivery signs every delivery");

@@ -8,6 +8,7 @@ import dev.oncepay.queue.EventDeliveryJob;
 import io.quarkus.funqy.Funq;
 import io.smallrye.mutiny.Uni;
 import jakarta.inject.Inject;
+import java.util.function.Supplier;
 
 /**
  * The {@code event-delivery} Lambda: SQS events from the event queue. Funqy's SQS event handling
@@ -25,8 +26,20 @@ public class EventDeliveryFunction {
     RequestLog requests;
 
     @Funq(DeploymentSettings.FUNCTION_EVENT_DELIVERY)
-    public Uni<EventDeliveryWorker.Outcome> eventDelivery(EventDeliveryJob job) {
-        return Uni.createFrom().completionStage(threads.start(
-                () -> requests.run(DeploymentSettings.FUNCTION_EVENT_DELIVERY, () -> worker.deliver(job))));
+    public Uni<Void> eventDelivery(EventDeliveryJob job) {
+        return Uni.createFrom().completionStage(threads.start(new Run(worker, requests, job))).replaceWithVoid();
+    }
+
+    /** One message's delivery, logged as one line, on a delivery thread. */
+    private record Run(EventDeliveryWorker worker, RequestLog requests, EventDeliveryJob job)
+            implements Supplier<EventDeliveryWorker.Outcome> {
+        @Override
+        public EventDeliveryWorker.Outcome get() {
+            return requests.run(DeploymentSettings.FUNCTION_EVENT_DELIVERY, this::deliver);
+        }
+
+        private EventDeliveryWorker.Outcome deliver() {
+            return worker.deliver(job);
+        }
     }
 }

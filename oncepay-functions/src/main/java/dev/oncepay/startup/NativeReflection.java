@@ -8,6 +8,7 @@ import dev.oncepay.provider.psp.PspRefund;
 import dev.oncepay.reconcile.ScheduledEvent;
 import dev.oncepay.reconcile.SweepSummary;
 import dev.oncepay.queue.ChargeJob;
+import dev.oncepay.queue.EventDeliveryJob;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
@@ -36,6 +37,8 @@ import io.quarkus.runtime.annotations.RegisterForReflection;
         SweepSummary.Refunds.class,
         // Charge queue messages in (the charge worker) and out (charge).
         ChargeJob.class,
+        // Event queue messages in (event delivery) and out (the relay, event delivery's put-backs).
+        EventDeliveryJob.class,
         // The generic PSP's JSON.
         PspCharge.class,
         PspChargeRequest.class,

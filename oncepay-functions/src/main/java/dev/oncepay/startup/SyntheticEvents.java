@@ -3,6 +3,7 @@ package dev.oncepay.startup;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.queue.ChargeJob;
+import dev.oncepay.queue.EventDeliveryJob;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.oncepay.http.HttpApiEvent;
 import dev.oncepay.http.HttpApiResponse;
@@ -66,6 +67,16 @@ final class SyntheticEvents {
         job.put("paymentId", "pay_00000000000000000000000000000000").put("keyId", "key#" + REQUEST_ID)
                 .put("epoch", 1).put("attempt", 0).put("queuedAtMs", 0);
         return read(job, ChargeJob.class);
+    }
+
+    /** An event queue message's body, as event delivery reads it, for an endpoint no tenant has. */
+    EventDeliveryJob eventDeliveryJob() {
+        ObjectNode job = mapper.createObjectNode();
+        job.put("tenant", TENANT).put("endpoint", "priming").put("eventId", "evt_pay_00000000000000000000000000000000_1")
+                .put("eventType", "payment.succeeded").put("objectId", "pay_00000000000000000000000000000000")
+                .put("paymentId", "pay_00000000000000000000000000000000").put("sequence", 1).put("eventAtMs", 0)
+                .put("body", "{}").put("attempt", 0).put("firstAttemptAtMs", 0).put("dueAtMs", 0);
+        return read(job, EventDeliveryJob.class);
     }
 
     /** The answer as the handler would write it to the runtime; its status. */

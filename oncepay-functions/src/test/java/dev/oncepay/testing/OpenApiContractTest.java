@@ -57,7 +57,9 @@ class OpenApiContractTest {
         assertEquals(List.of("/payments", "/payments/{id}", "/payments/{id}/refunds",
                 "/payments/{id}/refunds/{refundId}", "/wallets/{walletId}", "/wallets/{walletId}/credits",
                 "/wallets/{walletId}/debits", "/webhooks/{provider}", "/admin/payments",
-                "/admin/payments/{id}", "/admin/payments/{id}/resolve", "/admin/orders"),
+                "/admin/payments/{id}", "/admin/payments/{id}/resolve", "/admin/orders",
+                "/admin/payments/{id}/deliveries", "/admin/endpoints/{tenant}/{endpoint}/deliveries",
+                "/admin/endpoints/{tenant}/{endpoint}/redeliver", "/admin/events/{eventId}/redeliver"),
                 new ArrayList<>(result.getOpenAPI().getPaths().keySet()));
         assertEquals("http", result.getOpenAPI().getComponents().getSecuritySchemes().get("merchantJwt").getType().toString());
         assertEquals("awsSigv4", result.getOpenAPI().getComponents().getSecuritySchemes().get("operatorSigV4")

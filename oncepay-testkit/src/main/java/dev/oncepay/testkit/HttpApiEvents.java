@@ -102,14 +102,24 @@ public final class HttpApiEvents {
         String path = q < 0 ? pathAndQuery : pathAndQuery.substring(0, q);
         HttpApiEvents e = request(method, path);
         String route = path.matches("/admin/payments/[^/]+/resolve") ? "/admin/payments/{id}/resolve"
+                : path.matches("/admin/payments/[^/]+/deliveries") ? "/admin/payments/{id}/deliveries"
+                : path.matches("/admin/endpoints/[^/]+/[^/]+/deliveries") ? "/admin/endpoints/{tenant}/{endpoint}/deliveries"
+                : path.matches("/admin/endpoints/[^/]+/[^/]+/redeliver") ? "/admin/endpoints/{tenant}/{endpoint}/redeliver"
+                : path.matches("/admin/events/[^/]+/redeliver") ? "/admin/events/{eventId}/redeliver"
                 : path.startsWith("/admin/payments/") ? "/admin/payments/{id}" : path;
         e.event.put("routeKey", method + " " + route);
         ObjectNode context = (ObjectNode) e.event.get("requestContext");
         context.put("routeKey", method + " " + route);
         context.remove("authorizer");
         e.event.put("rawQueryString", q < 0 ? "" : pathAndQuery.substring(q + 1));
-        if (!route.equals(path)) {
-            ((ObjectNode) e.event.get("pathParameters")).put("id", path.split("/")[3]);
+        ObjectNode parameters = (ObjectNode) e.event.get("pathParameters");
+        String[] segments = path.split("/");
+        if (route.startsWith("/admin/payments/{id}")) {
+            parameters.put("id", segments[3]);
+        } else if (route.startsWith("/admin/endpoints/")) {
+            parameters.put("tenant", segments[3]).put("endpoint", segments[4]);
+        } else if (route.startsWith("/admin/events/")) {
+            parameters.put("eventId", segments[3]);
         }
         return e;
     }
