@@ -7,14 +7,17 @@
 #     Stripe mode (provider stripe, /v1/payment_intents); their signed webhooks go to the gateway's
 #     /webhooks/sim and /webhooks/stripe,
 #   - ElasticMQ (SQS's API) on 127.0.0.1:9324 (--queue-port) with a charge queue and its dead-letter
-#     queue per provider account,
-#   - the four functions (charge, webhook, reconcile, charge-worker) from the real
+#     queue per provider account, and the merchant event queue oncepay-events with its own,
+#   - a merchant endpoint on 127.0.0.1:9420 (--merchant-port) that verifies and records every tenant's
+#     signed events (GET /_merchant/received; POST /_merchant/faults; --no-events: no events at all),
+#   - the five functions (charge, webhook, reconcile, charge-worker, event-delivery) from the real
 #     oncepay-functions/target/function.zip, each in sandbox JVMs running the Lambda handler under AWS's
 #     runtime interface client,
 #   - a local API Gateway (HTTP API, payload 2.0) on http://127.0.0.1:8080,
 #   - an EventBridge-like schedule that invokes reconcile every 60 s,
 #   - an SQS event-source mapping per charge queue that invokes charge-worker with its messages, as
-#     Lambda's does (batches, maximum concurrency, partial batch failures; --queue-* options).
+#     Lambda's does (batches, maximum concurrency, partial batch failures; --queue-* options), and
+#     one of the event queue that invokes event-delivery (--event-* options).
 # Needs Java 17+ and Node.js 20+ (./mvnw brings Maven). Ctrl-C (or SIGTERM) stops everything it started.
 #
 #   ./run-local.sh                       build, then run (every tenant charged through provider sim)

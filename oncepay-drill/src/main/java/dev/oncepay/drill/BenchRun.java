@@ -89,6 +89,8 @@ final class BenchRun implements AutoCloseable {
                 "--queue-port", Integer.toString(ports.get(4)),
                 "--sandboxes", "charge=" + chargeSandboxes + ",webhook=1,reconcile=1,charge-worker=1",
                 "--reconcile-every", "off",
+                // The payment path alone: no endpoints, so no write relays an event.
+                "--no-events",
                 "--table", "oncepay-bench"));
         if (options.primed()) {
             args.addAll(List.of("--env", DeploymentSettings.ENV_PRIMING_AT_INIT + "=true"));

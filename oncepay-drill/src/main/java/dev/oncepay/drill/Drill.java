@@ -56,7 +56,15 @@ public final class Drill {
             "--timeout", "charge-worker=14s",
             "--queue-visibility", "20s",
             // A charge put back on its queue (breaker open, bulkhead full) waits at most 10 s, not 5 min.
-            "--env", "ONCEPAY_QUEUE_RETRY_DELAY_CAP=10S");
+            "--env", "ONCEPAY_QUEUE_RETRY_DELAY_CAP=10S",
+            // A failed event delivery is tried again after 1 s, doubling up to 5 s (not 10 s up to 1 h), and a
+            // write whose relay a kill cut short is relayed by the sweep after 5 s (not 30 s): what the
+            // merchant misses during the workload reaches it within the drain.
+            "--env", "ONCEPAY_EVENTS_RETRY_DELAY_BASE=1S",
+            "--env", "ONCEPAY_EVENTS_RETRY_DELAY_CAP=5S",
+            "--env", "ONCEPAY_EVENTS_RELAY_GRACE=5S",
+            // A message whose delivery sandbox died is received again after 20 s (event-delivery's timeout), not 2 min.
+            "--event-visibility", "20s");
     /**
      * How long a queued charge is the worker's before the sweep's (1 h in production): half the settle
      * phase, so that the sweep settles within it a queued payment no worker could (its order paid by
@@ -69,11 +77,16 @@ public final class Drill {
     /** How long a client polls a 202 itself during the workload before leaving it to the settle phase. */
     static final Duration CLIENT_POLL_WINDOW = Duration.ofSeconds(20);
 
-    /** The outcome of one drill: the payments' verdict, the wallets' and the refunds'. */
+    /** How long the drain waits for deliveries at most once the payments settled. */
+    static final Duration EVENTS_DRAIN = Duration.ofSeconds(120);
+    /** An empty event queue and nothing reaching the merchant for this long: the drain is over. */
+    static final Duration EVENTS_QUIET = Duration.ofSeconds(15);
+
+    /** The outcome of one drill: the payments' verdict, the wallets', the refunds' and the merchant events'. */
     public record Outcome(Oracle.Verdict verdict, WalletAudit.Verdict wallets, RefundAudit.Verdict refunds,
-            String summary, Path report) {
+            EventAudit.Verdict events, String summary, Path report) {
         public boolean ok() {
-            return verdict.ok() && wallets.mismatches() == 0 && refunds.ok();
+            return verdict.ok() && wallets.mismatches() == 0 && refunds.ok() && events.ok();
         }
     }
 
@@ -128,12 +141,13 @@ public final class Drill {
 
     Outcome run() throws Exception {
         Files.createDirectories(options.reportDir());
-        List<Integer> ports = freePorts(5);
+        List<Integer> ports = freePorts(6);
         int apiPort = ports.get(0);
         int simPort = ports.get(1);
         int storePort = ports.get(2); // the store fault proxy, the functions' DynamoDB endpoint
         int dynalitePort = ports.get(3);
-        int queuePort = ports.get(4); // ElasticMQ, the charge queues
+        int queuePort = ports.get(4); // ElasticMQ, the charge queues and the event queue
+        int merchantPort = ports.get(5); // the merchant endpoint every tenant's events go to
         List<String> args = new ArrayList<>(List.of(
                 "--app", options.app().toString(),
                 "--work-dir", options.reportDir().resolve("run").toString(),
@@ -142,6 +156,7 @@ public final class Drill {
                 "--dynamo-port", Integer.toString(storePort),
                 "--dynalite-port", Integer.toString(dynalitePort),
                 "--queue-port", Integer.toString(queuePort),
+                "--merchant-port", Integer.toString(merchantPort),
                 "--queue-concurrency", Integer.toString(options.queueConcurrency()),
                 "--store-seed", Long.toString(options.seed()),
                 "--sandboxes", "charge=" + options.chargeSandboxes() + ",webhook=1,reconcile=1",
@@ -157,6 +172,7 @@ public final class Drill {
         String api = "http://127.0.0.1:" + apiPort;
         String simUrl = "http://127.0.0.1:" + simPort;
         String storeUrl = "http://127.0.0.1:" + storePort;
+        String merchantUrl = "http://127.0.0.1:" + merchantPort;
         // The functions reach the provider (either API) through the tap, which notes every charge request.
         WireTap tap = WireTap.start(simUrl);
         args.addAll(List.of("--provider-url", tap.url()));
@@ -170,13 +186,14 @@ public final class Drill {
                 options.outage(), options.slowAccount());
         FaultSchedule.Plan storePlan = FaultSchedule.store(options.profile(), options.seed(), options.maxWorkload(),
                 options.storeOutage());
+        FaultSchedule.Plan merchantPlan = FaultSchedule.merchant(options.merchantFailRate(), options.merchantDark());
         out.printf("drill: %d payments (%.0f %% async), %d clients, seed %d, provider %s, profile %s, crashes %s,"
-                        + " provider outage %d s, store outage %d s; starting the local run (%d charge sandboxes, %d"
-                        + " charge-worker sandboxes per account)%n",
+                        + " provider outage %d s, store outage %d s, merchant fails %.0f %% and is dark %d s; starting the"
+                        + " local run (%d charge sandboxes, %d charge-worker sandboxes per account)%n",
                 options.payments(), options.asyncShare() * 100, options.clients(), options.seed(), options.provider(),
                 options.profile(), options.crashes() ? "every ~" + options.crashEvery().toSeconds() + " s" : "off",
-                providerPlan.outage().toSeconds(), storePlan.outage().toSeconds(), options.chargeSandboxes(),
-                options.queueConcurrency());
+                providerPlan.outage().toSeconds(), storePlan.outage().toSeconds(), options.merchantFailRate() * 100,
+                options.merchantDark().toSeconds(), options.chargeSandboxes(), options.queueConcurrency());
         long startNanos = System.nanoTime();
         Path log = options.reportDir().resolve("local-run.log");
         out.println("drill: the local run's output goes to " + log);
@@ -214,10 +231,12 @@ public final class Drill {
             java.util.function.DoubleSupplier progress = () -> started.get() / (double) options.payments();
             FaultSchedule faults = new FaultSchedule(http, simUrl, recorder, providerPlan, progress);
             FaultSchedule storeFaults = new FaultSchedule(http, storeUrl, recorder, storePlan, progress);
+            FaultSchedule merchantFaults = new FaultSchedule(http, merchantUrl, recorder, merchantPlan, progress);
             CrashInjector crashes = new CrashInjector(run::sandboxes, recorder, options.seed(),
                     options.crashEvery());
             faults.start();
             storeFaults.start();
+            merchantFaults.start();
             queues.start(recorder);
             if (options.crashes()) {
                 crashes.start();
@@ -256,6 +275,8 @@ public final class Drill {
             crashes.close();
             faults.allOff();
             storeFaults.allOff();
+            merchantFaults.allOff();
+            m.merchant = merchantFaults;
             m.outageStartMs = faults.outageStartMs();
             m.outageEndMs = faults.outageEndMs();
             m.outageStats = faults.outageStats();
@@ -287,6 +308,18 @@ public final class Drill {
                     new Oracle.Evidence(tap.chargeRequests(), List.copyOf(run.paymentLines), crashes.chargeKillsMs(),
                             settled.awaitingCustomer()), recorder);
             oracle.close();
+            // Every settled payment's and refund's final state must reach the merchant: wait for the deliveries.
+            Map<String, EventAudit.Expected> expectedEvents;
+            try (software.amazon.awssdk.services.dynamodb.DynamoDbClient dynamo = LocalAws.client(
+                    software.amazon.awssdk.services.dynamodb.DynamoDbClient.builder(), "http://127.0.0.1:" + dynalitePort)) {
+                expectedEvents = EventAudit.expected(dynamo, TABLE, Workload.TENANTS);
+            }
+            out.printf("drill: waiting for the merchant to hear of %d settled payments and refunds (at most %d s)%n",
+                    expectedEvents.size(), EVENTS_DRAIN.toSeconds());
+            EventAudit.Drained drained = EventAudit.drain(http, merchantUrl, queues, expectedEvents, EVENTS_QUIET,
+                    EVENTS_DRAIN);
+            m.events = EventAudit.judge(expectedEvents, drained);
+            recorder.event("events drained in " + drained.ms() + " ms");
             RefundAudit.Ledger refundLedger = RefundAudit.Ledger.of(Oracle.ledgerJson(http, simUrl));
             m.refunds = RefundAudit.judge(refundRecords, refundLedger,
                     RefundAudit.view(http, api, refundRecords, refundLedger));
@@ -306,6 +339,7 @@ public final class Drill {
             m.queueDeepest = queues.deepest();
             m.queueAtEnd = queues.read();
             m.deliveries = List.copyOf(run.deliveries);
+            m.eventBatches = List.copyOf(run.eventBatches);
             m.queueLagsMs = List.copyOf(run.queueLagsMs);
 
             // --- comparison ---------------------------------------------------------------------
@@ -317,7 +351,7 @@ public final class Drill {
             Path report = Report.write(options, verdict, m, summary);
             out.println(summary);
             out.println("report: " + report.toAbsolutePath());
-            return new Outcome(verdict, m.wallets, m.refunds, summary, report);
+            return new Outcome(verdict, m.wallets, m.refunds, m.events, summary, report);
         }
     }
 

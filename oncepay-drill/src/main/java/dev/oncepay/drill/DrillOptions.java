@@ -44,6 +44,9 @@ import java.util.Locale;
  *        charges go through the account's queue and the charge-worker function
  * @param queueConcurrency each account queue's event-source mapping's maximum concurrency, and so
  *        the charge-worker sandboxes per account (2..16, as the local run takes it)
+ * @param merchantFailRate the share of deliveries the merchant endpoint answers {@code 500} (0..1)
+ * @param merchantDark how long the merchant endpoint goes dark (every delivery waits, then {@code
+ *        503}) once half the workload has started ({@link Duration#ZERO}: never)
  */
 public record DrillOptions(
         String provider,
@@ -64,7 +67,9 @@ public record DrillOptions(
         Path app,
         Duration slowAccount,
         double asyncShare,
-        int queueConcurrency) {
+        int queueConcurrency,
+        double merchantFailRate,
+        Duration merchantDark) {
 
     /** The tenant charged through the second provider account when there is one. */
     public static final String SECOND_ACCOUNT_TENANT = "merchant-c";
@@ -101,18 +106,26 @@ public record DrillOptions(
         if (queueConcurrency < 2 || queueConcurrency > 16) {
             throw new IllegalArgumentException("--queue-concurrency must be 2..16");
         }
+        if (!(merchantFailRate >= 0 && merchantFailRate <= 1)) {
+            throw new IllegalArgumentException("--merchant-fail-rate must be 0..1");
+        }
+        if (merchantDark.isNegative()) {
+            throw new IllegalArgumentException("--merchant-dark must be 0 or more");
+        }
     }
 
     /** The share of orders paid with {@code Prefer: respond-async} unless told: enough that every run meets the queues. */
     static final double DEFAULT_ASYNC_SHARE = 0.3;
     /** Charge-worker sandboxes per account unless told: AWS's least maximum concurrency, the fewest JVMs. */
     static final int DEFAULT_QUEUE_CONCURRENCY = 2;
+    /** The merchant endpoint fails a fifth of the deliveries unless told. */
+    static final double DEFAULT_MERCHANT_FAIL_RATE = 0.2;
 
     public static DrillOptions defaults() {
         return new DrillOptions("sim", 1000, 8, 1, "hostile", true, Duration.ofSeconds(7), Duration.ofSeconds(15),
                 Duration.ofSeconds(6), Duration.ofSeconds(120), Duration.ofMinutes(15), 3, Duration.ofSeconds(3), true,
                 Path.of("target/drill"), Path.of("oncepay-functions/target/function.zip"), null, DEFAULT_ASYNC_SHARE,
-                DEFAULT_QUEUE_CONCURRENCY);
+                DEFAULT_QUEUE_CONCURRENCY, DEFAULT_MERCHANT_FAIL_RATE, Duration.ofSeconds(20));
     }
 
     /** The CI configuration: some tens of payments, still every kind of fault of the profile, and crashes. */
@@ -120,7 +133,8 @@ public record DrillOptions(
             Path reportDir) {
         return new DrillOptions(provider, payments, 6, seed, profile, true, Duration.ofSeconds(6), Duration.ofSeconds(12),
                 Duration.ofSeconds(5), Duration.ofSeconds(75), Duration.ofMinutes(3), 3, Duration.ofSeconds(3), false,
-                reportDir, app, null, DEFAULT_ASYNC_SHARE, DEFAULT_QUEUE_CONCURRENCY);
+                reportDir, app, null, DEFAULT_ASYNC_SHARE, DEFAULT_QUEUE_CONCURRENCY, DEFAULT_MERCHANT_FAIL_RATE,
+                Duration.ofSeconds(8));
     }
 
     public static String usage() {
@@ -156,6 +170,10 @@ public record DrillOptions(
                 "                        202, charged by the charge-worker from the account's queue, polled to the outcome",
                 "  --queue-concurrency N charge-worker sandboxes per account's queue (its mapping's maximum concurrency),",
                 "                        2..16 (default " + DEFAULT_QUEUE_CONCURRENCY + ")",
+                "  --merchant-fail-rate F  share of event deliveries the merchant endpoint answers 500, 0..1 (default "
+                        + DEFAULT_MERCHANT_FAIL_RATE + ")",
+                "  --merchant-dark D     the merchant endpoint goes dark this long (each delivery waits 2 s, then 503)",
+                "                        once half the workload has started, 0 for never (default 20s)",
                 "  --bench | --bench-quick  the benchmark instead of the drill (./drill.sh --bench --help for its options)",
                 "Durations: 500ms, 10s, 2m (a bare number is seconds). Exit status: 0 all invariants hold,",
                 "1 an invariant was violated, 2 usage error, 3 the drill could not run.");
@@ -182,6 +200,8 @@ public record DrillOptions(
         Duration slowAccount = o.slowAccount;
         double asyncShare = o.asyncShare;
         int queueConcurrency = o.queueConcurrency;
+        double merchantFailRate = o.merchantFailRate;
+        Duration merchantDark = o.merchantDark;
         for (int i = 0; i < args.size(); i++) {
             String arg = args.get(i);
             String value = null;
@@ -228,6 +248,8 @@ public record DrillOptions(
                     case "--slow-account" -> slowAccount = LocalRunOptions.duration(value);
                     case "--async-share" -> asyncShare = Double.parseDouble(value.trim());
                     case "--queue-concurrency" -> queueConcurrency = Integer.parseInt(value.trim());
+                    case "--merchant-fail-rate" -> merchantFailRate = Double.parseDouble(value.trim());
+                    case "--merchant-dark" -> merchantDark = LocalRunOptions.duration(value);
                     default -> throw new IllegalArgumentException("unknown option " + arg);
                 }
             } catch (NumberFormatException e) {
@@ -240,6 +262,7 @@ public record DrillOptions(
         }
         return new DrillOptions(provider, payments, clients, seed, profile, crashes, crashEvery, outage, storeOutage, settle,
                 maxWorkload,
-                chargeSandboxes, reconcileEvery, naive, reportDir, app, slowAccount, asyncShare, queueConcurrency);
+                chargeSandboxes, reconcileEvery, naive, reportDir, app, slowAccount, asyncShare, queueConcurrency,
+                merchantFailRate, merchantDark);
     }
 }

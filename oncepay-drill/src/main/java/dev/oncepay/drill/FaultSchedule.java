@@ -19,11 +19,11 @@ import java.util.function.DoubleSupplier;
 import java.util.stream.Collectors;
 
 /**
- * Faults over time, for the provider ({@code POST /_sim/faults}) or the store ({@code POST
- * /_store/faults} on the store fault proxy): a baseline of random faults for the profile, seeded
- * windows of extra faults, and one full outage that starts when a given share of the workload has
- * started (so it lands in the same place of the workload whatever the machine's speed) and lasts
- * the plan's {@code outage}.
+ * Faults over time, for the provider ({@code POST /_sim/faults}), the store ({@code POST
+ * /_store/faults} on the store fault proxy) or the merchant endpoint ({@code POST /_merchant/faults}):
+ * a baseline of random faults for the profile, seeded windows of extra faults, and one full outage
+ * (the merchant's: dark) that starts when a given share of the workload has started (so it lands in
+ * the same place of the workload whatever the machine's speed) and lasts the plan's {@code outage}.
  */
 final class FaultSchedule implements AutoCloseable {
     /** A window of extra faults, in ms since the workload started. */
@@ -32,10 +32,16 @@ final class FaultSchedule implements AutoCloseable {
 
     /**
      * What to apply where: {@code none} turns every fault off, {@code baseline} holds throughout,
-     * windows and the outage come on top.
+     * windows and the outage come on top; the outage sets {@code outageSwitch} true.
      */
     record Plan(String target, String controlPath, Map<String, Object> none, Map<String, Object> baseline,
-            List<Window> windows, Duration outage, double outageAtProgress) {
+            List<Window> windows, Duration outage, double outageAtProgress, String outageSwitch) {
+        /** A plan whose outage is the target's {@code outage} setting (the simulator's, the store proxy's). */
+        Plan(String target, String controlPath, Map<String, Object> none, Map<String, Object> baseline,
+                List<Window> windows, Duration outage, double outageAtProgress) {
+            this(target, controlPath, none, baseline, windows, outage, outageAtProgress, "outage");
+        }
+
         boolean quiet() {
             return baseline.equals(none) && windows.isEmpty() && outage.isZero();
         }
@@ -238,6 +244,27 @@ final class FaultSchedule implements AutoCloseable {
         return new Plan("store", "/_store/faults", none, baseline, windows, outage, 0.6);
     }
 
+    /** How long the dark merchant endpoint holds each delivery before its {@code 503}: within the 5 s call timeout. */
+    static final long MERCHANT_DARK_STALL_MS = 2000;
+
+    /**
+     * The merchant endpoint's schedule: {@code failRate} of the deliveries answered {@code 500}
+     * throughout, and dark for {@code dark} from half the workload on (each delivery held {@link
+     * #MERCHANT_DARK_STALL_MS}, then {@code 503}).
+     */
+    static Plan merchant(double failRate, Duration dark) {
+        Map<String, Object> none = new LinkedHashMap<>();
+        none.put("failRate", 0.0);
+        none.put("failStatus", 500);
+        none.put("stallRate", 0.0);
+        none.put("stallMs", MERCHANT_DARK_STALL_MS);
+        none.put("dark", false);
+        none.put("redirect", false);
+        Map<String, Object> baseline = new LinkedHashMap<>(none);
+        baseline.put("failRate", failRate);
+        return new Plan("merchant", "/_merchant/faults", none, baseline, List.of(), dark, 0.5, "dark");
+    }
+
     private static Map<String, Object> storeNone() {
         Map<String, Object> f = new LinkedHashMap<>();
         f.put("latencyMs", 0);
@@ -300,8 +327,8 @@ final class FaultSchedule implements AutoCloseable {
                 }
             }
             if (outageStartMs >= 0 && now < outageEndMs) {
-                f.put("outage", true);
-                labels.add("OUTAGE");
+                f.put(plan.outageSwitch(), true);
+                labels.add(plan.outageSwitch().toUpperCase(Locale.ROOT));
             }
             String label = labels.isEmpty() ? "baseline" : String.join(", ", labels);
             try {

@@ -1,5 +1,6 @@
 package dev.oncepay.drill;
 
+import dev.oncepay.contract.DeploymentSettings;
 import dev.oncepay.contract.Metrics;
 import dev.oncepay.local.LocalRunChild;
 import java.io.IOException;
@@ -31,6 +32,8 @@ final class LocalRunProcess implements AutoCloseable {
     /** A sandbox's line ({@code [charge#1] ...}, {@code [charge-worker#2] ...}) that names a payment. */
     private static final Pattern PAYMENT_LINE = Pattern.compile("^\\[([a-z-]+)#[^\\]]*\\].*?(pay_[0-9a-f]{32})");
     private static final String SANDBOX_MAIN = "dev.oncepay.local.SandboxMain";
+    /** Every account's charge queue's name starts so; the event queue's does not. */
+    private static final String CHARGE_QUEUES = DeploymentSettings.chargeQueueName("");
     /** A fleet breaker's transition, as the one sandbox that made it logs it ({@code FleetBreaker}). */
     private static final Pattern BREAKER_TRANSITION = Pattern.compile(
             "breaker transition ([A-Z_]+) -> ([A-Z_]+) account=(\\S+) operation=(\\S+):");
@@ -54,6 +57,8 @@ final class LocalRunProcess implements AutoCloseable {
     final ConcurrentLinkedQueue<Long> queueLagsMs = new ConcurrentLinkedQueue<>();
     /** The event-source mappings' invocations of the charge worker, from the local run's {@code [sqs]} lines. */
     final ConcurrentLinkedQueue<QueueDelivery> deliveries = new ConcurrentLinkedQueue<>();
+    /** The event queue's mapping's invocations of event-delivery, from the same lines. */
+    final ConcurrentLinkedQueue<QueueDelivery> eventBatches = new ConcurrentLinkedQueue<>();
 
     /** A function's log line naming a payment, stamped with this JVM's clock as it arrived. */
     record FunctionLine(long atNanos, String function, String paymentId, String line) {
@@ -87,7 +92,7 @@ final class LocalRunProcess implements AutoCloseable {
         }
         QueueDelivery delivery = QueueDelivery.parse(line);
         if (delivery != null) {
-            deliveries.add(delivery);
+            (delivery.queue().startsWith(CHARGE_QUEUES) ? deliveries : eventBatches).add(delivery);
         }
         Matcher p = PAYMENT_LINE.matcher(line);
         if (p.find()) {

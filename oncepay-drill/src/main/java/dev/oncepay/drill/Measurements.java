@@ -50,12 +50,18 @@ final class Measurements {
     WalletAudit.Verdict wallets;
     /** The refunds' verdict ({@link RefundAudit}). */
     RefundAudit.Verdict refunds;
+    /** The merchant events' verdict ({@link EventAudit}). */
+    EventAudit.Verdict events;
+    /** The merchant endpoint's fault schedule (its dark window). */
+    FaultSchedule merchant;
     /** Each charge queue's deepest reading during the drill, by queue name ({@link QueueWatch}). */
     Map<String, QueueWatch.Depth> queueDeepest = Map.of();
     /** Each charge queue's messages once the drill settled, by queue name. */
     Map<String, QueueWatch.Depth> queueAtEnd = Map.of();
     /** The charge worker's invocations by the queues' event-source mappings. */
     List<QueueDelivery> deliveries = List.of();
+    /** Event-delivery's invocations by the event queue's mapping. */
+    List<QueueDelivery> eventBatches = List.of();
     /** How long after its request the charge worker took up each message, ms (its {@code ChargeQueueLag}). */
     List<Long> queueLagsMs = List.of();
     boolean naiveRan;

@@ -22,8 +22,6 @@ import java.util.Map;
 import java.util.Set;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.ScanRequest;
-import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
 
 /**
  * The verdict: the simulator's ledger (what was really charged) and every charge request that
@@ -196,30 +194,21 @@ final class Oracle {
         Map<String, StoredPayment> payments = new HashMap<>();
         Map<String, StoredKey> keys = new HashMap<>();
         List<Map<String, AttributeValue>> walletItems = new ArrayList<>();
-        Map<String, AttributeValue> start = null;
-        do {
-            ScanRequest.Builder b = ScanRequest.builder().tableName(table).consistentRead(true);
-            if (start != null) {
-                b.exclusiveStartKey(start);
+        for (Map<String, AttributeValue> item : LocalAws.scan(dynamo, table)) {
+            String pk = Attr.string(item, Table.PK);
+            String kind = Attr.string(item, Table.KIND);
+            if (Table.KIND_PAYMENT.equals(kind)) {
+                String id = pk.substring(pk.indexOf('#') + 1);
+                payments.put(id, new StoredPayment(id, Attr.string(item, Table.TENANT),
+                        Attr.string(item, Table.STATUS), Attr.string(item, Table.STATUS_REASON),
+                        Attr.string(item, Table.REFERENCE), wallMs(Attr.string(item, Table.CREATED_AT))));
+            } else if (Table.KIND_KEY.equals(kind) && !paysAWallet(item)) {
+                keys.put(pk, new StoredKey(pk, Attr.string(item, Table.PAYMENT_ID),
+                        leaseMillis(item.get(Table.LEASE_EXPIRES_AT))));
+            } else if (WalletAudit.isWalletItem(item)) {
+                walletItems.add(item);
             }
-            ScanResponse page = dynamo.scan(b.build());
-            for (Map<String, AttributeValue> item : page.items()) {
-                String pk = Attr.string(item, Table.PK);
-                String kind = Attr.string(item, Table.KIND);
-                if (Table.KIND_PAYMENT.equals(kind)) {
-                    String id = pk.substring(pk.indexOf('#') + 1);
-                    payments.put(id, new StoredPayment(id, Attr.string(item, Table.TENANT),
-                            Attr.string(item, Table.STATUS), Attr.string(item, Table.STATUS_REASON),
-                            Attr.string(item, Table.REFERENCE), wallMs(Attr.string(item, Table.CREATED_AT))));
-                } else if (Table.KIND_KEY.equals(kind) && !paysAWallet(item)) {
-                    keys.put(pk, new StoredKey(pk, Attr.string(item, Table.PAYMENT_ID),
-                            leaseMillis(item.get(Table.LEASE_EXPIRES_AT))));
-                } else if (WalletAudit.isWalletItem(item)) {
-                    walletItems.add(item);
-                }
-            }
-            start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
-        } while (start != null);
+        }
         return new Snapshot(payments, keys, walletItems);
     }
 

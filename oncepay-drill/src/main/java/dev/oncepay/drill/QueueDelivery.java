@@ -4,7 +4,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * One invocation of the charge worker by a queue's event-source mapping, as the local run logs it
+ * One invocation of the charge worker (or event-delivery) by a queue's event-source mapping, as the local run logs it
  * ({@code [sqs] oncepay-charges-default -> charge-worker#2 (1 msg, 0 failed, 123 ms)}).
  *
  * @param queue the queue the batch came from

@@ -82,6 +82,23 @@ final class QueueWatch implements AutoCloseable {
         return result;
     }
 
+    /** The merchant event queue's messages now, with its dead-letter queue's (their sum) apart. */
+    record EventQueue(Depth queue, int deadLetters) {
+    }
+
+    /** The merchant event queue and its dead-letter queue now, timed by the workload's clock. */
+    EventQueue eventQueue() {
+        long atMs = recorder.nowMs();
+        Map<QueueAttributeName, String> a = sqs.getQueueAttributes(b -> b.queueUrl(
+                sqs.getQueueUrl(q -> q.queueName(DeploymentSettings.EVENT_QUEUE_NAME)).queueUrl()).attributeNames(COUNTS))
+                .attributes();
+        Map<QueueAttributeName, String> dead = sqs.getQueueAttributes(b -> b.queueUrl(
+                sqs.getQueueUrl(q -> q.queueName(DeploymentSettings.EVENT_DEAD_LETTER_QUEUE_NAME)).queueUrl())
+                .attributeNames(COUNTS)).attributes();
+        return new EventQueue(new Depth(atMs, count(a, COUNTS.get(0)), count(a, COUNTS.get(1)), count(a, COUNTS.get(2))),
+                COUNTS.stream().mapToInt(n -> count(dead, n)).sum());
+    }
+
     private static int count(Map<QueueAttributeName, String> attributes, QueueAttributeName name) {
         return Integer.parseInt(attributes.getOrDefault(name, "0"));
     }

@@ -54,6 +54,7 @@ final class Report {
         l.addAll(queued(o, m));
         l.add(m.wallets.line());
         l.add(m.refunds.lines());
+        l.add(m.events.lines());
         if (o.stripe()) {
             l.add("awaiting customer: " + v.awaitingCustomer() + " (3-D Secure never finished: pending, nothing charged;"
                     + " neither lost nor stuck; " + m.awaitingNeverShown + " never answered requires_action to a client,"
@@ -79,6 +80,15 @@ final class Report {
         l.addAll(wrap(m.refunds.counts(), 110));
         m.refunds.details().stream().filter(d -> Character.isUpperCase(d.charAt(0))).limit(10)
                 .forEach(d -> l.add("  " + d));
+        l.addAll(wrap(m.events.counts() + (m.merchant == null ? "" : String.format(Locale.ROOT,
+                "; the endpoint failed %.0f %% of them throughout and was dark %s", o.merchantFailRate() * 100,
+                m.merchant.outageStartMs() < 0 ? "never" : String.format(Locale.ROOT, "+%.1f..+%.1f s",
+                        m.merchant.outageStartMs() / 1000.0, m.merchant.outageEndMs() / 1000.0))), 110));
+        l.add(String.format(Locale.ROOT, "  event-delivery: %d invocations by the event queue's mapping (%d messages, %d"
+                + " failed) %s ms", m.eventBatches.size(), m.eventBatches.stream().mapToInt(QueueDelivery::messages).sum(),
+                m.eventBatches.stream().mapToInt(QueueDelivery::failed).sum(),
+                percentiles(m.eventBatches.stream().map(QueueDelivery::ms).toList(), 50, 95)));
+        m.events.details().stream().limit(10).forEach(d -> l.add("  " + d));
         Map<String, Long> conflicts = m.conflictsByProblem();
         StringBuilder split = new StringBuilder();
         conflicts.forEach((problem, n) -> split.append(split.length() == 0 ? "" : ", ").append(problem).append(' ')
@@ -232,7 +242,7 @@ final class Report {
 
     /** Payments, wallets and refunds alike. */
     private static boolean passed(Oracle.Verdict v, Measurements m) {
-        return v.ok() && m.wallets.mismatches() == 0 && m.refunds.ok();
+        return v.ok() && m.wallets.mismatches() == 0 && m.refunds.ok() && m.events.ok();
     }
 
     private static double ratio(long a, long b) {
@@ -258,6 +268,7 @@ final class Report {
         List<String> details = new ArrayList<>(v.details());
         details.addAll(m.wallets.details());
         details.addAll(m.refunds.details());
+        details.addAll(m.events.details());
         Files.writeString(dir.resolve("summary.txt"), summary + "\n\n" + String.join("\n", details) + "\n");
         StringBuilder h = new StringBuilder();
         h.append("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>oncepay chaos drill</title><style>")

@@ -1,11 +1,13 @@
 package dev.oncepay.drill;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import dev.oncepay.sim.PspSimulator;
+import dev.oncepay.sim.merchant.MerchantEndpoint;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -18,7 +20,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The provider's fault schedule against a real simulator: the slow second account, and the outage's own counts. */
+/**
+ * The fault schedules against a real simulator and merchant endpoint: the slow second account, the
+ * outage's own counts, and the merchant's failures and dark window.
+ */
 class FaultScheduleTest {
     private static final String CHARGE = "{\"amount\":100,\"currency\":\"EUR\",\"reference\":\"pay_1\"}";
 
@@ -74,6 +79,29 @@ class FaultScheduleTest {
             schedule.allOff();
         }
         assertNotNull(schedule.outageStats().atStart());
+    }
+
+    @Test
+    void theMerchantFailsAFifthThroughoutAndGoesDarkHalfwayThenHeals() throws Exception {
+        try (MerchantEndpoint merchant = MerchantEndpoint.start(0, java.util.Map.of())) {
+            AtomicBoolean halfway = new AtomicBoolean();
+            FaultSchedule schedule = new FaultSchedule(http, merchant.baseUrl(), new Recorder(),
+                    FaultSchedule.merchant(0.2, Duration.ofSeconds(2)), () -> halfway.get() ? 0.5 : 0.0);
+            schedule.start();
+            try {
+                assertEquals(0.2, merchant.faults().failRate());
+                assertFalse(merchant.faults().dark());
+                halfway.set(true);
+                await(() -> merchant.faults().dark(), "the merchant goes dark");
+                assertEquals(FaultSchedule.MERCHANT_DARK_STALL_MS, merchant.faults().stallMs());
+                await(() -> !merchant.faults().dark(), "the merchant is back");
+                assertEquals(0.2, merchant.faults().failRate(), "failing a fifth again");
+            } finally {
+                schedule.allOff();
+            }
+            assertEquals(0.0, merchant.faults().failRate());
+            assertFalse(merchant.faults().dark());
+        }
     }
 
     private HttpResponse<String> charge(String key) throws Exception {

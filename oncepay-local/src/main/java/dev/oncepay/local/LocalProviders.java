@@ -18,8 +18,8 @@ import java.util.TreeSet;
  * account per other provider that some tenant is charged through, named after that provider
  * ({@code oncepay.provider.accounts.<provider>.*}, {@code oncepay.provider.tenants.<tenant>}), all on
  * the simulator unless {@code --provider-url} says otherwise. As {@code infra/} deploys them:
- * routing and API keys go to charge, charge-worker and reconcile only, each account's webhook signing secret
- * ({@code oncepay.webhook.secrets.<provider>.<account>}) to webhook only, each account's charge queue
+ * routing and API keys go to charge, charge-worker and reconcile only (event-delivery gets neither), each
+ * account's webhook signing secret ({@code oncepay.webhook.secrets.<provider>.<account>}) to webhook only, each account's charge queue
  * to charge and charge-worker (the default account's as {@code oncepay.provider.queue-url}, the others'
  * as {@code oncepay.provider.accounts.<account>.queue-url}), and the unguarded tenants ({@code
  * oncepay.orders.tenants.<tenant>.once-per-reference=false}) and the tenants queued by default ({@code
@@ -61,6 +61,10 @@ final class LocalProviders {
             for (String account : otherAccounts(options)) {
                 env.put(webhookSecretsVariable(providerOf(account), account), webhookSecret(account, options));
             }
+            return env;
+        }
+        if (function.equals(DeploymentSettings.FUNCTION_EVENT_DELIVERY)) {
+            // It calls merchants, never a provider: no key, no routing.
             return env;
         }
         env.put("ONCEPAY_PROVIDER_API_KEY", apiKey(options.provider(), options));

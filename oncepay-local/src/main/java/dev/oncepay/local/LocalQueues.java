@@ -17,40 +17,52 @@ import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 /**
- * The charge queues of the local run: ElasticMQ (SQS's API, in this JVM, in memory) with one
- * queue per provider account and its dead-letter queue, set as {@code infra/} sets them: the
- * visibility timeout, a message kept for the queue horizon, and a redrive to the dead-letter queue
- * after {@link DeploymentSettings#CHARGE_QUEUE_MAX_RECEIVES} receives. ElasticMQ takes the
- * retention periods but keeps every message until it is deleted or the run stops.
+ * The queues of the local run: ElasticMQ (SQS's API, in this JVM, in memory) with one charge
+ * queue per provider account and the merchant event queue, each with its dead-letter queue, set as
+ * {@code infra/} sets them: the visibility timeout, a message kept for the queue's horizon, and a
+ * redrive to the dead-letter queue after {@link DeploymentSettings#CHARGE_QUEUE_MAX_RECEIVES} (charge
+ * queues) or {@link DeploymentSettings#EVENT_QUEUE_MAX_RECEIVES} (event queue) receives. ElasticMQ
+ * takes the retention periods but keeps every message until it is deleted or the run stops.
  */
 final class LocalQueues implements AutoCloseable {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /**
-     * One account's charge queue.
+     * One queue: an account's charge queue or the event queue.
      *
      * @param arn as Lambda's events name it (region and account from the queue URL, as on SQS)
      */
-    record ChargeQueue(String account, String name, String url, String arn, String deadLetterUrl) {
+    record Queue(String name, String url, String arn, String deadLetterUrl) {
     }
 
     private final ElasticMq server;
-    private final Map<String, ChargeQueue> queues = new LinkedHashMap<>();
+    private final Map<String, Queue> queues = new LinkedHashMap<>();
+    /** The merchant event queue, or null when the run relays no events. */
+    private Queue events;
 
     private LocalQueues(ElasticMq server) {
         this.server = server;
     }
 
     /**
-     * Starts ElasticMQ on {@code port} (0: a free one) and creates the charge queues of {@code accounts}.
+     * Starts ElasticMQ on {@code port} (0: a free one) and creates the charge queues of {@code accounts},
+     * and the event queue unless {@code eventVisibility} is null.
      *
      * @param visibility the charge queues' visibility timeout, in whole seconds
+     * @param eventVisibility the event queue's visibility timeout, in whole seconds, or null for no event queue
      */
-    static LocalQueues start(int port, List<String> accounts, Duration visibility) {
+    static LocalQueues start(int port, List<String> accounts, Duration visibility, Duration eventVisibility) {
         LocalQueues local = new LocalQueues(ElasticMq.start(port));
         try (SqsClient sqs = client(local.endpoint(), UrlConnectionHttpClient.create())) {
             for (String account : accounts) {
-                local.queues.put(account, create(sqs, account, visibility));
+                local.queues.put(account, create(sqs, DeploymentSettings.chargeQueueName(account),
+                        DeploymentSettings.chargeDeadLetterQueueName(account), visibility,
+                        DeploymentSettings.CHARGE_QUEUE_HORIZON_SECONDS, DeploymentSettings.CHARGE_QUEUE_MAX_RECEIVES));
+            }
+            if (eventVisibility != null) {
+                local.events = create(sqs, DeploymentSettings.EVENT_QUEUE_NAME, DeploymentSettings.EVENT_DEAD_LETTER_QUEUE_NAME,
+                        eventVisibility, DeploymentSettings.EVENT_QUEUE_RETENTION_SECONDS,
+                        DeploymentSettings.EVENT_QUEUE_MAX_RECEIVES);
             }
         } catch (RuntimeException e) {
             local.close();
@@ -59,18 +71,18 @@ final class LocalQueues implements AutoCloseable {
         return local;
     }
 
-    private static ChargeQueue create(SqsClient sqs, String account, Duration visibility) {
-        String deadLetterUrl = sqs.createQueue(b -> b.queueName(DeploymentSettings.chargeDeadLetterQueueName(account))
+    private static Queue create(SqsClient sqs, String name, String deadLetterName, Duration visibility,
+            int retentionSeconds, int maxReceives) {
+        String deadLetterUrl = sqs.createQueue(b -> b.queueName(deadLetterName)
                 .attributes(Map.of(QueueAttributeName.MESSAGE_RETENTION_PERIOD,
                         Integer.toString(DeploymentSettings.DEAD_LETTER_RETENTION_SECONDS)))).queueUrl();
         String redrive = JSON.createObjectNode().put("deadLetterTargetArn", arn(deadLetterUrl))
-                .put("maxReceiveCount", Integer.toString(DeploymentSettings.CHARGE_QUEUE_MAX_RECEIVES)).toString();
-        String name = DeploymentSettings.chargeQueueName(account);
+                .put("maxReceiveCount", Integer.toString(maxReceives)).toString();
         String url = sqs.createQueue(b -> b.queueName(name).attributes(Map.of(
                 QueueAttributeName.VISIBILITY_TIMEOUT, Long.toString(visibility.toSeconds()),
-                QueueAttributeName.MESSAGE_RETENTION_PERIOD, Integer.toString(DeploymentSettings.CHARGE_QUEUE_HORIZON_SECONDS),
+                QueueAttributeName.MESSAGE_RETENTION_PERIOD, Integer.toString(retentionSeconds),
                 QueueAttributeName.REDRIVE_POLICY, redrive))).queueUrl();
-        return new ChargeQueue(account, name, url, arn(url), deadLetterUrl);
+        return new Queue(name, url, arn(url), deadLetterUrl);
     }
 
     /**
@@ -97,12 +109,18 @@ final class LocalQueues implements AutoCloseable {
         return server.endpoint();
     }
 
-    ChargeQueue queue(String account) {
+    Queue queue(String account) {
         return queues.get(account);
     }
 
-    List<ChargeQueue> queues() {
+    /** The charge queues, the default account's first. */
+    List<Queue> queues() {
         return List.copyOf(queues.values());
+    }
+
+    /** The merchant event queue, or null when the run relays no events. */
+    Queue events() {
+        return events;
     }
 
     /** Each account's queue URL, by account name. */

@@ -6,6 +6,7 @@ import dev.oncepay.sim.SimulatorOptions;
 import dev.oncepay.sim.StripeCustomerEndpoint;
 import dev.oncepay.sim.StripeMode;
 import dev.oncepay.sim.WebhookTarget;
+import dev.oncepay.sim.merchant.MerchantEndpoint;
 import dev.oncepay.testkit.StoreFaultProxy;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -30,9 +31,10 @@ import java.util.stream.Collectors;
 /**
  * oncepay on one machine, the way it runs on AWS: dynalite for DynamoDB behind a store fault proxy
  * (healthy unless told otherwise over {@code /_store/faults}), the PSP simulator, ElasticMQ for
- * the charge queues, each function's packaged Lambda handler in sandbox JVMs under AWS's runtime
- * interface client, a local API Gateway (HTTP API, payload 2.0) in front of them, an
- * EventBridge-like schedule for reconcile and SQS event-source mappings for charge-worker.
+ * the charge queues and the merchant event queue, each function's packaged Lambda handler in
+ * sandbox JVMs under AWS's runtime interface client, a local API Gateway (HTTP API, payload 2.0) in
+ * front of them, an EventBridge-like schedule for reconcile, SQS event-source mappings for
+ * charge-worker and event-delivery, and the merchant endpoint every tenant's events are delivered to.
  * {@code ./run-local.sh} builds the package and starts this; Ctrl-C or SIGTERM stops everything it
  * started.
  */
@@ -55,6 +57,8 @@ public final class LocalRun implements AutoCloseable {
     private LocalDynamo dynamo;
     private StoreFaultProxy store;
     private PspSimulator simulator;
+    /** Where every tenant's events are delivered, or null without events. */
+    private MerchantEndpoint merchant;
     private LocalQueues queues;
     private ApiGateway gateway;
     private EventBridgeSchedule schedule;
@@ -99,7 +103,8 @@ public final class LocalRun implements AutoCloseable {
         requireFreePorts();
         // ElasticMQ takes seconds to start (its actor system): meanwhile the rest starts.
         CompletableFuture<Void> queuesStarted = CompletableFuture.runAsync(() -> {
-            LocalQueues q = LocalQueues.start(options.queuePort(), LocalProviders.accounts(options), options.queueVisibility());
+            LocalQueues q = LocalQueues.start(options.queuePort(), LocalProviders.accounts(options), options.queueVisibility(),
+                    options.events() ? options.eventVisibility() : null);
             register(() -> queues = q, q);
         }, timers);
         Path workDir = options.workDir().toAbsolutePath();
@@ -124,6 +129,11 @@ public final class LocalRun implements AutoCloseable {
         // The second Stripe account's PaymentIntents (made with its API key) are signed with its own secret.
         sim.stripe().setAccountWebhookSecret(LocalProviders.apiKey(LocalProviders.SECOND_STRIPE_ACCOUNT, options),
                 LocalProviders.webhookSecret(LocalProviders.SECOND_STRIPE_ACCOUNT, options));
+        if (options.events()) {
+            MerchantEndpoint m = MerchantEndpoint.start(options.merchantPort(), LocalEvents.merchantSecrets(options),
+                    options.simSeed(), java.time.Clock.systemUTC());
+            register(() -> merchant = m, m);
+        }
         try {
             queuesStarted.join();
         } catch (CompletionException e) {
@@ -156,11 +166,17 @@ public final class LocalRun implements AutoCloseable {
         functions().forEach(f -> f.sandboxes().forEach(Sandbox::start));
         String worker = DeploymentSettings.FUNCTION_CHARGE_WORKER;
         if (options.sandboxCount(worker) > 0) {
-            for (LocalQueues.ChargeQueue queue : queues.queues()) {
+            for (LocalQueues.Queue queue : queues.queues()) {
                 SqsEventSourceMapping m = new SqsEventSourceMapping(queues.endpoint(), queue, worker, options.queueBatchSize(),
                         options.queueConcurrency(), event -> invoke(worker, event));
                 register(() -> mappings.add(m), m);
             }
+        }
+        String delivery = DeploymentSettings.FUNCTION_EVENT_DELIVERY;
+        if (queues.events() != null && options.sandboxCount(delivery) > 0) {
+            SqsEventSourceMapping m = new SqsEventSourceMapping(queues.endpoint(), queues.events(), delivery,
+                    DeploymentSettings.EVENT_QUEUE_BATCH_SIZE, options.eventConcurrency(), event -> invoke(delivery, event));
+            register(() -> mappings.add(m), m);
         }
 
         ApiGateway g = new ApiGateway(options.apiPort(), HttpApiV2.oncepayRoutes(), this::submit,
@@ -255,6 +271,7 @@ public final class LocalRun implements AutoCloseable {
         env.put(DeploymentSettings.ENV_AWS_MAX_ATTEMPTS, Integer.toString(DeploymentSettings.AWS_MAX_ATTEMPTS));
         // Local only. No ONCEPAY_SECRET_ARN: the simulator's keys and webhook secrets are public anyway.
         env.putAll(LocalProviders.environment(function, options, providerUrl(), queues.urls()));
+        env.putAll(LocalEvents.environment(function, options, queues.events() == null ? null : queues.events().url()));
         env.put(DeploymentSettings.ENV_CHARGE_MAX_IN_FLIGHT,
                 Integer.toString(DeploymentSettings.chargeMaxInFlight(options.sandboxCount(DeploymentSettings.FUNCTION_CHARGE),
                         1 + LocalProviders.otherAccounts(options).size())));
@@ -323,9 +340,20 @@ public final class LocalRun implements AutoCloseable {
         lines.add(String.format("  %-26s %s   behind the proxy (%s), pid %d", "  dynalite", dynamo.endpoint(),
                 options.dynamoPath() == null ? "in memory" : "data in " + options.dynamoPath(), dynamo.pid()));
         lines.add(String.format("  %-26s %s   %s, in memory; each with a -dlq after %d receives, visibility %d s",
-                "SQS (ElasticMQ)", queues.endpoint(), queues.queues().stream().map(LocalQueues.ChargeQueue::name)
+                "SQS (ElasticMQ)", queues.endpoint(), queues.queues().stream().map(LocalQueues.Queue::name)
                         .collect(Collectors.joining(", ")), DeploymentSettings.CHARGE_QUEUE_MAX_RECEIVES,
                 options.queueVisibility().toSeconds()));
+        if (queues.events() != null) {
+            lines.add(String.format("  %-26s %s, with a -dlq after %d receives, visibility %d s", "", queues.events().name(),
+                    DeploymentSettings.EVENT_QUEUE_MAX_RECEIVES, options.eventVisibility().toSeconds()));
+        }
+        if (merchant != null) {
+            lines.add(String.format("  %-26s %s/merchant/<tenant>   endpoint '%s' of %s, signed with '%s'",
+                    "merchant endpoint (events)", merchant.baseUrl(), LocalRunOptions.MERCHANT_ENDPOINT_ID,
+                    String.join(", ", options.merchantTenants()), options.merchantSecret()));
+        } else {
+            lines.add(String.format("  %-26s off (--no-events): no event queue, no event-delivery", "merchant events"));
+        }
         for (LambdaFunction f : functions()) {
             String pids = f.sandboxes().stream().map(Sandbox::process).filter(p -> p != null)
                     .map(p -> Long.toString(p.pid())).collect(Collectors.joining(", "));
@@ -334,6 +362,8 @@ public final class LocalRun implements AutoCloseable {
                         : ", EventBridge rate(" + options.reconcileEvery().toSeconds() + " seconds)";
                 case DeploymentSettings.FUNCTION_CHARGE_WORKER -> ", SQS event-source mappings: batch "
                         + options.queueBatchSize() + ", maximum concurrency " + options.queueConcurrency() + " per queue";
+                case DeploymentSettings.FUNCTION_EVENT_DELIVERY -> ", SQS event-source mapping: batch "
+                        + DeploymentSettings.EVENT_QUEUE_BATCH_SIZE + ", maximum concurrency " + options.eventConcurrency();
                 default -> "";
             };
             lines.add(String.format("  %-26s %d sandbox(es), timeout %d s%s%s", "λ " + f.name, f.sandboxes().size(),
@@ -366,6 +396,12 @@ public final class LocalRun implements AutoCloseable {
                 + "   (then a new key: 202 pending, settled later by webhook or reconcile)");
         lines.add("  curl -X POST " + store.endpoint() + "/_store/faults -d '{\"throttleRate\":0.2}'"
                 + "   (the store throttles; '{\"outage\":true}' stops it, /_store/reset heals it)");
+        if (merchant != null) {
+            lines.add("  curl -s " + merchant.baseUrl() + "/_merchant/received   (what the merchant received: each delivery,"
+                    + " the state it applied per payment, counts)");
+            lines.add("  curl -X POST " + merchant.baseUrl() + "/_merchant/faults -d '{\"failRate\":0.5}'"
+                    + "   (the merchant fails half the deliveries: retried with backoff; '{\"dark\":true}' answers 503 to all)");
+        }
         lines.add("  kill <a sandbox pid>   (what it was running fails with 502; a new sandbox replaces it, as on Lambda)");
         lines.add("  curl " + api + "/_local/sandboxes   (each sandbox: pid, state, init and first invocation ms)");
         lines.add("");
@@ -398,6 +434,9 @@ public final class LocalRun implements AutoCloseable {
         ports.put("--sim-port", options.simPort());
         ports.put("--dynamo-port", options.dynamoPort());
         ports.put("--queue-port", options.queuePort());
+        if (options.events()) {
+            ports.put("--merchant-port", options.merchantPort());
+        }
         if (options.dynalitePort() != 0) {
             ports.put("--dynalite-port", options.dynalitePort());
         }
@@ -426,7 +465,7 @@ public final class LocalRun implements AutoCloseable {
                 port = socket.getLocalPort();
             }
             if (port != options.apiPort() && port != options.simPort() && port != options.dynamoPort()
-                    && port != options.queuePort()) {
+                    && port != options.queuePort() && port != options.merchantPort()) {
                 return port;
             }
         }
@@ -476,6 +515,9 @@ public final class LocalRun implements AutoCloseable {
         functions().parallelStream().forEach(LambdaFunction::close);
         if (simulator != null) {
             simulator.close();
+        }
+        if (merchant != null) {
+            merchant.close();
         }
         if (queues != null) {
             queues.close();

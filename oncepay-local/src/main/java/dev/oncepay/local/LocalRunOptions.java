@@ -59,6 +59,17 @@ import java.util.stream.Collectors;
  * @param devPort 0, or the port of a Quarkus dev-mode JVM's Lambda mock event server that serves
  *        {@code charge} instead of sandboxes ({@code ./run-local.sh --dev}, {@link DevModeFunction})
  * @param devEnvironment where the dev-mode JVM's environment is written (with {@code devPort})
+ * @param events whether the functions relay merchant events: the event queue, event-delivery's
+ *        sandboxes and mapping, and the merchant endpoint ({@code --no-events}: none of them)
+ * @param merchantPort the merchant endpoint the events are delivered to (the simulator's {@code
+ *        MerchantEndpoint}, in this JVM)
+ * @param merchantSecret the signing secret of every tenant's endpoint: event-delivery signs with it,
+ *        the merchant endpoint verifies with it
+ * @param eventTenants tenants given an endpoint besides {@link #DEFAULT_EVENT_TENANTS} and the
+ *        tenants other options name ({@link #merchantTenants()})
+ * @param eventConcurrency the event queue's event-source mapping's maximum concurrency, and so
+ *        event-delivery's sandboxes unless {@code --sandboxes} names them
+ * @param eventVisibility the event queue's visibility timeout (whole seconds, at least event-delivery's timeout)
  */
 public record LocalRunOptions(
         Path app,
@@ -92,7 +103,13 @@ public record LocalRunOptions(
         Cds cds,
         long parentPid,
         int devPort,
-        Path devEnvironment) {
+        Path devEnvironment,
+        boolean events,
+        int merchantPort,
+        String merchantSecret,
+        Set<String> eventTenants,
+        int eventConcurrency,
+        Duration eventVisibility) {
 
     /** Every function of a deployment, each with sandboxes of its own. */
     public static final List<String> FUNCTIONS = DeploymentSettings.FUNCTIONS;
@@ -101,6 +118,18 @@ public record LocalRunOptions(
     public static final int DEFAULT_DYNAMO_PORT = 8000;
     /** ElasticMQ's own default port. */
     public static final int DEFAULT_QUEUE_PORT = 9324;
+    public static final int DEFAULT_MERCHANT_PORT = 9420;
+    /** The endpoint id every local tenant's events go to. */
+    public static final String MERCHANT_ENDPOINT_ID = "orders";
+    public static final String DEFAULT_MERCHANT_SECRET = "local-merchant-secret";
+    /** Tenants the examples and the drill use: each has an endpoint, whatever the other options. */
+    public static final List<String> DEFAULT_EVENT_TENANTS = List.of("merchant-a", "merchant-b", "merchant-c");
+    /**
+     * Event-delivery sandboxes unless told: AWS's least maximum concurrency. A sandbox delivers a
+     * batch's ten messages in parallel, so two deliver twenty at once, more than one machine's
+     * payments produce; each more is a JVM.
+     */
+    static final int DEFAULT_EVENT_CONCURRENCY = 2;
     /** SQS's longest visibility timeout. */
     static final Duration MAX_QUEUE_VISIBILITY = Duration.ofHours(12);
     /** The fewest a mapping's maximum concurrency may be on AWS; the most, locally: each is a sandbox JVM. */
@@ -127,6 +156,7 @@ public record LocalRunOptions(
         tenantProviders = Map.copyOf(tenantProviders);
         unguardedTenants = Collections.unmodifiableSet(new TreeSet<>(unguardedTenants));
         respondAsyncTenants = Collections.unmodifiableSet(new TreeSet<>(respondAsyncTenants));
+        eventTenants = Collections.unmodifiableSet(new TreeSet<>(eventTenants));
         for (String function : FUNCTIONS) {
             if (!sandboxes.containsKey(function) || !timeouts.containsKey(function)) {
                 throw new IllegalArgumentException("no sandbox count or timeout for " + function);
@@ -147,7 +177,8 @@ public record LocalRunOptions(
                 // worker's as many as its one mapping may run at once.
                 Map.of(DeploymentSettings.FUNCTION_CHARGE, 2, DeploymentSettings.FUNCTION_WEBHOOK, 1,
                         DeploymentSettings.FUNCTION_RECONCILE, 1,
-                        DeploymentSettings.FUNCTION_CHARGE_WORKER, DeploymentSettings.CHARGE_QUEUE_MAX_CONCURRENCY),
+                        DeploymentSettings.FUNCTION_CHARGE_WORKER, DeploymentSettings.CHARGE_QUEUE_MAX_CONCURRENCY,
+                        DeploymentSettings.FUNCTION_EVENT_DELIVERY, DEFAULT_EVENT_CONCURRENCY),
                 LAMBDA_TIMEOUTS,
                 null,
                 Duration.ofSeconds(60),
@@ -171,7 +202,13 @@ public record LocalRunOptions(
                 Cds.AUTO,
                 0,
                 0,
-                Path.of("target/local-run/dev-mode.env"));
+                Path.of("target/local-run/dev-mode.env"),
+                true,
+                DEFAULT_MERCHANT_PORT,
+                DEFAULT_MERCHANT_SECRET,
+                Set.of(),
+                DEFAULT_EVENT_CONCURRENCY,
+                Duration.ofSeconds(DeploymentSettings.EVENT_QUEUE_VISIBILITY_TIMEOUT_SECONDS));
     }
 
     /** Parses environment variables first, then flags. */
@@ -181,7 +218,9 @@ public record LocalRunOptions(
             String key = e.getKey();
             if (key.startsWith("ONCEPAY_LOCAL_")) {
                 String flag = "--" + key.substring("ONCEPAY_LOCAL_".length()).toLowerCase(Locale.ROOT).replace('_', '-');
-                if (!flag.equals("--env")) {
+                if (flag.equals("--no-events")) {
+                    b.events = List.of("", "0", "false", "no").contains(e.getValue().trim().toLowerCase(Locale.ROOT));
+                } else if (!flag.equals("--env")) {
                     b.apply(flag, e.getValue(), key);
                 }
             }
@@ -196,6 +235,9 @@ public record LocalRunOptions(
                 value = arg.substring(eq + 1);
             } else if (arg.equals("--help") || arg.equals("-h")) {
                 throw new UsageException(null);
+            } else if (arg.equals("--no-events")) {
+                b.events = false;
+                continue;
             } else {
                 if (i + 1 >= args.size()) {
                     throw new UsageException(arg + " needs a value");
@@ -217,11 +259,13 @@ public record LocalRunOptions(
                 "  --dynalite-port N        dynalite, the DynamoDB-compatible store, behind the proxy (default: a free port)",
                 "  --queue-port N           ElasticMQ, the SQS-compatible server of the charge queues (default "
                         + DEFAULT_QUEUE_PORT + ")",
-                "  --sandboxes LIST         sandboxes per function (default charge=2,webhook=1,reconcile=1, and charge-worker",
+                "  --sandboxes LIST         sandboxes per function (default charge=2,webhook=1,reconcile=1, charge-worker",
                 "                           the queues' maximum concurrency summed: " + DeploymentSettings.CHARGE_QUEUE_MAX_CONCURRENCY
-                        + " per provider account; charge-worker=0: no mappings)",
+                        + " per provider account, event-delivery",
+                "                           --event-concurrency; charge-worker=0 or event-delivery=0: no mappings for it)",
                 "  --timeout LIST           Lambda timeouts (default charge=28s,webhook=20s,reconcile=90s,charge-worker="
-                        + DeploymentSettings.CHARGE_WORKER_TIMEOUT_SECONDS + "s, as infra/)",
+                        + DeploymentSettings.CHARGE_WORKER_TIMEOUT_SECONDS + "s,event-delivery="
+                        + DeploymentSettings.EVENT_DELIVERY_TIMEOUT_SECONDS + "s, as infra/)",
                 "  --integration-timeout D  how long the gateway waits for a function (default: its timeout + 1 s, at most 29 s)",
                 "  --reconcile-every D      EventBridge schedule for reconcile (default 60s; 'off' disables)",
                 "  --queue-visibility D     the charge queues' visibility timeout (default "
@@ -231,6 +275,22 @@ public record LocalRunOptions(
                         + " (default " + DeploymentSettings.CHARGE_QUEUE_BATCH_SIZE + ")",
                 "  --queue-concurrency N    maximum concurrency of each queue's event-source mapping, " + MIN_QUEUE_CONCURRENCY
                         + "-" + MAX_QUEUE_CONCURRENCY + " (default " + DeploymentSettings.CHARGE_QUEUE_MAX_CONCURRENCY + ")",
+                "  --no-events              relay no merchant events: no event queue, no event-delivery, no merchant endpoint",
+                "  --merchant-port N        the merchant endpoint the events go to (default " + DEFAULT_MERCHANT_PORT
+                        + "): each tenant's endpoint",
+                "                           '" + MERCHANT_ENDPOINT_ID + "' is http://127.0.0.1:N/merchant/<tenant>; GET /_merchant/received,",
+                "                           POST /_merchant/faults (e.g. {\"failRate\":0.5}), POST /_merchant/reset",
+                "  --merchant-secret S      the endpoints' signing secret, given to event-delivery only (default "
+                        + DEFAULT_MERCHANT_SECRET + ")",
+                "  --event-tenant T         give tenant T an endpoint too (repeatable, or a list); "
+                        + String.join(", ", DEFAULT_EVENT_TENANTS) + " and",
+                "                           the tenants other options name have one",
+                "  --event-concurrency N    maximum concurrency of the event queue's event-source mapping, and event-delivery's",
+                "                           sandboxes, " + MIN_QUEUE_CONCURRENCY + "-" + MAX_QUEUE_CONCURRENCY + " (default "
+                        + DEFAULT_EVENT_CONCURRENCY + "; " + DeploymentSettings.EVENT_QUEUE_MAX_CONCURRENCY + " in infra/)",
+                "  --event-visibility D     the event queue's visibility timeout (default "
+                        + DeploymentSettings.EVENT_QUEUE_VISIBILITY_TIMEOUT_SECONDS + "s, as infra/; at least event-delivery's"
+                        + " timeout)",
                 "  --table NAME             DynamoDB table (default oncepay-local)",
                 "  --heap SIZE              -Xmx of each sandbox JVM (default 256m)",
                 "  --provider P             the functions' default provider account: sim (the simulator's generic API,",
@@ -266,6 +326,23 @@ public record LocalRunOptions(
                 "  --debug-port N           the dev-mode JVM's debugger (JDWP) port (run-local.sh; default 5005)",
                 "  --dev-env FILE           where the dev-mode JVM's environment is written (run-local.sh --dev sets it)",
                 "Durations: 500ms, 10s, 2m, 1h (a bare number is seconds).");
+    }
+
+    /**
+     * The tenants with an endpoint ({@value #MERCHANT_ENDPOINT_ID}) when events are on: {@link
+     * #DEFAULT_EVENT_TENANTS}, every tenant another option names, and {@code --event-tenant}'s; each
+     * a plain name ({@link DeploymentSettings#NAME_PATTERN}), as its endpoint's URL path ends with it.
+     */
+    public List<String> merchantTenants() {
+        if (!events) {
+            return List.of();
+        }
+        TreeSet<String> tenants = new TreeSet<>(DEFAULT_EVENT_TENANTS);
+        tenants.addAll(tenantProviders.keySet());
+        tenants.addAll(unguardedTenants);
+        tenants.addAll(respondAsyncTenants);
+        tenants.addAll(eventTenants);
+        return tenants.stream().filter(t -> t.matches(DeploymentSettings.NAME_PATTERN)).toList();
     }
 
     public int sandboxCount(String function) {
@@ -356,6 +433,14 @@ public record LocalRunOptions(
         long parentPid;
         int devPort;
         Path devEnvironment;
+        boolean events;
+        int merchantPort;
+        String merchantSecret;
+        final Set<String> eventTenants;
+        int eventConcurrency;
+        /** Whether the flags named event-delivery's sandboxes; if not, its mapping's concurrency decides. */
+        boolean deliverySandboxesNamed;
+        Duration eventVisibility;
 
         Builder(LocalRunOptions o) {
             app = o.app;
@@ -390,6 +475,12 @@ public record LocalRunOptions(
             parentPid = o.parentPid;
             devPort = o.devPort;
             devEnvironment = o.devEnvironment;
+            events = o.events;
+            merchantPort = o.merchantPort;
+            merchantSecret = o.merchantSecret;
+            eventTenants = new TreeSet<>(o.eventTenants);
+            eventConcurrency = o.eventConcurrency;
+            eventVisibility = o.eventVisibility;
         }
 
         void apply(String flag, String value, String source) {
@@ -402,6 +493,7 @@ public record LocalRunOptions(
                 case "--sandboxes" -> perFunction(value, source).forEach((f, v) -> {
                     sandboxes.put(f, count(v, source));
                     workerSandboxesNamed |= f.equals(DeploymentSettings.FUNCTION_CHARGE_WORKER);
+                    deliverySandboxesNamed |= f.equals(DeploymentSettings.FUNCTION_EVENT_DELIVERY);
                 });
                 case "--timeout" -> perFunction(value, source).forEach((f, v) -> timeouts.put(f, positive(duration(v), source)));
                 case "--integration-timeout" -> integrationTimeout = positive(duration(value), source);
@@ -437,6 +529,13 @@ public record LocalRunOptions(
                 case "--parent-pid" -> parentPid = Long.parseLong(value.trim());
                 case "--dev-port" -> devPort = port(value, source);
                 case "--dev-env" -> devEnvironment = Path.of(value);
+                case "--merchant-port" -> merchantPort = port(value, source);
+                case "--merchant-secret" -> merchantSecret = secret(value, source);
+                case "--event-tenant" -> eventTenants.addAll(tenants(value, source).stream().map(t -> endpointTenant(t, source))
+                        .toList());
+                case "--event-concurrency" -> eventConcurrency = within(value, MIN_QUEUE_CONCURRENCY, MAX_QUEUE_CONCURRENCY,
+                        source);
+                case "--event-visibility" -> eventVisibility = visibility(duration(value), source);
                 default -> throw new UsageException("unknown option " + source);
             }
         }
@@ -455,6 +554,18 @@ public record LocalRunOptions(
                 int accounts = 1 + LocalProviders.otherAccounts(provider, tenantProviders).size();
                 sandboxes.put(DeploymentSettings.FUNCTION_CHARGE_WORKER, queueConcurrency * accounts);
             }
+            if (!events) {
+                sandboxes.put(DeploymentSettings.FUNCTION_EVENT_DELIVERY, 0);
+            } else if (!deliverySandboxesNamed) {
+                sandboxes.put(DeploymentSettings.FUNCTION_EVENT_DELIVERY, eventConcurrency);
+            }
+            Duration deliveryTimeout = timeouts.get(DeploymentSettings.FUNCTION_EVENT_DELIVERY);
+            if (events && eventVisibility.compareTo(deliveryTimeout) < 0) {
+                throw new UsageException("--event-visibility " + eventVisibility.toSeconds() + "s is shorter than"
+                        + " event-delivery's timeout (" + deliveryTimeout.toSeconds() + " s): Lambda refuses such an"
+                        + " event-source mapping; shorten it too, e.g. --timeout event-delivery="
+                        + eventVisibility.toSeconds() + "s");
+            }
             Duration workerTimeout = timeouts.get(DeploymentSettings.FUNCTION_CHARGE_WORKER);
             if (queueVisibility.compareTo(workerTimeout) < 0) {
                 throw new UsageException("--queue-visibility " + queueVisibility.toSeconds() + "s is shorter than charge-worker's"
@@ -465,7 +576,7 @@ public record LocalRunOptions(
                     timeouts, integrationTimeout, reconcileEvery, queueVisibility, queueBatchSize, queueConcurrency, table,
                     heap, webhookSecret, provider, tenantProviders, unguardedTenants, respondAsyncTenants, providerUrl,
                     stripeWebhookSecret, stripeApiKey, simSeed, storeSeed, dynamoPath, env, cds, parentPid, devPort,
-                    devEnvironment);
+                    devEnvironment, events, merchantPort, merchantSecret, eventTenants, eventConcurrency, eventVisibility);
         }
 
         private static Map<String, String> perFunction(String value, String source) {
@@ -530,6 +641,15 @@ public record LocalRunOptions(
         private static List<String> tenants(String value, String source) {
             return Arrays.stream(value.split(",")).map(String::trim).filter(t -> !t.isEmpty()).map(t -> tenant(t, source))
                     .toList();
+        }
+
+        /** A tenant whose endpoint's URL path ends with its id: a plain name. */
+        private static String endpointTenant(String tenant, String source) {
+            if (!tenant.matches(DeploymentSettings.NAME_PATTERN)) {
+                throw new UsageException(source + ": tenant '" + tenant + "' must match " + DeploymentSettings.NAME_PATTERN
+                        + " to have an endpoint");
+            }
+            return tenant;
         }
 
         /** A tenant id as the application's per-tenant properties take it. */

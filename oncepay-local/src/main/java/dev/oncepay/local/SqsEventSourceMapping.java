@@ -51,7 +51,7 @@ final class SqsEventSourceMapping implements AutoCloseable {
     private static final String SOURCE = "sqs";
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final LocalQueues.ChargeQueue queue;
+    private final LocalQueues.Queue queue;
     private final String function;
     private final int batchSize;
     private final Function<byte[], CompletableFuture<InvocationResult>> invoker;
@@ -66,7 +66,7 @@ final class SqsEventSourceMapping implements AutoCloseable {
      * @param endpoint the SQS endpoint of {@code queue}
      * @param invoker invokes {@code function} synchronously with an event (the local run's invocation path)
      */
-    SqsEventSourceMapping(String endpoint, LocalQueues.ChargeQueue queue, String function, int batchSize,
+    SqsEventSourceMapping(String endpoint, LocalQueues.Queue queue, String function, int batchSize,
             int maximumConcurrency, Function<byte[], CompletableFuture<InvocationResult>> invoker) {
         if (batchSize < 1 || batchSize > MAX_BATCH_SIZE || maximumConcurrency < 1) {
             throw new IllegalArgumentException("batch size 1.." + MAX_BATCH_SIZE + " and a positive maximum concurrency");

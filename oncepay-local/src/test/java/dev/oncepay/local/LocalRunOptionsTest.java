@@ -21,7 +21,7 @@ class LocalRunOptionsTest {
                 "--dev-env", "target/x.env"), Map.of());
         assertEquals(19301, o.devPort());
         assertEquals(Path.of("target/x.env"), o.devEnvironment());
-        assertEquals(Map.of("charge", 0, "webhook", 2, "reconcile", 1, "charge-worker", 5), o.sandboxes(),
+        assertEquals(Map.of("charge", 0, "webhook", 2, "reconcile", 1, "charge-worker", 5, "event-delivery", 2), o.sandboxes(),
                 "the dev-mode JVM is charge's one execution environment");
     }
 
@@ -33,11 +33,12 @@ class LocalRunOptionsTest {
         assertEquals(8000, o.dynamoPort(), "the store fault proxy, in front of dynalite");
         assertEquals(0, o.dynalitePort(), "dynalite on any free port behind it");
         assertEquals(7, LocalRunOptions.parse(List.of("--store-seed", "7"), Map.of()).storeSeed());
-        assertEquals(Map.of("charge", 2, "webhook", 1, "reconcile", 1, "charge-worker", 5), o.sandboxes());
+        assertEquals(Map.of("charge", 2, "webhook", 1, "reconcile", 1, "charge-worker", 5, "event-delivery", 2), o.sandboxes());
         assertEquals(Duration.ofSeconds(28), o.timeout("charge"));
         assertEquals(Duration.ofSeconds(20), o.timeout("webhook"));
         assertEquals(Duration.ofSeconds(90), o.timeout("reconcile"));
         assertEquals(Duration.ofSeconds(30), o.timeout("charge-worker"));
+        assertEquals(Duration.ofSeconds(20), o.timeout("event-delivery"));
         assertEquals(9324, o.queuePort(), "ElasticMQ's own");
         assertEquals(Duration.ofSeconds(180), o.queueVisibility(), "six times the worker's timeout, as infra/");
         assertEquals(1, o.queueBatchSize());
@@ -85,6 +86,46 @@ class LocalRunOptionsTest {
         assertEquals(Duration.ofSeconds(5), drill.queueVisibility(), "a drill shortens both");
         assertTrue(LocalRunOptions.usage().contains("--queue-visibility D"));
         assertTrue(LocalRunOptions.usage().contains("--respond-async T"));
+    }
+
+    @Test
+    void eventsRunUnlessTurnedOffWithTheirQueueMappingAndMerchantEndpoint() {
+        LocalRunOptions o = LocalRunOptions.parse(List.of(), Map.of());
+        assertTrue(o.events());
+        assertEquals(9420, o.merchantPort());
+        assertEquals("local-merchant-secret", o.merchantSecret());
+        assertEquals(2, o.eventConcurrency(), "AWS's least: two JVMs deliver twenty events at once");
+        assertEquals(2, o.sandboxCount("event-delivery"), "as many as its mapping may run at once");
+        assertEquals(Duration.ofSeconds(120), o.eventVisibility(), "six times event-delivery's timeout, as infra/");
+        assertEquals(List.of("merchant-a", "merchant-b", "merchant-c"), o.merchantTenants());
+
+        LocalRunOptions more = LocalRunOptions.parse(List.of("--merchant-port", "19420", "--merchant-secret", "s3cret",
+                "--event-concurrency", "3", "--event-visibility", "20s", "--timeout", "event-delivery=20s",
+                "--event-tenant", "merchant-z", "--tenant-provider", "merchant-s=stripe", "--respond-async", "org:9"),
+                Map.of("ONCEPAY_LOCAL_EVENT_TENANT", "merchant-e"));
+        assertEquals(19420, more.merchantPort());
+        assertEquals("s3cret", more.merchantSecret());
+        assertEquals(3, more.sandboxCount("event-delivery"));
+        assertEquals(Duration.ofSeconds(20), more.eventVisibility());
+        assertEquals(List.of("merchant-a", "merchant-b", "merchant-c", "merchant-e", "merchant-s", "merchant-z"),
+                more.merchantTenants(), "every tenant named, but org:9: its id cannot end a URL path as it is");
+        assertEquals(1, LocalRunOptions.parse(List.of("--sandboxes", "event-delivery=1"), Map.of())
+                .sandboxCount("event-delivery"), "named, the count is taken as it is");
+
+        for (LocalRunOptions off : List.of(LocalRunOptions.parse(List.of("--no-events"), Map.of()),
+                LocalRunOptions.parse(List.of(), Map.of("ONCEPAY_LOCAL_NO_EVENTS", "true")))) {
+            assertEquals(false, off.events());
+            assertEquals(0, off.sandboxCount("event-delivery"));
+            assertEquals(List.of(), off.merchantTenants());
+        }
+        assertTrue(LocalRunOptions.parse(List.of(), Map.of("ONCEPAY_LOCAL_NO_EVENTS", "false")).events());
+        assertTrue(LocalRunOptions.usage().contains("--no-events"));
+        assertTrue(LocalRunOptions.usage().contains("--merchant-port N"));
+        assertTrue(message("--event-visibility", "10s").contains("--event-visibility 10s is shorter than event-delivery's"
+                + " timeout (20 s)"));
+        assertTrue(message("--event-concurrency", "1").contains("must be 2..16"));
+        assertTrue(message("--event-tenant", "org:9").contains("must match [A-Za-z0-9_-]{1,64} to have an endpoint"));
+        assertTrue(message("--merchant-secret", " ").contains("must not be empty"));
     }
 
     @Test

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.oncepay.contract.Table;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -35,6 +36,12 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
  * The local run end to end, as {@code run-local.sh} starts it: the same Java entry point in its own
@@ -44,8 +51,9 @@ import org.junit.jupiter.api.Timeout;
  * a store outage injected through the fault proxy on the DynamoDB port, the simulator's webhook
  * reaching the webhook function, scheduled events reaching reconcile, queued charges (one asked for
  * with {@code Prefer: respond-async}, one of a tenant queued by default on its own account) charged
- * by charge-worker through each account's queue, and SIGTERM — after which every process the run
- * started is gone.
+ * by charge-worker through each account's queue, the payment's signed event at the merchant
+ * endpoint (delivered by event-delivery from the event queue), and SIGTERM — after which every
+ * process the run started is gone.
  *
  * <p>Runs in {@code ./mvnw verify} after the functions module's {@code package} phase, on the
  * {@code function.zip} it built ({@link LambdaPackage}).
@@ -74,6 +82,8 @@ class LocalRunTest {
         int simPort = freePort();
         int storePort = freePort();
         int queuePort = freePort();
+        int merchantPort = freePort();
+        int dynalitePort = freePort();
         List<String> command = List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
@@ -86,6 +96,8 @@ class LocalRunTest {
                 "--sim-port", Integer.toString(simPort),
                 "--dynamo-port", Integer.toString(storePort),
                 "--queue-port", Integer.toString(queuePort),
+                "--merchant-port", Integer.toString(merchantPort),
+                "--dynalite-port", Integer.toString(dynalitePort),
                 // AWS's least: two worker sandboxes, not five, on this small machine.
                 "--queue-concurrency", "2",
                 "--reconcile-every", "2s",
@@ -122,7 +134,8 @@ class LocalRunTest {
             }
             long started = System.nanoTime();
             String readyLine = output.stream().filter(l -> l.contains(LocalRun.READY)).findFirst().orElseThrow();
-            assertTrue(readyLine.contains("charge 2/2 ready, webhook 1/1 ready, reconcile 1/1 ready, charge-worker 4/4 ready"),
+            assertTrue(readyLine.contains("charge 2/2 ready, webhook 1/1 ready, reconcile 1/1 ready, charge-worker 4/4 ready,"
+                    + " event-delivery 2/2 ready"),
                     readyLine);
             String api = "http://127.0.0.1:" + apiPort;
             String body = "{\"amount\":4200,\"currency\":\"EUR\",\"reference\":\"order_1\"}";
@@ -206,6 +219,7 @@ class LocalRunTest {
             awaitLine(output, "rule/oncepay-reconcile -> reconcile#1 (", Duration.ofSeconds(30));
 
             queuedChargesThroughEachAccountsQueue(api, sim, output);
+            theMerchantHearsOfThePayment(id, "http://127.0.0.1:" + merchantPort, "http://127.0.0.1:" + dynalitePort, output);
             long requests = System.nanoTime();
 
             // Everything the run started, seen from the outside before it stops.
@@ -348,6 +362,65 @@ class LocalRunTest {
         String ledger = send(HttpRequest.newBuilder(URI.create(sim + "/_sim/ledger")).GET()).body();
         assertTrue(ledger.contains("\"reference\":\"" + askedId + "\"") && ledger.contains("\"reference\":\"" + byDefaultId + "\""),
                 "both charged at the provider: " + ledger);
+    }
+
+    /**
+     * The first payment's {@code payment.succeeded} reached merchant-a's endpoint: relayed to the event
+     * queue by the write that settled it, delivered by event-delivery through the queue's mapping,
+     * signed with the secret the merchant verifies with (nothing rejected), acknowledged, and applied
+     * with the sequence of its history entry in the payment item (its 1-based position) and the
+     * event id {@code evt_<payment id>_<sequence>}.
+     */
+    private void theMerchantHearsOfThePayment(String paymentId, String merchant, String dynalite, List<String> output)
+            throws Exception {
+        JsonNode received = null;
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            received = JSON.readTree(send(HttpRequest.newBuilder(URI.create(merchant + "/_merchant/received")).GET()).body());
+            if ("succeeded".equals(received.path("applied").path(paymentId).path("status").asText())) {
+                break;
+            }
+            Thread.sleep(200);
+        }
+        assertNotNull(received);
+        JsonNode applied = received.path("applied").path(paymentId);
+        assertEquals("succeeded", applied.path("status").asText(), "the merchant applied the payment's outcome: " + received);
+        assertEquals("payment.succeeded", applied.path("type").asText());
+        long sequence = applied.path("sequence").asLong();
+        assertEquals("evt_" + paymentId + "_" + sequence, applied.path("eventId").asText());
+        assertEquals(successEntry(dynalite, paymentId), sequence, "the sequence is the history entry's position");
+        List<JsonNode> deliveries = new ArrayList<>();
+        received.path("deliveries").forEach(d -> {
+            if (d.path("objectId").asText().equals(paymentId)) {
+                deliveries.add(d);
+            }
+        });
+        assertTrue(deliveries.stream().anyMatch(d -> d.path("endpoint").asText().equals("merchant-a")
+                && d.path("answer").asInt() == 200 && d.path("sequence").asLong() == sequence), "to merchant-a's path: " + deliveries);
+        JsonNode counts = received.path("counts");
+        assertEquals(0, counts.path("rejected").asInt(), "every delivery signed with the endpoint's secret: " + counts);
+        assertEquals(0, counts.path("outOfOrderApplied").asInt(), counts.toString());
+        awaitLine(output, "[sqs] oncepay-events -> event-delivery#", Duration.ofSeconds(10));
+    }
+
+    /** The 1-based position of the payment's history entry whose event is {@code payment.succeeded}, read from dynalite. */
+    private static long successEntry(String dynalite, String paymentId) {
+        try (DynamoDbClient dynamo = DynamoDbClient.builder().endpointOverride(URI.create(dynalite))
+                .region(Region.of(SandboxCommand.REGION)).httpClient(UrlConnectionHttpClient.create())
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
+                .build()) {
+            Map<String, AttributeValue> item = dynamo.getItem(b -> b.tableName("oncepay-local").consistentRead(true)
+                    .key(Map.of(Table.PK, AttributeValue.fromS("payment#" + paymentId)))).item();
+            List<AttributeValue> history = item.get(Table.HISTORY).l();
+            for (int i = 0; i < history.size(); i++) {
+                AttributeValue event = history.get(i).m().get(Table.HISTORY_EVENT);
+                if (event != null && "payment.succeeded".equals(event.s())) {
+                    return i + 1;
+                }
+            }
+            fail("no payment.succeeded entry in the history of " + paymentId + ": " + history);
+            return -1;
+        }
     }
 
     /** Sends {@code request}, and again after each {@code 409}'s {@code Retry-After}: every answer, the last one stored. */

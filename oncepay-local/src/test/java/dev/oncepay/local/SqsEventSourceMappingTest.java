@@ -58,7 +58,7 @@ class SqsEventSourceMappingTest {
 
     @BeforeAll
     static void start() {
-        queues = LocalQueues.start(0, List.of("shape", "partial", "redrive", "concurrency", "stop"), VISIBILITY);
+        queues = LocalQueues.start(0, List.of("shape", "partial", "redrive", "concurrency", "stop"), VISIBILITY, null);
         sqs = LocalQueues.client(queues.endpoint(), UrlConnectionHttpClient.create());
     }
 
@@ -74,7 +74,7 @@ class SqsEventSourceMappingTest {
 
     @Test
     void theQueuesAreSetAsInfraSetsThem() {
-        LocalQueues.ChargeQueue queue = queues.queue("shape");
+        LocalQueues.Queue queue = queues.queue("shape");
         assertEquals("oncepay-charges-shape", queue.name());
         assertEquals(queues.endpoint() + "/000000000000/oncepay-charges-shape", queue.url());
         assertEquals("arn:aws:sqs:us-east-1:000000000000:oncepay-charges-shape", queue.arn());
@@ -89,7 +89,7 @@ class SqsEventSourceMappingTest {
     /** Field by field as AWS's sample SQS event for Lambda, in its order. */
     @Test
     void theEventIsLambdasSqsEvent() throws Exception {
-        LocalQueues.ChargeQueue queue = queues.queue("shape");
+        LocalQueues.Queue queue = queues.queue("shape");
         BlockingQueue<JsonNode> events = new LinkedBlockingQueue<>();
         String withAttributes = sqs.sendMessage(b -> b.queueUrl(queue.url()).messageBody("{\"paymentId\":\"pay_1\"}")
                 .messageAttributes(Map.of("tenant", MessageAttributeValue.builder().dataType("String").stringValue("merchant-a").build(),
@@ -142,7 +142,7 @@ class SqsEventSourceMappingTest {
 
     @Test
     void aPartialBatchFailureDeletesEveryOtherMessageOfTheBatch() throws Exception {
-        LocalQueues.ChargeQueue queue = queues.queue("partial");
+        LocalQueues.Queue queue = queues.queue("partial");
         List<String> ids = send(queue.url(), "first", "second", "third");
         String failing = ids.get(1);
         BlockingQueue<JsonNode> events = new LinkedBlockingQueue<>();
@@ -199,7 +199,7 @@ class SqsEventSourceMappingTest {
     @Test
     @Tag("slow")
     void aFailedInvocationLeavesItsBatchUntilTheRedrivePolicyMovesItToTheDeadLetterQueue() throws Exception {
-        LocalQueues.ChargeQueue queue = queues.queue("redrive");
+        LocalQueues.Queue queue = queues.queue("redrive");
         ScheduledExecutorService timers = Executors.newScheduledThreadPool(1);
         LambdaFunction function = new LambdaFunction("scripted", Duration.ofSeconds(10), 128, timers);
         function.add(new Sandbox(function, 1, SandboxSupervisionTest.command("sqs"), Map.of()));
@@ -247,7 +247,7 @@ class SqsEventSourceMappingTest {
     /** A handler that holds each invocation until the test releases it: the mapping never has more running. */
     @Test
     void neverMoreInvocationsAtOnceThanTheMaximumConcurrency() throws Exception {
-        LocalQueues.ChargeQueue queue = queues.queue("concurrency");
+        LocalQueues.Queue queue = queues.queue("concurrency");
         // Longer than the test holds a message: each is received once.
         sqs.setQueueAttributes(b -> b.queueUrl(queue.url()).attributes(Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "60")));
         int messages = 6;
@@ -293,7 +293,7 @@ class SqsEventSourceMappingTest {
 
     @Test
     void stopsAtOnceInALongPollAndWhileItsInvocationRuns() throws Exception {
-        LocalQueues.ChargeQueue queue = queues.queue("stop");
+        LocalQueues.Queue queue = queues.queue("stop");
         send(queue.url(), "one");
         BlockingQueue<CompletableFuture<InvocationResult>> running = new LinkedBlockingQueue<>();
         SqsEventSourceMapping mapping = new SqsEventSourceMapping(queues.endpoint(), queue, "charge-worker", 1, 3, event -> {
