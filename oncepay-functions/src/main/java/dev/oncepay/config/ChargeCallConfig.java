@@ -5,8 +5,9 @@ import java.time.Duration;
 
 /**
  * The limits of a charge ({@code oncepay.provider.charge-call.*}): 8 s for everything, 6 s per
- * attempt, at most 3 retries; its fleet breaker opens at 5 failed or slow (over 4 s) attempts
- * within 10 s and lets one probe through after 10 s.
+ * attempt, at most 3 retries; its fleet breaker opens when half of the newest calls (at least
+ * 20 of them if there were, at least 5, none older than 10 s) failed, or all were slower than
+ * 5 s, and lets one probe through after 10 s.
  */
 public interface ChargeCallConfig extends ProviderCallConfig {
 
@@ -27,8 +28,20 @@ public interface ChargeCallConfig extends ProviderCallConfig {
     Duration backoffBase();
 
     @Override
+    @WithDefault("20")
+    int breakerWindowCalls();
+
+    @Override
     @WithDefault("5")
-    int breakerFailures();
+    int breakerMinCalls();
+
+    @Override
+    @WithDefault("0.5")
+    double breakerFailureRatio();
+
+    @Override
+    @WithDefault("1.0")
+    double breakerSlowCallRatio();
 
     @Override
     @WithDefault("10S")
@@ -39,7 +52,7 @@ public interface ChargeCallConfig extends ProviderCallConfig {
     Duration breakerDelay();
 
     @Override
-    @WithDefault("4S")
+    @WithDefault("5S")
     Duration slowCall();
 
     @Override

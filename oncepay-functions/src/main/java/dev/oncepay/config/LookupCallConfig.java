@@ -27,8 +27,20 @@ public interface LookupCallConfig extends ProviderCallConfig {
     Duration backoffBase();
 
     @Override
+    @WithDefault("20")
+    int breakerWindowCalls();
+
+    @Override
     @WithDefault("5")
-    int breakerFailures();
+    int breakerMinCalls();
+
+    @Override
+    @WithDefault("0.5")
+    double breakerFailureRatio();
+
+    @Override
+    @WithDefault("1.0")
+    double breakerSlowCallRatio();
 
     @Override
     @WithDefault("10S")
@@ -39,7 +51,7 @@ public interface LookupCallConfig extends ProviderCallConfig {
     Duration breakerDelay();
 
     @Override
-    @WithDefault("3S")
+    @WithDefault("4S")
     Duration slowCall();
 
     @Override

@@ -23,18 +23,31 @@ public interface ProviderCallConfig {
     Duration backoffBase();
 
     /**
-     * Failed or slow attempts, fleet-wide, within {@code breaker-window} that open the account's
-     * breaker ({@code FleetBreaker}): a count, not a ratio, so successes cost no write.
+     * The fleet breaker's window ({@code FleetBreaker}): the newest calls, fleet-wide, in whole
+     * seconds back from now until they hold at least this many (and none older than
+     * {@code breaker-window}). The ratios are taken over it.
      */
-    int breakerFailures();
+    int breakerWindowCalls();
 
-    /** The window failures are counted in; a failure after it ends starts a new one. */
+    /** Calls the window must hold before the breaker may open: fewer prove nothing either way. */
+    int breakerMinCalls();
+
+    /** The share of failed attempts in the window that opens the breaker. */
+    double breakerFailureRatio();
+
+    /** The share of slow attempts (answered, but slower than {@code slow-call}) in the window that opens it. */
+    double breakerSlowCallRatio();
+
+    /** The oldest calls the window may hold. */
     Duration breakerWindow();
 
     /** How long an open breaker refuses calls before one sandbox fleet-wide may probe. */
     Duration breakerDelay();
 
-    /** An attempt that answers but takes longer than this counts as a failure (a hanging provider trips too). */
+    /**
+     * An attempt that answers but takes longer than this is slow: it counts toward the slow-call
+     * ratio, not as a failure. A probe that answers closes the breaker however slowly.
+     */
     Duration slowCall();
 
     /**

@@ -61,12 +61,20 @@ public interface ProviderConfig {
     LookupCallConfig lookupCall();
 
     /**
-     * How long a sandbox trusts its last read of a fleet breaker's item before reading it again:
-     * the healthy path's only cost (one read per breaker per period), and how late a sandbox may
-     * see another's transition.
+     * How long a sandbox trusts its last read of its fleet breaker shard before reading it again,
+     * and how often it adds the calls it counted to that shard: the healthy path's only cost (one
+     * request per breaker per period, a read or that write), and how late a sandbox may see
+     * another's transition.
      */
     @WithDefault("1S")
     Duration breakerCache();
+
+    /**
+     * Items each account's breaker, retry budget and bulkhead are spread over: a sandbox uses one,
+     * so no item takes more than its share of the fleet's requests.
+     */
+    @WithDefault("16")
+    int breakerShards();
 
     /** Retries allowed fleet-wide, as a share of calls ({@code retry-budget.*}). */
     RetryBudgetConfig retryBudget();

@@ -11,6 +11,7 @@ import dev.oncepay.contract.Table;
 import dev.oncepay.delivery.EndpointHealth;
 import dev.oncepay.delivery.EventDeliveryProfile;
 import dev.oncepay.sim.merchant.MerchantEndpoint;
+import dev.oncepay.sim.merchant.MerchantFaults;
 import dev.oncepay.sim.merchant.ReceivedDelivery;
 import dev.oncepay.testing.EventQueueMapping;
 import dev.oncepay.testing.LambdaClient.ApiResponse;
@@ -24,6 +25,7 @@ import java.util.List;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
  * Merchant events end to end: a charge into the charge function, its event relayed to the event
@@ -117,6 +119,29 @@ class MerchantEventsEndToEndTest extends ChargeTestSupport {
         JsonNode line = operator("GET", "/admin/payments/" + id + "/deliveries", null, null).json().get("deliveries").get(0);
         assertEquals("delivered", line.get("status").asText());
         assertEquals(2, line.get("attempts").asInt());
+    }
+
+    @Test
+    void aRedeliveryTheEndpointFailsIsRetriedThoughAnEarlierCopyWasAcknowledged() {
+        String id = charged(1600);
+        assertEquals(Set.of(), EventQueueMapping.poll(10, 1).failedIds());
+        String eventId = "evt_" + id + "_2";
+        merchant.setFaults(ORDERS, MerchantFaults.NONE.withFailRate(1));
+
+        assertEquals(202, operator("POST", "/admin/events/" + eventId + "/redeliver", newKey(), null).status());
+        assertEquals(Set.of(), EventQueueMapping.poll(10, 1).failedIds());
+
+        assertEquals(List.of(200, 500), merchant.deliveries(ORDERS).stream().map(ReceivedDelivery::answer).toList());
+        JsonNode line = operator("GET", "/admin/payments/" + id + "/deliveries", null, null).json().get("deliveries").get(0);
+        assertEquals("delivered", line.get("status").asText(), "an acknowledged event stays delivered");
+        assertEquals("500", line.get("lastAnswer").asText());
+        merchant.clearFaults();
+        List<Message> putBack = EventQueueMapping.receive(10, 3);
+        assertEquals(1, putBack.size(), "the operator's redelivery is put back with its backoff");
+        assertEquals(Set.of(), EventQueueMapping.deliver(putBack).failedIds());
+        assertEquals(List.of(200, 500, 200), merchant.deliveries(ORDERS).stream().map(ReceivedDelivery::answer).toList());
+        assertEquals(3, operator("GET", "/admin/payments/" + id + "/deliveries", null, null).json().get("deliveries")
+                .get(0).get("attempts").asInt());
     }
 
     @Test

@@ -3,10 +3,14 @@ package dev.oncepay.provider.policy;
 import dev.oncepay.config.EmbeddedMetrics;
 import dev.oncepay.contract.Attr;
 import dev.oncepay.contract.Metrics;
+import dev.oncepay.contract.Table;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
@@ -14,27 +18,35 @@ import org.jboss.logging.Logger;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BatchGetItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.KeysAndAttributes;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValue;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 /**
  * One sandbox's reads and writes of the breaker items, which the breaker, the retry budget and the
- * bulkhead share: a sandbox reads an item at most once per {@code breaker-cache} period (its own
- * writes refresh that copy), so a healthy call costs no request at all.
+ * bulkhead share: the sandbox reads its shard at most once per {@code breaker-cache} period, and
+ * its own writes (which return the item) refresh that copy, so a healthy call costs at most one
+ * request per period.
  *
- * <p>Fleet protection never stops a healthy provider being called: when its own storage fails
- * the call is admitted (fail open), {@link Metrics#BREAKER_STORE_FAILED} counted and logged.
+ * <p>When the store fails, the sandbox remembers that for a cache period instead of asking a sick
+ * store on every call; the breaker then decides from this sandbox's own calls ({@link LocalBreaker}).
  */
 final class BreakerItems {
     private static final Logger LOG = Logger.getLogger(BreakerItems.class);
     /**
      * The longest any request about a breaker may take, SDK retries included. The table answers in
      * milliseconds; a breaker that waited the store's full timeout (3 s) would add that to every
-     * call while the store is sick, so it gives up early and fails open.
+     * call while the store is sick, so it gives up early.
      */
     static final Duration STORE_TIMEOUT = Duration.ofMillis(500);
 
-    private record Cached(BreakerItem item, Instant readAt) {
+    /** A copy of a shard as read or written at {@code readAt}; {@code item} empty: the store failed then. */
+    private record Cached(Optional<BreakerShard> item, Instant readAt) {
+    }
+
+    /** The breaker's decided state and every shard, as one read saw them. */
+    record Fleet(BreakerItem breaker, List<BreakerShard> shards) {
     }
 
     private final DynamoDbClient dynamo;
@@ -42,57 +54,78 @@ final class BreakerItems {
     private final Clock clock;
     private final EmbeddedMetrics metrics;
     private final Duration cacheFor;
+    private final int slots;
     private final Map<String, Cached> cache = new ConcurrentHashMap<>();
 
-    BreakerItems(DynamoDbClient dynamo, String table, Clock clock, EmbeddedMetrics metrics, Duration cacheFor) {
+    BreakerItems(DynamoDbClient dynamo, String table, Clock clock, EmbeddedMetrics metrics, Duration cacheFor,
+            int slots) {
         this.dynamo = dynamo;
         this.table = table;
         this.clock = clock;
         this.metrics = metrics;
         this.cacheFor = cacheFor;
-    }
-
-    /** This sandbox's copy of the breaker, read again once it is {@code breaker-cache} old. */
-    BreakerItem current(String pk) {
-        Instant now = clock.instant();
-        Cached cached = cache.get(pk);
-        if (cached != null && !now.isBefore(cached.readAt()) && now.isBefore(cached.readAt().plus(cacheFor))) {
-            return cached.item();
-        }
-        try {
-            return reread(pk);
-        } catch (SdkException storeFailed) {
-            storeFailed("read", pk, storeFailed);
-            // Fail open, and trust that for a cache period: a sick store is not asked on every call.
-            cache.put(pk, new Cached(BreakerItem.ABSENT, now));
-            return BreakerItem.ABSENT;
-        }
-    }
-
-    /** The item as the table holds it now (a consistent read), which becomes this sandbox's copy. */
-    BreakerItem reread(String pk) {
-        BreakerItem item = BreakerItem.from(dynamo.getItem(b -> b.tableName(table).key(Attr.key(pk))
-                .consistentRead(true).overrideConfiguration(o -> o.apiCallTimeout(STORE_TIMEOUT))).item());
-        cache.put(pk, new Cached(item, clock.instant()));
-        return item;
-    }
-
-    /** One conditional UpdateItem; the item it leaves becomes this sandbox's copy. */
-    BreakerItem update(String pk, Consumer<UpdateItemRequest.Builder> request) {
-        Map<String, AttributeValue> after = dynamo.updateItem(b -> {
-            b.tableName(table).key(Attr.key(pk)).returnValues(ReturnValue.ALL_NEW)
-                    .overrideConfiguration(o -> o.apiCallTimeout(STORE_TIMEOUT));
-            request.accept(b);
-        }).attributes();
-        BreakerItem item = BreakerItem.from(after);
-        cache.put(pk, new Cached(item, clock.instant()));
-        return item;
+        this.slots = slots;
     }
 
     /**
-     * One conditional UpdateItem that returns nothing: it changes only what the copy does not hold
-     * (the retry tokens), so the copy stays as it is.
+     * This sandbox's copy of a shard, read again once it is {@code breaker-cache} old; empty if
+     * the store could not be read (remembered for a cache period).
      */
+    Optional<BreakerShard> shard(String shardPk) {
+        Cached cached = fresh(shardPk);
+        if (cached != null) {
+            return cached.item();
+        }
+        try {
+            BreakerShard shard = BreakerShard.from(dynamo.getItem(b -> b.tableName(table).key(Attr.key(shardPk))
+                    .overrideConfiguration(o -> o.apiCallTimeout(STORE_TIMEOUT))).item(), slots);
+            remember(shardPk, Optional.of(shard));
+            return Optional.of(shard);
+        } catch (SdkException storeFailed) {
+            storeFailed("read", shardPk, storeFailed);
+            remember(shardPk, Optional.empty());
+            return Optional.empty();
+        }
+    }
+
+    /** This sandbox's copy of a shard if it is younger than a cache period, without a read. */
+    Optional<BreakerShard> ifFresh(String shardPk) {
+        Cached cached = fresh(shardPk);
+        return cached == null ? Optional.empty() : cached.item();
+    }
+
+    /** Whether this sandbox's copy of {@code shardPk} is younger than a cache period. */
+    boolean isFresh(String shardPk) {
+        return fresh(shardPk) != null;
+    }
+
+    /** The shard as the table holds it now (a consistent read), which becomes this sandbox's copy. */
+    BreakerShard rereadShard(String shardPk) {
+        BreakerShard shard = BreakerShard.from(dynamo.getItem(b -> b.tableName(table).key(Attr.key(shardPk))
+                .consistentRead(true).overrideConfiguration(o -> o.apiCallTimeout(STORE_TIMEOUT))).item(), slots);
+        remember(shardPk, Optional.of(shard));
+        return shard;
+    }
+
+    /** One conditional UpdateItem of a shard; the item it leaves becomes this sandbox's copy. */
+    BreakerShard updateShard(String shardPk, Consumer<UpdateItemRequest.Builder> request) {
+        BreakerShard shard = BreakerShard.from(update(shardPk, request), slots);
+        remember(shardPk, Optional.of(shard));
+        return shard;
+    }
+
+    /** The breaker's decided state now (a consistent read of its primary item). */
+    BreakerItem primary(String pk) {
+        return BreakerItem.from(dynamo.getItem(b -> b.tableName(table).key(Attr.key(pk)).consistentRead(true)
+                .overrideConfiguration(o -> o.apiCallTimeout(STORE_TIMEOUT))).item());
+    }
+
+    /** One conditional UpdateItem of the primary item; returns what it left. */
+    BreakerItem updatePrimary(String pk, Consumer<UpdateItemRequest.Builder> request) {
+        return BreakerItem.from(update(pk, request));
+    }
+
+    /** One conditional UpdateItem that returns nothing (a shard's tokens, or another shard's copy). */
     void write(String pk, Consumer<UpdateItemRequest.Builder> request) {
         dynamo.updateItem(b -> {
             b.tableName(table).key(Attr.key(pk)).overrideConfiguration(o -> o.apiCallTimeout(STORE_TIMEOUT));
@@ -100,16 +133,64 @@ final class BreakerItems {
         });
     }
 
-    /** Forgets every copy this sandbox read; the next call reads the store. Returns the breakers it had read. */
+    /**
+     * The primary item and every shard in one BatchGetItem (eventually consistent: the window is
+     * an estimate anyway, and the transition it leads to is a conditional write on the primary).
+     * A key the store left unprocessed is read as absent.
+     */
+    Fleet fleet(String pk, int shards) {
+        List<Map<String, AttributeValue>> keys = new ArrayList<>();
+        keys.add(Attr.key(pk));
+        for (int k = 0; k < shards; k++) {
+            keys.add(Attr.key(BreakerShard.pk(pk, k)));
+        }
+        BatchGetItemResponse read = dynamo.batchGetItem(b -> b
+                .requestItems(Map.of(table, KeysAndAttributes.builder().keys(keys).build()))
+                .overrideConfiguration(o -> o.apiCallTimeout(STORE_TIMEOUT)));
+        BreakerItem breaker = BreakerItem.ABSENT;
+        List<BreakerShard> found = new ArrayList<>();
+        for (Map<String, AttributeValue> item : read.responses().getOrDefault(table, List.of())) {
+            if (pk.equals(Attr.string(item, Table.PK))) {
+                breaker = BreakerItem.from(item);
+            } else {
+                found.add(BreakerShard.from(item, slots));
+            }
+        }
+        return new Fleet(breaker, found);
+    }
+
+    /** Forgets every copy this sandbox read; the next call reads the store. Returns the breaker shards it had read. */
     Set<String> forgetReads() {
         Set<String> known = Set.copyOf(cache.keySet());
         cache.clear();
         return known;
     }
 
-    /** Counts and logs a request about {@code pk} the store could not answer; the call goes on regardless. */
+    /** Counts and logs a request about {@code pk} the store could not answer. */
     void storeFailed(String what, String pk, SdkException cause) {
         metrics.count(Metrics.BREAKER_STORE_FAILED);
-        LOG.warnf("breaker store failed to %s %s; failing open (calls go through): %s", what, pk, cause.toString());
+        LOG.warnf("breaker store failed to %s %s; this sandbox decides from its own calls: %s", what, pk,
+                cause.toString());
+    }
+
+    private Map<String, AttributeValue> update(String pk, Consumer<UpdateItemRequest.Builder> request) {
+        return dynamo.updateItem(b -> {
+            b.tableName(table).key(Attr.key(pk)).returnValues(ReturnValue.ALL_NEW)
+                    .overrideConfiguration(o -> o.apiCallTimeout(STORE_TIMEOUT));
+            request.accept(b);
+        }).attributes();
+    }
+
+    private Cached fresh(String pk) {
+        Instant now = clock.instant();
+        Cached cached = cache.get(pk);
+        if (cached != null && !now.isBefore(cached.readAt()) && now.isBefore(cached.readAt().plus(cacheFor))) {
+            return cached;
+        }
+        return null;
+    }
+
+    private void remember(String pk, Optional<BreakerShard> item) {
+        cache.put(pk, new Cached(item, clock.instant()));
     }
 }

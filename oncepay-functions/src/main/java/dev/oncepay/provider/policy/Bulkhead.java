@@ -25,6 +25,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
+import java.util.random.RandomGenerator;
 import org.eclipse.microprofile.faulttolerance.exceptions.BulkheadException;
 import org.jboss.logging.Logger;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -32,35 +34,54 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 
 /**
- * A cap per provider account and operation on its calls in flight, fleet-wide: a map on the
- * breaker's item of the calls in flight, each a slot with a lease, counted from the copy the
- * breaker reads anyway. A quick call costs nothing; a slow one two writes (take, give back). The
- * cap is approximate only when an account turns slow: calls younger than {@code in-flight-after},
- * and slots taken within a sandbox's {@code breaker-cache}, are not yet seen by the others.
+ * A cap per provider account and operation on its calls in flight, fleet-wide: the calls in
+ * flight are slots with leases, spread over the breaker's shards, each shard holding its part of
+ * the cap (the parts add up to the cap), counted from the copy of the shard the breaker reads
+ * anyway. A quick call costs nothing; a slow one two writes (take, give back). A call whose shard
+ * is full tries one other shard (two choices keep the shards even), and is refused if that one is
+ * full too. The cap is approximate only when an account turns slow: calls younger than
+ * {@code in-flight-after}, and slots taken within a sandbox's {@code breaker-cache}, are not yet
+ * seen by the others.
  */
 final class Bulkhead {
     private static final Logger LOG = Logger.getLogger(Bulkhead.class);
+    /**
+     * Ended slots one write removes at most: whatever piled up (holders that died), a write's
+     * expression stays far below DynamoDB's 4 KB, and each write shrinks the pile.
+     */
+    static final int ENDED_SLOTS_PER_WRITE = 16;
 
     private final BreakerItems items;
     private final Clock clock;
     private final EmbeddedMetrics metrics;
     private final Settings settings;
+    private final IntSupplier shard;
+    private final RandomGenerator random;
     private volatile ScheduledExecutorService slotTaker;
 
-    Bulkhead(BreakerItems items, Clock clock, EmbeddedMetrics metrics, Settings settings) {
+    Bulkhead(BreakerItems items, Clock clock, EmbeddedMetrics metrics, Settings settings, IntSupplier shard,
+            RandomGenerator random) {
         this.items = items;
         this.clock = clock;
         this.metrics = metrics;
         this.settings = settings;
+        this.shard = shard;
+        this.random = random;
+    }
+
+    /** Shard {@code k}'s part of the cap: the cap split evenly, the first shards taking the remainder. */
+    int capOf(int k, Limits limits) {
+        int shards = settings.shards();
+        return limits.maxInFlight() / shards + (k < limits.maxInFlight() % shards ? 1 : 0);
     }
 
     /**
      * Enters the account's bulkhead for one whole call (all its attempts): refused if the account
      * already has its cap of calls in flight, fleet-wide. While the account is quick (no slot
-     * held), a call takes a slot only once it is still in flight after {@code in-flight-after}, so
-     * healthy calls write nothing. While it is slow (some slot held), a call takes its slot at
-     * once with a write conditional on the cap, so callers arriving together cannot overshoot it.
-     * Close the slot when the call ends, however it ends.
+     * held in this sandbox's shard), a call takes a slot only once it is still in flight after
+     * {@code in-flight-after}, so healthy calls write nothing. While it is slow, a call takes its
+     * slot at once with a write conditional on its shard's part of the cap, so callers arriving
+     * together cannot overshoot it. Close the slot when the call ends, however it ends.
      *
      * @throws BulkheadException the account is at capacity; nothing was sent
      */
@@ -68,28 +89,53 @@ final class Bulkhead {
         String pk = BreakerItem.pk(account, operation);
         Limits limits = settings.limits(operation);
         Instant now = clock.instant();
-        long inFlight = items.current(pk).inFlightAt(now);
+        int mine = shard.getAsInt();
+        String minePk = BreakerShard.pk(pk, mine);
+        Optional<BreakerShard> copy = items.shard(minePk);
         String slot = UUID.randomUUID().toString();
-        if (inFlight > 0 && inFlight < limits.maxInFlight()) {
+        long inFlight = copy.map(s -> s.inFlightAt(now)).orElse(0L);
+        int cap = capOf(mine, limits);
+        if (copy.isPresent() && (inFlight > 0 || cap == 0)) {
             // The account is slow right now: this call counts from its start, against the cap, in
             // one conditional write, so callers arriving together cannot all slip under it.
-            Optional<Boolean> taken = takeSlot(pk, slot, limits, true);
-            if (taken.isPresent()) {
-                InFlight call = new InFlight(pk, slot);
-                call.decided(taken.get());
-                return call;
+            if (inFlight < cap) {
+                Optional<Boolean> taken = takeSlot(minePk, slot, cap, limits, true);
+                if (taken.isPresent()) {
+                    return decided(minePk, slot, taken.get());
+                }
             }
-            inFlight = items.current(pk).inFlightAt(now);
-        }
-        if (inFlight >= limits.maxInFlight()) {
+            int other = otherShard(mine);
+            int otherCap = capOf(other, limits);
+            if (other != mine && otherCap > 0) {
+                String otherPk = BreakerShard.pk(pk, other);
+                Optional<Boolean> taken = takeSlot(otherPk, slot, otherCap, limits, true);
+                if (taken.isPresent()) {
+                    return decided(otherPk, slot, taken.get());
+                }
+            }
             metrics.count(Metrics.PROVIDER_AT_CAPACITY);
-            throw new BulkheadException(ProviderRefusal.AT_CAPACITY.detail() + ": " + inFlight + " of "
-                    + limits.maxInFlight() + " " + operation.id() + " calls to " + account);
+            throw new BulkheadException(ProviderRefusal.AT_CAPACITY.detail() + ": " + limits.maxInFlight() + " "
+                    + operation.id() + " calls to " + account + " in flight (shards " + mine + " and " + other + " full)");
         }
-        InFlight call = new InFlight(pk, slot);
-        call.timer = slots().schedule(() -> call.takeUnlessEnded(() -> takeSlot(pk, slot, limits, false).orElse(false)),
+        InFlight call = new InFlight(minePk, slot);
+        call.timer = slots().schedule(() -> call.takeUnlessEnded(() -> takeSlot(minePk, slot, cap, limits, false).orElse(false)),
                 settings.inFlightAfter().toMillis(), TimeUnit.MILLISECONDS);
         return call;
+    }
+
+    private InFlight decided(String shardPk, String slot, boolean held) {
+        InFlight call = new InFlight(shardPk, slot);
+        call.decided(held);
+        return call;
+    }
+
+    private int otherShard(int mine) {
+        int shards = settings.shards();
+        if (shards == 1) {
+            return mine;
+        }
+        int other = random.nextInt(shards - 1);
+        return other >= mine ? other + 1 : other;
     }
 
     /** One call's place in its account's bulkhead; closing it gives back the slot, if the call took one. */
@@ -153,17 +199,19 @@ final class Bulkhead {
     }
 
     /**
-     * Takes a slot for a call in flight: one UpdateItem, which also drops slots whose lease ended
-     * (as this sandbox last saw them). {@code withinCap}: only if the account is below its cap,
-     * else regardless (a call already under way is counted, never stopped).
+     * Takes a slot for a call in flight in one shard: one UpdateItem, which also drops a bounded
+     * number of slots whose lease ended (as this sandbox last saw them). {@code withinCap}: only if
+     * the shard is below its part of the cap, else regardless (a call already under way is counted,
+     * never stopped).
      *
      * @return whether the slot is held (false: the store failed, the call goes on uncounted);
      *         empty if the cap refused it
      */
-    private Optional<Boolean> takeSlot(String pk, String slot, Limits limits, boolean withinCap) {
+    private Optional<Boolean> takeSlot(String shardPk, String slot, int cap, Limits limits, boolean withinCap) {
         Instant now = clock.instant();
-        List<String> ended = items.current(pk).endedSlots(now);
-        Map<String, String> names = new HashMap<>(Map.of("#inFlight", BreakerItem.IN_FLIGHT, "#slot", slot));
+        List<String> ended = items.ifFresh(shardPk).map(s -> s.endedSlots(now, ENDED_SLOTS_PER_WRITE))
+                .orElse(List.of());
+        Map<String, String> names = new HashMap<>(Map.of("#inFlight", BreakerShard.IN_FLIGHT, "#slot", slot));
         StringBuilder remove = new StringBuilder();
         for (int i = 0; i < ended.size(); i++) {
             names.put("#ended" + i, ended.get(i));
@@ -172,43 +220,45 @@ final class Bulkhead {
         Map<String, AttributeValue> values = new HashMap<>(Map.of(":until",
                 Attr.n(now.plus(limits.slotLease()).toEpochMilli())));
         // The condition sees the slots this write removes as still there.
-        values.put(":room", Attr.n(limits.maxInFlight() + ended.size()));
+        values.put(":room", Attr.n(cap + ended.size()));
         try {
             try {
-                items.update(pk, b -> b.updateExpression("SET #inFlight.#slot = :until" + remove)
+                items.updateShard(shardPk, b -> b.updateExpression("SET #inFlight.#slot = :until" + remove)
                         .conditionExpression(withinCap ? "size(#inFlight) < :room" : "attribute_exists(#inFlight)")
                         .expressionAttributeNames(names).expressionAttributeValues(withinCap ? values
                                 : Map.of(":until", values.get(":until"))));
                 return Optional.of(true);
             } catch (ConditionalCheckFailedException noRoomOrNoMap) {
-                if (withinCap) {
-                    items.reread(pk);
+                if (withinCap && items.rereadShard(shardPk).inFlight().size() > 0) {
                     return Optional.empty();
                 }
             }
             // The first slot ever creates the map: a path into a map that does not exist is refused.
             try {
-                items.update(pk, b -> b.updateExpression("SET #inFlight = :slots, #kind = :kind")
+                items.updateShard(shardPk, b -> b.updateExpression("SET #inFlight = :slots, #kind = :kind")
                         .conditionExpression("attribute_not_exists(#inFlight)")
-                        .expressionAttributeNames(Map.of("#inFlight", BreakerItem.IN_FLIGHT, "#kind", Table.KIND))
+                        .expressionAttributeNames(Map.of("#inFlight", BreakerShard.IN_FLIGHT, "#kind", Table.KIND))
                         .expressionAttributeValues(Map.of(":slots", AttributeValue.fromM(Map.of(slot,
                                 values.get(":until"))), ":kind", Attr.s(BreakerItem.KIND))));
             } catch (ConditionalCheckFailedException createdMeanwhile) {
-                items.update(pk, b -> b.updateExpression("SET #inFlight.#slot = :until")
-                        .expressionAttributeNames(Map.of("#inFlight", BreakerItem.IN_FLIGHT, "#slot", slot))
+                if (withinCap) {
+                    return Optional.empty();
+                }
+                items.updateShard(shardPk, b -> b.updateExpression("SET #inFlight.#slot = :until")
+                        .expressionAttributeNames(Map.of("#inFlight", BreakerShard.IN_FLIGHT, "#slot", slot))
                         .expressionAttributeValues(Map.of(":until", values.get(":until"))));
             }
             return Optional.of(true);
         } catch (SdkException storeFailed) {
-            items.storeFailed("take a bulkhead slot in", pk, storeFailed);
+            items.storeFailed("take a bulkhead slot in", shardPk, storeFailed);
             return Optional.of(false);
         }
     }
 
     private void giveSlotBack(String pk, String slot) {
         try {
-            items.update(pk, b -> b.updateExpression("REMOVE #inFlight.#slot")
-                    .expressionAttributeNames(Map.of("#inFlight", BreakerItem.IN_FLIGHT, "#slot", slot)));
+            items.updateShard(pk, b -> b.updateExpression("REMOVE #inFlight.#slot")
+                    .expressionAttributeNames(Map.of("#inFlight", BreakerShard.IN_FLIGHT, "#slot", slot)));
         } catch (SdkException storeFailed) {
             items.storeFailed("give back bulkhead slot " + slot + " (its lease ends it) in", pk, storeFailed);
         }

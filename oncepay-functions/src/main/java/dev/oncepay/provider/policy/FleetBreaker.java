@@ -5,6 +5,7 @@ import dev.oncepay.contract.Attr;
 import dev.oncepay.contract.Metrics;
 import dev.oncepay.contract.Table;
 import dev.oncepay.payment.ProviderAccount;
+import dev.oncepay.provider.policy.BreakerItems.Fleet;
 import dev.oncepay.provider.policy.FleetProtection.Limits;
 import dev.oncepay.provider.policy.FleetProtection.Settings;
 import dev.oncepay.provider.spi.ProviderOperation;
@@ -12,8 +13,12 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntSupplier;
 import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 import org.jboss.logging.Logger;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -21,38 +26,76 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 
 /**
- * One circuit breaker per provider account and operation for the whole fleet (design rule 14):
- * its state is one item in the table ({@link BreakerItem}), and every transition is one
- * conditional UpdateItem on it, so exactly one writer opens it, exactly one sandbox holds the
- * half-open probe (a lease that another may take over once it ends), and the probe's answer
- * closes or re-opens it for everyone.
+ * One circuit breaker per provider account and operation for the whole fleet (design rule 14). It
+ * opens on a failure ratio or a slow-call ratio over the fleet's newest calls (SmallRye's
+ * {@code failureRatio}/{@code requestVolumeThreshold}, Resilience4j's slow-call rate), and lets one
+ * probe through per open period; a probe that answers, however slowly, closes it.
  *
- * <p>Cost: a healthy call writes nothing, and reads only this sandbox's copy ({@link BreakerItems}).
- * Failures are counted, not a ratio: a ratio would need a write for every successful call too. A
- * failed or slow call costs one write (plus one for the writer that opens it); so does a probe.
+ * <p>Counting costs no write per call: a sandbox counts its calls in memory and adds them to its
+ * {@link BreakerShard} once per {@code breaker-cache} period, and at once after a failed or slow
+ * call (with what it counted before it). That write returns the shard, which is also the
+ * sandbox's read of the breaker. When a sandbox's write adds a failed (or slow) call to a shard
+ * second that holds few calls, or takes its failed calls past a power of two, it reads the
+ * primary item and every shard (one BatchGetItem), sums the window, and opens the breaker if a
+ * ratio calls for it: so the fleet's evaluations stay a few dozen per shard per second however
+ * many fail.
+ *
+ * <p>Every transition is one conditional UpdateItem on the primary {@link BreakerItem}, so exactly
+ * one writer opens it, exactly one sandbox holds the probe (a lease another may take over once it
+ * ends), and the probe's answer closes or re-opens it; the writer then copies the new state to
+ * every shard. Only one sandbox per shard asks the primary for the probe. When the store fails,
+ * this sandbox's {@link LocalBreaker} decides.
  */
 final class FleetBreaker {
     private static final Logger LOG = Logger.getLogger(FleetBreaker.class);
-    /** A window or state that changes under a failure count: count again, a few times at most. */
-    private static final int COUNT_ATTEMPTS = 3;
 
     /** Leave to make one attempt; a probe's answer decides the breaker for everyone. */
-    public record Admission(String pk, String probeOwner) {
+    public record Admission(String pk, String probeOwner, boolean decidedLocally) {
         boolean probe() {
             return probeOwner != null;
         }
     }
 
+    /** Calls this sandbox counted for one breaker and not yet added to its shard, and when it began counting them. */
+    private static final class Pending {
+        private CallCounts counts = CallCounts.NONE;
+        private Instant since;
+
+        synchronized void add(CallCounts more, Instant at) {
+            if (counts.isEmpty()) {
+                since = at;
+            }
+            counts = counts.plus(more);
+        }
+
+        /** The counts, unless they began longer than {@code window} ago (an idle sandbox's): those are dropped. */
+        synchronized CallCounts take(Instant now, Duration window) {
+            CallCounts taken = counts.isEmpty() || since.isBefore(now.minus(window)) ? CallCounts.NONE : counts;
+            counts = CallCounts.NONE;
+            return taken;
+        }
+
+        synchronized boolean isEmpty() {
+            return counts.isEmpty();
+        }
+    }
+
     private final BreakerItems items;
+    private final LocalBreaker local;
     private final Clock clock;
     private final EmbeddedMetrics metrics;
     private final Settings settings;
+    private final IntSupplier shard;
+    private final Map<String, Pending> pending = new ConcurrentHashMap<>();
 
-    FleetBreaker(BreakerItems items, Clock clock, EmbeddedMetrics metrics, Settings settings) {
+    FleetBreaker(BreakerItems items, LocalBreaker local, Clock clock, EmbeddedMetrics metrics, Settings settings,
+            IntSupplier shard) {
         this.items = items;
+        this.local = local;
         this.clock = clock;
         this.metrics = metrics;
         this.settings = settings;
+        this.shard = shard;
     }
 
     /**
@@ -62,120 +105,276 @@ final class FleetBreaker {
      */
     Admission admit(ProviderAccount account, ProviderOperation operation) {
         String pk = BreakerItem.pk(account, operation);
+        String shardPk = BreakerShard.pk(pk, shard.getAsInt());
         Limits limits = settings.limits(operation);
+        if (!items.isFresh(shardPk) && !pendingOf(pk).isEmpty()) {
+            // Adding the counts is the read of this period: one request, not two.
+            flush(account, operation, pk, shardPk, limits);
+        }
         Instant now = clock.instant();
-        BreakerItem item = items.current(pk);
-        if (item.state() == BreakerState.CLOSED) {
-            return new Admission(pk, null);
+        Optional<BreakerShard> copy = items.shard(shardPk);
+        if (copy.isEmpty()) {
+            if (local.refuses(pk, now)) {
+                throw refused(account, operation, "open in this sandbox, whose fleet breaker could not be read");
+            }
+            return new Admission(pk, null, true);
         }
-        if (item.refuses(now, limits.openFor())) {
-            throw refused(account, operation, item);
+        BreakerShard seen = copy.get();
+        if (seen.breaker().state() == BreakerState.CLOSED) {
+            return new Admission(pk, null, false);
         }
-        return takeProbe(account, operation, pk, limits, now);
+        if (seen.refuses(now, limits.openFor())) {
+            throw refused(account, operation, seen.breaker().state().name());
+        }
+        return takeProbe(account, operation, pk, shardPk, seen, limits, now);
     }
 
     /**
-     * What an admitted attempt came to. A failure or a slow success counts against the breaker;
-     * a probe's answer closes or re-opens it.
+     * What an admitted attempt came to: counted (a failure, a slow answer, or a success), and a
+     * probe's answer closes or re-opens the breaker.
      *
      * @param failure why the attempt failed, or {@code null} if the provider answered
      */
     void record(ProviderAccount account, ProviderOperation operation, Admission admission, String failure,
             Duration took) {
         Limits limits = settings.limits(operation);
-        String why = failure != null ? failure
-                : took.compareTo(limits.slowCall()) > 0
-                        ? "slow: " + took.toMillis() + " ms > " + limits.slowCall().toMillis() + " ms" : null;
+        boolean failed = failure != null;
+        boolean slow = !failed && took.compareTo(limits.slowCall()) > 0;
+        local.record(admission.pk(), failed, clock.instant(), limits);
+        if (admission.probe()) {
+            probeAnswered(account, operation, admission, failure, took);
+            return;
+        }
+        pendingOf(admission.pk()).add(new CallCounts(1, failed ? 1 : 0, slow ? 1 : 0), clock.instant());
+        String shardPk = BreakerShard.pk(admission.pk(), shard.getAsInt());
+        if (!admission.decidedLocally() && (failed || slow || !items.isFresh(shardPk))) {
+            flush(account, operation, admission.pk(), shardPk, limits);
+        }
+    }
+
+    /** Forgets the counts not yet added: after a SnapStart restore they are another time's. */
+    void forgetCounts() {
+        pending.clear();
+    }
+
+    // --- counting ---------------------------------------------------------------------------------
+
+    private Pending pendingOf(String pk) {
+        return pending.computeIfAbsent(pk, k -> new Pending());
+    }
+
+    /** Adds what this sandbox counted to its shard's current second, and evaluates the window when that calls for it. */
+    private void flush(ProviderAccount account, ProviderOperation operation, String pk, String shardPk, Limits limits) {
+        Pending mine = pendingOf(pk);
+        Instant now = clock.instant();
+        CallCounts counts = mine.take(now, limits.window());
+        if (counts.isEmpty()) {
+            return;
+        }
+        long second = now.getEpochSecond();
         try {
-            if (admission.probe()) {
-                probeAnswered(account, operation, admission, why, took);
-            } else if (why != null) {
-                countFailure(account, operation, admission.pk(), limits);
+            Optional<BreakerShard> after = add(shardPk, second, counts);
+            if (after.isPresent() && (callsForEvaluation(after.get().in(second), counts.failed(),
+                    after.get().in(second).failed(), limits)
+                    || callsForEvaluation(after.get().in(second), counts.slow(), after.get().in(second).slow(), limits))) {
+                evaluate(account, operation, pk, shardPk, after.get(), limits);
             }
         } catch (SdkException storeFailed) {
-            items.storeFailed("record a " + (why == null ? "success" : "failure") + " in", admission.pk(), storeFailed);
+            mine.add(counts, now);
+            items.storeFailed("count calls in", shardPk, storeFailed);
+        }
+    }
+
+    /**
+     * One UpdateItem adding {@code counts} to the shard's ring slot of {@code second}; a slot
+     * still holding an older second is started afresh (a second write). Empty if another sandbox's
+     * clock is a second ahead and took the slot for a later second: the counts are dropped.
+     */
+    private Optional<BreakerShard> add(String shardPk, long second, CallCounts counts) {
+        int slot = BreakerShard.slot(second, settings.slots());
+        Map<String, String> names = Map.of("#c", BreakerShard.CALLS + slot, "#f", BreakerShard.FAILED + slot,
+                "#s", BreakerShard.SLOW + slot, "#e", BreakerShard.SECOND + slot);
+        Map<String, AttributeValue> values = Map.of(":c", Attr.n(counts.calls()), ":f", Attr.n(counts.failed()),
+                ":s", Attr.n(counts.slow()), ":second", Attr.n(second));
+        for (int attempt = 0; attempt < 2; attempt++) {
+            try {
+                return Optional.of(items.updateShard(shardPk, b -> b.updateExpression("ADD #c :c, #f :f, #s :s")
+                        .conditionExpression("#e = :second").expressionAttributeNames(names)
+                        .expressionAttributeValues(values)));
+            } catch (ConditionalCheckFailedException notThisSecond) {
+                // the slot counts an older second (or none yet)
+            }
+            Map<String, String> freshNames = new HashMap<>(names);
+            freshNames.put("#kind", Table.KIND);
+            Map<String, AttributeValue> freshValues = new HashMap<>(values);
+            freshValues.put(":kind", Attr.s(BreakerItem.KIND));
+            try {
+                return Optional.of(items.updateShard(shardPk, b -> b
+                        .updateExpression("SET #c = :c, #f = :f, #s = :s, #e = :second, #kind = :kind")
+                        .conditionExpression("attribute_not_exists(#e) OR #e < :second")
+                        .expressionAttributeNames(freshNames).expressionAttributeValues(freshValues)));
+            } catch (ConditionalCheckFailedException startedMeanwhile) {
+                // another sandbox started this second's slot: add to it
+            }
+        }
+        LOG.debugf("breaker shard %s: slot %d counts a later second; %s dropped", shardPk, slot, counts);
+        return Optional.empty();
+    }
+
+    /**
+     * Whether adding {@code added} failed (or slow) calls, which made the shard's second hold
+     * {@code total} of them, calls for reading the fleet's window: each one while the shard's
+     * second holds fewer calls than the window needs (a ratio over few calls can tip with any
+     * one), then each time {@code total} passes a power of two — so at a thousand failures a
+     * second a shard takes a few dozen evaluations, not one per failure.
+     */
+    static boolean callsForEvaluation(CallCounts shardSecond, long added, long total, Limits limits) {
+        return added > 0 && (shardSecond.calls() <= limits.windowCalls()
+                || Long.highestOneBit(total) != Long.highestOneBit(total - added));
+    }
+
+    /** Sums the fleet's window and opens the breaker if its failure or slow-call ratio calls for it. */
+    private void evaluate(ProviderAccount account, ProviderOperation operation, String pk, String shardPk,
+            BreakerShard mine, Limits limits) {
+        Fleet fleet = items.fleet(pk, settings.shards());
+        BreakerItem decided = fleet.breaker();
+        if (decided.version() > mine.breaker().version()) {
+            copy(shardPk, decided); // this shard missed a transition: mend it
+        }
+        if (decided.state() != BreakerState.CLOSED) {
+            return;
+        }
+        Instant now = clock.instant();
+        long from = decided.windowFrom() == 0 ? Long.MIN_VALUE : Instant.ofEpochMilli(decided.windowFrom()).getEpochSecond();
+        CallCounts window = CallCounts.window(fleet.shards(), now.getEpochSecond(), from, limits.windowCalls(),
+                limits.windowSeconds());
+        if (window.calls() < limits.minCalls()) {
+            return;
+        }
+        boolean failing = window.failureRatio() >= limits.failureRatio();
+        boolean slow = window.slowRatio() >= limits.slowRatio();
+        if (failing || slow) {
+            open(account, operation, pk, decided, String.format(Locale.ROOT,
+                    "%d of the fleet's newest %d calls failed, %d slow (ratios %.2f and %.2f open it)", window.failed(),
+                    window.calls(), window.slow(), limits.failureRatio(), limits.slowRatio()), limits);
         }
     }
 
     // --- transitions ------------------------------------------------------------------------------
 
-    private Admission takeProbe(ProviderAccount account, ProviderOperation operation, String pk, Limits limits,
-            Instant now) {
-        String owner = UUID.randomUUID().toString();
-        Map<String, AttributeValue> values = new HashMap<>();
-        values.put(":half", Attr.s(BreakerState.HALF_OPEN.name()));
-        values.put(":open", Attr.s(BreakerState.OPEN.name()));
-        values.put(":owner", Attr.s(owner));
-        values.put(":until", Attr.n(now.plus(limits.probeLease()).toEpochMilli()));
-        values.put(":now", Attr.n(now.toEpochMilli()));
-        values.put(":openedBefore", Attr.n(now.minus(limits.openFor()).toEpochMilli()));
-        BreakerItem before = items.current(pk);
+    private void open(ProviderAccount account, ProviderOperation operation, String pk, BreakerItem closed, String why,
+            Limits limits) {
+        Instant now = clock.instant();
         try {
-            BreakerItem taken = items.update(pk, b -> b
+            BreakerItem opened = items.updatePrimary(pk, b -> b
+                    .updateExpression("SET #state = :open, #version = :next, #openedAt = :now,"
+                            + " #openings = if_not_exists(#openings, :zero) + :one, #kind = :kind REMOVE #owner, #until")
+                    .conditionExpression("attribute_not_exists(#version) OR (#version = :version AND #state = :closed)")
+                    .expressionAttributeNames(Map.of("#state", BreakerItem.STATE, "#version", BreakerItem.VERSION,
+                            "#openedAt", BreakerItem.OPENED_AT, "#openings", BreakerItem.OPENINGS, "#kind", Table.KIND,
+                            "#owner", BreakerItem.PROBE_OWNER, "#until", BreakerItem.PROBE_UNTIL))
+                    .expressionAttributeValues(Map.of(":open", Attr.s(BreakerState.OPEN.name()),
+                            ":closed", Attr.s(BreakerState.CLOSED.name()), ":now", Attr.n(now.toEpochMilli()),
+                            ":zero", Attr.n(0), ":one", Attr.n(1), ":version", Attr.n(closed.version()),
+                            ":next", Attr.n(closed.version() + 1), ":kind", Attr.s(BreakerItem.KIND))));
+            transition(account, operation, BreakerState.CLOSED, BreakerState.OPEN, Metrics.BREAKER_OPEN,
+                    why + "; open for " + limits.openFor() + "; openings=" + opened.openings());
+            copyToEveryShard(pk, opened);
+        } catch (ConditionalCheckFailedException openedByAnother) {
+            // Another sandbox's evaluation made the transition: learn it now, not at its copy.
+            String shardPk = BreakerShard.pk(pk, shard.getAsInt());
+            BreakerItem decided = items.primary(pk);
+            if (decided.version() > closed.version()) {
+                copy(shardPk, decided);
+            }
+        }
+    }
+
+    private Admission takeProbe(ProviderAccount account, ProviderOperation operation, String pk, String shardPk,
+            BreakerShard seen, Limits limits, Instant now) {
+        long until = now.plus(limits.probeLease()).toEpochMilli();
+        try {
+            // One sandbox per shard asks the primary: a claim on this shard first.
+            items.updateShard(shardPk, b -> b.updateExpression("SET #until = :until")
+                    .conditionExpression("#version = :version AND (attribute_not_exists(#until) OR #until < :now)")
+                    .expressionAttributeNames(Map.of("#until", BreakerItem.PROBE_UNTIL, "#version", BreakerItem.VERSION))
+                    .expressionAttributeValues(Map.of(":until", Attr.n(until), ":now", Attr.n(now.toEpochMilli()),
+                            ":version", Attr.n(seen.breaker().version()))));
+        } catch (ConditionalCheckFailedException claimedInThisShard) {
+            rereadQuietly(shardPk);
+            throw refused(account, operation, "probing from another sandbox");
+        } catch (SdkException storeFailed) {
+            items.storeFailed("claim the probe in", shardPk, storeFailed);
+            throw refused(account, operation, "open; the probe could not be claimed");
+        }
+        String owner = UUID.randomUUID().toString();
+        try {
+            BreakerItem taken = items.updatePrimary(pk, b -> b
                     .updateExpression("SET #state = :half, #owner = :owner, #until = :until")
                     .conditionExpression("(#state = :open AND #openedAt <= :openedBefore)"
                             + " OR (#state = :half AND #until < :now)")
                     .expressionAttributeNames(Map.of("#state", BreakerItem.STATE, "#owner", BreakerItem.PROBE_OWNER,
                             "#until", BreakerItem.PROBE_UNTIL, "#openedAt", BreakerItem.OPENED_AT))
-                    .expressionAttributeValues(values));
-            if (before.state() == BreakerState.OPEN) {
-                transition(account, operation, BreakerState.OPEN, BreakerState.HALF_OPEN, Metrics.BREAKER_HALF_OPEN,
-                        "opened at " + Instant.ofEpochMilli(taken.openedAt()) + ", " + limits.openFor() + " ago or more;"
-                                + " probe lease until " + Instant.ofEpochMilli(taken.probeUntil()) + "; openings="
-                                + taken.openings());
-            } else {
-                LOG.warnf("breaker account=%s operation=%s: probe lease taken over (the holder's ended at %s)", account,
-                        operation.id(), Instant.ofEpochMilli(before.probeUntil()));
-            }
-            return new Admission(pk, owner);
-        } catch (ConditionalCheckFailedException anotherProbes) {
-            throw refused(account, operation, afterLostProbe(pk, before));
+                    .expressionAttributeValues(Map.of(":half", Attr.s(BreakerState.HALF_OPEN.name()),
+                            ":open", Attr.s(BreakerState.OPEN.name()), ":owner", Attr.s(owner), ":until", Attr.n(until),
+                            ":now", Attr.n(now.toEpochMilli()),
+                            ":openedBefore", Attr.n(now.minus(limits.openFor()).toEpochMilli()))));
+            transition(account, operation, BreakerState.OPEN, BreakerState.HALF_OPEN, Metrics.BREAKER_HALF_OPEN,
+                    "probe lease until " + Instant.ofEpochMilli(until) + "; openings=" + taken.openings());
+            return new Admission(pk, owner, false);
+        } catch (ConditionalCheckFailedException notOpenOrProbing) {
+            return afterLostProbe(account, operation, pk, shardPk, seen);
         } catch (SdkException storeFailed) {
             items.storeFailed("take the probe lease of", pk, storeFailed);
-            return new Admission(pk, null);
+            throw refused(account, operation, "open; the probe could not be taken");
         }
     }
 
     /**
-     * The breaker as the table holds it after another sandbox took the probe; if the store cannot
-     * say, as this sandbox last read it. The attempt is refused either way, and a store failure
-     * here must not end the call as one: an earlier attempt of it may have reached the provider.
+     * The primary refused the probe: another sandbox holds it, or the breaker closed and this
+     * shard's copy missed it (then mended, and the call goes through).
      */
-    private BreakerItem afterLostProbe(String pk, BreakerItem before) {
+    private Admission afterLostProbe(ProviderAccount account, ProviderOperation operation, String pk, String shardPk,
+            BreakerShard seen) {
+        BreakerItem decided;
         try {
-            return items.reread(pk);
+            decided = items.primary(pk);
         } catch (SdkException storeFailed) {
-            metrics.count(Metrics.BREAKER_STORE_FAILED);
-            LOG.warnf("breaker store failed to re-read %s after another sandbox took its probe; the attempt is"
-                    + " refused: %s", pk, storeFailed.toString());
-            return before;
+            items.storeFailed("re-read", pk, storeFailed);
+            throw refused(account, operation, "open; another sandbox probes");
         }
+        if (decided.version() > seen.breaker().version()) {
+            copy(shardPk, decided);
+        }
+        if (decided.state() == BreakerState.CLOSED) {
+            return new Admission(pk, null, false);
+        }
+        throw refused(account, operation, decided.state() + "; another sandbox probes");
     }
 
     private void probeAnswered(ProviderAccount account, ProviderOperation operation, Admission probe, String failure,
             Duration took) {
         Instant now = clock.instant();
         boolean failed = failure != null;
-        Map<String, String> names = new HashMap<>(Map.of("#state", BreakerItem.STATE,
+        Map<String, String> names = new HashMap<>(Map.of("#state", BreakerItem.STATE, "#version", BreakerItem.VERSION,
                 "#owner", BreakerItem.PROBE_OWNER, "#until", BreakerItem.PROBE_UNTIL));
         Map<String, AttributeValue> values = new HashMap<>(Map.of(":half", Attr.s(BreakerState.HALF_OPEN.name()),
-                ":owner", Attr.s(probe.probeOwner()), ":now", Attr.n(now.toEpochMilli())));
+                ":owner", Attr.s(probe.probeOwner()), ":now", Attr.n(now.toEpochMilli()), ":one", Attr.n(1),
+                ":zero", Attr.n(0)));
         if (failed) {
             names.put("#openedAt", BreakerItem.OPENED_AT);
             names.put("#openings", BreakerItem.OPENINGS);
             values.put(":open", Attr.s(BreakerState.OPEN.name()));
-            values.put(":one", Attr.n(1));
         } else {
-            names.put("#failures", BreakerItem.FAILURES);
-            names.put("#windowStart", BreakerItem.WINDOW_START);
+            names.put("#windowFrom", BreakerItem.WINDOW_FROM);
             values.put(":closed", Attr.s(BreakerState.CLOSED.name()));
-            values.put(":zero", Attr.n(0));
         }
         try {
-            BreakerItem after = items.update(probe.pk(), b -> b
-                    .updateExpression(failed
-                            ? "SET #state = :open, #openedAt = :now, #openings = #openings + :one REMOVE #owner, #until"
-                            : "SET #state = :closed, #failures = :zero, #windowStart = :now REMOVE #owner, #until")
+            BreakerItem after = items.updatePrimary(probe.pk(), b -> b
+                    .updateExpression((failed
+                            ? "SET #state = :open, #openedAt = :now, #openings = #openings + :one"
+                            : "SET #state = :closed, #windowFrom = :now")
+                            + ", #version = if_not_exists(#version, :zero) + :one REMOVE #owner, #until")
                     // Only the lease holder decides; one whose lease was taken over has no say.
                     .conditionExpression("#state = :half AND #owner = :owner")
                     .expressionAttributeNames(names)
@@ -187,80 +386,54 @@ final class FleetBreaker {
                 transition(account, operation, BreakerState.HALF_OPEN, BreakerState.CLOSED, Metrics.BREAKER_CLOSED,
                         "probe answered in " + took.toMillis() + " ms; open period " + after.openings() + " ends");
             }
+            copyToEveryShard(probe.pk(), after);
         } catch (ConditionalCheckFailedException leaseLost) {
             LOG.warnf("breaker account=%s operation=%s: the probe's lease was taken over before its answer (%s)",
                     account, operation.id(), failed ? failure : "ok");
-            items.reread(probe.pk());
+        } catch (SdkException storeFailed) {
+            items.storeFailed("record the probe's answer in", probe.pk(), storeFailed);
         }
     }
 
-    /** Counts one failure in the window (a new window if the last one ended), and opens at the threshold. */
-    private void countFailure(ProviderAccount account, ProviderOperation operation, String pk, Limits limits) {
-        for (int attempt = 1; attempt <= COUNT_ATTEMPTS; attempt++) {
-            Instant now = clock.instant();
-            Map<String, String> names = Map.of("#state", BreakerItem.STATE, "#failures", BreakerItem.FAILURES,
-                    "#windowStart", BreakerItem.WINDOW_START);
-            Map<String, AttributeValue> values = Map.of(":closed", Attr.s(BreakerState.CLOSED.name()),
-                    ":one", Attr.n(1), ":floor", Attr.n(now.minus(limits.window()).toEpochMilli()));
-            try {
-                BreakerItem counted = items.update(pk, b -> b.updateExpression("ADD #failures :one")
-                        .conditionExpression("#state = :closed AND #windowStart > :floor")
-                        .expressionAttributeNames(names).expressionAttributeValues(values));
-                openAtThreshold(account, operation, pk, limits, counted);
-                return;
-            } catch (ConditionalCheckFailedException noLiveWindow) {
-                // no window yet, the window ended, or the breaker is not closed
-            }
-            Map<String, AttributeValue> fresh = new HashMap<>(values);
-            fresh.put(":now", Attr.n(now.toEpochMilli()));
-            fresh.put(":kind", Attr.s(BreakerItem.KIND));
-            try {
-                BreakerItem counted = items.update(pk, b -> b
-                        .updateExpression("SET #kind = :kind, #state = :closed, #failures = :one, #windowStart = :now")
-                        .conditionExpression("attribute_not_exists(#state)"
-                                + " OR (#state = :closed AND (attribute_not_exists(#windowStart) OR #windowStart <= :floor))")
-                        .expressionAttributeNames(Map.of("#state", BreakerItem.STATE, "#failures", BreakerItem.FAILURES,
-                                "#windowStart", BreakerItem.WINDOW_START, "#kind", Table.KIND))
-                        .expressionAttributeValues(fresh));
-                openAtThreshold(account, operation, pk, limits, counted);
-                return;
-            } catch (ConditionalCheckFailedException raced) {
-                if (items.reread(pk).state() != BreakerState.CLOSED) {
-                    return; // opened meanwhile: a failure now changes nothing
-                }
-            }
+    /** Copies a transition to every shard; a shard it cannot reach is mended by its next evaluation or probe. */
+    private void copyToEveryShard(String pk, BreakerItem decided) {
+        for (int k = 0; k < settings.shards(); k++) {
+            copy(BreakerShard.pk(pk, k), decided);
         }
     }
 
-    private void openAtThreshold(ProviderAccount account, ProviderOperation operation, String pk, Limits limits,
-            BreakerItem counted) {
-        if (counted.failures() < limits.failures()) {
-            return;
-        }
-        Instant now = clock.instant();
+    /** Writes {@code decided} into a shard's copy, unless the copy is as new or newer; this sandbox's own shard's copy is refreshed. */
+    private void copy(String shardPk, BreakerItem decided) {
         try {
-            BreakerItem opened = items.update(pk, b -> b
-                    .updateExpression("SET #state = :open, #openedAt = :now,"
-                            + " #openings = if_not_exists(#openings, :zero) + :one")
-                    .conditionExpression("#state = :closed AND #failures >= :threshold")
-                    .expressionAttributeNames(Map.of("#state", BreakerItem.STATE, "#failures", BreakerItem.FAILURES,
-                            "#openedAt", BreakerItem.OPENED_AT, "#openings", BreakerItem.OPENINGS))
-                    .expressionAttributeValues(Map.of(":open", Attr.s(BreakerState.OPEN.name()),
-                            ":closed", Attr.s(BreakerState.CLOSED.name()), ":now", Attr.n(now.toEpochMilli()),
-                            ":zero", Attr.n(0), ":one", Attr.n(1), ":threshold", Attr.n(limits.failures()))));
-            transition(account, operation, BreakerState.CLOSED, BreakerState.OPEN, Metrics.BREAKER_OPEN,
-                    "failures=" + counted.failures() + " since " + Instant.ofEpochMilli(counted.windowStart())
-                            + " (threshold " + limits.failures() + " within " + limits.window() + "); open for "
-                            + limits.openFor() + "; openings=" + opened.openings());
-        } catch (ConditionalCheckFailedException openedByAnother) {
-            items.reread(pk);
+            items.updateShard(shardPk, b -> b
+                    .updateExpression("SET #state = :state, #version = :version, #openedAt = :openedAt,"
+                            + " #openings = :openings, #windowFrom = :windowFrom, #kind = :kind REMOVE #until")
+                    .conditionExpression("attribute_not_exists(#version) OR #version < :version")
+                    .expressionAttributeNames(Map.of("#state", BreakerItem.STATE, "#version", BreakerItem.VERSION,
+                            "#openedAt", BreakerItem.OPENED_AT, "#openings", BreakerItem.OPENINGS,
+                            "#windowFrom", BreakerItem.WINDOW_FROM, "#kind", Table.KIND, "#until", BreakerItem.PROBE_UNTIL))
+                    .expressionAttributeValues(Map.of(":state", Attr.s(decided.state() == BreakerState.HALF_OPEN
+                            ? BreakerState.OPEN.name() : decided.state().name()), ":version", Attr.n(decided.version()),
+                            ":openedAt", Attr.n(decided.openedAt()), ":openings", Attr.n(decided.openings()),
+                            ":windowFrom", Attr.n(decided.windowFrom()), ":kind", Attr.s(BreakerItem.KIND))));
+        } catch (ConditionalCheckFailedException asNewAlready) {
+            // another writer copied this transition, or a later one
+        } catch (SdkException storeFailed) {
+            items.storeFailed("copy the breaker's state to", shardPk, storeFailed);
         }
     }
 
-    private CircuitBreakerOpenException refused(ProviderAccount account, ProviderOperation operation,
-            BreakerItem item) {
+    private void rereadQuietly(String shardPk) {
+        try {
+            items.rereadShard(shardPk);
+        } catch (SdkException storeFailed) {
+            items.storeFailed("re-read", shardPk, storeFailed);
+        }
+    }
+
+    private CircuitBreakerOpenException refused(ProviderAccount account, ProviderOperation operation, String state) {
         return new CircuitBreakerOpenException("circuit breaker open: " + operation.id() + " breaker of " + account
-                + " is " + item.state());
+                + " is " + state);
     }
 
     private void transition(ProviderAccount account, ProviderOperation operation, BreakerState from,

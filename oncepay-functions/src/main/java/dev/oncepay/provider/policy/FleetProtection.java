@@ -16,63 +16,100 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.Random;
+import java.util.random.RandomGenerator;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
  * One sandbox's protection of the fleet's provider calls, per provider account and operation
- * (design rule 14): the {@link FleetBreaker}, the {@link RetryBudget} and the {@link Bulkhead}. All
- * three keep their state in one item in the table ({@link BreakerItem}) and read this sandbox's
- * copy of it ({@link BreakerItems}), so whatever one writes the others see without a request.
+ * (design rule 14): the {@link FleetBreaker}, the {@link RetryBudget} and the {@link Bulkhead}.
+ * Their state is spread over {@code breaker-shards} items per breaker ({@link BreakerShard}); this
+ * sandbox uses one of them, picked at random when it starts, and reads its copy of it
+ * ({@link BreakerItems}), so whatever one writes the others see without a request.
  */
 @ApplicationScoped
 public class FleetProtection {
     /** How one operation's breaker trips and probes, and how many of its calls may be in flight. */
-    record Limits(int failures, Duration window, Duration openFor, Duration slowCall, Duration probeLease,
-            int maxInFlight, Duration slotLease) {
+    record Limits(int windowCalls, int minCalls, double failureRatio, double slowRatio, Duration window,
+            Duration openFor, Duration slowCall, Duration probeLease, int maxInFlight, Duration slotLease) {
         static Limits of(ProviderCallConfig call) {
             // A probe is one attempt, a slot one whole call: each lease outlives what it covers, so
             // a live holder keeps it and a dead one's ends soon after.
-            return new Limits(call.breakerFailures(), call.breakerWindow(), call.breakerDelay(), call.slowCall(),
+            return new Limits(call.breakerWindowCalls(), call.breakerMinCalls(), call.breakerFailureRatio(),
+                    call.breakerSlowCallRatio(), call.breakerWindow(), call.breakerDelay(), call.slowCall(),
                     call.attemptTimeout().plusSeconds(1), call.maxInFlight(), call.budget().plusSeconds(1));
+        }
+
+        /** The seconds the window may reach back, the current one included. */
+        int windowSeconds() {
+            return BreakerShard.slots(window) - 1;
         }
     }
 
-    /** Every breaker's limits, how long a sandbox trusts a read, the retry budget, and when a call takes a slot. */
+    /**
+     * Every breaker's limits, how long a sandbox trusts a read (and how often it adds its counts),
+     * the retry budget, when a call takes a slot, and how many items each breaker is spread over.
+     */
     record Settings(Map<ProviderOperation, Limits> limits, Duration cacheFor, double retryShare, int retryBurst,
-            Duration inFlightAfter) {
+            Duration inFlightAfter, int shards) {
         static Settings of(ProviderConfig provider) {
             Map<ProviderOperation, Limits> limits = new EnumMap<>(ProviderOperation.class);
             limits.put(ProviderOperation.CHARGE, Limits.of(provider.chargeCall()));
             limits.put(ProviderOperation.LOOKUP, Limits.of(provider.lookupCall()));
             limits.put(ProviderOperation.REFUND, Limits.of(provider.chargeCall()));
             return new Settings(limits, provider.breakerCache(), provider.retryBudget().share(),
-                    provider.retryBudget().burst(), provider.inFlightAfter());
+                    provider.retryBudget().burst(), provider.inFlightAfter(), Math.max(1, provider.breakerShards()));
         }
 
         Limits limits(ProviderOperation operation) {
             return limits.get(operation);
         }
+
+        /** Ring slots per shard: enough for the longest window of any operation. */
+        int slots() {
+            return limits.values().stream().mapToInt(l -> BreakerShard.slots(l.window())).max().orElse(2);
+        }
+
+        Settings withInFlightAfter(Duration after) {
+            return new Settings(limits, cacheFor, retryShare, retryBurst, after, shards);
+        }
     }
 
     private final Clock clock;
     private final Settings settings;
+    private final RandomGenerator random;
     private final BreakerItems items;
+    private final LocalBreaker local = new LocalBreaker();
     private final FleetBreaker breaker;
     private final RetryBudget retryBudget;
     private final Bulkhead bulkhead;
+    private volatile int shard;
 
     @Inject
     public FleetProtection(DynamoDbClient dynamo, OncepayConfig config, Clock clock, EmbeddedMetrics metrics) {
-        this(dynamo, config.table(), clock, metrics, Settings.of(config.provider()));
+        this(dynamo, config.table(), clock, metrics, Settings.of(config.provider()), new Random());
     }
 
-    FleetProtection(DynamoDbClient dynamo, String table, Clock clock, EmbeddedMetrics metrics, Settings settings) {
+    FleetProtection(DynamoDbClient dynamo, String table, Clock clock, EmbeddedMetrics metrics, Settings settings,
+            RandomGenerator random) {
         this.clock = clock;
         this.settings = settings;
-        this.items = new BreakerItems(dynamo, table, clock, metrics, settings.cacheFor());
-        this.breaker = new FleetBreaker(items, clock, metrics, settings);
-        this.retryBudget = new RetryBudget(items, metrics, settings.retryShare(), settings.retryBurst());
-        this.bulkhead = new Bulkhead(items, clock, metrics, settings);
+        this.random = random;
+        this.shard = random.nextInt(settings.shards());
+        this.items = new BreakerItems(dynamo, table, clock, metrics, settings.cacheFor(), settings.slots());
+        this.breaker = new FleetBreaker(items, local, clock, metrics, settings, this::shard);
+        this.retryBudget = new RetryBudget(items, metrics, settings, this::shard, random);
+        this.bulkhead = new Bulkhead(items, clock, metrics, settings, this::shard, random);
+    }
+
+    /** The shard this sandbox uses. */
+    int shard() {
+        return shard;
+    }
+
+    /** Moves this sandbox to {@code shard}: for tests that fill every shard. */
+    void useShard(int shard) {
+        this.shard = shard;
     }
 
     FleetBreaker breaker() {
@@ -94,23 +131,31 @@ public class FleetProtection {
     public Optional<ProviderRefusal> refusal(ProviderAccount account, ProviderOperation operation) {
         Instant now = clock.instant();
         Limits limits = settings.limits(operation);
-        BreakerItem item = items.current(BreakerItem.pk(account, operation));
-        if (item.refuses(now, limits.openFor())) {
+        String pk = BreakerItem.pk(account, operation);
+        Optional<BreakerShard> copy = items.shard(BreakerShard.pk(pk, shard));
+        if (copy.isEmpty()) {
+            return local.refuses(pk, now) ? Optional.of(ProviderRefusal.BREAKER_OPEN) : Optional.empty();
+        }
+        if (copy.get().refuses(now, limits.openFor())) {
             return Optional.of(ProviderRefusal.BREAKER_OPEN);
         }
-        if (item.inFlightAt(now) >= limits.maxInFlight()) {
+        if (copy.get().inFlightAt(now) >= bulkhead.capOf(shard, limits)) {
             return Optional.of(ProviderRefusal.AT_CAPACITY); // counted by the caller that acts on it
         }
         return Optional.empty();
     }
 
     /**
-     * Forgets what this sandbox read and earned; the next call reads the store. Returns the breakers
-     * it had read. After a SnapStart restore (the copy in the snapshot is of another time) and in tests.
+     * Forgets what this sandbox read, counted and earned, and picks its shard again; the next call
+     * reads the store. Returns the breaker shards it had read. After a SnapStart restore (the copy in the snapshot is of another time) and in tests.
      */
     public Set<String> forgetReads() {
         Set<String> known = items.forgetReads();
         retryBudget.forgetEarnings();
+        breaker.forgetCounts();
+        local.forget();
+        // Sandboxes restored from one snapshot would all use the snapshot's shard.
+        shard = random.nextInt(settings.shards());
         return known;
     }
 }

@@ -5,11 +5,14 @@ import dev.oncepay.contract.Attr;
 import dev.oncepay.contract.Metrics;
 import dev.oncepay.contract.Table;
 import dev.oncepay.payment.ProviderAccount;
+import dev.oncepay.provider.policy.FleetProtection.Settings;
 import dev.oncepay.provider.spi.ProviderOperation;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.IntSupplier;
+import java.util.random.RandomGenerator;
 import org.jboss.logging.Logger;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -17,10 +20,13 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
 
 /**
  * Retries per provider account and operation, fleet-wide, as a share of its calls: a token bucket
- * on the breaker's item. Each sandbox earns {@code share} of a retry per call it makes, in memory,
- * and hands what it earned to the item only when it wants a retry, in the same conditional write
- * that takes one token. So retries fleet-wide stay near {@code share} of the calls (plus a burst),
- * at no cost while nothing is retried; a retry's token costs one write.
+ * spread over the breaker's shards, each holding its part of the burst. Each sandbox earns
+ * {@code share} of a retry per call it makes, in memory, and hands what it earned to its shard only
+ * when it wants a retry, in the same conditional write that takes one token; a spent shard sends it
+ * to one other shard. So retries fleet-wide stay near {@code share} of the calls (plus a burst), at
+ * no cost while nothing is retried, and a retry's token costs one write on one of many items.
+ *
+ * <p>When the store fails, a sandbox retries only on what it earned itself: bounded, not open.
  */
 final class RetryBudget {
     private static final Logger LOG = Logger.getLogger(RetryBudget.class);
@@ -30,23 +36,30 @@ final class RetryBudget {
     private final BreakerItems items;
     private final EmbeddedMetrics metrics;
     private final double retryShare;
-    private final int retryBurst;
-    /** Thousandths of a retry this sandbox earned by calls, per breaker, not yet handed to the item. */
+    private final int shards;
+    /** A shard's part of the burst, in thousandths. */
+    private final long shardBurst;
+    private final IntSupplier shard;
+    private final RandomGenerator random;
+    /** Thousandths of a retry this sandbox earned by calls, per breaker, not yet handed to a shard. */
     private final Map<String, AtomicLong> earned = new ConcurrentHashMap<>();
 
-    RetryBudget(BreakerItems items, EmbeddedMetrics metrics, double retryShare, int retryBurst) {
+    RetryBudget(BreakerItems items, EmbeddedMetrics metrics, Settings settings, IntSupplier shard,
+            RandomGenerator random) {
         this.items = items;
         this.metrics = metrics;
-        this.retryShare = retryShare;
-        this.retryBurst = retryBurst;
+        this.retryShare = settings.retryShare();
+        this.shards = settings.shards();
+        this.shardBurst = Math.max(ONE_RETRY, (settings.retryBurst() * ONE_RETRY + shards - 1) / shards);
+        this.shard = shard;
+        this.random = random;
     }
 
     /** One call's share of a retry, earned by its first attempt (a retry earns nothing). */
     void earn(ProviderAccount account, ProviderOperation operation) {
         String pk = BreakerItem.pk(account, operation);
         long perCall = Math.round(retryShare * ONE_RETRY);
-        long cap = retryBurst * ONE_RETRY;
-        earned.computeIfAbsent(pk, k -> new AtomicLong()).updateAndGet(e -> Math.min(cap, e + perCall));
+        earned.computeIfAbsent(pk, k -> new AtomicLong()).updateAndGet(e -> Math.min(shardBurst, e + perCall));
     }
 
     /**
@@ -55,28 +68,37 @@ final class RetryBudget {
      */
     boolean mayRetry(ProviderAccount account, ProviderOperation operation) {
         String pk = BreakerItem.pk(account, operation);
-        AtomicLong mine = earned.computeIfAbsent(pk, k -> new AtomicLong());
-        long handed = mine.getAndSet(0);
-        long burst = retryBurst * ONE_RETRY;
+        String mine = BreakerShard.pk(pk, shard.getAsInt());
+        AtomicLong ownEarnings = earned.computeIfAbsent(pk, k -> new AtomicLong());
+        long handed = ownEarnings.getAndSet(0);
         try {
-            // Hand over what this sandbox earned, unless that would fill the bucket past its burst.
-            if (takeToken(pk, handed - ONE_RETRY, "attribute_not_exists(#tokens)"
+            // Hand over what this sandbox earned, unless that would fill the shard past its burst.
+            if (takeToken(mine, handed - ONE_RETRY, "attribute_not_exists(#tokens)"
                     + " OR (#tokens >= :needed AND #tokens <= :room)", Map.of(":needed", Attr.n(ONE_RETRY - handed),
-                            ":room", Attr.n(burst - handed + ONE_RETRY)))) {
+                            ":room", Attr.n(shardBurst - handed + ONE_RETRY)))) {
                 return true;
             }
-            if (handed > 0 && takeToken(pk, -ONE_RETRY, "#tokens >= :needed", Map.of(":needed", Attr.n(ONE_RETRY)))) {
-                return true; // the bucket is full: what this sandbox earned is not needed
+            if (handed > 0 && takeToken(mine, -ONE_RETRY, "#tokens >= :needed", Map.of(":needed", Attr.n(ONE_RETRY)))) {
+                return true; // the shard is full: what this sandbox earned is not needed
             }
-            mine.addAndGet(handed); // spent: keep the earnings for the next try
+            if (shards > 1 && takeToken(BreakerShard.pk(pk, otherShard()), -ONE_RETRY,
+                    "attribute_not_exists(#tokens) OR #tokens >= :needed", Map.of(":needed", Attr.n(ONE_RETRY)))) {
+                ownEarnings.addAndGet(handed);
+                return true;
+            }
+            ownEarnings.addAndGet(handed); // spent: keep the earnings for the next try
             metrics.count(Metrics.RETRY_BUDGET_SPENT);
             LOG.warnf("retry budget spent for account=%s operation=%s: a retryable fault ends the call", account,
                     operation.id());
             return false;
         } catch (SdkException storeFailed) {
-            mine.addAndGet(handed);
-            items.storeFailed("take a retry token from", pk, storeFailed);
-            return true;
+            items.storeFailed("take a retry token from", mine, storeFailed);
+            if (handed >= ONE_RETRY) {
+                ownEarnings.addAndGet(handed - ONE_RETRY);
+                return true;
+            }
+            ownEarnings.addAndGet(handed);
+            return false;
         }
     }
 
@@ -85,19 +107,21 @@ final class RetryBudget {
         earned.clear();
     }
 
-    private boolean takeToken(String pk, long delta, String condition, Map<String, AttributeValue> extra) {
+    private int otherShard() {
+        int other = random.nextInt(shards - 1);
+        return other >= shard.getAsInt() ? other + 1 : other;
+    }
+
+    private boolean takeToken(String shardPk, long delta, String condition, Map<String, AttributeValue> extra) {
         Map<String, AttributeValue> values = new HashMap<>(extra);
         values.put(":delta", Attr.n(delta));
-        values.put(":burst", Attr.n(retryBurst * ONE_RETRY));
-        values.put(":closed", Attr.s(BreakerState.CLOSED.name()));
+        values.put(":burst", Attr.n(shardBurst));
         values.put(":kind", Attr.s(BreakerItem.KIND));
-        Map<String, String> names = new HashMap<>(Map.of("#tokens", BreakerItem.RETRY_TOKENS,
-                "#state", BreakerItem.STATE, "#kind", Table.KIND));
+        Map<String, String> names = new HashMap<>(Map.of("#tokens", BreakerShard.RETRY_TOKENS, "#kind", Table.KIND));
         try {
-            // A new item starts with a full burst; it is a closed breaker until a failure says otherwise.
-            items.write(pk, b -> b
-                    .updateExpression("SET #tokens = if_not_exists(#tokens, :burst) + :delta,"
-                            + " #state = if_not_exists(#state, :closed), #kind = :kind")
+            // A new shard starts with its part of the burst.
+            items.write(shardPk, b -> b
+                    .updateExpression("SET #tokens = if_not_exists(#tokens, :burst) + :delta, #kind = :kind")
                     .conditionExpression(condition)
                     .expressionAttributeNames(names).expressionAttributeValues(values));
             return true;

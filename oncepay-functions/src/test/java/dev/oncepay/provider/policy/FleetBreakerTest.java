@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -53,13 +54,17 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
  * table: racing writers meet only the conditional writes, as sandboxes of several functions would.
  */
 class FleetBreakerTest {
-    private static final int THRESHOLD = 4;
+    /** The breaker's minimum calls and its window: four calls at least, the newest twenty, ten seconds back at most. */
+    private static final int MIN_CALLS = 4;
+    private static final int WINDOW_CALLS = 20;
     private static final Duration WINDOW = Duration.ofSeconds(10);
     private static final Duration OPEN_FOR = Duration.ofSeconds(10);
-    private static final Duration SLOW = Duration.ofSeconds(2);
+    private static final Duration SLOW = Duration.ofSeconds(4);
     private static final Duration LEASE = Duration.ofSeconds(5);
     private static final Duration CACHE = Duration.ofSeconds(1);
     private static final int SANDBOXES = 8;
+    /** The breaker tests spread each breaker over four shards; the bulkhead's keep one unless they test the spread. */
+    private static final int SHARDS = 4;
     private static final int MAX_IN_FLIGHT = 3;
     /** Real time (a slot is taken by a timer): short, so the bulkhead tests wait little for it. */
     private static final Duration IN_FLIGHT_AFTER = Duration.ofMillis(100);
@@ -70,6 +75,7 @@ class FleetBreakerTest {
     private final TestClock clock = new TestClock();
     private final RecordingMetrics metrics = new RecordingMetrics(new ObjectMapper(), clock);
     private final ExecutorService threads = Executors.newFixedThreadPool(SANDBOXES);
+    private final Random random = new Random(7);
     private ProviderAccount account;
 
     @BeforeAll
@@ -101,20 +107,22 @@ class FleetBreakerTest {
         TestEnvironment.storeProxy().reset();
     }
 
-    private FleetProtection sandbox(DynamoDbClient client, double retryShare, int retryBurst) {
-        return sandbox(client, retryShare, retryBurst, IN_FLIGHT_AFTER);
-    }
-
-    private FleetProtection sandbox(DynamoDbClient client, double retryShare, int retryBurst, Duration inFlightAfter) {
-        FleetProtection.Limits limits = new FleetProtection.Limits(THRESHOLD, WINDOW, OPEN_FOR, SLOW, LEASE,
-                MAX_IN_FLIGHT, SLOT_LEASE);
+    private FleetProtection sandbox(DynamoDbClient client, double retryShare, int retryBurst, Duration inFlightAfter,
+            int shards) {
+        FleetProtection.Limits limits = new FleetProtection.Limits(WINDOW_CALLS, MIN_CALLS, 0.5, 1.0, WINDOW, OPEN_FOR,
+                SLOW, LEASE, MAX_IN_FLIGHT, SLOT_LEASE);
         return new FleetProtection(client, TestEnvironment.TABLE, clock, metrics, new FleetProtection.Settings(
                 Map.of(ProviderOperation.CHARGE, limits, ProviderOperation.LOOKUP, limits), CACHE, retryShare,
-                retryBurst, inFlightAfter));
+                retryBurst, inFlightAfter, shards), new Random(random.nextLong()));
     }
 
     private FleetProtection sandbox() {
-        return sandbox(TestEnvironment.dynamo(), 0.1, 10);
+        return sandbox(TestEnvironment.dynamo(), 0.1, 10, IN_FLIGHT_AFTER, SHARDS);
+    }
+
+    /** A sandbox of a one-shard breaker: the bulkhead's and the budget's counts in one item. */
+    private FleetProtection oneShardSandbox() {
+        return sandbox(TestEnvironment.dynamo(), 0.1, 10, IN_FLIGHT_AFTER, 1);
     }
 
     private List<FleetProtection> sandboxes() {
@@ -125,13 +133,22 @@ class FleetBreakerTest {
         return fleet;
     }
 
-    private Map<String, AttributeValue> item() {
-        return TableItems.readConsistently(TestEnvironment.dynamo(), TestEnvironment.TABLE,
-                BreakerItem.pk(account, ProviderOperation.CHARGE)).orElseThrow();
+    private String pk() {
+        return BreakerItem.pk(account, ProviderOperation.CHARGE);
     }
 
     private BreakerItem state() {
-        return BreakerItem.from(item());
+        return TableItems.readConsistently(TestEnvironment.dynamo(), TestEnvironment.TABLE, pk()).map(BreakerItem::from)
+                .orElse(BreakerItem.ABSENT);
+    }
+
+    private Map<String, AttributeValue> shardItem(int k) {
+        return TableItems.readConsistently(TestEnvironment.dynamo(), TestEnvironment.TABLE, BreakerShard.pk(pk(), k))
+                .orElse(Map.of());
+    }
+
+    private BreakerShard shard(int k) {
+        return BreakerShard.from(shardItem(k), BreakerShard.slots(WINDOW));
     }
 
     /** A first attempt, as {@link ProviderCalls} makes it: it earns a share of a retry, then asks the breaker. */
@@ -144,6 +161,18 @@ class FleetBreakerTest {
         FleetBreaker.Admission call = firstAttempt(sandbox);
         sandbox.breaker().record(account, ProviderOperation.CHARGE, call, "503 from the provider",
                 Duration.ofMillis(5));
+    }
+
+    private void answer(FleetProtection sandbox, Duration took) {
+        FleetBreaker.Admission call = firstAttempt(sandbox);
+        sandbox.breaker().record(account, ProviderOperation.CHARGE, call, null, took);
+    }
+
+    private void open(FleetProtection sandbox) {
+        for (int i = 0; i < MIN_CALLS; i++) {
+            fail(sandbox);
+        }
+        assertEquals(BreakerState.OPEN, state().state());
     }
 
     /** Runs every task at once (released together by a latch) and returns their results. */
@@ -172,7 +201,7 @@ class FleetBreakerTest {
     }
 
     @Test
-    void sandboxesRacingToOpenMakeExactlyOneTransition() throws Exception {
+    void sandboxesRacingToOpenMakeExactlyOneTransitionCopiedToEveryShard() throws Exception {
         List<FleetProtection> fleet = sandboxes();
         List<Callable<Boolean>> failures = new ArrayList<>();
         for (FleetProtection sandbox : fleet) {
@@ -188,7 +217,16 @@ class FleetBreakerTest {
         BreakerItem opened = state();
         assertEquals(BreakerState.OPEN, opened.state());
         assertEquals(1, opened.openings());
-        assertTrue(opened.failures() >= THRESHOLD, opened::toString);
+        assertEquals(1, opened.version());
+        for (int k = 0; k < SHARDS; k++) {
+            assertEquals(BreakerState.OPEN, shard(k).breaker().state(), "shard " + k + " has the transition");
+            assertEquals(1, shard(k).breaker().version());
+        }
+        long counted = 0;
+        for (int k = 0; k < SHARDS; k++) {
+            counted += shard(k).counted().values().stream().mapToLong(CallCounts::failed).sum();
+        }
+        assertEquals(SANDBOXES, counted, "every failure was added to a shard once");
         clock.advance(CACHE); // every sandbox reads again: all of them refuse now
         for (FleetProtection sandbox : fleet) {
             assertEquals(Optional.of(ProviderRefusal.BREAKER_OPEN), sandbox.refusal(account, ProviderOperation.CHARGE));
@@ -197,7 +235,7 @@ class FleetBreakerTest {
     }
 
     @Test
-    void aDeadProviderGetsAtMostThresholdPlusOneRequestPerSandboxBeforeTheWholeFleetFailsFast() throws Exception {
+    void aDeadProviderGetsAtMostTheMinimumCallsPlusTwoRequestsPerSandboxBeforeTheWholeFleetFailsFast() throws Exception {
         List<FleetProtection> fleet = sandboxes();
         AtomicInteger requests = new AtomicInteger();
         List<Callable<Integer>> callers = new ArrayList<>();
@@ -220,51 +258,87 @@ class FleetBreakerTest {
 
         List<Optional<Integer>> refusals = atOnce(callers);
 
-        // Each sandbox learns of the opening at the latest when its next failure finds the breaker not closed.
-        assertTrue(requests.get() <= THRESHOLD + SANDBOXES, () -> requests.get() + " requests reached the provider");
+        // A sandbox learns of the opening when its failure's evaluation reads the primary item; one
+        // whose evaluation ran just before the opening makes one more call, then learns it.
+        assertTrue(requests.get() <= MIN_CALLS + 2 * SANDBOXES, () -> requests.get() + " requests reached the provider");
         assertEquals(SANDBOXES * 20, requests.get() + refusals.stream().mapToInt(Optional::orElseThrow).sum());
         assertEquals(1, metrics.counted(Metrics.BREAKER_OPEN));
-        System.out.printf("dead provider, %d sandboxes x 20 calls: %d requests reached it (threshold %d)%n",
-                SANDBOXES, requests.get(), THRESHOLD);
+        System.out.printf("dead provider, %d sandboxes x 20 calls: %d requests reached it (minimum calls %d)%n",
+                SANDBOXES, requests.get(), MIN_CALLS);
     }
 
     @Test
-    void failuresBelowTheThresholdOrSpreadOverWindowsKeepItClosedAndHealthyCallsWriteNothing() {
+    void failuresBelowTheRatioKeepItClosedAndHealthyCallsWriteOncePerPeriod() {
         FleetProtection sandbox = sandbox();
-        for (int i = 0; i < THRESHOLD - 1; i++) {
-            fail(sandbox);
+        for (int i = 0; i < 12; i++) {
+            answer(sandbox, Duration.ofMillis(40));
         }
-        clock.advance(WINDOW.plusMillis(1));
-        for (int i = 0; i < THRESHOLD - 1; i++) {
+        clock.advance(CACHE); // the successes are added with the next call
+        for (int i = 0; i < 5; i++) {
             fail(sandbox);
+            answer(sandbox, Duration.ofMillis(40));
         }
-        assertEquals(BreakerState.CLOSED, state().state());
-        assertEquals(THRESHOLD - 1, state().failures(), "a new window began");
-
-        Map<String, AttributeValue> before = item();
-        FleetBreaker.Admission call = firstAttempt(sandbox);
-        sandbox.breaker().record(account, ProviderOperation.CHARGE, call, null, Duration.ofMillis(40));
-        assertEquals(before, item(), "a healthy call leaves the item as it was");
+        assertEquals(BreakerState.CLOSED, state().state(), "5 of 22 failed: below half");
         assertEquals(0, metrics.counted(Metrics.BREAKER_OPEN));
+
+        int mine = sandbox.shard();
+        Map<String, AttributeValue> before = shardItem(mine);
+        answer(sandbox, Duration.ofMillis(40));
+        answer(sandbox, Duration.ofMillis(40));
+        assertEquals(before, shardItem(mine), "healthy calls within a period write nothing");
+        clock.advance(CACHE);
+        answer(sandbox, Duration.ofMillis(40));
+        long calls = shard(mine).counted().values().stream().mapToLong(CallCounts::calls).sum();
+        assertEquals(12 + 9 + 3, calls, "one write added the period's calls (the last one's still counted in memory)");
     }
 
     @Test
-    void slowAnswersCountAsFailures() {
+    void failuresAtTheRatioOfTheWindowOpenItAndTheWindowForgetsOlderSeconds() {
         FleetProtection sandbox = sandbox();
-        for (int i = 0; i < THRESHOLD; i++) {
-            FleetBreaker.Admission call = firstAttempt(sandbox);
-            sandbox.breaker().record(account, ProviderOperation.CHARGE, call, null, SLOW.plusMillis(1));
+        for (int i = 0; i < 30; i++) {
+            answer(sandbox, Duration.ofMillis(40));
         }
-        assertEquals(BreakerState.OPEN, state().state());
+        clock.advance(WINDOW.plusSeconds(1)); // those successes leave the window
+        for (int i = 0; i < 5; i++) {
+            answer(sandbox, Duration.ofMillis(40));
+        }
+        for (int i = 0; i < 4; i++) {
+            fail(sandbox);
+        }
+        assertEquals(BreakerState.CLOSED, state().state(), "4 of the window's 9 calls failed");
+        fail(sandbox);
+        assertEquals(BreakerState.OPEN, state().state(), "5 of 10: the ratio");
         assertEquals(1, metrics.counted(Metrics.BREAKER_OPEN));
+    }
+
+    @Test
+    void slowCallsOpenItOnlyWhenAllOfTheWindowIsSlowAndAProbeThatAnswersSlowlyClosesIt() {
+        FleetProtection sandbox = sandbox();
+        answer(sandbox, Duration.ofMillis(40));
+        for (int i = 0; i < 6; i++) {
+            answer(sandbox, SLOW.plusMillis(500));
+        }
+        assertEquals(BreakerState.CLOSED, state().state(), "6 of 7 slow: below the slow-call ratio of 1");
+
+        clock.advance(WINDOW.plusSeconds(1));
+        for (int i = 0; i < MIN_CALLS; i++) {
+            answer(sandbox, SLOW.plusMillis(500));
+        }
+        assertEquals(BreakerState.OPEN, state().state(), "every call of the window slow");
+
+        clock.advance(OPEN_FOR);
+        FleetBreaker.Admission probe = firstAttempt(sandbox);
+        assertTrue(probe.probe());
+        sandbox.breaker().record(account, ProviderOperation.CHARGE, probe, null, SLOW.plusMillis(500));
+        assertEquals(BreakerState.CLOSED, state().state(), "a slow answer is an answer");
+        assertEquals(1, metrics.counted(Metrics.BREAKER_CLOSED));
+        assertFalse(firstAttempt(sandbox).probe(), "closed: the next call goes through");
     }
 
     @Test
     void sandboxesRacingForTheProbeLeaveExactlyOneHolderWhoseAnswerClosesItForEveryone() throws Exception {
         List<FleetProtection> fleet = sandboxes();
-        for (int i = 0; i < THRESHOLD; i++) {
-            fail(fleet.get(0));
-        }
+        open(fleet.get(0));
         clock.advance(OPEN_FOR);
         List<Callable<FleetBreaker.Admission>> probes = new ArrayList<>();
         for (FleetProtection sandbox : fleet) {
@@ -283,10 +357,6 @@ class FleetBreakerTest {
         assertEquals(1, holders.size(), () -> "probe holders: " + holders);
         assertEquals(1, metrics.counted(Metrics.BREAKER_HALF_OPEN));
         assertEquals(BreakerState.HALF_OPEN, state().state());
-        for (FleetProtection sandbox : fleet) {
-            assertEquals(Optional.of(ProviderRefusal.BREAKER_OPEN), sandbox.refusal(account, ProviderOperation.CHARGE),
-                    "the probe's lease is live");
-        }
 
         FleetProtection holder = fleet.get(holders.get(0));
         holder.breaker().record(account, ProviderOperation.CHARGE, admitted.get(holders.get(0)).get(), null,
@@ -305,9 +375,7 @@ class FleetBreakerTest {
     void aProbeWhoseHolderDiedIsTakenOverAndOnlyTheNewHoldersAnswerCounts() {
         FleetProtection dies = sandbox();
         FleetProtection takesOver = sandbox();
-        for (int i = 0; i < THRESHOLD; i++) {
-            fail(dies);
-        }
+        open(dies);
         clock.advance(OPEN_FOR);
         FleetBreaker.Admission lost = firstAttempt(dies);
         assertTrue(lost.probe());
@@ -332,31 +400,70 @@ class FleetBreakerTest {
     }
 
     @Test
-    void whenTheBreakersStoreFailsCallsGoThroughAndTheFailureIsAMetric() {
-        FleetProtection healthy = sandbox();
-        for (int i = 0; i < THRESHOLD; i++) {
-            fail(healthy);
+    void aShardThatMissedATransitionIsMendedByItsNextFailureOrProbe() {
+        FleetProtection opener = sandbox();
+        FleetProtection behind = sandbox();
+        behind.useShard((opener.shard() + 1) % SHARDS);
+        String behindShard = BreakerShard.pk(pk(), behind.shard());
+        open(opener);
+        // The opener died before its copy reached this shard.
+        TestEnvironment.dynamo().deleteItem(b -> b.tableName(TestEnvironment.TABLE).key(Attr.key(behindShard)));
+
+        fail(behind);
+
+        assertEquals(BreakerState.OPEN, shard(behind.shard()).breaker().state(), "its evaluation copied the opening");
+        assertThrows(CircuitBreakerOpenException.class, () -> firstAttempt(behind));
+
+        clock.advance(OPEN_FOR);
+        FleetBreaker.Admission probe = firstAttempt(opener);
+        opener.breaker().record(account, ProviderOperation.CHARGE, probe, null, Duration.ofMillis(10));
+        // The closing's copy did not reach the other shard either.
+        TestEnvironment.dynamo().updateItem(b -> b.tableName(TestEnvironment.TABLE).key(Attr.key(behindShard))
+                .updateExpression("SET #state = :open, #version = :one")
+                .expressionAttributeNames(Map.of("#state", BreakerItem.STATE, "#version", BreakerItem.VERSION))
+                .expressionAttributeValues(Map.of(":open", Attr.s("OPEN"), ":one", Attr.n(1))));
+        clock.advance(CACHE);
+
+        FleetBreaker.Admission after = firstAttempt(behind);
+
+        assertFalse(after.probe(), "the primary said closed: a plain call");
+        assertEquals(BreakerState.CLOSED, shard(behind.shard()).breaker().state(), "the shard's copy mended");
+        assertEquals(1, metrics.counted(Metrics.BREAKER_HALF_OPEN), "no second probe");
+    }
+
+    @Test
+    void whenTheBreakersStoreFailsEachSandboxFailsOpenAtABoundedRate() {
+        FleetProtection sick = sandbox(viaProxy, 0.1, 10, IN_FLIGHT_AFTER, SHARDS);
+        TestEnvironment.storeProxy().failNext("GetItem", pk(), StoreFault.SERVER_ERROR, 1000);
+        TestEnvironment.storeProxy().failNext("UpdateItem", pk(), StoreFault.SERVER_ERROR, 1000);
+        TestEnvironment.storeProxy().failNext("BatchGetItem", pk(), StoreFault.SERVER_ERROR, 1000);
+        for (int call = 0; call < MIN_CALLS; call++) {
+            fail(sick);
         }
-        String pk = BreakerItem.pk(account, ProviderOperation.CHARGE);
-        FleetProtection sick = sandbox(viaProxy, 0.1, 10);
-        TestEnvironment.storeProxy().failNext("GetItem", pk, StoreFault.SERVER_ERROR, 1);
+        assertFalse(sick.retryBudget().mayRetry(account, ProviderOperation.CHARGE),
+                "a retry needs a token this sandbox earned itself (four calls earn 0.4)");
+        int admitted = 0;
+        for (int call = 0; call < 50; call++) {
+            try {
+                fail(sick);
+                admitted++;
+            } catch (CircuitBreakerOpenException openHere) {
+                // this sandbox's own breaker
+            }
+        }
 
-        FleetBreaker.Admission call = firstAttempt(sick);
-
-        assertFalse(call.probe());
-        assertEquals(1, metrics.counted(Metrics.BREAKER_STORE_FAILED));
-        TestEnvironment.storeProxy().failNext("UpdateItem", pk, StoreFault.SERVER_ERROR, 2);
-        sick.breaker().record(account, ProviderOperation.CHARGE, call, "503 from the provider", Duration.ofMillis(5));
-        assertTrue(sick.retryBudget().mayRetry(account, ProviderOperation.CHARGE),
-                "a retry token the store cannot give is granted");
-        assertEquals(3, metrics.counted(Metrics.BREAKER_STORE_FAILED));
-        assertEquals(1, metrics.counted(Metrics.BREAKER_OPEN), "nothing else was written");
+        assertEquals(0, admitted, "the sandbox stopped after its own minimum of failed calls");
+        assertTrue(metrics.counted(Metrics.BREAKER_STORE_FAILED) >= 1);
+        clock.advance(OPEN_FOR);
+        fail(sick);
+        assertEquals(Optional.empty(), TableItems.readConsistently(TestEnvironment.dynamo(), TestEnvironment.TABLE, pk()),
+                "nothing reached the store");
     }
 
     @Test
     void retriesAreLimitedToAShareOfTheCallsFleetWide() {
-        FleetProtection first = sandbox(TestEnvironment.dynamo(), 0.1, 2);
-        FleetProtection second = sandbox(TestEnvironment.dynamo(), 0.1, 2);
+        FleetProtection first = sandbox(TestEnvironment.dynamo(), 0.1, 2, IN_FLIGHT_AFTER, 1);
+        FleetProtection second = sandbox(TestEnvironment.dynamo(), 0.1, 2, IN_FLIGHT_AFTER, 1);
 
         assertTrue(first.retryBudget().mayRetry(account, ProviderOperation.CHARGE));
         assertTrue(second.retryBudget().mayRetry(account, ProviderOperation.CHARGE));
@@ -370,7 +477,19 @@ class FleetBreakerTest {
         }
         assertTrue(second.retryBudget().mayRetry(account, ProviderOperation.CHARGE));
         assertFalse(second.retryBudget().mayRetry(account, ProviderOperation.CHARGE));
-        assertEquals(0, Attr.number(item(), BreakerItem.RETRY_TOKENS, -1));
+        assertEquals(0, Attr.number(shardItem(0), BreakerShard.RETRY_TOKENS, -1));
+    }
+
+    @Test
+    void aSpentShardTakesItsRetryFromAnotherAndTheBurstIsSplitAcrossShards() {
+        FleetProtection sandbox = sandbox(TestEnvironment.dynamo(), 0.1, 4, IN_FLIGHT_AFTER, 2);
+        int granted = 0;
+        while (sandbox.retryBudget().mayRetry(account, ProviderOperation.CHARGE)) {
+            granted++;
+        }
+        assertEquals(4, granted, "two tokens in each of the two shards");
+        assertEquals(0, Attr.number(shardItem(0), BreakerShard.RETRY_TOKENS, -1));
+        assertEquals(0, Attr.number(shardItem(1), BreakerShard.RETRY_TOKENS, -1));
     }
 
     // --- the bulkhead ---------------------------------------------------------------------------------
@@ -379,62 +498,59 @@ class FleetBreakerTest {
     private Map<String, Long> awaitSlots(int n) throws InterruptedException {
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (System.nanoTime() < until) {
-            Map<String, Long> slots = TableItems.readConsistently(TestEnvironment.dynamo(), TestEnvironment.TABLE,
-                    BreakerItem.pk(account, ProviderOperation.CHARGE)).map(BreakerItem::from)
-                    .map(BreakerItem::inFlight).orElse(Map.of());
+            Map<String, Long> slots = shard(0).inFlight();
             if (slots.size() == n) {
                 return slots;
             }
             Thread.sleep(20);
         }
-        throw new AssertionError("the item never held " + n + " slots: " + item());
+        throw new AssertionError("the item never held " + n + " slots: " + shardItem(0));
     }
 
     @Test
     void callsStillInFlightFillTheAccountsCapFleetWideAndGiveTheirSlotsBackWhenTheyEnd() throws Exception {
         List<Bulkhead.InFlight> slow = new ArrayList<>();
         for (int i = 0; i < MAX_IN_FLIGHT; i++) {
-            slow.add(sandbox().bulkhead().enter(account, ProviderOperation.CHARGE)); // one slow call per sandbox
+            slow.add(oneShardSandbox().bulkhead().enter(account, ProviderOperation.CHARGE)); // one slow call per sandbox
         }
         awaitSlots(MAX_IN_FLIGHT);
-        FleetProtection other = sandbox();
+        FleetProtection other = oneShardSandbox();
 
         assertEquals(Optional.of(ProviderRefusal.AT_CAPACITY), other.refusal(account, ProviderOperation.CHARGE));
         BulkheadException full = assertThrows(BulkheadException.class,
                 () -> other.bulkhead().enter(account, ProviderOperation.CHARGE));
-        assertTrue(full.getMessage().contains("3 of 3 charge calls to " + account), full.getMessage());
+        assertTrue(full.getMessage().contains("3 charge calls to " + account + " in flight"), full.getMessage());
         assertEquals(1, metrics.counted(Metrics.PROVIDER_AT_CAPACITY), "a refused call; asking is not refusing");
         assertEquals(Optional.empty(), other.refusal(account, ProviderOperation.LOOKUP), "each operation has its own");
         assertEquals(BreakerState.CLOSED, state().state(), "a full bulkhead is not a failing provider");
 
         slow.get(0).close();
-        assertEquals(MAX_IN_FLIGHT - 1, state().inFlight().size(), "the ended call gave its slot back");
+        assertEquals(MAX_IN_FLIGHT - 1, shard(0).inFlight().size(), "the ended call gave its slot back");
         clock.advance(CACHE);
         other.bulkhead().enter(account, ProviderOperation.CHARGE).close();
         for (Bulkhead.InFlight call : slow.subList(1, slow.size())) {
             call.close();
         }
-        assertEquals(Map.of(), state().inFlight());
+        assertEquals(Map.of(), shard(0).inFlight());
     }
 
     @Test
     void aCallQuickerThanInFlightAfterWritesNothing() {
-        FleetProtection sandbox = sandbox(TestEnvironment.dynamo(), 0.1, 10, Duration.ofSeconds(30));
+        FleetProtection sandbox = sandbox(TestEnvironment.dynamo(), 0.1, 10, Duration.ofSeconds(30), 1);
         for (int i = 0; i < MAX_IN_FLIGHT * 3; i++) {
             sandbox.bulkhead().enter(account, ProviderOperation.CHARGE).close();
         }
-        assertEquals(Optional.empty(), TableItems.readConsistently(TestEnvironment.dynamo(), TestEnvironment.TABLE,
-                BreakerItem.pk(account, ProviderOperation.CHARGE)), "no item: nothing was counted or written");
+        assertEquals(Map.of(), shardItem(0), "no item: nothing was counted or written");
     }
 
     @Test
     void aSlotWhoseHolderDiedEndsWithItsLeaseAndTheNextSlotTakenRemovesIt() throws Exception {
-        FleetProtection dies = sandbox();
+        FleetProtection dies = oneShardSandbox();
         for (int i = 0; i < MAX_IN_FLIGHT; i++) {
             dies.bulkhead().enter(account, ProviderOperation.CHARGE); // never closed: the sandbox died mid-call
         }
         Map<String, Long> dead = awaitSlots(MAX_IN_FLIGHT);
-        FleetProtection next = sandbox();
+        FleetProtection next = oneShardSandbox();
         assertThrows(BulkheadException.class, () -> next.bulkhead().enter(account, ProviderOperation.CHARGE));
 
         clock.advance(SLOT_LEASE.plusMillis(1));
@@ -443,13 +559,13 @@ class FleetBreakerTest {
 
         assertTrue(dead.keySet().stream().noneMatch(slots::containsKey), "the ended slots are gone: " + slots);
         call.close();
-        assertEquals(Map.of(), state().inFlight());
+        assertEquals(Map.of(), shard(0).inFlight());
     }
 
     @Test
     void whenTheStoreCannotTakeASlotTheCallGoesOnUncountedAndTheFailureIsAMetric() throws Exception {
-        FleetProtection sick = sandbox(viaProxy, 0.1, 10);
-        String pk = BreakerItem.pk(account, ProviderOperation.CHARGE);
+        FleetProtection sick = sandbox(viaProxy, 0.1, 10, IN_FLIGHT_AFTER, 1);
+        String pk = BreakerShard.pk(pk(), 0);
         TestEnvironment.storeProxy().failNext("UpdateItem", pk, StoreFault.SERVER_ERROR, 1);
 
         Bulkhead.InFlight call = sick.bulkhead().enter(account, ProviderOperation.CHARGE);
@@ -466,9 +582,12 @@ class FleetBreakerTest {
 
     @Test
     void whileTheAccountIsSlowCallersArrivingTogetherTakeTheirSlotsAgainstTheCapAndNoMore() throws Exception {
-        Bulkhead.InFlight first = sandbox().bulkhead().enter(account, ProviderOperation.CHARGE);
+        Bulkhead.InFlight first = oneShardSandbox().bulkhead().enter(account, ProviderOperation.CHARGE);
         awaitSlots(1); // the account is slow: one call is counted
-        List<FleetProtection> fleet = sandboxes();
+        List<FleetProtection> fleet = new ArrayList<>();
+        for (int i = 0; i < SANDBOXES; i++) {
+            fleet.add(oneShardSandbox());
+        }
         List<Callable<Bulkhead.InFlight>> arriving = new ArrayList<>();
         for (FleetProtection sandbox : fleet) {
             arriving.add(() -> {
@@ -484,21 +603,21 @@ class FleetBreakerTest {
 
         assertEquals(MAX_IN_FLIGHT - 1, entered.stream().filter(Optional::isPresent).count(),
                 "each slot was taken at entry, against the cap");
-        assertEquals(MAX_IN_FLIGHT, state().inFlight().size());
+        assertEquals(MAX_IN_FLIGHT, shard(0).inFlight().size());
         assertEquals(SANDBOXES - (MAX_IN_FLIGHT - 1), metrics.counted(Metrics.PROVIDER_AT_CAPACITY));
         entered.forEach(call -> call.ifPresent(Bulkhead.InFlight::close));
         first.close();
-        assertEquals(Map.of(), state().inFlight());
+        assertEquals(Map.of(), shard(0).inFlight());
     }
 
     @Test
     void aCallThatEndsWhileItsSlotIsBeingTakenGivesTheSlotBack() throws Exception {
-        Bulkhead.InFlight earlier = sandbox().bulkhead().enter(account, ProviderOperation.CHARGE);
+        Bulkhead.InFlight earlier = oneShardSandbox().bulkhead().enter(account, ProviderOperation.CHARGE);
         awaitSlots(1);
         earlier.close(); // the slot map exists now: the next take is one write
-        String pk = BreakerItem.pk(account, ProviderOperation.CHARGE);
+        String pk = BreakerShard.pk(pk(), 0);
         HeldAnswer held = TestEnvironment.storeProxy().holdNextAnswer("UpdateItem", pk);
-        Bulkhead.InFlight call = sandbox(viaProxy, 0.1, 10).bulkhead().enter(account, ProviderOperation.CHARGE);
+        Bulkhead.InFlight call = sandbox(viaProxy, 0.1, 10, IN_FLIGHT_AFTER, 1).bulkhead().enter(account, ProviderOperation.CHARGE);
         assertTrue(held.awaitCommitted(Duration.ofSeconds(10)), "the slot's write reached the store");
 
         // The call ends while its slot's write waits for an answer: the end must wait for it too.
@@ -512,6 +631,50 @@ class FleetBreakerTest {
         held.letGo();
         ending.join(10_000);
 
-        assertEquals(Map.of(), state().inFlight(), "the slot taken as the call ended was given back");
+        assertEquals(Map.of(), shard(0).inFlight(), "the slot taken as the call ended was given back");
+    }
+
+    @Test
+    void aShardedBulkheadHoldsTheCapAcrossShardsAndACallWhoseShardIsFullTakesAnothers() throws Exception {
+        // Two shards: the cap of 3 is split 2 and 1.
+        FleetProtection inFirst = sandbox(TestEnvironment.dynamo(), 0.1, 10, Duration.ZERO, 2);
+        inFirst.useShard(0);
+        Bulkhead.InFlight a = inFirst.bulkhead().enter(account, ProviderOperation.CHARGE);
+        Bulkhead.InFlight b = inFirst.bulkhead().enter(account, ProviderOperation.CHARGE);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (shard(0).inFlight().size() < 2 && System.nanoTime() < until) {
+            Thread.sleep(10);
+        }
+        clock.advance(CACHE);
+
+        Bulkhead.InFlight c = inFirst.bulkhead().enter(account, ProviderOperation.CHARGE);
+        assertEquals(1, shard(1).inFlight().size(), "shard 0 is full: the call took shard 1's slot");
+        assertThrows(BulkheadException.class, () -> inFirst.bulkhead().enter(account, ProviderOperation.CHARGE),
+                "both shards full: 3 in flight, the cap");
+        for (Bulkhead.InFlight call : List.of(a, b, c)) {
+            call.close();
+        }
+        assertEquals(Map.of(), shard(0).inFlight());
+        assertEquals(Map.of(), shard(1).inFlight());
+    }
+
+    @Test
+    void endedSlotsThatPiledUpAreRemovedABoundedNumberPerWrite() throws Exception {
+        Map<String, AttributeValue> dead = new java.util.HashMap<>();
+        for (int i = 0; i < 500; i++) {
+            dead.put(String.format("dead-%04d", i), Attr.n(clock.instant().minusSeconds(60).toEpochMilli()));
+        }
+        TestEnvironment.dynamo().putItem(b -> b.tableName(TestEnvironment.TABLE).item(Map.of(
+                "pk", Attr.s(BreakerShard.pk(pk(), 0)), BreakerShard.IN_FLIGHT, AttributeValue.fromM(dead))));
+        FleetProtection sandbox = oneShardSandbox();
+        sandbox.refusal(account, ProviderOperation.CHARGE); // its copy of the shard: 500 ended slots
+
+        Bulkhead.InFlight call = sandbox.bulkhead().enter(account, ProviderOperation.CHARGE);
+        Map<String, Long> slots = awaitSlots(500 - Bulkhead.ENDED_SLOTS_PER_WRITE + 1);
+        call.close();
+
+        assertEquals(500 - Bulkhead.ENDED_SLOTS_PER_WRITE, shard(0).inFlight().size(),
+                "one write removed its share of the pile, and the call's own slot came and went");
+        assertTrue(slots.keySet().stream().filter(k -> k.startsWith("dead-")).count() < 500);
     }
 }

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 
@@ -37,45 +38,59 @@ public class FleetBreakers {
 
     /** Every breaker this application used is closed, with a full retry budget, for every function alike. */
     public synchronized void resetAll() {
-        Set<String> used = new HashSet<>(fleet.forgetReads());
+        Set<String> used = new HashSet<>();
+        for (String read : fleet.forgetReads()) {
+            used.add(read.substring(0, read.lastIndexOf('#')));
+        }
         used.addAll(movedElsewhere);
         movedElsewhere.clear();
+        int shards = settings().shards();
         for (String pk : used) {
             TestEnvironment.dynamo().deleteItem(b -> b.tableName(TestEnvironment.TABLE).key(Attr.key(pk)));
+            for (int k = 0; k < shards; k++) {
+                String shardPk = BreakerShard.pk(pk, k);
+                TestEnvironment.dynamo().deleteItem(b -> b.tableName(TestEnvironment.TABLE).key(Attr.key(shardPk)));
+            }
         }
     }
 
     /** Another sandbox meets failures enough to open the breaker of {@code account}'s {@code operation}. */
     public synchronized void openFromAnotherSandbox(ProviderAccount account, ProviderOperation operation) {
         FleetBreaker other = anotherSandbox(account, operation).breaker();
-        int threshold = FleetProtection.Settings.of(config.provider()).limits().get(operation).failures();
-        for (int i = 0; i < threshold; i++) {
+        int calls = settings().limits(operation).minCalls();
+        for (int i = 0; i < calls; i++) {
             FleetBreaker.Admission call = other.admit(account, operation);
             other.record(account, operation, call, "503 from the provider", Duration.ofMillis(5));
         }
     }
 
-    /** Other sandboxes retry until the fleet's retry budget for {@code account}'s {@code operation} is spent. */
+    /** Other sandboxes, one in each shard, retry until the fleet's retry budget for {@code account}'s {@code operation} is spent. */
     public synchronized void spendRetryBudgetFromAnotherSandbox(ProviderAccount account, ProviderOperation operation) {
-        RetryBudget other = anotherSandbox(account, operation).retryBudget();
-        while (other.mayRetry(account, operation)) {
-            // each granted retry takes a token
+        FleetProtection other = anotherSandbox(account, operation);
+        for (int k = 0; k < settings().shards(); k++) {
+            other.useShard(k);
+            while (other.retryBudget().mayRetry(account, operation)) {
+                // each granted retry takes a token
+            }
         }
     }
 
     /**
-     * Other sandboxes hold {@code account}'s whole cap of {@code operation} calls in flight (each
-     * counted in the item, as a call slower than {@code in-flight-after} is) until the returned action ends them.
+     * Other sandboxes, in every shard, hold {@code account}'s whole cap of {@code operation} calls
+     * in flight (each counted in its shard, as a call slower than {@code in-flight-after} is) until
+     * the returned action ends them.
      */
     public synchronized Runnable fillFromOtherSandboxes(ProviderAccount account,
             ProviderOperation operation) throws InterruptedException {
-        FleetProtection.Settings settings = FleetProtection.Settings.of(config.provider());
-        Bulkhead other = anotherSandbox(account, operation, new FleetProtection.Settings(settings.limits(),
-                settings.cacheFor(), settings.retryShare(), settings.retryBurst(), Duration.ZERO)).bulkhead();
-        int cap = settings.limits().get(operation).maxInFlight();
+        FleetProtection.Settings settings = settings();
+        FleetProtection other = anotherSandbox(account, operation, settings.withInFlightAfter(Duration.ZERO));
+        int cap = settings.limits(operation).maxInFlight();
         List<Bulkhead.InFlight> calls = new ArrayList<>();
-        for (int i = 0; i < cap; i++) {
-            calls.add(other.enter(account, operation));
+        for (int k = 0; k < settings.shards(); k++) {
+            other.useShard(k);
+            for (int i = 0; i < other.bulkhead().capOf(k, settings.limits(operation)); i++) {
+                calls.add(other.bulkhead().enter(account, operation));
+            }
         }
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (slotsHeld(account, operation) < cap) {
@@ -92,19 +107,30 @@ public class FleetBreakers {
         movedElsewhere.addAll(fleet.forgetReads());
     }
 
-    /** The slots {@code account}'s {@code operation} item holds, as the table says now. */
+    /** The slots {@code account}'s {@code operation} shards hold, as the table says now. */
     public int slotsHeld(ProviderAccount account, ProviderOperation operation) {
-        return TableItems.readConsistently(TestEnvironment.dynamo(), TestEnvironment.TABLE,
-                BreakerItem.pk(account, operation)).map(BreakerItem::from).map(b -> b.inFlight().size()).orElse(0);
+        FleetProtection.Settings settings = settings();
+        int held = 0;
+        for (int k = 0; k < settings.shards(); k++) {
+            held += TableItems.readConsistently(TestEnvironment.dynamo(), TestEnvironment.TABLE,
+                    BreakerShard.pk(BreakerItem.pk(account, operation), k))
+                    .map(item -> BreakerShard.from(item, settings.slots())).map(b -> b.inFlight().size()).orElse(0);
+        }
+        return held;
+    }
+
+    private FleetProtection.Settings settings() {
+        return FleetProtection.Settings.of(config.provider());
     }
 
     private FleetProtection anotherSandbox(ProviderAccount account, ProviderOperation operation) {
-        return anotherSandbox(account, operation, FleetProtection.Settings.of(config.provider()));
+        return anotherSandbox(account, operation, settings());
     }
 
     private FleetProtection anotherSandbox(ProviderAccount account, ProviderOperation operation,
             FleetProtection.Settings settings) {
         movedElsewhere.add(BreakerItem.pk(account, operation));
-        return new FleetProtection(TestEnvironment.dynamo(), TestEnvironment.TABLE, clock, metrics, settings);
+        return new FleetProtection(TestEnvironment.dynamo(), TestEnvironment.TABLE, clock, metrics, settings,
+                new Random());
     }
 }
