@@ -597,9 +597,9 @@ public class OncepayStack extends Stack {
                 custom(Metrics.CANCEL_PENDING_BACKLOG, "Maximum", 5), 1, 3, 3);
         alarms.add("BreakerOpenAlarm", "Provider calls are refused by an open circuit breaker",
                 custom(Metrics.BREAKER_OPEN, "Sum", 1), 1, 1, 1);
-        alarms.add("BreakerStoreFailedAlarm", "A fleet breaker's own item in the table could not be read or written, so "
-                + "provider protection is failing open (calls go through unguarded): check DynamoDB throttling and errors "
-                + "and the functions' logs",
+        alarms.add("BreakerStoreFailedAlarm", "A fleet breaker's items in the table could not be read or written, so "
+                + "each sandbox decides from its own calls (provider protection fails open at a bounded rate): check "
+                + "DynamoDB throttling and errors and the functions' logs",
                 custom(Metrics.BREAKER_STORE_FAILED, "Sum", 5), 1, 1, 1);
         alarms.add("RetryBudgetSpentAlarm", "Provider faults go unretried because the fleet's retry budget is spent: "
                 + "a provider account is failing; check the breaker transitions in the logs and the provider's status",
