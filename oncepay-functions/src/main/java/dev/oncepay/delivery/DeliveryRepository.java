@@ -63,7 +63,8 @@ public class DeliveryRepository {
      * Records one attempt of {@code job} made at {@code at}, as one UpdateItem that creates the
      * record on the first attempt: attempts + 1, the status, the answer, when the next attempt is
      * due ({@link DeliveryStatus#RETRYING} only) and when it was first delivered. A delivered record
-     * stays delivered: a failed attempt of it (a late duplicate, a redelivery) writes nothing.
+     * stays delivered: a failed attempt of it writes nothing, unless it is an operator's redelivery
+     * (then its attempt and answer are recorded, the status kept).
      *
      * @param nextAttemptAt when the next attempt is due; only for {@link DeliveryStatus#RETRYING}
      * @throws software.amazon.awssdk.core.exception.SdkException the store failed: the attempt may or may not be recorded
@@ -126,8 +127,32 @@ public class DeliveryRepository {
                     .expressionAttributeValues(values));
             return Recorded.WRITTEN;
         } catch (ConditionalCheckFailedException delivered) {
+            if (job.redelivery()) {
+                recordRedeliveryAttempt(key, at, lastAnswer, nextAttemptAt);
+            }
             return Recorded.ALREADY_DELIVERED;
         }
+    }
+
+    /**
+     * A failed attempt of an operator's redelivery of a delivered event: counted, with its answer
+     * and its next attempt, while the record keeps saying delivered.
+     */
+    private void recordRedeliveryAttempt(DeliveryKey key, Instant at, String lastAnswer, Optional<Instant> next) {
+        Map<String, String> names = new HashMap<>(Map.of("#attempts", Table.ATTEMPTS, "#lastAt", Table.LAST_ATTEMPT_AT,
+                "#lastAnswer", Table.LAST_ANSWER, "#next", Table.NEXT_ATTEMPT_AT));
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":one", Attr.n(1), ":at", Attr.s(at.toString()),
+                ":answer", Attr.s(lastAnswer)));
+        String expression = "SET #attempts = #attempts + :one, #lastAt = :at, #lastAnswer = :answer";
+        if (next.isPresent()) {
+            values.put(":next", Attr.s(next.get().toString()));
+            expression += ", #next = :next";
+        } else {
+            expression += " REMOVE #next";
+        }
+        String update = expression;
+        dynamo.updateItem(b -> b.tableName(table).key(Attr.key(key.itemId())).updateExpression(update)
+                .expressionAttributeNames(names).expressionAttributeValues(values));
     }
 
     /** The record of one delivery, read consistently; empty before its first attempt. */

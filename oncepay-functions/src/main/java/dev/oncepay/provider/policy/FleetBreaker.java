@@ -300,8 +300,12 @@ final class FleetBreaker {
                     .expressionAttributeNames(Map.of("#until", BreakerItem.PROBE_UNTIL, "#version", BreakerItem.VERSION))
                     .expressionAttributeValues(Map.of(":until", Attr.n(until), ":now", Attr.n(now.toEpochMilli()),
                             ":version", Attr.n(seen.breaker().version()))));
-        } catch (ConditionalCheckFailedException claimedInThisShard) {
-            rereadQuietly(shardPk);
+        } catch (ConditionalCheckFailedException claimedOrMoved) {
+            // Another sandbox of this shard claimed the probe, or the shard has a newer transition
+            // (the breaker closed): read it again, and go through if it closed.
+            if (rereadQuietly(shardPk).filter(current -> current.breaker().state() == BreakerState.CLOSED).isPresent()) {
+                return new Admission(pk, null, false);
+            }
             throw refused(account, operation, "probing from another sandbox");
         } catch (SdkException storeFailed) {
             items.storeFailed("claim the probe in", shardPk, storeFailed);
@@ -423,11 +427,12 @@ final class FleetBreaker {
         }
     }
 
-    private void rereadQuietly(String shardPk) {
+    private Optional<BreakerShard> rereadQuietly(String shardPk) {
         try {
-            items.rereadShard(shardPk);
+            return Optional.of(items.rereadShard(shardPk));
         } catch (SdkException storeFailed) {
             items.storeFailed("re-read", shardPk, storeFailed);
+            return Optional.empty();
         }
     }
 
