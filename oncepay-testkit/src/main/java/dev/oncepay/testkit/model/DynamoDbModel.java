@@ -13,6 +13,7 @@ import java.math.BigDecimal;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -66,6 +67,8 @@ public final class DynamoDbModel implements DynamoDbClient {
     private final Clock clock;
     /** Items by partition key; a TreeMap so that whatever iterates them does so in one order. */
     private final Map<String, Map<String, AttributeValue>> items = new TreeMap<>();
+    /** Each item's size as DynamoDB bills it, kept with the item: large items are sized once, not per request. */
+    private final Map<String, Integer> sizes = new HashMap<>();
     private final Map<String, Partition> partitions = new TreeMap<>();
     private final Map<String, Long> requests = new TreeMap<>();
 
@@ -83,7 +86,7 @@ public final class DynamoDbModel implements DynamoDbClient {
         unsupportedIf(request.projectionExpression() != null || request.hasAttributesToGet(), "projections");
         String pk = keyOf(request.key());
         Map<String, AttributeValue> item = items.get(pk);
-        partition(pk).read(second(), readHalfUnits(item, Boolean.TRUE.equals(request.consistentRead())));
+        partition(pk).read(second(), readHalfUnits(pk, Boolean.TRUE.equals(request.consistentRead())));
         GetItemResponse.Builder response = GetItemResponse.builder();
         if (item != null) {
             response.item(item);
@@ -117,7 +120,7 @@ public final class DynamoDbModel implements DynamoDbClient {
                 String pk = keyOf(key);
                 Map<String, AttributeValue> item = items.get(pk);
                 try {
-                    partition(pk).read(second(), readHalfUnits(item, Boolean.TRUE.equals(asked.consistentRead())));
+                    partition(pk).read(second(), readHalfUnits(pk, Boolean.TRUE.equals(asked.consistentRead())));
                     served++;
                     if (item != null) {
                         itemsFound.add(item);
@@ -147,11 +150,13 @@ public final class DynamoDbModel implements DynamoDbClient {
                 request.expressionAttributeValues()).condition();
         ReturnValue returns = returnValues(request.returnValues(), ReturnValue.NONE, ReturnValue.ALL_OLD);
         Map<String, AttributeValue> after = Map.copyOf(request.item());
-        if (ItemSize.bytes(after) > MAX_ITEM_BYTES) {
+        int afterBytes = ItemSize.bytes(after);
+        if (afterBytes > MAX_ITEM_BYTES) {
             throw validation("Item size has exceeded the maximum allowed size");
         }
         Map<String, AttributeValue> before = items.get(pk);
-        write(pk, condition, before, after);
+        write(pk, condition == null || Expressions.holds(condition, before == null ? Map.of() : before), after,
+                afterBytes);
         return PutItemResponse.builder().attributes(returns == ReturnValue.ALL_OLD ? before : null).build();
     }
 
@@ -164,7 +169,7 @@ public final class DynamoDbModel implements DynamoDbClient {
                 request.expressionAttributeValues()).condition();
         ReturnValue returns = returnValues(request.returnValues(), ReturnValue.NONE, ReturnValue.ALL_OLD);
         Map<String, AttributeValue> before = items.get(pk);
-        write(pk, condition, before, null);
+        write(pk, condition == null || Expressions.holds(condition, before == null ? Map.of() : before), null, 0);
         return DeleteItemResponse.builder().attributes(returns == ReturnValue.ALL_OLD ? before : null).build();
     }
 
@@ -186,13 +191,16 @@ public final class DynamoDbModel implements DynamoDbClient {
         Map<String, AttributeValue> before = items.get(pk);
         Map<String, AttributeValue> old = before == null ? Map.of() : before;
         Map<String, AttributeValue> after = null;
-        if (parsed.condition() == null || Expressions.holds(parsed.condition(), old)) {
+        int afterBytes = 0;
+        boolean holds = parsed.condition() == null || Expressions.holds(parsed.condition(), old);
+        if (holds) {
             after = applied(parsed.actions(), request.key(), old);
-            if (ItemSize.bytes(after) > MAX_ITEM_BYTES) {
+            afterBytes = ItemSize.bytes(after);
+            if (afterBytes > MAX_ITEM_BYTES) {
                 throw validation("Item size to update has exceeded the maximum allowed size");
             }
         }
-        write(pk, parsed.condition(), before, after);
+        write(pk, holds, after, afterBytes);
         List<Path> paths = parsed.actions().stream().map(Action::path).toList();
         Map<String, AttributeValue> attributes = switch (returns) {
             case ALL_NEW -> after;
@@ -281,22 +289,22 @@ public final class DynamoDbModel implements DynamoDbClient {
     }
 
     /**
-     * One conditional write of {@code pk}: {@code after} replaces {@code before} ({@code null}: deleted)
-     * if the condition holds. Either way it costs the write units, if the partition has them this second.
+     * One conditional write of {@code pk}: if its condition {@code holds}, {@code after} (of
+     * {@code afterBytes}) replaces the item ({@code null}: deletes it). Either way it costs the
+     * write units of the larger of the two, if the partition has them this second.
      */
-    private void write(String pk, Condition condition, Map<String, AttributeValue> before,
-            Map<String, AttributeValue> after) {
-        Map<String, AttributeValue> old = before == null ? Map.of() : before;
-        boolean holds = condition == null || Expressions.holds(condition, old);
-        int bytes = Math.max(ItemSize.bytes(old), holds && after != null ? ItemSize.bytes(after) : 0);
+    private void write(String pk, boolean holds, Map<String, AttributeValue> after, int afterBytes) {
+        int bytes = Math.max(sizes.getOrDefault(pk, 0), holds && after != null ? afterBytes : 0);
         partition(pk).write(second(), ItemSize.writeUnits(bytes));
         if (!holds) {
             throw conditionFailed();
         }
         if (after == null) {
             items.remove(pk);
+            sizes.remove(pk);
         } else {
             items.put(pk, Map.copyOf(after));
+            sizes.put(pk, afterBytes);
         }
     }
 
@@ -383,8 +391,8 @@ public final class DynamoDbModel implements DynamoDbClient {
         return value;
     }
 
-    private static int readHalfUnits(Map<String, AttributeValue> item, boolean consistent) {
-        int units = ItemSize.consistentReadUnits(item == null ? 0 : ItemSize.bytes(item));
+    private int readHalfUnits(String pk, boolean consistent) {
+        int units = ItemSize.consistentReadUnits(sizes.getOrDefault(pk, 0));
         return consistent ? 2 * units : units;
     }
 
