@@ -31,32 +31,47 @@ public final class TodaysFleetProtection implements ProtectedFleet {
     /** charge-call defaults: budget 8 s, attempt 6 s, 3 retries, backoff 100 ms (cap 2 s), read timeout 5 s. */
     private static final CallLimits CALL_LIMITS = new CallLimits(Duration.ofSeconds(8), Duration.ofSeconds(6),
             Duration.ofSeconds(5), 3, Duration.ofMillis(100), Duration.ofSeconds(2));
-    /** 5 failures in 10 s open it for 10 s; slow over 4 s; 25 in flight; leases as {@code Limits.of} derives them. */
-    private static final Limits LIMITS = new Limits(5, Duration.ofSeconds(10), Duration.ofSeconds(10),
-            Duration.ofSeconds(4), Duration.ofSeconds(7), 25, Duration.ofSeconds(9));
-    /** breaker-cache 1 s, retry budget 10 % of calls plus a burst of 10, in-flight-after 500 ms. */
-    private static final Settings SETTINGS = new Settings(Map.of(CHARGE, LIMITS, ProviderOperation.LOOKUP, LIMITS,
-            ProviderOperation.REFUND, LIMITS), Duration.ofSeconds(1), 0.1, 10, Duration.ofMillis(500));
+    /** charge-call's max-in-flight default. */
+    static final int DEFAULT_MAX_IN_FLIGHT = 25;
 
-    public static final Factory FACTORY = TodaysFleetProtection::new;
+    /** Today's protection with its defaults. */
+    public static final Factory FACTORY = withMaxInFlight(DEFAULT_MAX_IN_FLIGHT);
+
+    /** Today's protection with its defaults but a bulkhead cap of {@code maxInFlight} calls. */
+    public static Factory withMaxInFlight(int maxInFlight) {
+        return (store, table, clock, timers) -> new TodaysFleetProtection(store, table, clock, timers,
+                limits(maxInFlight));
+    }
+
+    /** 5 failures in 10 s open it for 10 s; slow over 4 s; leases as {@code Limits.of} derives them. */
+    private static Limits limits(int maxInFlight) {
+        return new Limits(5, Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofSeconds(4),
+                Duration.ofSeconds(7), maxInFlight, Duration.ofSeconds(9));
+    }
 
     private final DynamoDbClient store;
     private final String table;
     private final Clock clock;
     private final Timers timers;
     private final CountingMetrics metrics;
+    private final Limits limits;
+    private final Settings settings;
 
-    private TodaysFleetProtection(DynamoDbClient store, String table, Clock clock, Timers timers) {
+    private TodaysFleetProtection(DynamoDbClient store, String table, Clock clock, Timers timers, Limits limits) {
         this.store = store;
         this.table = table;
         this.clock = clock;
         this.timers = timers;
         this.metrics = new CountingMetrics(clock);
+        this.limits = limits;
+        // breaker-cache 1 s, retry budget 10 % of calls plus a burst of 10, in-flight-after 500 ms
+        this.settings = new Settings(Map.of(CHARGE, limits, ProviderOperation.LOOKUP, limits,
+                ProviderOperation.REFUND, limits), Duration.ofSeconds(1), 0.1, 10, Duration.ofMillis(500));
     }
 
     @Override
     public SandboxProtection newSandbox() {
-        FleetProtection protection = new FleetProtection(store, table, clock, metrics, SETTINGS);
+        FleetProtection protection = new FleetProtection(store, table, clock, metrics, settings);
         VirtualSlotTimer.install(protection.bulkhead(), timers);
         return new Sandbox(protection);
     }
@@ -73,12 +88,12 @@ public final class TodaysFleetProtection implements ProtectedFleet {
 
     @Override
     public int thresholdVolume() {
-        return LIMITS.failures();
+        return limits.failures();
     }
 
     @Override
     public int inFlightCap() {
-        return LIMITS.maxInFlight();
+        return limits.maxInFlight();
     }
 
     @Override

@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.IntFunction;
 
 /**
  * The fleet simulation's scenarios at each rate of charges, and their report as a markdown table:
@@ -72,10 +73,12 @@ final class FleetReport {
         return scenarios;
     }
 
-    static List<RateResults> run(ProtectedFleet.Factory factory) {
+    /** Every scenario at every rate, with the protection {@code protection} builds for that rate. */
+    static List<RateResults> run(IntFunction<ProtectedFleet.Factory> protection) {
         List<RateResults> results = new ArrayList<>();
         for (int rate : RATES) {
-            List<Result> r = FleetSimulation.runAll(scenarios(rate), factory, SEED + rate, CONCURRENCY_LIMIT);
+            List<Result> r = FleetSimulation.runAll(scenarios(rate), protection.apply(rate), SEED + rate,
+                    CONCURRENCY_LIMIT);
             results.add(new RateResults(rate, r.get(0), r.get(1), r.get(2), r.subList(3, 6), r.get(6)));
         }
         return results;
