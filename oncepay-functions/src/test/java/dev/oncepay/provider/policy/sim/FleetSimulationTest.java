@@ -1,0 +1,118 @@
+package dev.oncepay.provider.policy.sim;
+
+import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.oncepay.provider.policy.TodaysFleetProtection;
+import dev.oncepay.provider.policy.sim.FleetReport.RateResults;
+import dev.oncepay.provider.policy.sim.FleetSimulation.Result;
+import dev.oncepay.testkit.model.DynamoDbModel;
+import dev.oncepay.testkit.model.ItemLoad;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.IntFunction;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
+import org.junit.jupiter.api.function.Executable;
+
+/**
+ * The fleet simulation against the fleet protection in the code: one test prints its report (and
+ * one, on demand, the report with the bulkhead's cap sized to the rate), one checks that a seed
+ * gives one result, and one holds the protection to its goals at scale.
+ */
+@Tag("slow")
+class FleetSimulationTest {
+    /** The protection under simulation, as configured by default; its adapter is all that names an implementation. */
+    private static final ProtectedFleet.Factory PROTECTION = TodaysFleetProtection.FACTORY;
+    /**
+     * The same with the bulkhead's cap at one second of charges (at least the default): a healthy
+     * fleet at 200 ms a call needs a fifth of that in flight, so the breaker and the store show
+     * beyond what the default cap of 25 refuses first. Reported on demand, not held to the goals.
+     */
+    private static final IntFunction<ProtectedFleet.Factory> PROTECTION_CAP_PER_RATE =
+            rate -> TodaysFleetProtection.withMaxInFlight(Math.max(25, rate));
+    /**
+     * The breaker's failure ratio is above every error rate simulated (0.5, 2 and 10 %): SmallRye's
+     * and Resilience4j's defaults are 50 %. A protection that opens at 10 % would change this bound.
+     */
+    private static final double LOWEST_RATIO_THAT_MAY_OPEN = 0.10 + 1e-9;
+    /** Under 30 % of a partition's 1,000 write units and 3,000 read units a second. */
+    private static final double HOTTEST_ITEM_SHARE = 0.30;
+
+    private static List<RateResults> results;
+
+    private static synchronized List<RateResults> results() {
+        if (results == null) {
+            results = FleetReport.run(rate -> PROTECTION);
+        }
+        return results;
+    }
+
+    @Test
+    void printsTheReport() {
+        System.out.println("Fleet protection as configured by default:\n\n" + FleetReport.markdown(results()));
+        assertEquals(FleetReport.RATES.length, results().size());
+    }
+
+    /**
+     * On demand ({@code -DfleetSim.capPerRate=true}): a minute or two, because the bulkhead's map
+     * then holds thousands of slots and every write copies it.
+     */
+    @Test
+    @EnabledIfSystemProperty(named = "fleetSim.capPerRate", matches = "true")
+    void printsTheReportWithTheCapSizedToTheRate() {
+        List<RateResults> capPerRate = FleetReport.run(PROTECTION_CAP_PER_RATE);
+        System.out.println("The same with the bulkhead's cap at one second of charges:\n\n"
+                + FleetReport.markdown(capPerRate));
+        assertEquals(FleetReport.RATES.length, capPerRate.size());
+    }
+
+    @Test
+    void oneSeedGivesOneResult() {
+        List<Scenario> all = FleetReport.scenarios(100);
+        List<Scenario> some = List.of(all.get(0), all.get(1), all.get(all.size() - 1));
+        assertEquals(FleetSimulation.runAll(some, PROTECTION, 7, 1000), FleetSimulation.runAll(some, PROTECTION, 7, 1000));
+    }
+
+    /**
+     * The goals fleet protection must meet at 6 to 5,000 charges a second. Today's protection
+     * (a count-based breaker on one item per account) misses them: enable this once it does not.
+     */
+    @Disabled("goals at scale: today's fleet protection misses them; enable with the protection that meets them")
+    @Test
+    void fleetProtectionMeetsItsGoalsAtScale() {
+        List<Executable> goals = new ArrayList<>();
+        for (RateResults r : results()) {
+            int n = r.rate();
+            int volume = r.healthy().thresholdVolume();
+            goals.add(() -> assertTrue(r.refusing().deadProviderRequests() <= volume + n, n
+                    + "/s (a): " + r.refusing().deadProviderRequests() + " requests reached a dead provider, over "
+                    + volume + " + " + n));
+            goals.add(() -> assertTrue(r.refusing().openings() >= 1 && r.refusing().maxProbesPerOpening() == 1, n
+                    + "/s (b): " + r.refusing().maxProbesPerOpening() + " probes in one open period ("
+                    + r.refusing().openings() + " periods)"));
+            for (int i = 0; i < FleetReport.ERROR_RATES.length; i++) {
+                Result errors = r.errors().get(i);
+                if (FleetReport.ERROR_RATES[i] < LOWEST_RATIO_THAT_MAY_OPEN) {
+                    goals.add(() -> assertEquals(0, errors.refused(), n + "/s (c): payments refused at "
+                            + errors.scenario().name()));
+                }
+            }
+            goals.add(() -> assertEquals(0, r.slow().refusedBelowCap(), n + "/s (d): " + r.slow().refusedBelowCap()
+                    + " payments refused while fewer than the cap of " + r.slow().inFlightCap() + " were in flight"));
+            for (Result s : r.all()) {
+                ItemLoad hot = s.hottest();
+                goals.add(() -> assertTrue(hot == null || DynamoDbModel.peakShare(hot) < HOTTEST_ITEM_SHARE, n
+                        + "/s (e) " + s.scenario().name() + ": item " + (hot == null ? "" : hot.pk()) + " peaked at "
+                        + (hot == null ? 0 : hot.maxWriteUnitsPerSecond()) + " WCU/s and "
+                        + (hot == null ? 0 : hot.maxReadUnitsPerSecond()) + " RCU/s"));
+            }
+            goals.add(() -> assertTrue(r.healthy().storeRequestsPerCharge() <= 1.0, n + "/s (f): "
+                    + r.healthy().storeRequestsPerCharge() + " store requests per healthy charge"));
+        }
+        assertAll(goals);
+    }
+}
