@@ -73,7 +73,7 @@ public interface ProviderConfig {
      * Items each account's breaker, retry budget and bulkhead are spread over: a sandbox uses one,
      * so no item takes more than its share of the fleet's requests.
      */
-    @WithDefault("16")
+    @WithDefault("64")
     int breakerShards();
 
     /** Retries allowed fleet-wide, as a share of calls ({@code retry-budget.*}). */

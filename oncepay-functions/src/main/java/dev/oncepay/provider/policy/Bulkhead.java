@@ -11,6 +11,7 @@ import dev.oncepay.provider.spi.ProviderOperation;
 import dev.oncepay.provider.spi.ProviderRefusal;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,7 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
-import java.util.function.IntSupplier;
+import java.util.function.ToIntFunction;
 import java.util.random.RandomGenerator;
 import org.eclipse.microprofile.faulttolerance.exceptions.BulkheadException;
 import org.jboss.logging.Logger;
@@ -38,8 +39,7 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
  * flight are slots with leases, spread over the breaker's shards, each shard holding its part of
  * the cap (the parts add up to the cap), counted from the copy of the shard the breaker reads
  * anyway. A quick call costs nothing; a slow one two writes (take, give back). A call whose shard
- * is full tries one other shard (two choices keep the shards even), and is refused if that one is
- * full too. The cap is approximate only when an account turns slow: calls younger than
+ * is full tries two other shards, and is refused if they are full too. The cap is approximate only when an account turns slow: calls younger than
  * {@code in-flight-after}, and slots taken within a sandbox's {@code breaker-cache}, are not yet
  * seen by the others.
  */
@@ -50,16 +50,18 @@ final class Bulkhead {
      * expression stays far below DynamoDB's 4 KB, and each write shrinks the pile.
      */
     static final int ENDED_SLOTS_PER_WRITE = 16;
+    /** Shards a call whose own shard is full tries besides it: three choices keep the shards even. */
+    static final int OTHER_SHARDS_TRIED = 2;
 
     private final BreakerItems items;
     private final Clock clock;
     private final EmbeddedMetrics metrics;
     private final Settings settings;
-    private final IntSupplier shard;
+    private final ToIntFunction<ProviderOperation> shard;
     private final RandomGenerator random;
     private volatile ScheduledExecutorService slotTaker;
 
-    Bulkhead(BreakerItems items, Clock clock, EmbeddedMetrics metrics, Settings settings, IntSupplier shard,
+    Bulkhead(BreakerItems items, Clock clock, EmbeddedMetrics metrics, Settings settings, ToIntFunction<ProviderOperation> shard,
             RandomGenerator random) {
         this.items = items;
         this.clock = clock;
@@ -70,15 +72,16 @@ final class Bulkhead {
     }
 
     /** Shard {@code k}'s part of the cap: the cap split evenly, the first shards taking the remainder. */
-    int capOf(int k, Limits limits) {
-        int shards = settings.shards();
-        return limits.maxInFlight() / shards + (k < limits.maxInFlight() % shards ? 1 : 0);
+    int capOf(int k, ProviderOperation operation) {
+        int shards = settings.shards(operation);
+        int cap = settings.limits(operation).maxInFlight();
+        return cap / shards + (k < cap % shards ? 1 : 0);
     }
 
     /**
      * Enters the account's bulkhead for one whole call (all its attempts): refused if the account
-     * already has its cap of calls in flight, fleet-wide. While the account is quick (no slot
-     * held in this sandbox's shard), a call takes a slot only once it is still in flight after
+     * already has its cap of calls in flight, fleet-wide. While the account is quick (less than a
+     * quarter of this shard's part held), a call takes a slot only once it is still in flight after
      * {@code in-flight-after}, so healthy calls write nothing. While it is slow, a call takes its
      * slot at once with a write conditional on its shard's part of the cap, so callers arriving
      * together cannot overshoot it. Close the slot when the call ends, however it ends.
@@ -89,33 +92,38 @@ final class Bulkhead {
         String pk = BreakerItem.pk(account, operation);
         Limits limits = settings.limits(operation);
         Instant now = clock.instant();
-        int mine = shard.getAsInt();
+        int mine = shard.applyAsInt(operation);
         String minePk = BreakerShard.pk(pk, mine);
         Optional<BreakerShard> copy = items.shard(minePk);
         String slot = UUID.randomUUID().toString();
         long inFlight = copy.map(s -> s.inFlightAt(now)).orElse(0L);
-        int cap = capOf(mine, limits);
-        if (copy.isPresent() && (inFlight > 0 || cap == 0)) {
-            // The account is slow right now: this call counts from its start, against the cap, in
-            // one conditional write, so callers arriving together cannot all slip under it.
+        int cap = capOf(mine, operation);
+        if (copy.isPresent() && (inFlight >= Math.max(1, cap / 4) || cap == 0)) {
+            // The account is slow right now (a quarter of this shard's part in flight): this call
+            // counts from its start, against the cap, in one conditional write, so callers arriving
+            // together cannot all slip under it.
             if (inFlight < cap) {
                 Optional<Boolean> taken = takeSlot(minePk, slot, cap, limits, true);
                 if (taken.isPresent()) {
                     return decided(minePk, slot, taken.get());
                 }
             }
-            int other = otherShard(mine);
-            int otherCap = capOf(other, limits);
-            if (other != mine && otherCap > 0) {
-                String otherPk = BreakerShard.pk(pk, other);
-                Optional<Boolean> taken = takeSlot(otherPk, slot, otherCap, limits, true);
-                if (taken.isPresent()) {
-                    return decided(otherPk, slot, taken.get());
+            List<Integer> tried = new ArrayList<>(List.of(mine));
+            for (int spill = 0; spill < OTHER_SHARDS_TRIED && tried.size() < settings.shards(operation); spill++) {
+                int other = otherShard(tried, operation);
+                tried.add(other);
+                int otherCap = capOf(other, operation);
+                if (otherCap > 0) {
+                    String otherPk = BreakerShard.pk(pk, other);
+                    Optional<Boolean> taken = takeSlot(otherPk, slot, otherCap, limits, true);
+                    if (taken.isPresent()) {
+                        return decided(otherPk, slot, taken.get());
+                    }
                 }
             }
             metrics.count(Metrics.PROVIDER_AT_CAPACITY);
             throw new BulkheadException(ProviderRefusal.AT_CAPACITY.detail() + ": " + limits.maxInFlight() + " "
-                    + operation.id() + " calls to " + account + " in flight (shards " + mine + " and " + other + " full)");
+                    + operation.id() + " calls to " + account + " in flight (shards " + tried + " full)");
         }
         InFlight call = new InFlight(minePk, slot);
         call.timer = slots().schedule(() -> call.takeUnlessEnded(() -> takeSlot(minePk, slot, cap, limits, false).orElse(false)),
@@ -129,13 +137,14 @@ final class Bulkhead {
         return call;
     }
 
-    private int otherShard(int mine) {
-        int shards = settings.shards();
-        if (shards == 1) {
-            return mine;
+    /** A shard not yet {@code tried}, at random. */
+    private int otherShard(List<Integer> tried, ProviderOperation operation) {
+        int shards = settings.shards(operation);
+        int other = random.nextInt(shards);
+        while (tried.contains(other)) {
+            other = (other + 1) % shards;
         }
-        int other = random.nextInt(shards - 1);
-        return other >= mine ? other + 1 : other;
+        return other;
     }
 
     /** One call's place in its account's bulkhead; closing it gives back the slot, if the call took one. */

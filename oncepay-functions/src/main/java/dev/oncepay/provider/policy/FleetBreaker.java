@@ -18,7 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.IntSupplier;
+import java.util.function.ToIntFunction;
 import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException;
 import org.jboss.logging.Logger;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -85,11 +85,11 @@ final class FleetBreaker {
     private final Clock clock;
     private final EmbeddedMetrics metrics;
     private final Settings settings;
-    private final IntSupplier shard;
+    private final ToIntFunction<ProviderOperation> shard;
     private final Map<String, Pending> pending = new ConcurrentHashMap<>();
 
     FleetBreaker(BreakerItems items, LocalBreaker local, Clock clock, EmbeddedMetrics metrics, Settings settings,
-            IntSupplier shard) {
+            ToIntFunction<ProviderOperation> shard) {
         this.items = items;
         this.local = local;
         this.clock = clock;
@@ -105,7 +105,7 @@ final class FleetBreaker {
      */
     Admission admit(ProviderAccount account, ProviderOperation operation) {
         String pk = BreakerItem.pk(account, operation);
-        String shardPk = BreakerShard.pk(pk, shard.getAsInt());
+        String shardPk = BreakerShard.pk(pk, shard.applyAsInt(operation));
         Limits limits = settings.limits(operation);
         if (!items.isFresh(shardPk) && !pendingOf(pk).isEmpty()) {
             // Adding the counts is the read of this period: one request, not two.
@@ -146,7 +146,7 @@ final class FleetBreaker {
             return;
         }
         pendingOf(admission.pk()).add(new CallCounts(1, failed ? 1 : 0, slow ? 1 : 0), clock.instant());
-        String shardPk = BreakerShard.pk(admission.pk(), shard.getAsInt());
+        String shardPk = BreakerShard.pk(admission.pk(), shard.applyAsInt(operation));
         if (!admission.decidedLocally() && (failed || slow || !items.isFresh(shardPk))) {
             flush(account, operation, admission.pk(), shardPk, limits);
         }
@@ -236,7 +236,7 @@ final class FleetBreaker {
     /** Sums the fleet's window and opens the breaker if its failure or slow-call ratio calls for it. */
     private void evaluate(ProviderAccount account, ProviderOperation operation, String pk, String shardPk,
             BreakerShard mine, Limits limits) {
-        Fleet fleet = items.fleet(pk, settings.shards());
+        Fleet fleet = items.fleet(pk, settings.shards(operation));
         BreakerItem decided = fleet.breaker();
         if (decided.version() > mine.breaker().version()) {
             copy(shardPk, decided); // this shard missed a transition: mend it
@@ -251,8 +251,10 @@ final class FleetBreaker {
         if (window.calls() < limits.minCalls()) {
             return;
         }
-        boolean failing = window.failureRatio() >= limits.failureRatio();
-        boolean slow = window.slowRatio() >= limits.slowRatio();
+        // At least the minimum of failed (or slow) calls too: a sandbox's successes reach its shard up
+        // to a period after its failures, so a window of a few calls can look worse than it is.
+        boolean failing = window.failed() >= limits.minCalls() && window.failureRatio() >= limits.failureRatio();
+        boolean slow = window.slow() >= limits.minCalls() && window.slowRatio() >= limits.slowRatio();
         if (failing || slow) {
             open(account, operation, pk, decided, String.format(Locale.ROOT,
                     "%d of the fleet's newest %d calls failed, %d slow (ratios %.2f and %.2f open it)", window.failed(),
@@ -279,10 +281,10 @@ final class FleetBreaker {
                             ":next", Attr.n(closed.version() + 1), ":kind", Attr.s(BreakerItem.KIND))));
             transition(account, operation, BreakerState.CLOSED, BreakerState.OPEN, Metrics.BREAKER_OPEN,
                     why + "; open for " + limits.openFor() + "; openings=" + opened.openings());
-            copyToEveryShard(pk, opened);
+            copyToEveryShard(operation, pk, opened);
         } catch (ConditionalCheckFailedException openedByAnother) {
             // Another sandbox's evaluation made the transition: learn it now, not at its copy.
-            String shardPk = BreakerShard.pk(pk, shard.getAsInt());
+            String shardPk = BreakerShard.pk(pk, shard.applyAsInt(operation));
             BreakerItem decided = items.primary(pk);
             if (decided.version() > closed.version()) {
                 copy(shardPk, decided);
@@ -390,7 +392,7 @@ final class FleetBreaker {
                 transition(account, operation, BreakerState.HALF_OPEN, BreakerState.CLOSED, Metrics.BREAKER_CLOSED,
                         "probe answered in " + took.toMillis() + " ms; open period " + after.openings() + " ends");
             }
-            copyToEveryShard(probe.pk(), after);
+            copyToEveryShard(operation, probe.pk(), after);
         } catch (ConditionalCheckFailedException leaseLost) {
             LOG.warnf("breaker account=%s operation=%s: the probe's lease was taken over before its answer (%s)",
                     account, operation.id(), failed ? failure : "ok");
@@ -400,8 +402,8 @@ final class FleetBreaker {
     }
 
     /** Copies a transition to every shard; a shard it cannot reach is mended by its next evaluation or probe. */
-    private void copyToEveryShard(String pk, BreakerItem decided) {
-        for (int k = 0; k < settings.shards(); k++) {
+    private void copyToEveryShard(ProviderOperation operation, String pk, BreakerItem decided) {
+        for (int k = 0; k < settings.shards(operation); k++) {
             copy(BreakerShard.pk(pk, k), decided);
         }
     }

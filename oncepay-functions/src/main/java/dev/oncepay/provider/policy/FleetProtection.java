@@ -29,6 +29,9 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
  */
 @ApplicationScoped
 public class FleetProtection {
+    /** The least part of the bulkhead's cap one shard holds. */
+    static final int SLOTS_PER_SHARD = 16;
+
     /** How one operation's breaker trips and probes, and how many of its calls may be in flight. */
     record Limits(int windowCalls, int minCalls, double failureRatio, double slowRatio, Duration window,
             Duration openFor, Duration slowCall, Duration probeLease, int maxInFlight, Duration slotLease) {
@@ -70,6 +73,15 @@ public class FleetProtection {
             return limits.values().stream().mapToInt(l -> BreakerShard.slots(l.window())).max().orElse(2);
         }
 
+        /**
+         * The shards {@code operation}'s breaker uses: {@code breaker-shards}, or fewer for a small
+         * bulkhead cap, so each shard holds at least {@link #SLOTS_PER_SHARD} of it. A small fleet
+         * then keeps one item, as it needs no more, and its cap is not split into slivers.
+         */
+        int shards(ProviderOperation operation) {
+            return Math.max(1, Math.min(shards, limits(operation).maxInFlight() / SLOTS_PER_SHARD));
+        }
+
         Settings withInFlightAfter(Duration after) {
             return new Settings(limits, cacheFor, retryShare, retryBurst, after, shards);
         }
@@ -83,7 +95,8 @@ public class FleetProtection {
     private final FleetBreaker breaker;
     private final RetryBudget retryBudget;
     private final Bulkhead bulkhead;
-    private volatile int shard;
+    /** Which shard this sandbox uses, taken modulo each breaker's number of shards. */
+    private volatile int shardSeed;
 
     @Inject
     public FleetProtection(DynamoDbClient dynamo, OncepayConfig config, Clock clock, EmbeddedMetrics metrics) {
@@ -95,21 +108,21 @@ public class FleetProtection {
         this.clock = clock;
         this.settings = settings;
         this.random = random;
-        this.shard = random.nextInt(settings.shards());
+        this.shardSeed = random.nextInt(Integer.MAX_VALUE);
         this.items = new BreakerItems(dynamo, table, clock, metrics, settings.cacheFor(), settings.slots());
         this.breaker = new FleetBreaker(items, local, clock, metrics, settings, this::shard);
         this.retryBudget = new RetryBudget(items, metrics, settings, this::shard, random);
         this.bulkhead = new Bulkhead(items, clock, metrics, settings, this::shard, random);
     }
 
-    /** The shard this sandbox uses. */
-    int shard() {
-        return shard;
+    /** The shard this sandbox uses for {@code operation}'s breaker. */
+    int shard(ProviderOperation operation) {
+        return shardSeed % settings.shards(operation);
     }
 
     /** Moves this sandbox to {@code shard}: for tests that fill every shard. */
     void useShard(int shard) {
-        this.shard = shard;
+        this.shardSeed = shard;
     }
 
     FleetBreaker breaker() {
@@ -132,6 +145,7 @@ public class FleetProtection {
         Instant now = clock.instant();
         Limits limits = settings.limits(operation);
         String pk = BreakerItem.pk(account, operation);
+        int shard = shard(operation);
         Optional<BreakerShard> copy = items.shard(BreakerShard.pk(pk, shard));
         if (copy.isEmpty()) {
             return local.refuses(pk, now) ? Optional.of(ProviderRefusal.BREAKER_OPEN) : Optional.empty();
@@ -139,7 +153,7 @@ public class FleetProtection {
         if (copy.get().refuses(now, limits.openFor())) {
             return Optional.of(ProviderRefusal.BREAKER_OPEN);
         }
-        if (copy.get().inFlightAt(now) >= bulkhead.capOf(shard, limits)) {
+        if (copy.get().inFlightAt(now) >= bulkhead.capOf(shard, operation)) {
             return Optional.of(ProviderRefusal.AT_CAPACITY); // counted by the caller that acts on it
         }
         return Optional.empty();
@@ -155,7 +169,7 @@ public class FleetProtection {
         breaker.forgetCounts();
         local.forget();
         // Sandboxes restored from one snapshot would all use the snapshot's shard.
-        shard = random.nextInt(settings.shards());
+        shardSeed = random.nextInt(Integer.MAX_VALUE);
         return known;
     }
 }

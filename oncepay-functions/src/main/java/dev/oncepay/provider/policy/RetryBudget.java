@@ -11,7 +11,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.IntSupplier;
+import java.util.function.ToIntFunction;
 import java.util.random.RandomGenerator;
 import org.jboss.logging.Logger;
 import software.amazon.awssdk.core.exception.SdkException;
@@ -36,30 +36,34 @@ final class RetryBudget {
     private final BreakerItems items;
     private final EmbeddedMetrics metrics;
     private final double retryShare;
-    private final int shards;
-    /** A shard's part of the burst, in thousandths. */
-    private final long shardBurst;
-    private final IntSupplier shard;
+    private final Settings settings;
+    private final ToIntFunction<ProviderOperation> shard;
     private final RandomGenerator random;
     /** Thousandths of a retry this sandbox earned by calls, per breaker, not yet handed to a shard. */
     private final Map<String, AtomicLong> earned = new ConcurrentHashMap<>();
 
-    RetryBudget(BreakerItems items, EmbeddedMetrics metrics, Settings settings, IntSupplier shard,
+    RetryBudget(BreakerItems items, EmbeddedMetrics metrics, Settings settings, ToIntFunction<ProviderOperation> shard,
             RandomGenerator random) {
         this.items = items;
         this.metrics = metrics;
         this.retryShare = settings.retryShare();
-        this.shards = settings.shards();
-        this.shardBurst = Math.max(ONE_RETRY, (settings.retryBurst() * ONE_RETRY + shards - 1) / shards);
+        this.settings = settings;
         this.shard = shard;
         this.random = random;
+    }
+
+    /** A shard's part of the burst, in thousandths. */
+    private long shardBurst(ProviderOperation operation) {
+        int shards = settings.shards(operation);
+        return Math.max(ONE_RETRY, (settings.retryBurst() * ONE_RETRY + shards - 1) / shards);
     }
 
     /** One call's share of a retry, earned by its first attempt (a retry earns nothing). */
     void earn(ProviderAccount account, ProviderOperation operation) {
         String pk = BreakerItem.pk(account, operation);
         long perCall = Math.round(retryShare * ONE_RETRY);
-        earned.computeIfAbsent(pk, k -> new AtomicLong()).updateAndGet(e -> Math.min(shardBurst, e + perCall));
+        long cap = shardBurst(operation);
+        earned.computeIfAbsent(pk, k -> new AtomicLong()).updateAndGet(e -> Math.min(cap, e + perCall));
     }
 
     /**
@@ -68,20 +72,23 @@ final class RetryBudget {
      */
     boolean mayRetry(ProviderAccount account, ProviderOperation operation) {
         String pk = BreakerItem.pk(account, operation);
-        String mine = BreakerShard.pk(pk, shard.getAsInt());
+        int shards = settings.shards(operation);
+        int home = shard.applyAsInt(operation);
+        long shardBurst = shardBurst(operation);
+        String mine = BreakerShard.pk(pk, home);
         AtomicLong ownEarnings = earned.computeIfAbsent(pk, k -> new AtomicLong());
         long handed = ownEarnings.getAndSet(0);
         try {
             // Hand over what this sandbox earned, unless that would fill the shard past its burst.
-            if (takeToken(mine, handed - ONE_RETRY, "attribute_not_exists(#tokens)"
+            if (takeToken(mine, shardBurst, handed - ONE_RETRY, "attribute_not_exists(#tokens)"
                     + " OR (#tokens >= :needed AND #tokens <= :room)", Map.of(":needed", Attr.n(ONE_RETRY - handed),
                             ":room", Attr.n(shardBurst - handed + ONE_RETRY)))) {
                 return true;
             }
-            if (handed > 0 && takeToken(mine, -ONE_RETRY, "#tokens >= :needed", Map.of(":needed", Attr.n(ONE_RETRY)))) {
+            if (handed > 0 && takeToken(mine, shardBurst, -ONE_RETRY, "#tokens >= :needed", Map.of(":needed", Attr.n(ONE_RETRY)))) {
                 return true; // the shard is full: what this sandbox earned is not needed
             }
-            if (shards > 1 && takeToken(BreakerShard.pk(pk, otherShard()), -ONE_RETRY,
+            if (shards > 1 && takeToken(BreakerShard.pk(pk, otherShard(home, shards)), shardBurst, -ONE_RETRY,
                     "attribute_not_exists(#tokens) OR #tokens >= :needed", Map.of(":needed", Attr.n(ONE_RETRY)))) {
                 ownEarnings.addAndGet(handed);
                 return true;
@@ -107,12 +114,13 @@ final class RetryBudget {
         earned.clear();
     }
 
-    private int otherShard() {
+    private int otherShard(int home, int shards) {
         int other = random.nextInt(shards - 1);
-        return other >= shard.getAsInt() ? other + 1 : other;
+        return other >= home ? other + 1 : other;
     }
 
-    private boolean takeToken(String shardPk, long delta, String condition, Map<String, AttributeValue> extra) {
+    private boolean takeToken(String shardPk, long shardBurst, long delta, String condition,
+            Map<String, AttributeValue> extra) {
         Map<String, AttributeValue> values = new HashMap<>(extra);
         values.put(":delta", Attr.n(delta));
         values.put(":burst", Attr.n(shardBurst));

@@ -109,8 +109,10 @@ class FleetBreakerTest {
 
     private FleetProtection sandbox(DynamoDbClient client, double retryShare, int retryBurst, Duration inFlightAfter,
             int shards) {
+        // A breaker uses as many shards as its cap gives sixteen slots each: one for the bulkhead's small cap.
+        int maxInFlight = shards == 1 ? MAX_IN_FLIGHT : shards * FleetProtection.SLOTS_PER_SHARD;
         FleetProtection.Limits limits = new FleetProtection.Limits(WINDOW_CALLS, MIN_CALLS, 0.5, 1.0, WINDOW, OPEN_FOR,
-                SLOW, LEASE, MAX_IN_FLIGHT, SLOT_LEASE);
+                SLOW, LEASE, maxInFlight, SLOT_LEASE);
         return new FleetProtection(client, TestEnvironment.TABLE, clock, metrics, new FleetProtection.Settings(
                 Map.of(ProviderOperation.CHARGE, limits, ProviderOperation.LOOKUP, limits), CACHE, retryShare,
                 retryBurst, inFlightAfter, shards), new Random(random.nextLong()));
@@ -281,7 +283,7 @@ class FleetBreakerTest {
         assertEquals(BreakerState.CLOSED, state().state(), "5 of 22 failed: below half");
         assertEquals(0, metrics.counted(Metrics.BREAKER_OPEN));
 
-        int mine = sandbox.shard();
+        int mine = sandbox.shard(ProviderOperation.CHARGE);
         Map<String, AttributeValue> before = shardItem(mine);
         answer(sandbox, Duration.ofMillis(40));
         answer(sandbox, Duration.ofMillis(40));
@@ -403,15 +405,15 @@ class FleetBreakerTest {
     void aShardThatMissedATransitionIsMendedByItsNextFailureOrProbe() {
         FleetProtection opener = sandbox();
         FleetProtection behind = sandbox();
-        behind.useShard((opener.shard() + 1) % SHARDS);
-        String behindShard = BreakerShard.pk(pk(), behind.shard());
+        behind.useShard((opener.shard(ProviderOperation.CHARGE) + 1) % SHARDS);
+        String behindShard = BreakerShard.pk(pk(), behind.shard(ProviderOperation.CHARGE));
         open(opener);
         // The opener died before its copy reached this shard.
         TestEnvironment.dynamo().deleteItem(b -> b.tableName(TestEnvironment.TABLE).key(Attr.key(behindShard)));
 
         fail(behind);
 
-        assertEquals(BreakerState.OPEN, shard(behind.shard()).breaker().state(), "its evaluation copied the opening");
+        assertEquals(BreakerState.OPEN, shard(behind.shard(ProviderOperation.CHARGE)).breaker().state(), "its evaluation copied the opening");
         assertThrows(CircuitBreakerOpenException.class, () -> firstAttempt(behind));
 
         clock.advance(OPEN_FOR);
@@ -427,8 +429,24 @@ class FleetBreakerTest {
         FleetBreaker.Admission after = firstAttempt(behind);
 
         assertFalse(after.probe(), "the primary said closed: a plain call");
-        assertEquals(BreakerState.CLOSED, shard(behind.shard()).breaker().state(), "the shard's copy mended");
+        assertEquals(BreakerState.CLOSED, shard(behind.shard(ProviderOperation.CHARGE)).breaker().state(), "the shard's copy mended");
         assertEquals(1, metrics.counted(Metrics.BREAKER_HALF_OPEN), "no second probe");
+    }
+
+    @Test
+    void aSandboxWhoseCopyStillSaysOpenGoesThroughOnceTheProbeClosedIt() {
+        FleetProtection prober = sandbox();
+        FleetProtection late = sandbox();
+        open(prober);
+        clock.advance(OPEN_FOR);
+        assertEquals(Optional.empty(), late.refusal(account, ProviderOperation.CHARGE), "due a probe: its copy says open");
+        FleetBreaker.Admission probe = firstAttempt(prober);
+        prober.breaker().record(account, ProviderOperation.CHARGE, probe, null, Duration.ofMillis(10));
+
+        FleetBreaker.Admission call = firstAttempt(late);
+
+        assertFalse(call.probe(), "its shard has the closing: a plain call, not a refusal");
+        assertEquals(1, metrics.counted(Metrics.BREAKER_HALF_OPEN));
     }
 
     @Test
@@ -636,24 +654,36 @@ class FleetBreakerTest {
 
     @Test
     void aShardedBulkheadHoldsTheCapAcrossShardsAndACallWhoseShardIsFullTakesAnothers() throws Exception {
-        // Two shards: the cap of 3 is split 2 and 1.
+        // Two shards: the cap of 32 is split 16 and 16.
+        int part = FleetProtection.SLOTS_PER_SHARD;
         FleetProtection inFirst = sandbox(TestEnvironment.dynamo(), 0.1, 10, Duration.ZERO, 2);
         inFirst.useShard(0);
-        Bulkhead.InFlight a = inFirst.bulkhead().enter(account, ProviderOperation.CHARGE);
-        Bulkhead.InFlight b = inFirst.bulkhead().enter(account, ProviderOperation.CHARGE);
+        List<Bulkhead.InFlight> calls = new ArrayList<>();
+        for (int i = 0; i < part; i++) {
+            calls.add(inFirst.bulkhead().enter(account, ProviderOperation.CHARGE));
+        }
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (shard(0).inFlight().size() < 2 && System.nanoTime() < until) {
+        while (shard(0).inFlight().size() < part && System.nanoTime() < until) {
             Thread.sleep(10);
         }
         clock.advance(CACHE);
 
-        Bulkhead.InFlight c = inFirst.bulkhead().enter(account, ProviderOperation.CHARGE);
-        assertEquals(1, shard(1).inFlight().size(), "shard 0 is full: the call took shard 1's slot");
-        assertThrows(BulkheadException.class, () -> inFirst.bulkhead().enter(account, ProviderOperation.CHARGE),
-                "both shards full: 3 in flight, the cap");
-        for (Bulkhead.InFlight call : List.of(a, b, c)) {
-            call.close();
+        calls.add(inFirst.bulkhead().enter(account, ProviderOperation.CHARGE));
+        assertEquals(1, shard(1).inFlight().size(), "shard 0 is full: the call took a slot of shard 1");
+        FleetProtection inSecond = sandbox(TestEnvironment.dynamo(), 0.1, 10, Duration.ZERO, 2);
+        inSecond.useShard(1);
+        for (int i = 1; i < part; i++) {
+            calls.add(inSecond.bulkhead().enter(account, ProviderOperation.CHARGE));
         }
+        until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (shard(1).inFlight().size() < part && System.nanoTime() < until) {
+            Thread.sleep(10);
+        }
+        clock.advance(CACHE);
+        assertEquals(2 * part, shard(0).inFlight().size() + shard(1).inFlight().size());
+        assertThrows(BulkheadException.class, () -> inFirst.bulkhead().enter(account, ProviderOperation.CHARGE),
+                "both shards full: 32 in flight, the cap");
+        calls.forEach(Bulkhead.InFlight::close);
         assertEquals(Map.of(), shard(0).inFlight());
         assertEquals(Map.of(), shard(1).inFlight());
     }

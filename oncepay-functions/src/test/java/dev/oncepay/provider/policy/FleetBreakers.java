@@ -67,7 +67,7 @@ public class FleetBreakers {
     /** Other sandboxes, one in each shard, retry until the fleet's retry budget for {@code account}'s {@code operation} is spent. */
     public synchronized void spendRetryBudgetFromAnotherSandbox(ProviderAccount account, ProviderOperation operation) {
         FleetProtection other = anotherSandbox(account, operation);
-        for (int k = 0; k < settings().shards(); k++) {
+        for (int k = 0; k < settings().shards(operation); k++) {
             other.useShard(k);
             while (other.retryBudget().mayRetry(account, operation)) {
                 // each granted retry takes a token
@@ -86,9 +86,9 @@ public class FleetBreakers {
         FleetProtection other = anotherSandbox(account, operation, settings.withInFlightAfter(Duration.ZERO));
         int cap = settings.limits(operation).maxInFlight();
         List<Bulkhead.InFlight> calls = new ArrayList<>();
-        for (int k = 0; k < settings.shards(); k++) {
+        for (int k = 0; k < settings.shards(operation); k++) {
             other.useShard(k);
-            for (int i = 0; i < other.bulkhead().capOf(k, settings.limits(operation)); i++) {
+            for (int i = 0; i < other.bulkhead().capOf(k, operation); i++) {
                 calls.add(other.bulkhead().enter(account, operation));
             }
         }
@@ -111,7 +111,7 @@ public class FleetBreakers {
     public int slotsHeld(ProviderAccount account, ProviderOperation operation) {
         FleetProtection.Settings settings = settings();
         int held = 0;
-        for (int k = 0; k < settings.shards(); k++) {
+        for (int k = 0; k < settings.shards(operation); k++) {
             held += TableItems.readConsistently(TestEnvironment.dynamo(), TestEnvironment.TABLE,
                     BreakerShard.pk(BreakerItem.pk(account, operation), k))
                     .map(item -> BreakerShard.from(item, settings.slots())).map(b -> b.inFlight().size()).orElse(0);

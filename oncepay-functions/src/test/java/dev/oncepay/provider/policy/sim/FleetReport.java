@@ -52,7 +52,7 @@ final class FleetReport {
     /**
      * Each scenario starts from an empty table and no sandboxes. Outages and the slow period start
      * after 5 healthy seconds and last about three breaker delays (32 and 30 s), then the provider
-     * is healthy again; error rates last 30 s. Lengths keep every rate's run within seconds of wall time.
+     * is healthy again; error rates start after 5 healthy seconds too and last 30 s. Lengths keep every rate's run within seconds of wall time.
      */
     static List<Scenario> scenarios(int rate) {
         Duration s5 = Duration.ofSeconds(5);
@@ -66,7 +66,7 @@ final class FleetReport {
                 Phase.healthy(Duration.ofSeconds(37), 0)), s5));
         for (double errorRate : ERROR_RATES) {
             scenarios.add(new Scenario(String.format(Locale.ROOT, "%.1f %% errors", errorRate * 100), rate,
-                    Duration.ofSeconds(30), List.of(Phase.healthy(Duration.ZERO, errorRate)), s5));
+                    Duration.ofSeconds(35), List.of(Phase.healthy(Duration.ZERO, 0), Phase.healthy(s5, errorRate)), s5));
         }
         scenarios.add(new Scenario("slow: 4.5 s", rate, Duration.ofSeconds(40), List.of(
                 Phase.healthy(Duration.ZERO, 0), Phase.of(s5, Mode.SLOW), Phase.healthy(Duration.ofSeconds(35), 0)), s5));

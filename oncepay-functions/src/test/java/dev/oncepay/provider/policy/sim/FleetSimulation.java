@@ -242,7 +242,7 @@ public final class FleetSimulation {
             int concurrencyLimit) {
         // The protection logs every transition and store failure: at thousands a second, noise here.
         Level level = POLICY_LOG.getLevel();
-        POLICY_LOG.setLevel(Level.OFF);
+        POLICY_LOG.setLevel(Boolean.getBoolean("fleetSim.log") ? level : Level.OFF);
         try {
             List<Result> results = new ArrayList<>();
             for (Scenario scenario : scenarios) {

@@ -26,7 +26,7 @@ public interface ProtectedFleet {
     /** Times a sandbox could not read or write the protection's items (it then failed open). */
     long storeFailures();
 
-    /** The calls the breaker needs to see before it may open (today: the failure count that opens it). */
+    /** The calls the breaker needs to see before it may open (SmallRye's request volume: the window's calls). */
     int thresholdVolume();
 
     /** The bulkhead's cap of calls in flight fleet-wide. */

@@ -5,7 +5,7 @@ import java.time.Duration;
 /**
  * One Lambda sandbox's fleet protection of a provider account's charges, as the simulation drives
  * it: the few decisions a charge asks for, whatever implements them. An adapter per implementation
- * lives next to it ({@code dev.oncepay.provider.policy.TodaysFleetProtection} for today's).
+ * lives next to it ({@code dev.oncepay.provider.policy.SimulatedFleetProtection}).
  */
 public interface SandboxProtection {
     /** Why a call or an attempt was refused before anything was sent. */

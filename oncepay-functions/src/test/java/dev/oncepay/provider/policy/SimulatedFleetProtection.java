@@ -12,6 +12,7 @@ import dev.oncepay.provider.spi.ProviderOperation;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 import org.eclipse.microprofile.faulttolerance.exceptions.BulkheadException;
@@ -19,33 +20,31 @@ import org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenExce
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 /**
- * Today's {@link FleetProtection} under simulation: each sandbox a {@code FleetProtection} of its
- * own over the shared store, driven as a charge drives it ({@code ChargeUseCase} asks
+ * The {@link FleetProtection} under simulation: each sandbox a {@code FleetProtection} of its
+ * own over the shared store (its shard drawn from a random seeded by its number, so a run repeats), driven as a charge drives it ({@code ChargeUseCase} asks
  * {@link FleetProtection#refusal}, then {@code ProviderCalls} enters the bulkhead, earns and spends
  * retry tokens, and asks and tells the breaker about every attempt), with the production defaults
  * of {@code ChargeCallConfig} and {@code ProviderConfig}.
  */
-public final class TodaysFleetProtection implements ProtectedFleet {
+public final class SimulatedFleetProtection implements ProtectedFleet {
     static final ProviderAccount ACCOUNT = new ProviderAccount("sim", "default");
     private static final ProviderOperation CHARGE = ProviderOperation.CHARGE;
     /** charge-call defaults: budget 8 s, attempt 6 s, 3 retries, backoff 100 ms (cap 2 s), read timeout 5 s. */
     private static final CallLimits CALL_LIMITS = new CallLimits(Duration.ofSeconds(8), Duration.ofSeconds(6),
             Duration.ofSeconds(5), 3, Duration.ofMillis(100), Duration.ofSeconds(2));
-    /** charge-call's max-in-flight default. */
-    static final int DEFAULT_MAX_IN_FLIGHT = 25;
 
-    /** Today's protection with its defaults. */
-    public static final Factory FACTORY = withMaxInFlight(DEFAULT_MAX_IN_FLIGHT);
-
-    /** Today's protection with its defaults but a bulkhead cap of {@code maxInFlight} calls. */
+    /** The protection with its defaults but a bulkhead cap of {@code maxInFlight} calls. */
     public static Factory withMaxInFlight(int maxInFlight) {
-        return (store, table, clock, timers) -> new TodaysFleetProtection(store, table, clock, timers,
+        return (store, table, clock, timers) -> new SimulatedFleetProtection(store, table, clock, timers,
                 limits(maxInFlight));
     }
 
-    /** 5 failures in 10 s open it for 10 s; slow over 4 s; leases as {@code Limits.of} derives them. */
+    /**
+     * charge-call's breaker defaults: the newest 20 calls (at least 5), none older than 10 s, open at
+     * half failed or all slower than 5 s, for 10 s; leases as {@code Limits.of} derives them.
+     */
     private static Limits limits(int maxInFlight) {
-        return new Limits(5, Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofSeconds(4),
+        return new Limits(20, 5, 0.5, 1.0, Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofSeconds(5),
                 Duration.ofSeconds(7), maxInFlight, Duration.ofSeconds(9));
     }
 
@@ -57,21 +56,24 @@ public final class TodaysFleetProtection implements ProtectedFleet {
     private final Limits limits;
     private final Settings settings;
 
-    private TodaysFleetProtection(DynamoDbClient store, String table, Clock clock, Timers timers, Limits limits) {
+    private int sandboxes;
+
+    private SimulatedFleetProtection(DynamoDbClient store, String table, Clock clock, Timers timers, Limits limits) {
         this.store = store;
         this.table = table;
         this.clock = clock;
         this.timers = timers;
         this.metrics = new CountingMetrics(clock);
         this.limits = limits;
-        // breaker-cache 1 s, retry budget 10 % of calls plus a burst of 10, in-flight-after 500 ms
+        // breaker-cache 1 s, retry budget 10 % of calls plus a burst of 10, in-flight-after 500 ms, up to 64 shards
         this.settings = new Settings(Map.of(CHARGE, limits, ProviderOperation.LOOKUP, limits,
-                ProviderOperation.REFUND, limits), Duration.ofSeconds(1), 0.1, 10, Duration.ofMillis(500));
+                ProviderOperation.REFUND, limits), Duration.ofSeconds(1), 0.1, 10, Duration.ofMillis(500), 64);
     }
 
     @Override
     public SandboxProtection newSandbox() {
-        FleetProtection protection = new FleetProtection(store, table, clock, metrics, settings);
+        FleetProtection protection = new FleetProtection(store, table, clock, metrics, settings,
+                new Random(++sandboxes));
         VirtualSlotTimer.install(protection.bulkhead(), timers);
         return new Sandbox(protection);
     }
@@ -88,7 +90,7 @@ public final class TodaysFleetProtection implements ProtectedFleet {
 
     @Override
     public int thresholdVolume() {
-        return limits.failures();
+        return limits.windowCalls();
     }
 
     @Override
@@ -109,11 +111,11 @@ public final class TodaysFleetProtection implements ProtectedFleet {
             this.protection = protection;
         }
 
-        private static final class TodaysCall implements Call {
+        private static final class SimulatedCall implements Call {
             final Bulkhead.InFlight place;
             FleetBreaker.Admission admission;
 
-            TodaysCall(Bulkhead.InFlight place, FleetBreaker.Admission admission) {
+            SimulatedCall(Bulkhead.InFlight place, FleetBreaker.Admission admission) {
                 this.place = place;
                 this.admission = admission;
             }
@@ -141,7 +143,7 @@ public final class TodaysFleetProtection implements ProtectedFleet {
             }
             protection.retryBudget().earn(ACCOUNT, CHARGE);
             try {
-                return Admission.admitted(new TodaysCall(place, protection.breaker().admit(ACCOUNT, CHARGE)));
+                return Admission.admitted(new SimulatedCall(place, protection.breaker().admit(ACCOUNT, CHARGE)));
             } catch (CircuitBreakerOpenException open) {
                 place.close();
                 return Admission.refused(Refusal.BREAKER_OPEN);
@@ -155,9 +157,9 @@ public final class TodaysFleetProtection implements ProtectedFleet {
 
         @Override
         public Admission admitAttempt(Call call) {
-            TodaysCall today = (TodaysCall) call;
+            SimulatedCall simulated = (SimulatedCall) call;
             try {
-                today.admission = protection.breaker().admit(ACCOUNT, CHARGE);
+                simulated.admission = protection.breaker().admit(ACCOUNT, CHARGE);
                 return Admission.admitted(call);
             } catch (CircuitBreakerOpenException open) {
                 return Admission.refused(Refusal.BREAKER_OPEN);
@@ -166,12 +168,12 @@ public final class TodaysFleetProtection implements ProtectedFleet {
 
         @Override
         public void attempted(Call call, String failure, Duration took) {
-            protection.breaker().record(ACCOUNT, CHARGE, ((TodaysCall) call).admission, failure, took);
+            protection.breaker().record(ACCOUNT, CHARGE, ((SimulatedCall) call).admission, failure, took);
         }
 
         @Override
         public void ended(Call call) {
-            ((TodaysCall) call).place.close();
+            ((SimulatedCall) call).place.close();
         }
     }
 
