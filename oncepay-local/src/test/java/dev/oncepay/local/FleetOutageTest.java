@@ -65,7 +65,10 @@ class FleetOutageTest {
     private static final int SANDBOXES = 6;
     private static final int PAYMENTS = 60;
     private static final int WAVE = 30;
-    /** ChargeCallConfig's default breaker-failures: the failed calls, fleet-wide, that open the breaker. */
+    /**
+     * ChargeCallConfig's default breaker-min-calls: the provider is dead from the first call, so the
+     * window holds only failures and the breaker opens once it holds this many.
+     */
     private static final int THRESHOLD = 5;
     /**
      * How long an open breaker refuses calls, set for this run (default 10 s): the 60 payments,
