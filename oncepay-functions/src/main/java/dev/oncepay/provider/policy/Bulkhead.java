@@ -16,8 +16,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -39,7 +39,8 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
  * flight are slots with leases, spread over the breaker's shards, each shard holding its part of
  * the cap (the parts add up to the cap), counted from the copy of the shard the breaker reads
  * anyway. A quick call costs nothing; a slow one two writes (take, give back). A call whose shard
- * is full tries two other shards, and is refused if they are full too. The cap is approximate only when an account turns slow: calls younger than
+ * is full tries the shard where its sandbox last gave a slot back, then two others, and is refused
+ * if they are full too. The cap is approximate only when an account turns slow: calls younger than
  * {@code in-flight-after}, and slots taken within a sandbox's {@code breaker-cache}, are not yet
  * seen by the others.
  */
@@ -50,7 +51,7 @@ final class Bulkhead {
      * expression stays far below DynamoDB's 4 KB, and each write shrinks the pile.
      */
     static final int ENDED_SLOTS_PER_WRITE = 16;
-    /** Shards a call whose own shard is full tries besides it: three choices keep the shards even. */
+    /** Random shards a call whose own shard is full tries besides it and its last freed one. */
     static final int OTHER_SHARDS_TRIED = 2;
 
     private final BreakerItems items;
@@ -60,6 +61,10 @@ final class Bulkhead {
     private final ToIntFunction<ProviderOperation> shard;
     private final RandomGenerator random;
     private volatile ScheduledExecutorService slotTaker;
+    /** Per breaker, until when this sandbox takes the other shards for full (a breaker-cache period after it found them so). */
+    private final Map<String, Instant> othersFullUntil = new ConcurrentHashMap<>();
+    /** Per breaker, the shard this sandbox last gave a slot back to: its next slow call tries it first. */
+    private final Map<String, Integer> lastFreed = new ConcurrentHashMap<>();
 
     Bulkhead(BreakerItems items, Clock clock, EmbeddedMetrics metrics, Settings settings, ToIntFunction<ProviderOperation> shard,
             RandomGenerator random) {
@@ -95,7 +100,8 @@ final class Bulkhead {
         int mine = shard.applyAsInt(operation);
         String minePk = BreakerShard.pk(pk, mine);
         Optional<BreakerShard> copy = items.shard(minePk);
-        String slot = UUID.randomUUID().toString();
+        // Short: a shard's map holds up to its part of the cap, and every write to the shard pays for its size.
+        String slot = Long.toString(random.nextLong() & Long.MAX_VALUE, Character.MAX_RADIX);
         long inFlight = copy.map(s -> s.inFlightAt(now)).orElse(0L);
         int cap = capOf(mine, operation);
         if (copy.isPresent() && (inFlight >= Math.max(1, cap / 4) || cap == 0)) {
@@ -109,6 +115,20 @@ final class Bulkhead {
                 }
             }
             List<Integer> tried = new ArrayList<>(List.of(mine));
+            if (now.isBefore(othersFullUntil.getOrDefault(pk, Instant.MIN))) {
+                // The others were full a moment ago: at saturation each refusal would cost writes on them.
+                throw atCapacity(account, operation, limits, tried);
+            }
+            // The shard where this sandbox last gave a slot back most likely still has that room.
+            Integer freed = lastFreed.get(pk);
+            if (freed != null && freed != mine && freed < settings.shards(operation)) {
+                tried.add(freed);
+                String freedPk = BreakerShard.pk(pk, freed);
+                Optional<Boolean> taken = takeSlot(freedPk, slot, capOf(freed, operation), limits, true);
+                if (taken.isPresent()) {
+                    return decided(freedPk, slot, taken.get());
+                }
+            }
             for (int spill = 0; spill < OTHER_SHARDS_TRIED && tried.size() < settings.shards(operation); spill++) {
                 int other = otherShard(tried, operation);
                 tried.add(other);
@@ -121,14 +141,20 @@ final class Bulkhead {
                     }
                 }
             }
-            metrics.count(Metrics.PROVIDER_AT_CAPACITY);
-            throw new BulkheadException(ProviderRefusal.AT_CAPACITY.detail() + ": " + limits.maxInFlight() + " "
-                    + operation.id() + " calls to " + account + " in flight (shards " + tried + " full)");
+            othersFullUntil.put(pk, now.plus(settings.cacheFor()));
+            throw atCapacity(account, operation, limits, tried);
         }
         InFlight call = new InFlight(minePk, slot);
         call.timer = slots().schedule(() -> call.takeUnlessEnded(() -> takeSlot(minePk, slot, cap, limits, false).orElse(false)),
                 settings.inFlightAfter().toMillis(), TimeUnit.MILLISECONDS);
         return call;
+    }
+
+    private BulkheadException atCapacity(ProviderAccount account, ProviderOperation operation, Limits limits,
+            List<Integer> tried) {
+        metrics.count(Metrics.PROVIDER_AT_CAPACITY);
+        return new BulkheadException(ProviderRefusal.AT_CAPACITY.detail() + ": " + limits.maxInFlight() + " "
+                + operation.id() + " calls to " + account + " in flight (shards " + tried + " full)");
     }
 
     private InFlight decided(String shardPk, String slot, boolean held) {
@@ -268,6 +294,9 @@ final class Bulkhead {
         try {
             items.updateShard(pk, b -> b.updateExpression("REMOVE #inFlight.#slot")
                     .expressionAttributeNames(Map.of("#inFlight", BreakerShard.IN_FLIGHT, "#slot", slot)));
+            int cut = pk.lastIndexOf('#');
+            lastFreed.put(pk.substring(0, cut), Integer.parseInt(pk.substring(cut + 1)));
+            othersFullUntil.remove(pk.substring(0, cut));
         } catch (SdkException storeFailed) {
             items.storeFailed("give back bulkhead slot " + slot + " (its lease ends it) in", pk, storeFailed);
         }

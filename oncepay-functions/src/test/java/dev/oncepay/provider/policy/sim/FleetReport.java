@@ -89,17 +89,17 @@ final class FleetReport {
         md.append("| charges/s | (a) requests reaching a dead provider: refused · unanswered (non-probe) "
                 + "| (b) probes per open period: max (open periods) "
                 + "| (c) refused at 0.5 % · 2 % · 10 % errors "
-                + "| (d) refused while answered in 4.5 s (below the cap) "
+                + "| (d) refused while answered in 4.5 s (below the cap; below 90 % of it) "
                 + "| (e) hottest item's peak second: writes (WCU) · reads (RCU); throttled "
                 + "| (f) store requests per healthy charge |\n");
         md.append("|---:|---|---|---|---|---|---:|\n");
         for (RateResults r : results) {
             ItemLoad hot = r.hottest().hottest();
-            md.append(String.format(Locale.ROOT, "| %d | %d · %d | %d (%d) | %s | %d (%d) | %d (%d) · %d (%.0f); %d | %.3f |%n",
+            md.append(String.format(Locale.ROOT, "| %d | %d · %d | %d (%d) | %s | %d (%d; %d) | %d (%d) · %d (%.0f); %d | %.3f |%n",
                     r.rate(), r.refusing().deadProviderRequests(), r.unanswering().deadProviderRequests(),
                     r.refusing().maxProbesPerOpening(), r.refusing().openings(),
                     String.join(" · ", r.errors().stream().map(FleetReport::refusedShare).toList()),
-                    r.slow().refused(), r.slow().refusedBelowCap(),
+                    r.slow().refused(), r.slow().refusedBelowCap(), r.slow().refusedBelowNineTenthsOfCap(),
                     hot.maxWritesPerSecond(), hot.maxWriteUnitsPerSecond(), hot.maxReadsPerSecond(),
                     hot.maxReadUnitsPerSecond(), r.throttles(), r.healthy().storeRequestsPerCharge()));
         }

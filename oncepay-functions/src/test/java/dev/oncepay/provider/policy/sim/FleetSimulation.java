@@ -75,6 +75,7 @@ public final class FleetSimulation {
         long refused;
         long refusedAtCapacity;
         long refusedBelowCap;
+        long refusedBelowNineTenthsOfCap;
         long providerRequests;
         long deadProviderRequests;
         long probes;
@@ -87,7 +88,7 @@ public final class FleetSimulation {
 
     /** One scenario's outcome; store figures over the whole run, the healthy-path cost from {@code measureFrom}. */
     record Result(Scenario scenario, long charges, long succeeded, long failed, long refused, long refusedAtCapacity,
-            long refusedBelowCap,
+            long refusedBelowCap, long refusedBelowNineTenthsOfCap,
             long lambdaThrottled, long providerRequests, long deadProviderRequests, long probes,
             long maxProbesPerOpening, long openings, int maxSandboxes, int maxCallsInFlight, long storeRequests,
             double storeRequestsPerCharge, ItemLoad hottest, long throttles, long storeFailures, int thresholdVolume,
@@ -118,7 +119,7 @@ public final class FleetSimulation {
         }
         long measuredRequests = store.requestCount() - Math.max(0, tally.storeRequestsAtMeasureStart);
         return new Result(scenario, tally.charges, tally.succeeded, tally.failed, tally.refused,
-                tally.refusedAtCapacity, tally.refusedBelowCap, tally.lambdaThrottled, tally.providerRequests, tally.deadProviderRequests,
+                tally.refusedAtCapacity, tally.refusedBelowCap, tally.refusedBelowNineTenthsOfCap, tally.lambdaThrottled, tally.providerRequests, tally.deadProviderRequests,
                 tally.probes, tally.probesByOpening.values().stream().mapToLong(Long::longValue).max().orElse(0),
                 fleet.openings(), tally.maxSandboxes, tally.maxCallsInFlight, store.requestCount(),
                 tally.chargesMeasured == 0 ? 0 : (double) measuredRequests / tally.chargesMeasured,
@@ -180,6 +181,9 @@ public final class FleetSimulation {
         }
         if (callsInFlight < fleet.inFlightCap()) {
             tally.refusedBelowCap++;
+        }
+        if (callsInFlight * 10L < fleet.inFlightCap() * 9L) {
+            tally.refusedBelowNineTenthsOfCap++;
         }
     }
 
