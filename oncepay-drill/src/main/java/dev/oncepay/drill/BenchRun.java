@@ -6,6 +6,7 @@ import dev.oncepay.contract.DeploymentSettings;
 import dev.oncepay.local.LocalRun;
 import dev.oncepay.sim.WebhookSignature;
 import dev.oncepay.sim.WebhookTarget;
+import dev.oncepay.testkit.FreePorts;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -78,7 +79,7 @@ final class BenchRun implements AutoCloseable {
      * primed at init if the options say so.
      */
     static BenchRun start(BenchOptions options, int chargeSandboxes, Path log) throws Exception {
-        List<Integer> ports = Drill.freePorts(5);
+        List<Integer> ports = FreePorts.distinct(5);
         List<String> args = new ArrayList<>(List.of(
                 "--app", options.app().toString(),
                 "--work-dir", options.reportDir().resolve("run").toString(),

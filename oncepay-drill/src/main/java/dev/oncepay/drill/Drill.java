@@ -2,10 +2,9 @@ package dev.oncepay.drill;
 
 import dev.oncepay.local.LocalRunOptions;
 import dev.oncepay.sim.StripeMode;
+import dev.oncepay.testkit.FreePorts;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.InetAddress;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -141,7 +140,7 @@ public final class Drill {
 
     Outcome run() throws Exception {
         Files.createDirectories(options.reportDir());
-        List<Integer> ports = freePorts(6);
+        List<Integer> ports = FreePorts.distinct(6);
         int apiPort = ports.get(0);
         int simPort = ports.get(1);
         int storePort = ports.get(2); // the store fault proxy, the functions' DynamoDB endpoint
@@ -674,16 +673,4 @@ public final class Drill {
         };
     }
 
-    /** {@code n} distinct free loopback ports. */
-    static List<Integer> freePorts(int n) throws IOException {
-        List<Integer> ports = new ArrayList<>();
-        while (ports.size() < n) {
-            try (ServerSocket socket = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
-                if (!ports.contains(socket.getLocalPort())) {
-                    ports.add(socket.getLocalPort());
-                }
-            }
-        }
-        return ports;
-    }
 }

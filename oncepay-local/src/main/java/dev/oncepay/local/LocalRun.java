@@ -7,6 +7,7 @@ import dev.oncepay.sim.StripeCustomerEndpoint;
 import dev.oncepay.sim.StripeMode;
 import dev.oncepay.sim.WebhookTarget;
 import dev.oncepay.sim.merchant.MerchantEndpoint;
+import dev.oncepay.testkit.FreePorts;
 import dev.oncepay.testkit.StoreFaultProxy;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -112,7 +113,8 @@ public final class LocalRun implements AutoCloseable {
         Path taskRoot = TaskRoot.prepare(options.app(), workDir);
         SandboxCommand command = new SandboxCommand(taskRoot, workDir, options.heap(), SandboxCommand.HANDLER);
 
-        int dynalitePort = options.dynalitePort() != 0 ? options.dynalitePort() : freePortApartFrom(options);
+        int dynalitePort = options.dynalitePort() != 0 ? options.dynalitePort() : FreePorts.next(options.apiPort(), options.simPort(), options.dynamoPort(),
+                options.queuePort(), options.merchantPort());
         LocalDynamo d = LocalDynamo.start(projectRoot(), dynalitePort, options.dynamoPath());
         register(() -> dynamo = d, d);
         d.createTable(options.table());
@@ -453,20 +455,6 @@ public final class LocalRun implements AutoCloseable {
             } catch (IOException e) {
                 throw new IOException("port " + p.getValue() + " is in use (another local run?); choose another with "
                         + p.getKey());
-            }
-        }
-    }
-
-    /** A free loopback port other than the run's fixed ones (dynalite ignores --port 0). */
-    private static int freePortApartFrom(LocalRunOptions options) throws IOException {
-        while (true) {
-            int port;
-            try (ServerSocket socket = new ServerSocket(0, 0, InetAddress.getLoopbackAddress())) {
-                port = socket.getLocalPort();
-            }
-            if (port != options.apiPort() && port != options.simPort() && port != options.dynamoPort()
-                    && port != options.queuePort() && port != options.merchantPort()) {
-                return port;
             }
         }
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.oncepay.testkit.FreePorts;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -65,13 +66,13 @@ class DevLoopTest {
         LambdaPackage.built();
         Path project = copyOfProject(root, work.resolve("project"));
 
-        int apiPort = LocalRunChild.freePort();
-        int devPort = LocalRunChild.freePort();
-        int debugPort = LocalRunChild.freePort();
+        int apiPort = FreePorts.next();
+        int devPort = FreePorts.next();
+        int debugPort = FreePorts.next();
         List<String> command = List.of("/bin/bash", "run-local.sh", "--dev", "--skip-build",
-                "--api-port", Integer.toString(apiPort), "--sim-port", Integer.toString(LocalRunChild.freePort()),
-                "--dynamo-port", Integer.toString(LocalRunChild.freePort()), "--dev-port", Integer.toString(devPort),
-                "--queue-port", Integer.toString(LocalRunChild.freePort()), "--sandboxes", "charge-worker=0",
+                "--api-port", Integer.toString(apiPort), "--sim-port", Integer.toString(FreePorts.next()),
+                "--dynamo-port", Integer.toString(FreePorts.next()), "--dev-port", Integer.toString(devPort),
+                "--queue-port", Integer.toString(FreePorts.next()), "--sandboxes", "charge-worker=0",
                 "--debug-port", Integer.toString(debugPort), "--reconcile-every", "3s", "--cds", "off");
         long started = System.nanoTime();
         Process loop = new ProcessBuilder(command).directory(project.toFile()).redirectErrorStream(true).start();

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.oncepay.testkit.FreePorts;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetAddress;
@@ -70,7 +71,7 @@ class DevModeFunctionTest {
 
     @Test
     void withoutADevJvmTheFailureSaysHowToStartOne() throws Exception {
-        int nobody = LocalRunChild.freePort();
+        int nobody = FreePorts.next();
         InvocationResult result = new DevModeFunction("charge", nobody, Duration.ofSeconds(5))
                 .submit(new byte[0], "Root=1-x").result().get(10, TimeUnit.SECONDS);
         InvocationResult.Failure failure = assertInstanceOf(InvocationResult.Failure.class, result);

@@ -9,10 +9,10 @@ import static org.junit.jupiter.api.Assertions.fail;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.oncepay.contract.Table;
+import dev.oncepay.testkit.FreePorts;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -78,12 +78,12 @@ class LocalRunTest {
         Path app = LambdaPackage.built();
         long packaged = System.nanoTime();
 
-        int apiPort = freePort();
-        int simPort = freePort();
-        int storePort = freePort();
-        int queuePort = freePort();
-        int merchantPort = freePort();
-        int dynalitePort = freePort();
+        int apiPort = FreePorts.next();
+        int simPort = FreePorts.next();
+        int storePort = FreePorts.next();
+        int queuePort = FreePorts.next();
+        int merchantPort = FreePorts.next();
+        int dynalitePort = FreePorts.next();
         List<String> command = List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx384m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
@@ -523,9 +523,4 @@ class LocalRunTest {
         return s.length() > 120 ? s.substring(0, 120) + "…" : s;
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0, 0, java.net.InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
-        }
-    }
 }

@@ -2,7 +2,6 @@ package dev.oncepay.testkit;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,7 +26,7 @@ public final class Dynalite implements AutoCloseable {
         if (!Files.exists(cli)) {
             throw new IllegalStateException("dynalite is not installed: run `npm ci` in " + projectRoot());
         }
-        int port = freePort();
+        int port = FreePorts.next();
         try {
             Process process = new ProcessBuilder("node", cli.toString(), "--port", Integer.toString(port),
                     "--createTableMs", "0", "--deleteTableMs", "0", "--updateTableMs", "0")
@@ -70,15 +69,6 @@ public final class Dynalite implements AutoCloseable {
             }
         }
         throw new IllegalStateException("dynalite did not listen on port " + port + " within " + timeout);
-    }
-
-    public static int freePort() {
-        try (ServerSocket socket = new ServerSocket(0, 0, java.net.InetAddress.getLoopbackAddress())) {
-            socket.setReuseAddress(true);
-            return socket.getLocalPort();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
     }
 
     static Path projectRoot() {

@@ -31,7 +31,7 @@ public final class ElasticMq implements AutoCloseable {
 
     /** Starts on {@code port}, or a free one for 0; returns once it accepts requests. */
     public static ElasticMq start(int port) {
-        int chosen = port == 0 ? Dynalite.freePort() : port;
+        int chosen = port == 0 ? FreePorts.next() : port;
         SQSRestServer server = SQSRestServerBuilder.withInterface("127.0.0.1").withPort(chosen).start();
         return new ElasticMq(server, server.waitUntilStarted(), chosen);
     }
