@@ -902,7 +902,7 @@ class OncepayStackTest {
     }
 
     /**
-     * A breaker that cannot reach its item fails open: one occurrence alarms. Spent retry budget
+     * A breaker that cannot reach its items falls back to each sandbox's own calls: one occurrence alarms. Spent retry budget
      * and a full bulkhead alarm when they persist: in 2 of 3 minutes.
      */
     @Test
