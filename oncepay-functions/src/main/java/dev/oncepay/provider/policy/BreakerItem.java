@@ -51,6 +51,12 @@ record BreakerItem(BreakerState state, long version, long openedAt, long opening
                 Attr.number(item, WINDOW_FROM, 0), Attr.string(item, PROBE_OWNER), Attr.number(item, PROBE_UNTIL, 0));
     }
 
+    /** What a shard's copy of this decision holds: a half-open breaker is open there, and no probe is claimed yet. */
+    BreakerItem asShardCopy() {
+        return new BreakerItem(state == BreakerState.HALF_OPEN ? BreakerState.OPEN : state, version, openedAt, openings,
+                windowFrom, null, 0);
+    }
+
     /** Whether a call at {@code now} is refused without a write: open and not yet due a probe, or a live probe. */
     boolean refuses(Instant now, Duration openFor) {
         return switch (state) {

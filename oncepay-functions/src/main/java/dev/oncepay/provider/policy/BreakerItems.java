@@ -94,6 +94,18 @@ final class BreakerItems {
         return cached == null ? Optional.empty() : cached.item();
     }
 
+    /**
+     * Learns, without a read, that a shard already holds {@code decided} or a later transition (a
+     * copy this sandbox meant to write was refused as old): its own copy of the shard stops
+     * admitting calls the decision refuses.
+     */
+    void learned(String shardPk, BreakerItem decided) {
+        cache.computeIfPresent(shardPk, (pk, cached) -> cached.item()
+                .filter(shard -> shard.breaker().version() < decided.version())
+                .map(shard -> new Cached(Optional.of(shard.withBreaker(decided.asShardCopy())), cached.readAt()))
+                .orElse(cached));
+    }
+
     /** Whether this sandbox's copy of {@code shardPk} is younger than a cache period. */
     boolean isFresh(String shardPk) {
         return fresh(shardPk) != null;

@@ -78,6 +78,11 @@ record BreakerShard(BreakerItem breaker, Map<Long, CallCounts> counted, Map<Stri
         return slots;
     }
 
+    /** This shard with another copy of the breaker's state. */
+    BreakerShard withBreaker(BreakerItem copy) {
+        return new BreakerShard(copy, counted, inFlight);
+    }
+
     /** What this shard counted in {@code second}. */
     CallCounts in(long second) {
         return counted.getOrDefault(second, CallCounts.NONE);

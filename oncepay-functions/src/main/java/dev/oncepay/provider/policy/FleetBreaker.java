@@ -172,16 +172,23 @@ final class FleetBreaker {
             return;
         }
         long second = now.getEpochSecond();
+        Optional<BreakerShard> after;
         try {
-            Optional<BreakerShard> after = add(shardPk, second, counts);
-            if (after.isPresent() && (callsForEvaluation(after.get().in(second), counts.failed(),
-                    after.get().in(second).failed(), limits)
-                    || callsForEvaluation(after.get().in(second), counts.slow(), after.get().in(second).slow(), limits))) {
-                evaluate(account, operation, pk, shardPk, after.get(), limits);
-            }
+            after = add(shardPk, second, counts);
         } catch (SdkException storeFailed) {
             mine.add(counts, now);
             items.storeFailed("count calls in", shardPk, storeFailed);
+            return;
+        }
+        if (after.isPresent() && (callsForEvaluation(after.get().in(second), counts.failed(),
+                after.get().in(second).failed(), limits)
+                || callsForEvaluation(after.get().in(second), counts.slow(), after.get().in(second).slow(), limits))) {
+            try {
+                evaluate(account, operation, pk, shardPk, after.get(), limits);
+            } catch (SdkException storeFailed) {
+                // The counts are in: the next failure's evaluation reads the window again.
+                items.storeFailed("evaluate the window of", pk, storeFailed);
+            }
         }
     }
 
@@ -248,6 +255,7 @@ final class FleetBreaker {
         long from = decided.windowFrom() == 0 ? Long.MIN_VALUE : Instant.ofEpochMilli(decided.windowFrom()).getEpochSecond();
         CallCounts window = CallCounts.window(fleet.shards(), now.getEpochSecond(), from, limits.windowCalls(),
                 limits.windowSeconds());
+        LOG.debugf("breaker %s evaluated from %s: the fleet's window holds %s", pk, shardPk, window);
         if (window.calls() < limits.minCalls()) {
             return;
         }
@@ -408,7 +416,7 @@ final class FleetBreaker {
         }
     }
 
-    /** Writes {@code decided} into a shard's copy, unless the copy is as new or newer; this sandbox's own shard's copy is refreshed. */
+    /** Writes {@code decided} into a shard's copy, unless the copy is as new or newer; this sandbox's copy of the shard learns it either way. */
     private void copy(String shardPk, BreakerItem decided) {
         try {
             items.updateShard(shardPk, b -> b
@@ -418,12 +426,14 @@ final class FleetBreaker {
                     .expressionAttributeNames(Map.of("#state", BreakerItem.STATE, "#version", BreakerItem.VERSION,
                             "#openedAt", BreakerItem.OPENED_AT, "#openings", BreakerItem.OPENINGS,
                             "#windowFrom", BreakerItem.WINDOW_FROM, "#kind", Table.KIND, "#until", BreakerItem.PROBE_UNTIL))
-                    .expressionAttributeValues(Map.of(":state", Attr.s(decided.state() == BreakerState.HALF_OPEN
-                            ? BreakerState.OPEN.name() : decided.state().name()), ":version", Attr.n(decided.version()),
+                    .expressionAttributeValues(Map.of(":state", Attr.s(decided.asShardCopy().state().name()),
+                            ":version", Attr.n(decided.version()),
                             ":openedAt", Attr.n(decided.openedAt()), ":openings", Attr.n(decided.openings()),
                             ":windowFrom", Attr.n(decided.windowFrom()), ":kind", Attr.s(BreakerItem.KIND))));
         } catch (ConditionalCheckFailedException asNewAlready) {
-            // another writer copied this transition, or a later one
+            // Another writer copied this transition, or a later one: what this sandbox read of the
+            // shard before that copy must not admit another call.
+            items.learned(shardPk, decided);
         } catch (SdkException storeFailed) {
             items.storeFailed("copy the breaker's state to", shardPk, storeFailed);
         }
