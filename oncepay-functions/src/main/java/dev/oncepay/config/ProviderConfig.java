@@ -70,8 +70,9 @@ public interface ProviderConfig {
     Duration breakerCache();
 
     /**
-     * Items each account's breaker, retry budget and bulkhead are spread over: a sandbox uses one,
-     * so no item takes more than its share of the fleet's requests.
+     * The most items each account's breaker and retry budget are spread over (fewer for a small
+     * bulkhead cap): a sandbox uses one, so no item takes more than its share of the fleet's
+     * requests. The bulkhead's slots take one item per 16 calls of its cap.
      */
     @WithDefault("64")
     int breakerShards();

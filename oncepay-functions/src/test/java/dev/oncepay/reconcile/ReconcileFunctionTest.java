@@ -111,10 +111,10 @@ class ReconcileFunctionTest {
         assertEquals(1, sweep.examined());
         assertEquals(1, sweep.settled().succeeded());
         assertEquals(0, sweep.resent());
-        // The sandbox's first read of the fleet lookup breaker (then trusted for breaker-cache); the
-        // charge breaker's read it still holds from the charge.
+        // The sandbox's first reads of the fleet lookup breaker's shard (then trusted for
+        // breaker-cache) and of its bulkhead slot shard; the charge's it still holds from the charge.
         assertEquals(Map.of("Query", 4L + ReconcileFixture.REFUND_SHARD_QUERIES + ReconcileFixture.OUTBOX_SHARD_QUERIES
-                + ReconcileFixture.BACKLOG_QUERIES_WHEN_NONE_WAIT, "GetItem", 2L, "UpdateItem", 1L),
+                + ReconcileFixture.BACKLOG_QUERIES_WHEN_NONE_WAIT, "GetItem", 3L, "UpdateItem", 1L),
                 counted.dynamoCalls(), "4 shard queries per sweep, then one consistent read and one conditional write per"
                         + " payment, 4 refund shard queries, 4 outbox shard queries; then the backlog gauges' queries of the attention index");
         assertEquals(1, counted.lookups(), "one lookup by reference");
@@ -181,9 +181,10 @@ class ReconcileFunctionTest {
         assertEquals(1, sweep.settled().succeeded());
         assertEquals(1, counted.lookups());
         assertEquals(1, counted.charges());
-        // and the sandbox's first read of the fleet lookup breaker (the charge breaker's it holds)
+        // and the sandbox's first reads of the fleet lookup breaker's shard and bulkhead slot shard
+        // (the charge's it holds)
         assertEquals(Map.of("Query", 4L + ReconcileFixture.REFUND_SHARD_QUERIES + ReconcileFixture.OUTBOX_SHARD_QUERIES
-                + ReconcileFixture.BACKLOG_QUERIES_WHEN_NONE_WAIT, "GetItem", 2L,
+                + ReconcileFixture.BACKLOG_QUERIES_WHEN_NONE_WAIT, "GetItem", 3L,
                 "UpdateItem", 1L), counted.dynamoCalls());
         List<LedgerEntry> ledger = fx.ledgerOf(id);
         assertEquals(1, ledger.size());

@@ -72,7 +72,15 @@ final class BreakerItems {
      * the store could not be read (remembered for a cache period).
      */
     Optional<BreakerShard> shard(String shardPk) {
-        Cached cached = fresh(shardPk);
+        return shard(shardPk, cacheFor);
+    }
+
+    /**
+     * This sandbox's copy of a shard, read again once it is {@code maxAge} old (a failed read is
+     * still remembered for one cache period only).
+     */
+    Optional<BreakerShard> shard(String shardPk, Duration maxAge) {
+        Cached cached = fresh(shardPk, maxAge);
         if (cached != null) {
             return cached.item();
         }
@@ -88,9 +96,9 @@ final class BreakerItems {
         }
     }
 
-    /** This sandbox's copy of a shard if it is younger than a cache period, without a read. */
-    Optional<BreakerShard> ifFresh(String shardPk) {
-        Cached cached = fresh(shardPk);
+    /** This sandbox's copy of a shard if it is younger than {@code maxAge}, without a read. */
+    Optional<BreakerShard> ifFresh(String shardPk, Duration maxAge) {
+        Cached cached = fresh(shardPk, maxAge);
         return cached == null ? Optional.empty() : cached.item();
     }
 
@@ -194,9 +202,14 @@ final class BreakerItems {
     }
 
     private Cached fresh(String pk) {
+        return fresh(pk, cacheFor);
+    }
+
+    private Cached fresh(String pk, Duration maxAge) {
         Instant now = clock.instant();
         Cached cached = cache.get(pk);
-        if (cached != null && !now.isBefore(cached.readAt()) && now.isBefore(cached.readAt().plus(cacheFor))) {
+        if (cached != null && !now.isBefore(cached.readAt())
+                && now.isBefore(cached.readAt().plus(cached.item().isPresent() ? maxAge : cacheFor))) {
             return cached;
         }
         return null;

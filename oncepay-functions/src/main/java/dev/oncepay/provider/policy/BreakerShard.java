@@ -9,15 +9,19 @@ import java.util.Map;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
 /**
- * One of the items a breaker's fleet-wide state is spread over, pk {@code <breaker pk>#<k>}. Each
- * sandbox uses one shard, so no item takes more than its share of the fleet's requests. A shard holds:
+ * One of the items a breaker's fleet-wide state is spread over. Each sandbox uses one shard of each
+ * kind, so no item takes more than its share of the fleet's requests. A breaker shard, pk
+ * {@code <breaker pk>#<k>}, holds:
  * <ul>
  * <li>the calls its sandboxes counted, per second, in a ring of {@link #slots} seconds (attributes
  * {@code c<i>}, {@code f<i>}, {@code s<i>}: calls, failed, slow; {@code e<i>}: the second they count);</li>
  * <li>a copy of the breaker's decided state ({@link #breaker}, written by whoever made the transition),
  * with {@link BreakerItem#probeUntil} standing for this shard's claim on the probe;</li>
- * <li>its part of the retry budget's tokens and of the bulkhead's slots.</li>
+ * <li>its part of the retry budget's tokens.</li>
  * </ul>
+ * A slot shard, pk {@code <breaker pk>#slots#<k>}, holds only its part of the bulkhead's slots
+ * ({@link #inFlight}): apart from the counts, so the slots' writes neither grow nor crowd the item
+ * every sandbox of the breaker shard reads.
  *
  * @param breaker this shard's copy of the breaker (version 0: it never saw a transition)
  * @param counted calls counted per second, by epoch second
@@ -43,6 +47,10 @@ record BreakerShard(BreakerItem breaker, Map<Long, CallCounts> counted, Map<Stri
 
     static String pk(String breakerPk, int shard) {
         return breakerPk + "#" + shard;
+    }
+
+    static String slotsPk(String breakerPk, int shard) {
+        return breakerPk + "#slots#" + shard;
     }
 
     /** Ring slots for a window no older than {@code window}: one per second, and the current one. */

@@ -23,13 +23,14 @@ import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 /**
  * One sandbox's protection of the fleet's provider calls, per provider account and operation
  * (design rule 14): the {@link FleetBreaker}, the {@link RetryBudget} and the {@link Bulkhead}.
- * Their state is spread over {@code breaker-shards} items per breaker ({@link BreakerShard}); this
- * sandbox uses one of them, picked at random when it starts, and reads its copy of it
- * ({@link BreakerItems}), so whatever one writes the others see without a request.
+ * The breaker's and the budget's state is spread over up to {@code breaker-shards} items per
+ * breaker, the bulkhead's slots over items of {@link #SLOTS_PER_SHARD} slots each
+ * ({@link BreakerShard}); this sandbox uses one of each, picked at random when it starts, and keeps
+ * its copy of what it read or wrote ({@link BreakerItems}).
  */
 @ApplicationScoped
 public class FleetProtection {
-    /** The least part of the bulkhead's cap one shard holds. */
+    /** The bulkhead's slots one slot shard holds (its part of the cap), at least. */
     static final int SLOTS_PER_SHARD = 16;
 
     /** How one operation's breaker trips and probes, and how many of its calls may be in flight. */
@@ -75,11 +76,20 @@ public class FleetProtection {
 
         /**
          * The shards {@code operation}'s breaker uses: {@code breaker-shards}, or fewer for a small
-         * bulkhead cap, so each shard holds at least {@link #SLOTS_PER_SHARD} of it. A small fleet
-         * then keeps one item, as it needs no more, and its cap is not split into slivers.
+         * fleet, whose bulkhead cap stands for its size (one shard per {@link #SLOTS_PER_SHARD}
+         * calls of the cap): a small fleet keeps one item, and an evaluation reads no more than it needs.
          */
         int shards(ProviderOperation operation) {
-            return Math.max(1, Math.min(shards, limits(operation).maxInFlight() / SLOTS_PER_SHARD));
+            return Math.max(1, Math.min(shards, slotShards(operation)));
+        }
+
+        /**
+         * The shards {@code operation}'s bulkhead spreads its slots over: one per
+         * {@link #SLOTS_PER_SHARD} calls of its cap, so a slot shard stays a few hundred bytes (one
+         * write unit) and takes its share of the slot writes whatever the cap.
+         */
+        int slotShards(ProviderOperation operation) {
+            return Math.max(1, limits(operation).maxInFlight() / SLOTS_PER_SHARD);
         }
 
         Settings withInFlightAfter(Duration after) {
@@ -112,7 +122,7 @@ public class FleetProtection {
         this.items = new BreakerItems(dynamo, table, clock, metrics, settings.cacheFor(), settings.slots());
         this.breaker = new FleetBreaker(items, local, clock, metrics, settings, this::shard);
         this.retryBudget = new RetryBudget(items, metrics, settings, this::shard, random);
-        this.bulkhead = new Bulkhead(items, clock, metrics, settings, this::shard, random);
+        this.bulkhead = new Bulkhead(items, clock, metrics, settings, this::slotShard, random);
     }
 
     /** The shard this sandbox uses for {@code operation}'s breaker. */
@@ -120,7 +130,12 @@ public class FleetProtection {
         return shardSeed % settings.shards(operation);
     }
 
-    /** Moves this sandbox to {@code shard}: for tests that fill every shard. */
+    /** The slot shard this sandbox uses for {@code operation}'s bulkhead. */
+    int slotShard(ProviderOperation operation) {
+        return shardSeed % settings.slotShards(operation);
+    }
+
+    /** Moves this sandbox to {@code shard} (of the breaker's and of the bulkhead's): for tests that fill every shard. */
     void useShard(int shard) {
         this.shardSeed = shard;
     }
@@ -138,22 +153,22 @@ public class FleetProtection {
     }
 
     /**
-     * Why a call would be refused right now, read from this sandbox's copy (no write): the breaker
-     * is open or another sandbox probes, or the account has its cap of calls in flight.
+     * Why a call would be refused right now, read from this sandbox's copies (no write): the breaker
+     * is open or another sandbox probes, or the account has its cap of calls in flight as this
+     * sandbox last saw its slot shard.
      */
     public Optional<ProviderRefusal> refusal(ProviderAccount account, ProviderOperation operation) {
         Instant now = clock.instant();
         Limits limits = settings.limits(operation);
         String pk = BreakerItem.pk(account, operation);
-        int shard = shard(operation);
-        Optional<BreakerShard> copy = items.shard(BreakerShard.pk(pk, shard));
+        Optional<BreakerShard> copy = items.shard(BreakerShard.pk(pk, shard(operation)));
         if (copy.isEmpty()) {
             return local.refuses(pk, now) ? Optional.of(ProviderRefusal.BREAKER_OPEN) : Optional.empty();
         }
         if (copy.get().refuses(now, limits.openFor())) {
             return Optional.of(ProviderRefusal.BREAKER_OPEN);
         }
-        if (copy.get().inFlightAt(now) >= bulkhead.capOf(shard, operation)) {
+        if (bulkhead.full(pk, operation, now)) {
             return Optional.of(ProviderRefusal.AT_CAPACITY); // counted by the caller that acts on it
         }
         return Optional.empty();

@@ -24,6 +24,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -151,6 +152,15 @@ class FleetBreakerTest {
 
     private BreakerShard shard(int k) {
         return BreakerShard.from(shardItem(k), BreakerShard.slots(WINDOW));
+    }
+
+    private Map<String, AttributeValue> slotShardItem(int k) {
+        return TableItems.readConsistently(TestEnvironment.dynamo(), TestEnvironment.TABLE, BreakerShard.slotsPk(pk(), k))
+                .orElse(Map.of());
+    }
+
+    private BreakerShard slotShard(int k) {
+        return BreakerShard.from(slotShardItem(k), BreakerShard.slots(WINDOW));
     }
 
     /** A first attempt, as {@link ProviderCalls} makes it: it earns a share of a retry, then asks the breaker. */
@@ -517,13 +527,13 @@ class FleetBreakerTest {
     private Map<String, Long> awaitSlots(int n) throws InterruptedException {
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (System.nanoTime() < until) {
-            Map<String, Long> slots = shard(0).inFlight();
+            Map<String, Long> slots = slotShard(0).inFlight();
             if (slots.size() == n) {
                 return slots;
             }
             Thread.sleep(20);
         }
-        throw new AssertionError("the item never held " + n + " slots: " + shardItem(0));
+        throw new AssertionError("the item never held " + n + " slots: " + slotShardItem(0));
     }
 
     @Test
@@ -544,13 +554,13 @@ class FleetBreakerTest {
         assertEquals(BreakerState.CLOSED, state().state(), "a full bulkhead is not a failing provider");
 
         slow.get(0).close();
-        assertEquals(MAX_IN_FLIGHT - 1, shard(0).inFlight().size(), "the ended call gave its slot back");
+        assertEquals(MAX_IN_FLIGHT - 1, slotShard(0).inFlight().size(), "the ended call gave its slot back");
         clock.advance(CACHE);
         other.bulkhead().enter(account, ProviderOperation.CHARGE).close();
         for (Bulkhead.InFlight call : slow.subList(1, slow.size())) {
             call.close();
         }
-        assertEquals(Map.of(), shard(0).inFlight());
+        assertEquals(Map.of(), slotShard(0).inFlight());
     }
 
     @Test
@@ -559,7 +569,8 @@ class FleetBreakerTest {
         for (int i = 0; i < MAX_IN_FLIGHT * 3; i++) {
             sandbox.bulkhead().enter(account, ProviderOperation.CHARGE).close();
         }
-        assertEquals(Map.of(), shardItem(0), "no item: nothing was counted or written");
+        assertEquals(Map.of(), slotShardItem(0), "no slot item: nothing was counted or written");
+        assertEquals(Map.of(), shardItem(0), "nor a breaker item");
     }
 
     @Test
@@ -578,13 +589,13 @@ class FleetBreakerTest {
 
         assertTrue(dead.keySet().stream().noneMatch(slots::containsKey), "the ended slots are gone: " + slots);
         call.close();
-        assertEquals(Map.of(), shard(0).inFlight());
+        assertEquals(Map.of(), slotShard(0).inFlight());
     }
 
     @Test
     void whenTheStoreCannotTakeASlotTheCallGoesOnUncountedAndTheFailureIsAMetric() throws Exception {
         FleetProtection sick = sandbox(viaProxy, 0.1, 10, IN_FLIGHT_AFTER, 1);
-        String pk = BreakerShard.pk(pk(), 0);
+        String pk = BreakerShard.slotsPk(pk(), 0);
         TestEnvironment.storeProxy().failNext("UpdateItem", pk, StoreFault.SERVER_ERROR, 1);
 
         Bulkhead.InFlight call = sick.bulkhead().enter(account, ProviderOperation.CHARGE);
@@ -622,11 +633,11 @@ class FleetBreakerTest {
 
         assertEquals(MAX_IN_FLIGHT - 1, entered.stream().filter(Optional::isPresent).count(),
                 "each slot was taken at entry, against the cap");
-        assertEquals(MAX_IN_FLIGHT, shard(0).inFlight().size());
+        assertEquals(MAX_IN_FLIGHT, slotShard(0).inFlight().size());
         assertEquals(SANDBOXES - (MAX_IN_FLIGHT - 1), metrics.counted(Metrics.PROVIDER_AT_CAPACITY));
         entered.forEach(call -> call.ifPresent(Bulkhead.InFlight::close));
         first.close();
-        assertEquals(Map.of(), shard(0).inFlight());
+        assertEquals(Map.of(), slotShard(0).inFlight());
     }
 
     @Test
@@ -634,7 +645,7 @@ class FleetBreakerTest {
         Bulkhead.InFlight earlier = oneShardSandbox().bulkhead().enter(account, ProviderOperation.CHARGE);
         awaitSlots(1);
         earlier.close(); // the slot map exists now: the next take is one write
-        String pk = BreakerShard.pk(pk(), 0);
+        String pk = BreakerShard.slotsPk(pk(), 0);
         HeldAnswer held = TestEnvironment.storeProxy().holdNextAnswer("UpdateItem", pk);
         Bulkhead.InFlight call = sandbox(viaProxy, 0.1, 10, IN_FLIGHT_AFTER, 1).bulkhead().enter(account, ProviderOperation.CHARGE);
         assertTrue(held.awaitCommitted(Duration.ofSeconds(10)), "the slot's write reached the store");
@@ -650,7 +661,7 @@ class FleetBreakerTest {
         held.letGo();
         ending.join(10_000);
 
-        assertEquals(Map.of(), shard(0).inFlight(), "the slot taken as the call ended was given back");
+        assertEquals(Map.of(), slotShard(0).inFlight(), "the slot taken as the call ended was given back");
     }
 
     @Test
@@ -664,29 +675,48 @@ class FleetBreakerTest {
             calls.add(inFirst.bulkhead().enter(account, ProviderOperation.CHARGE));
         }
         long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (shard(0).inFlight().size() < part && System.nanoTime() < until) {
+        while (slotShard(0).inFlight().size() < part && System.nanoTime() < until) {
             Thread.sleep(10);
         }
         clock.advance(CACHE);
 
         calls.add(inFirst.bulkhead().enter(account, ProviderOperation.CHARGE));
-        assertEquals(1, shard(1).inFlight().size(), "shard 0 is full: the call took a slot of shard 1");
+        assertEquals(1, slotShard(1).inFlight().size(), "shard 0 is full: the call took a slot of shard 1");
         FleetProtection inSecond = sandbox(TestEnvironment.dynamo(), 0.1, 10, Duration.ZERO, 2);
         inSecond.useShard(1);
         for (int i = 1; i < part; i++) {
             calls.add(inSecond.bulkhead().enter(account, ProviderOperation.CHARGE));
         }
         until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (shard(1).inFlight().size() < part && System.nanoTime() < until) {
+        while (slotShard(1).inFlight().size() < part && System.nanoTime() < until) {
             Thread.sleep(10);
         }
         clock.advance(CACHE);
-        assertEquals(2 * part, shard(0).inFlight().size() + shard(1).inFlight().size());
+        assertEquals(2 * part, slotShard(0).inFlight().size() + slotShard(1).inFlight().size());
         assertThrows(BulkheadException.class, () -> inFirst.bulkhead().enter(account, ProviderOperation.CHARGE),
                 "both shards full: 32 in flight, the cap");
         calls.forEach(Bulkhead.InFlight::close);
-        assertEquals(Map.of(), shard(0).inFlight());
-        assertEquals(Map.of(), shard(1).inFlight());
+        assertEquals(Map.of(), slotShard(0).inFlight());
+        assertEquals(Map.of(), slotShard(1).inFlight());
+    }
+
+    @Test
+    void endedSlotsAnotherWriterRemovedFirstAreNotCreditedAsRoom() throws Exception {
+        long ended = clock.instant().minusSeconds(60).toEpochMilli();
+        long live = clock.instant().plusSeconds(60).toEpochMilli();
+        putSlots(Map.of("live-1", Attr.n(live), "live-2", Attr.n(live), "ended", Attr.n(ended)));
+        FleetProtection sandbox = oneShardSandbox();
+        sandbox.refusal(account, ProviderOperation.CHARGE); // its copy: two live slots and one ended
+        // Another writer removes the ended slot and takes the last of the cap's three.
+        putSlots(Map.of("live-1", Attr.n(live), "live-2", Attr.n(live), "live-3", Attr.n(live)));
+
+        assertThrows(BulkheadException.class, () -> sandbox.bulkhead().enter(account, ProviderOperation.CHARGE));
+        assertEquals(Set.of("live-1", "live-2", "live-3"), slotShard(0).inFlight().keySet(), "the cap held");
+    }
+
+    private void putSlots(Map<String, AttributeValue> slots) {
+        TestEnvironment.dynamo().putItem(b -> b.tableName(TestEnvironment.TABLE).item(Map.of(
+                "pk", Attr.s(BreakerShard.slotsPk(pk(), 0)), BreakerShard.IN_FLIGHT, AttributeValue.fromM(slots))));
     }
 
     @Test
@@ -695,8 +725,7 @@ class FleetBreakerTest {
         for (int i = 0; i < 500; i++) {
             dead.put(String.format("dead-%04d", i), Attr.n(clock.instant().minusSeconds(60).toEpochMilli()));
         }
-        TestEnvironment.dynamo().putItem(b -> b.tableName(TestEnvironment.TABLE).item(Map.of(
-                "pk", Attr.s(BreakerShard.pk(pk(), 0)), BreakerShard.IN_FLIGHT, AttributeValue.fromM(dead))));
+        putSlots(dead);
         FleetProtection sandbox = oneShardSandbox();
         sandbox.refusal(account, ProviderOperation.CHARGE); // its copy of the shard: 500 ended slots
 
@@ -704,7 +733,7 @@ class FleetBreakerTest {
         Map<String, Long> slots = awaitSlots(500 - Bulkhead.ENDED_SLOTS_PER_WRITE + 1);
         call.close();
 
-        assertEquals(500 - Bulkhead.ENDED_SLOTS_PER_WRITE, shard(0).inFlight().size(),
+        assertEquals(500 - Bulkhead.ENDED_SLOTS_PER_WRITE, slotShard(0).inFlight().size(),
                 "one write removed its share of the pile, and the call's own slot came and went");
         assertTrue(slots.keySet().stream().filter(k -> k.startsWith("dead-")).count() < 500);
     }

@@ -12,6 +12,7 @@ import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
@@ -40,18 +41,27 @@ public class FleetBreakers {
     public synchronized void resetAll() {
         Set<String> used = new HashSet<>();
         for (String read : fleet.forgetReads()) {
-            used.add(read.substring(0, read.lastIndexOf('#')));
+            String breakerPk = read.substring(0, read.lastIndexOf('#'));
+            used.add(breakerPk.endsWith("#slots") ? breakerPk.substring(0, breakerPk.lastIndexOf('#')) : breakerPk);
         }
         used.addAll(movedElsewhere);
         movedElsewhere.clear();
-        int shards = settings().shards();
+        FleetProtection.Settings settings = settings();
+        int shards = settings.shards();
+        int slotShards = Arrays.stream(ProviderOperation.values()).mapToInt(settings::slotShards).max().orElse(1);
         for (String pk : used) {
-            TestEnvironment.dynamo().deleteItem(b -> b.tableName(TestEnvironment.TABLE).key(Attr.key(pk)));
+            delete(pk);
             for (int k = 0; k < shards; k++) {
-                String shardPk = BreakerShard.pk(pk, k);
-                TestEnvironment.dynamo().deleteItem(b -> b.tableName(TestEnvironment.TABLE).key(Attr.key(shardPk)));
+                delete(BreakerShard.pk(pk, k));
+            }
+            for (int k = 0; k < slotShards; k++) {
+                delete(BreakerShard.slotsPk(pk, k));
             }
         }
+    }
+
+    private static void delete(String pk) {
+        TestEnvironment.dynamo().deleteItem(b -> b.tableName(TestEnvironment.TABLE).key(Attr.key(pk)));
     }
 
     /** Another sandbox meets failures enough to open the breaker of {@code account}'s {@code operation}. */
@@ -76,9 +86,9 @@ public class FleetBreakers {
     }
 
     /**
-     * Other sandboxes, in every shard, hold {@code account}'s whole cap of {@code operation} calls
-     * in flight (each counted in its shard, as a call slower than {@code in-flight-after} is) until
-     * the returned action ends them.
+     * Other sandboxes, in every slot shard, hold {@code account}'s whole cap of {@code operation}
+     * calls in flight (each counted in its shard, as a call slower than {@code in-flight-after} is)
+     * until the returned action ends them.
      */
     public synchronized Runnable fillFromOtherSandboxes(ProviderAccount account,
             ProviderOperation operation) throws InterruptedException {
@@ -86,7 +96,7 @@ public class FleetBreakers {
         FleetProtection other = anotherSandbox(account, operation, settings.withInFlightAfter(Duration.ZERO));
         int cap = settings.limits(operation).maxInFlight();
         List<Bulkhead.InFlight> calls = new ArrayList<>();
-        for (int k = 0; k < settings.shards(operation); k++) {
+        for (int k = 0; k < settings.slotShards(operation); k++) {
             other.useShard(k);
             for (int i = 0; i < other.bulkhead().capOf(k, operation); i++) {
                 calls.add(other.bulkhead().enter(account, operation));
@@ -107,13 +117,13 @@ public class FleetBreakers {
         movedElsewhere.addAll(fleet.forgetReads());
     }
 
-    /** The slots {@code account}'s {@code operation} shards hold, as the table says now. */
+    /** The slots {@code account}'s {@code operation} slot shards hold, as the table says now. */
     public int slotsHeld(ProviderAccount account, ProviderOperation operation) {
         FleetProtection.Settings settings = settings();
         int held = 0;
-        for (int k = 0; k < settings.shards(operation); k++) {
+        for (int k = 0; k < settings.slotShards(operation); k++) {
             held += TableItems.readConsistently(TestEnvironment.dynamo(), TestEnvironment.TABLE,
-                    BreakerShard.pk(BreakerItem.pk(account, operation), k))
+                    BreakerShard.slotsPk(BreakerItem.pk(account, operation), k))
                     .map(item -> BreakerShard.from(item, settings.slots())).map(b -> b.inFlight().size()).orElse(0);
         }
         return held;
