@@ -413,6 +413,30 @@ class FleetBreakerTest {
     }
 
     @Test
+    void aSandboxWhoseCountsLandedJustBeforeAnotherOpenedItLearnsTheOpeningFromItsRefusedCopy() throws Exception {
+        FleetProtection opener = oneShardSandbox();
+        FleetProtection late = sandbox(viaProxy, 0.1, 10, IN_FLIGHT_AFTER, 1);
+        for (int i = 0; i < MIN_CALLS - 1; i++) {
+            fail(opener);
+        }
+        FleetBreaker.Admission admitted = firstAttempt(late);
+        HeldAnswer held = TestEnvironment.storeProxy().holdNextAnswer("UpdateItem", BreakerShard.pk(pk(), 0));
+        Thread recording = new Thread(() -> late.breaker().record(account, ProviderOperation.CHARGE, admitted,
+                "503 from the provider", Duration.ofMillis(5)));
+        recording.start();
+        assertTrue(held.awaitCommitted(Duration.ofSeconds(10)), "its failure is counted: the window holds the minimum");
+
+        fail(opener); // opens the breaker and copies the opening to the one shard
+        assertEquals(BreakerState.OPEN, state().state());
+        held.letGo(); // its counts' answer shows the shard as it was before the copy
+        recording.join(10_000);
+
+        // Its evaluation found the breaker open, and its copy refused as old: it knows without a read.
+        assertThrows(CircuitBreakerOpenException.class, () -> firstAttempt(late));
+        assertEquals(1, metrics.counted(Metrics.BREAKER_OPEN));
+    }
+
+    @Test
     void aShardThatMissedATransitionIsMendedByItsNextFailureOrProbe() {
         FleetProtection opener = sandbox();
         FleetProtection behind = sandbox();
