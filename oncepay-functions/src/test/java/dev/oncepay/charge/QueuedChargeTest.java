@@ -74,10 +74,11 @@ class QueuedChargeTest extends ChargeTestSupport {
         Delivery delivered = EventSourceMapping.poll(DEFAULT_QUEUE, 1, 1);
         assertEquals(1, delivered.messages().size());
         assertEquals(Set.of(), delivered.failedIds(), delivered.answer().toString());
-        // Read the payment, the account's breaker item (once per breaker-cache period: this test's
-        // first) and the key; take the key over, fence and re-read the payment, bind the order again
-        // (a queued payment is bound by its request unless that died first), settle.
-        assertEquals(Map.of("GetItem", 4L, "UpdateItem", 4L), dynamoRequests.snapshot(), "requests of the worker's run");
+        // Read the payment, the account's breaker shard and bulkhead slot shard (once per breaker-cache
+        // period and once per ten: this test's first) and the key; take the key over, fence and re-read
+        // the payment, bind the order again (a queued payment is bound by its request unless that died
+        // first), settle.
+        assertEquals(Map.of("GetItem", 5L, "UpdateItem", 4L), dynamoRequests.snapshot(), "requests of the worker's run");
         assertEquals("succeeded", show(id).json().get("status").asText());
         assertEquals(1, ledgerChargesFor(id));
         assertEquals(0, EventSourceMapping.depth(DEFAULT_QUEUE));

@@ -183,11 +183,11 @@ class ProviderContractTest {
         assertEquals(0, sweep.resent(), "the lookup found the charge");
         assertEquals(1, fx.sim().lookupRequests() - lookupsBefore, "one lookup (Stripe: a search by our metadata)");
         assertEquals(Map.of("Query", 4L + ReconcileFixture.REFUND_SHARD_QUERIES + ReconcileFixture.OUTBOX_SHARD_QUERIES
-                + ReconcileFixture.BACKLOG_QUERIES_WHEN_NONE_WAIT, "GetItem", 2L,
+                + ReconcileFixture.BACKLOG_QUERIES_WHEN_NONE_WAIT, "GetItem", 3L,
                 "UpdateItem", 1L), dynamoRequests.snapshot(),
-                "4 shard queries, one consistent read and one conditional write, 4 refund shard queries, 4 outbox shard queries; and the sandbox's first read"
-                        + " of the account's fleet lookup breaker (then trusted for breaker-cache); then the backlog"
-                        + " gauges' queries of the attention index");
+                "4 shard queries, one consistent read and one conditional write, 4 refund shard queries, 4 outbox shard queries; and the sandbox's first reads"
+                        + " of the account's fleet lookup breaker shard (then trusted for breaker-cache) and bulkhead slot"
+                        + " shard; then the backlog gauges' queries of the attention index");
         assertEquals(PaymentStatus.SUCCEEDED, fx.state(id).payment().status());
         ApiResponse replay = post(tenant, key, body);
         assertEquals(201, replay.status(), replay.body());
@@ -208,9 +208,9 @@ class ProviderContractTest {
         assertEquals(201, post(tenant, key, body).status());
         Map<String, Long> replay = dynamoRequests.snapshot();
 
-        assertEquals(Map.of("PutItem", 2L, "UpdateItem", 2L, "GetItem", 1L), charge,
+        assertEquals(Map.of("PutItem", 2L, "UpdateItem", 2L, "GetItem", 2L), charge,
                 "claim, payment, the order's bind (both tenants guard their orders), settle; and the sandbox's"
-                        + " first read of the account's fleet charge breaker");
+                        + " first reads of the account's fleet charge breaker shard and bulkhead slot shard");
         assertEquals(Map.of("PutItem", 1L, "GetItem", 2L), replay, "a refused claim, the key, the payment");
         assertEquals(1, fx.sim().chargeRequests(), "one provider call, none for the replay");
         assertEquals(0, fx.sim().lookupRequests());

@@ -75,9 +75,10 @@ class ChargeSnapStartHooksTest {
 
         // Each of the two rounds (oncepay.priming.rounds in tests): one consistent GetItem for the payment
         // that cannot exist, one for the never-credited wallet, and the write path once each, refused by
-        // its own conditions; the first round also reads the default account's breaker and the breaker
-        // of each adapter's priming account (sim, stripe: the loopback charges), which the second finds cached.
-        assertEquals(Map.of("GetItem", 2L * 2 + 3, "UpdateItem", 2L, "PutItem", 2L), dynamoRequests.snapshot());
+        // its own conditions; the first round also reads the default account's breaker shard and
+        // bulkhead slot shard, and those of each adapter's priming account (sim, stripe: the loopback
+        // charges), which the second finds cached.
+        assertEquals(Map.of("GetItem", 2L * 2 + 3 * 2, "UpdateItem", 2L, "PutItem", 2L), dynamoRequests.snapshot());
         for (String key : List.of(ChargePrimer.NEVER_ISSUED_ID, ChargePrimer.NEVER_ISSUED_ID + "#priming")) {
             assertFalse(dynamo.getItem(b -> b.tableName(table).key(Map.of(Table.PK, AttributeValue.fromS(key)))
                     .consistentRead(true)).hasItem(), key + " was written");
@@ -112,9 +113,9 @@ class ChargeSnapStartHooksTest {
         dynamoRequests.reset();
         hooks.beforeCheckpoint(null);
 
-        // Each round's payment and wallet, and the three breaker items again in the first (the default
-        // account's, each priming account's).
-        assertEquals(2L * 2 + 3, dynamoRequests.snapshot().get("GetItem"), "the breaker items are read again");
+        // Each round's payment and wallet, and the three accounts' breaker shards and bulkhead slot
+        // shards again in the first (the default account's, each priming account's).
+        assertEquals(2L * 2 + 3 * 2, dynamoRequests.snapshot().get("GetItem"), "the breaker items are read again");
     }
 
     @Test
