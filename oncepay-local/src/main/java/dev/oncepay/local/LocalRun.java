@@ -113,8 +113,9 @@ public final class LocalRun implements AutoCloseable {
         Path taskRoot = TaskRoot.prepare(options.app(), workDir);
         SandboxCommand command = new SandboxCommand(taskRoot, workDir, options.heap(), SandboxCommand.HANDLER);
 
-        int dynalitePort = options.dynalitePort() != 0 ? options.dynalitePort() : FreePorts.next(options.apiPort(), options.simPort(), options.dynamoPort(),
-                options.queuePort(), options.merchantPort());
+        int dynalitePort = options.dynalitePort() != 0 ? options.dynalitePort()
+                : FreePorts.next(options.apiPort(), options.simPort(), options.dynamoPort(), options.queuePort(),
+                        options.merchantPort());
         LocalDynamo d = LocalDynamo.start(projectRoot(), dynalitePort, options.dynamoPath());
         register(() -> dynamo = d, d);
         d.createTable(options.table());

@@ -108,21 +108,19 @@ final class Bulkhead {
         String pk = BreakerItem.pk(account, operation);
         Limits limits = settings.limits(operation);
         Instant now = clock.instant();
-        int mine = shard.applyAsInt(operation);
-        String minePk = BreakerShard.slotsPk(pk, mine);
-        Optional<BreakerShard> copy = items.shard(minePk, slotsReadAfter());
-        boolean seenNow = items.isFresh(minePk);
+        OwnShard own = ownShard(pk, operation);
+        int mine = own.k();
         // Short: a shard's map holds up to its part of the cap, and every write to the shard pays for its size.
         String slot = Long.toString(random.nextLong() & Long.MAX_VALUE, Character.MAX_RADIX);
-        long inFlight = copy.map(s -> s.inFlightAt(now)).orElse(0L);
+        long inFlight = own.copy().map(s -> s.inFlightAt(now)).orElse(0L);
         int cap = capOf(mine, operation);
-        if ((copy.isPresent() && inFlight >= Math.max(1, cap / 4)) || cap == 0) {
+        if ((own.copy().isPresent() && inFlight >= Math.max(1, cap / 4)) || cap == 0) {
             // The account is slow right now (a quarter of this shard's part in flight): this call
             // counts from its start, against the cap, in one conditional write, so callers arriving
             // together cannot all slip under it.
             // An older copy that says full is asked again: the conditional write is the truth.
-            if (inFlight < cap || !seenNow) {
-                Optional<Boolean> taken = takeSlot(minePk, slot, cap, limits, true);
+            if (inFlight < cap || !own.seenNow()) {
+                Optional<Boolean> taken = takeSlot(own.pk(), slot, cap, limits, true);
                 if (taken.isPresent()) {
                     return decided(pk, mine, slot, taken.get());
                 }
@@ -157,7 +155,7 @@ final class Bulkhead {
             throw atCapacity(account, operation, limits, tried);
         }
         InFlight call = new InFlight(pk, mine, slot);
-        call.timer = slots().schedule(() -> call.takeUnlessEnded(() -> takeSlot(minePk, slot, cap, limits, false).orElse(false)),
+        call.timer = slots().schedule(() -> call.takeUnlessEnded(() -> takeSlot(own.pk(), slot, cap, limits, false).orElse(false)),
                 settings.inFlightAfter().toMillis(), TimeUnit.MILLISECONDS);
         return call;
     }
@@ -174,10 +172,23 @@ final class Bulkhead {
      * {@link #READ_AFTER_CACHE_PERIODS} old): its part of the cap held, seen within a {@code breaker-cache} period.
      */
     boolean full(String pk, ProviderOperation operation, Instant now) {
-        int mine = shard.applyAsInt(operation);
-        String minePk = BreakerShard.slotsPk(pk, mine);
-        Optional<BreakerShard> copy = items.shard(minePk, slotsReadAfter());
-        return items.isFresh(minePk) && copy.map(s -> s.inFlightAt(now) >= capOf(mine, operation)).orElse(false);
+        OwnShard own = ownShard(pk, operation);
+        return own.seenNow() && own.copy().map(s -> s.inFlightAt(now) >= capOf(own.k(), operation)).orElse(false);
+    }
+
+    /**
+     * This sandbox's slot shard {@code k} of a breaker, as the sandbox sees it: its copy, read if
+     * that is {@link #READ_AFTER_CACHE_PERIODS} cache periods old (empty: the store failed), and
+     * whether the copy is younger than one cache period.
+     */
+    private record OwnShard(int k, String pk, Optional<BreakerShard> copy, boolean seenNow) {
+    }
+
+    private OwnShard ownShard(String breakerPk, ProviderOperation operation) {
+        int k = shard.applyAsInt(operation);
+        String pk = BreakerShard.slotsPk(breakerPk, k);
+        Optional<BreakerShard> copy = items.shard(pk, slotsReadAfter());
+        return new OwnShard(k, pk, copy, items.isFresh(pk));
     }
 
     private Duration slotsReadAfter() {
@@ -252,7 +263,7 @@ final class Bulkhead {
             boolean interrupted = Thread.interrupted();
             try {
                 if (taken.get(BreakerItems.STORE_TIMEOUT.toMillis() * 2, TimeUnit.MILLISECONDS)) {
-                    giveSlotBack(breakerPk, shard, slot);
+                    giveSlotBack(this);
                 }
             } catch (InterruptedException | ExecutionException | TimeoutException notTaken) {
                 LOG.warnf("bulkhead slot %s of %s: unknown whether it was taken (%s); its lease ends it", slot, pk,
@@ -354,16 +365,15 @@ final class Bulkhead {
         }
     }
 
-    /** Gives a slot back; the shard as the write left it becomes this sandbox's copy, for its next call. */
-    private void giveSlotBack(String breakerPk, int shard, String slot) {
-        String pk = BreakerShard.slotsPk(breakerPk, shard);
+    /** Gives a call's slot back; the shard as the write left it becomes this sandbox's copy, for its next call. */
+    private void giveSlotBack(InFlight call) {
         try {
-            items.updateShard(pk, b -> b.updateExpression("REMOVE #inFlight.#slot")
-                    .expressionAttributeNames(Map.of("#inFlight", BreakerShard.IN_FLIGHT, "#slot", slot)));
-            lastFreed.put(breakerPk, shard);
-            othersFullUntil.remove(breakerPk);
+            items.updateShard(call.pk, b -> b.updateExpression("REMOVE #inFlight.#slot")
+                    .expressionAttributeNames(Map.of("#inFlight", BreakerShard.IN_FLIGHT, "#slot", call.slot)));
+            lastFreed.put(call.breakerPk, call.shard);
+            othersFullUntil.remove(call.breakerPk);
         } catch (SdkException storeFailed) {
-            items.storeFailed("give back bulkhead slot " + slot + " (its lease ends it) in", pk, storeFailed);
+            items.storeFailed("give back bulkhead slot " + call.slot + " (its lease ends it) in", call.pk, storeFailed);
         }
     }
 
