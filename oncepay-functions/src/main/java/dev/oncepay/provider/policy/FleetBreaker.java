@@ -12,7 +12,9 @@ import dev.oncepay.provider.spi.ProviderOperation;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -56,27 +58,63 @@ final class FleetBreaker {
         }
     }
 
-    /** Calls this sandbox counted for one breaker and not yet added to its shard, and when it began counting them. */
+    /** Calls counted, to be added to a shard's ring slot of the second {@code at} falls in. */
+    private record Counted(Instant at, CallCounts counts) {
+        long second() {
+            return at.getEpochSecond();
+        }
+    }
+
+    /**
+     * Calls this sandbox counted for one breaker and not yet added to its shard. They go to the
+     * second they are added in, except that a failed or slow call that took longer than a cache
+     * period (it hung) keeps apart what was counted before it: that goes to the second it began,
+     * so a hung fleet's old successes do not thin out the failures of its newest second. (A quick
+     * failure does not: other sandboxes' successes of the same seconds reach the shards up to a
+     * period late, and older successes stand in for them.)
+     */
     private static final class Pending {
+        private final Duration settled;
         private CallCounts counts = CallCounts.NONE;
         private Instant since;
+        private CallCounts earlier = CallCounts.NONE;
+        private Instant earlierSince;
 
-        synchronized void add(CallCounts more, Instant at) {
+        Pending(Duration settled) {
+            this.settled = settled;
+        }
+
+        synchronized void add(CallCounts more, Instant at, Duration took) {
+            if (more.failed() + more.slow() > 0 && took.compareTo(settled) > 0 && !counts.isEmpty()) {
+                if (earlier.isEmpty()) {
+                    earlierSince = since;
+                }
+                earlier = earlier.plus(counts);
+                counts = CallCounts.NONE;
+            }
             if (counts.isEmpty()) {
                 since = at;
             }
             counts = counts.plus(more);
         }
 
-        /** The counts, unless they began longer than {@code window} ago (an idle sandbox's): those are dropped. */
-        synchronized CallCounts take(Instant now, Duration window) {
-            CallCounts taken = counts.isEmpty() || since.isBefore(now.minus(window)) ? CallCounts.NONE : counts;
+        /** The counts by second, oldest first; those that began longer than {@code window} ago (an idle sandbox's) are dropped. */
+        synchronized List<Counted> take(Instant now, Duration window) {
+            Instant oldest = now.minus(window);
+            List<Counted> taken = new ArrayList<>(2);
+            if (!earlier.isEmpty() && !earlierSince.isBefore(oldest)) {
+                taken.add(new Counted(earlierSince, earlier));
+            }
+            if (!counts.isEmpty() && !since.isBefore(oldest)) {
+                taken.add(new Counted(now, counts));
+            }
+            earlier = CallCounts.NONE;
             counts = CallCounts.NONE;
             return taken;
         }
 
         synchronized boolean isEmpty() {
-            return counts.isEmpty();
+            return counts.isEmpty() && earlier.isEmpty();
         }
     }
 
@@ -145,7 +183,7 @@ final class FleetBreaker {
             probeAnswered(account, operation, admission, failure, took);
             return;
         }
-        pendingOf(admission.pk()).add(new CallCounts(1, failed ? 1 : 0, slow ? 1 : 0), clock.instant());
+        pendingOf(admission.pk()).add(new CallCounts(1, failed ? 1 : 0, slow ? 1 : 0), clock.instant(), took);
         String shardPk = BreakerShard.pk(admission.pk(), shard.applyAsInt(operation));
         if (!admission.decidedLocally() && (failed || slow || !items.isFresh(shardPk))) {
             flush(account, operation, admission.pk(), shardPk, limits);
@@ -160,26 +198,32 @@ final class FleetBreaker {
     // --- counting ---------------------------------------------------------------------------------
 
     private Pending pendingOf(String pk) {
-        return pending.computeIfAbsent(pk, k -> new Pending());
+        return pending.computeIfAbsent(pk, k -> new Pending(settings.cacheFor()));
     }
 
-    /** Adds what this sandbox counted to its shard's current second, and evaluates the window when that calls for it. */
+    /**
+     * Adds what this sandbox counted to its shard, by second (one write; two when a failure kept
+     * older counts apart), and evaluates the window when the newest second's counts call for it.
+     */
     private void flush(ProviderAccount account, ProviderOperation operation, String pk, String shardPk, Limits limits) {
         Pending mine = pendingOf(pk);
         Instant now = clock.instant();
-        CallCounts counts = mine.take(now, limits.window());
-        if (counts.isEmpty()) {
+        List<Counted> taken = mine.take(now, limits.window());
+        Optional<BreakerShard> after = Optional.empty();
+        for (int i = 0; i < taken.size(); i++) {
+            try {
+                after = add(shardPk, taken.get(i).second(), taken.get(i).counts());
+            } catch (SdkException storeFailed) {
+                taken.subList(i, taken.size()).forEach(c -> mine.add(c.counts(), c.at(), Duration.ZERO));
+                items.storeFailed("count calls in", shardPk, storeFailed);
+                return;
+            }
+        }
+        if (taken.isEmpty()) {
             return;
         }
-        long second = now.getEpochSecond();
-        Optional<BreakerShard> after;
-        try {
-            after = add(shardPk, second, counts);
-        } catch (SdkException storeFailed) {
-            mine.add(counts, now);
-            items.storeFailed("count calls in", shardPk, storeFailed);
-            return;
-        }
+        long second = taken.get(taken.size() - 1).second();
+        CallCounts counts = taken.get(taken.size() - 1).counts();
         if (after.isPresent() && (callsForEvaluation(after.get().in(second), counts.failed(),
                 after.get().in(second).failed(), limits)
                 || callsForEvaluation(after.get().in(second), counts.slow(), after.get().in(second).slow(), limits))) {

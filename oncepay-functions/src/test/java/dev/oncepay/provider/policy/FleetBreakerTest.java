@@ -324,6 +324,52 @@ class FleetBreakerTest {
         assertEquals(1, metrics.counted(Metrics.BREAKER_OPEN));
     }
 
+    /**
+     * A provider that stops answering: every sandbox's calls hang for the read timeout. The
+     * successes each sandbox counted before its calls hung go to the second they happened, so they
+     * do not thin out the hung calls' failures in the fleet's newest second, and the breaker opens
+     * once that second holds the window's calls.
+     */
+    @Test
+    void successesCountedBeforeCallsHungStayInTheirSecondAndTheHungCallsFailuresOpenIt() {
+        List<FleetBreaker.Admission> hung = new ArrayList<>();
+        List<FleetProtection> holders = new ArrayList<>();
+        long answeredFrom = clock.instant().getEpochSecond();
+        for (FleetProtection sandbox : sandboxes()) {
+            for (int i = 0; i < 4; i++) {
+                answer(sandbox, Duration.ofMillis(40)); // counted in memory: the sandbox's copy is fresh
+            }
+            for (int i = 0; i < 3; i++) {
+                hung.add(firstAttempt(sandbox));
+                holders.add(sandbox);
+            }
+        }
+        long answeredTo = clock.instant().getEpochSecond();
+        clock.advance(Duration.ofSeconds(5)); // the read timeout
+        long failedFrom = clock.instant().getEpochSecond();
+        for (int i = 0; i < hung.size(); i++) {
+            holders.get(i).breaker().record(account, ProviderOperation.CHARGE, hung.get(i), "read timed out",
+                    Duration.ofSeconds(5));
+            assertEquals(i + 1 < WINDOW_CALLS ? BreakerState.CLOSED : BreakerState.OPEN, state().state(),
+                    (i + 1) + " hung calls failed; the successes before them are their second's");
+        }
+        long failedTo = clock.instant().getEpochSecond();
+        assertEquals(List.of(new CallCounts(SANDBOXES * 4, 0, 0), new CallCounts(SANDBOXES * 3, SANDBOXES * 3, 0)),
+                List.of(countedIn(answeredFrom, answeredTo), countedIn(failedFrom, failedTo)),
+                "the successes in the seconds they happened, the failures in the seconds they ended");
+    }
+
+    /** What every shard counted in the seconds {@code from} to {@code to} (the test's clock is real time: a step may straddle a second). */
+    private CallCounts countedIn(long from, long to) {
+        CallCounts sum = CallCounts.NONE;
+        for (int k = 0; k < SHARDS; k++) {
+            for (long second = from; second <= to; second++) {
+                sum = sum.plus(shard(k).in(second));
+            }
+        }
+        return sum;
+    }
+
     @Test
     void slowCallsOpenItOnlyWhenAllOfTheWindowIsSlowAndAProbeThatAnswersSlowlyClosesIt() {
         FleetProtection sandbox = sandbox();
