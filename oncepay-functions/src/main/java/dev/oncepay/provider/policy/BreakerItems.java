@@ -8,6 +8,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -177,6 +178,29 @@ final class BreakerItems {
             }
         }
         return new Fleet(breaker, found);
+    }
+
+    /**
+     * Several shards in one BatchGetItem (at most 100; eventually consistent: a shard seen with
+     * room is then taken with a conditional write, which is the truth); each becomes this
+     * sandbox's copy. A shard that does not exist, or that the store left unprocessed, is missing.
+     */
+    Map<String, BreakerShard> shards(List<String> shardPks) {
+        if (shardPks.isEmpty()) {
+            return Map.of();
+        }
+        BatchGetItemResponse read = dynamo.batchGetItem(b -> b
+                .requestItems(Map.of(table, KeysAndAttributes.builder()
+                        .keys(shardPks.stream().map(Attr::key).toList()).build()))
+                .overrideConfiguration(o -> o.apiCallTimeout(STORE_TIMEOUT)));
+        Map<String, BreakerShard> found = new HashMap<>();
+        for (Map<String, AttributeValue> item : read.responses().getOrDefault(table, List.of())) {
+            BreakerShard shard = BreakerShard.from(item, slots);
+            String pk = Attr.string(item, Table.PK);
+            remember(pk, Optional.of(shard));
+            found.put(pk, shard);
+        }
+        return found;
     }
 
     /** Forgets every copy this sandbox read; the next call reads the store. Returns the breaker shards it had read. */

@@ -13,6 +13,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +28,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
 import java.util.function.ToIntFunction;
 import java.util.random.RandomGenerator;
 import org.eclipse.microprofile.faulttolerance.exceptions.BulkheadException;
@@ -41,12 +42,15 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
  * flight are slots with leases, spread over slot shards of {@link FleetProtection#SLOTS_PER_SHARD}
  * each (the parts add up to the cap). A sandbox sees its slot shard as its own slot writes left it,
  * or reads it once it is {@link #READ_AFTER_CACHE_PERIODS} cache periods old: a quick call costs
- * nothing, a slow one two writes (take, give back). A sandbox that saw its shard a quarter full
- * takes its next call's slot at entry, against the cap; a call whose shard is full tries the
- * shard where its sandbox last gave a slot back, then two others, and is refused if they are full
- * too. Only a copy younger than a cache period refuses without a write. The cap is approximate
- * only when an account turns slow: a sandbox that saw its shard quick counts its call once it is
- * still in flight after {@code in-flight-after}, whatever the others hold.
+ * nothing, a slow one two writes (take, give back). A sandbox that saw its shard (or the one its
+ * last call gave back to) a quarter full takes its next call's slot at entry, against the cap:
+ * first in the shard its last call gave back to (the room it left), then its own, then in a shard
+ * with room among the others, which it reads at once ({@link #SHARDS_SAMPLED} per BatchGetItem)
+ * unless its copies younger than a cache period show one; it is refused if none has room. A
+ * sandbox refuses without a request only from copies younger than a cache period: its own shard
+ * full ({@link #full}), or every shard it looked at full. The cap is approximate only when an
+ * account turns slow: a sandbox that saw its shard quick counts its call once it is still in
+ * flight after {@code in-flight-after}, where there is room or else regardless.
  */
 final class Bulkhead {
     private static final Logger LOG = Logger.getLogger(Bulkhead.class);
@@ -55,14 +59,28 @@ final class Bulkhead {
      * expression stays far below DynamoDB's 4 KB, and each write shrinks the pile.
      */
     static final int ENDED_SLOTS_PER_WRITE = 16;
-    /** Random shards a call whose own shard is full tries besides it and its last freed one. */
-    static final int OTHER_SHARDS_TRIED = 2;
+    /**
+     * Other slot shards a call whose own shard is full reads for room at once: one BatchGetItem's
+     * most. At saturation the last free slots sit in a few shards that blind tries would rarely
+     * hit; a cap up to 1,616 is read whole, a larger one a hundred shards at a time. A refused
+     * call reads each shard at most once, so even if all of 5,000 charges a second were refused,
+     * each of a 5,000 cap's 312 shards would serve 1,600 reads a second: 27 % of a partition's.
+     */
+    static final int SHARDS_SAMPLED = 100;
+    /** Of the sampled shards with room, how many a call tries before it is refused (another call may have taken the room). */
+    static final int ROOMY_SHARDS_TRIED = 2;
     /**
      * How many {@code breaker-cache} periods a sandbox goes by its copy of its slot shard before it
      * reads it again: a slow account shows itself through the sandbox's own slot writes anyway, so
      * the read is for a sandbox that never wrote one, at a tenth of the breaker's read rate.
      */
     static final int READ_AFTER_CACHE_PERIODS = 10;
+    /**
+     * How long a call that ends waits for its slot's take, which the timer may still be making: a
+     * few store requests (its own shard, a read of the others, one with room, its own regardless),
+     * each at most {@link BreakerItems#STORE_TIMEOUT}.
+     */
+    private static final Duration TAKE_WAIT = BreakerItems.STORE_TIMEOUT.multipliedBy(6);
 
     private final BreakerItems items;
     private final Clock clock;
@@ -71,10 +89,11 @@ final class Bulkhead {
     private final ToIntFunction<ProviderOperation> shard;
     private final RandomGenerator random;
     private volatile ScheduledExecutorService slotTaker;
-    /** Per breaker, until when this sandbox takes the other shards for full (a breaker-cache period after it found them so). */
-    private final Map<String, Instant> othersFullUntil = new ConcurrentHashMap<>();
-    /** Per breaker, the shard this sandbox last gave a slot back to: its next slow call tries it first. */
-    private final Map<String, Integer> lastFreed = new ConcurrentHashMap<>();
+    /**
+     * Per breaker, the shard where this sandbox's last call gave its slot back, until its next call:
+     * that call tries it first, so the room it left is taken again, not left to random tries.
+     */
+    private final Map<String, Integer> freedRoom = new ConcurrentHashMap<>();
 
     Bulkhead(BreakerItems items, Clock clock, EmbeddedMetrics metrics, Settings settings, ToIntFunction<ProviderOperation> shard,
             RandomGenerator random) {
@@ -110,54 +129,98 @@ final class Bulkhead {
         Instant now = clock.instant();
         OwnShard own = ownShard(pk, operation);
         int mine = own.k();
+        Integer freed = freedRoom.remove(pk);
         // Short: a shard's map holds up to its part of the cap, and every write to the shard pays for its size.
         String slot = Long.toString(random.nextLong() & Long.MAX_VALUE, Character.MAX_RADIX);
         long inFlight = own.copy().map(s -> s.inFlightAt(now)).orElse(0L);
         int cap = capOf(mine, operation);
-        if ((own.copy().isPresent() && inFlight >= Math.max(1, cap / 4)) || cap == 0) {
+        if ((own.copy().isPresent() && inFlight >= Math.max(1, cap / 4)) || cap == 0
+                || slowWhereFreed(pk, freed, operation, now)) {
             // The account is slow right now (a quarter of this shard's part in flight): this call
             // counts from its start, against the cap, in one conditional write, so callers arriving
             // together cannot all slip under it.
-            // An older copy that says full is asked again: the conditional write is the truth.
-            if (inFlight < cap || !own.seenNow()) {
-                Optional<Boolean> taken = takeSlot(own.pk(), slot, cap, limits, true);
-                if (taken.isPresent()) {
-                    return decided(pk, mine, slot, taken.get());
-                }
-            }
-            List<Integer> tried = new ArrayList<>(List.of(mine));
-            if (now.isBefore(othersFullUntil.getOrDefault(pk, Instant.MIN))) {
-                // The others were full a moment ago: at saturation each refusal would cost writes on them.
-                throw atCapacity(account, operation, limits, tried);
-            }
-            // The shard where this sandbox last gave a slot back most likely still has that room.
-            Integer freed = lastFreed.get(pk);
-            if (freed != null && freed != mine && freed < settings.slotShards(operation)) {
+            // First the room this sandbox's last call left: at saturation, the one a slot surely freed in.
+            List<Integer> tried = new ArrayList<>();
+            if (freed != null && freed < settings.slotShards(operation) && capOf(freed, operation) > 0) {
                 tried.add(freed);
-                Optional<Boolean> taken = takeSlot(BreakerShard.slotsPk(pk, freed), slot, capOf(freed, operation), limits,
-                        true);
-                if (taken.isPresent()) {
-                    return decided(pk, freed, slot, taken.get());
+            }
+            // An older copy that says full is asked again: the conditional write is the truth.
+            if (!tried.contains(mine) && (inFlight < cap || !own.seenNow())) {
+                tried.add(mine);
+            }
+            Optional<Taken> taken = takeInOneOf(pk, tried, slot, operation);
+            if (taken.isEmpty()) {
+                if (!tried.contains(mine)) {
+                    tried.add(mine);
+                }
+                try {
+                    List<Integer> withRoom = withRoom(pk, tried, operation, now);
+                    List<Integer> tries = withRoom.subList(0, Math.min(ROOMY_SHARDS_TRIED, withRoom.size()));
+                    tried.addAll(tries);
+                    taken = takeInOneOf(pk, tries, slot, operation);
+                } catch (SdkException storeFailed) {
+                    items.storeFailed("read bulkhead slot shards of", pk, storeFailed);
+                    taken = Optional.of(new Taken(mine, false));
                 }
             }
-            for (int spill = 0; spill < OTHER_SHARDS_TRIED && tried.size() < settings.slotShards(operation); spill++) {
-                int other = otherShard(tried, operation);
-                tried.add(other);
-                int otherCap = capOf(other, operation);
-                if (otherCap > 0) {
-                    Optional<Boolean> taken = takeSlot(BreakerShard.slotsPk(pk, other), slot, otherCap, limits, true);
-                    if (taken.isPresent()) {
-                        return decided(pk, other, slot, taken.get());
-                    }
-                }
-            }
-            othersFullUntil.put(pk, now.plus(settings.cacheFor()));
-            throw atCapacity(account, operation, limits, tried);
+            return decided(pk, slot, taken.orElseThrow(() -> atCapacity(account, operation, limits, tried)));
         }
-        InFlight call = new InFlight(pk, mine, slot);
-        call.timer = slots().schedule(() -> call.takeUnlessEnded(() -> takeSlot(own.pk(), slot, cap, limits, false).orElse(false)),
+        InFlight call = new InFlight(pk, slot);
+        call.timer = slots().schedule(() -> call.takeUnlessEnded(() -> takeUnderWay(pk, mine, slot, operation)),
                 settings.inFlightAfter().toMillis(), TimeUnit.MILLISECONDS);
         return call;
+    }
+
+    /**
+     * The slot of a call already under way (it is counted, never stopped): within the cap of its
+     * own shard or of another with room (as {@link #withRoom} finds them), so the calls a slow
+     * account's first second sends uncounted fill the cap's room and do not leave some shards over
+     * their part and others with room; only if the cap is full, in its own shard regardless.
+     *
+     * @return the shard holding the slot; empty if the store failed (the call goes on uncounted)
+     */
+    private OptionalInt takeUnderWay(String pk, int mine, String slot, ProviderOperation operation) {
+        Optional<Taken> taken = takeInOneOf(pk, List.of(mine), slot, operation);
+        if (taken.isEmpty()) {
+            try {
+                List<Integer> withRoom = withRoom(pk, List.of(mine), operation, clock.instant());
+                taken = takeInOneOf(pk, withRoom.subList(0, Math.min(ROOMY_SHARDS_TRIED, withRoom.size())), slot,
+                        operation);
+            } catch (SdkException storeFailed) {
+                items.storeFailed("read bulkhead slot shards of", pk, storeFailed);
+                return OptionalInt.empty();
+            }
+        }
+        Taken regardless = taken.orElseGet(() -> new Taken(mine, takeSlot(BreakerShard.slotsPk(pk, mine), slot,
+                capOf(mine, operation), settings.limits(operation), false).orElse(false)));
+        return regardless.held() ? OptionalInt.of(regardless.shard()) : OptionalInt.empty();
+    }
+
+    /** Where a call's slot was taken, and whether it is held (false: the store failed, the call goes on uncounted). */
+    private record Taken(int shard, boolean held) {
+    }
+
+    /** Takes a slot within the cap in the first of {@code shards} that has room; empty if all were full. */
+    private Optional<Taken> takeInOneOf(String pk, List<Integer> shards, String slot, ProviderOperation operation) {
+        for (int k : shards) {
+            Optional<Boolean> held = takeSlot(BreakerShard.slotsPk(pk, k), slot, capOf(k, operation),
+                    settings.limits(operation), true);
+            if (held.isPresent()) {
+                return Optional.of(new Taken(k, held.get()));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Whether the shard this sandbox's last call gave its slot back to was a quarter full after it,
+     * as that write (within a cache period) showed: the account is slow even if this sandbox's
+     * copy of its own shard, which its calls did not write lately, is older and says otherwise.
+     */
+    private boolean slowWhereFreed(String pk, Integer freed, ProviderOperation operation, Instant now) {
+        return freed != null && freed < settings.slotShards(operation)
+                && items.ifFresh(BreakerShard.slotsPk(pk, freed), settings.cacheFor())
+                        .map(s -> s.inFlightAt(now) >= Math.max(1, capOf(freed, operation) / 4)).orElse(false);
     }
 
     private BulkheadException atCapacity(ProviderAccount account, ProviderOperation operation, Limits limits,
@@ -169,11 +232,14 @@ final class Bulkhead {
 
     /**
      * Whether the account's cap is reached as this sandbox sees its slot shard (read if its copy is
-     * {@link #READ_AFTER_CACHE_PERIODS} old): its part of the cap held, seen within a {@code breaker-cache} period.
+     * {@link #READ_AFTER_CACHE_PERIODS} old): its part of the cap held, seen within a
+     * {@code breaker-cache} period, and no slot given back by its last call (whose room its next
+     * call takes).
      */
     boolean full(String pk, ProviderOperation operation, Instant now) {
         OwnShard own = ownShard(pk, operation);
-        return own.seenNow() && own.copy().map(s -> s.inFlightAt(now) >= capOf(own.k(), operation)).orElse(false);
+        return own.seenNow() && own.copy().map(s -> s.inFlightAt(now) >= capOf(own.k(), operation)).orElse(false)
+                && !freedRoom.containsKey(pk);
     }
 
     /**
@@ -195,57 +261,85 @@ final class Bulkhead {
         return settings.cacheFor().multipliedBy(READ_AFTER_CACHE_PERIODS);
     }
 
-    private InFlight decided(String pk, int shard, String slot, boolean held) {
-        InFlight call = new InFlight(pk, shard, slot);
-        call.decided(held);
+    private InFlight decided(String pk, String slot, Taken taken) {
+        InFlight call = new InFlight(pk, slot);
+        call.decided(taken.held() ? OptionalInt.of(taken.shard()) : OptionalInt.empty());
         return call;
     }
 
-    /** A shard not yet {@code tried}, at random. */
-    private int otherShard(List<Integer> tried, ProviderOperation operation) {
+    /**
+     * The shards not yet {@code tried} that have room as this sandbox last saw them, in random
+     * order (calls refused together spread over them). If its copies younger than a cache period
+     * show none, it reads up to {@link #SHARDS_SAMPLED} of the others at once (one BatchGetItem):
+     * so a sandbox refused again and again reads every shard once per cache period, and refuses
+     * without a request once it has seen all of them full within it.
+     */
+    private List<Integer> withRoom(String pk, List<Integer> tried, ProviderOperation operation, Instant now) {
         int shards = settings.slotShards(operation);
-        int other = random.nextInt(shards);
-        while (tried.contains(other)) {
-            other = (other + 1) % shards;
+        List<Integer> roomy = new ArrayList<>();
+        List<Integer> unseen = new ArrayList<>();
+        for (int k = 0; k < shards; k++) {
+            if (tried.contains(k)) {
+                continue;
+            }
+            Optional<BreakerShard> copy = items.ifFresh(BreakerShard.slotsPk(pk, k), settings.cacheFor());
+            if (copy.isEmpty()) {
+                unseen.add(k);
+            } else if (copy.get().inFlightAt(now) < capOf(k, operation)) {
+                roomy.add(k);
+            }
         }
-        return other;
+        if (roomy.isEmpty() && !unseen.isEmpty()) {
+            shuffle(unseen);
+            List<Integer> sample = unseen.subList(0, Math.min(SHARDS_SAMPLED, unseen.size()));
+            Map<String, BreakerShard> read = items.shards(sample.stream().map(k -> BreakerShard.slotsPk(pk, k)).toList());
+            for (int k : sample) {
+                if (read.getOrDefault(BreakerShard.slotsPk(pk, k), BreakerShard.ABSENT).inFlightAt(now) < capOf(k, operation)) {
+                    roomy.add(k);
+                }
+            }
+        }
+        shuffle(roomy);
+        return roomy;
+    }
+
+    private void shuffle(List<Integer> shards) {
+        for (int i = shards.size() - 1; i > 0; i--) {
+            Collections.swap(shards, i, random.nextInt(i + 1));
+        }
     }
 
     /** One call's place in its account's bulkhead; closing it gives back the slot, if the call took one. */
     final class InFlight implements AutoCloseable {
-        /** The breaker's pk, and the slot shard whose slot this call takes. */
         private final String breakerPk;
-        private final int shard;
-        private final String pk;
         private final String slot;
         /** Set once: by the timer as it starts taking the slot, or by the call ending first. */
         private final AtomicBoolean decided = new AtomicBoolean();
-        private final CompletableFuture<Boolean> taken = new CompletableFuture<>();
+        /** The slot shard holding this call's slot; empty: it holds none (it goes on uncounted). */
+        private final CompletableFuture<OptionalInt> heldIn = new CompletableFuture<>();
         private volatile ScheduledFuture<?> timer;
 
-        private InFlight(String breakerPk, int shard, String slot) {
+        private InFlight(String breakerPk, String slot) {
             this.breakerPk = breakerPk;
-            this.shard = shard;
-            this.pk = BreakerShard.slotsPk(breakerPk, shard);
             this.slot = slot;
         }
 
         /** Taken (or not) at entry. */
-        private void decided(boolean held) {
+        private void decided(OptionalInt shard) {
             decided.set(true);
-            taken.complete(held);
+            heldIn.complete(shard);
         }
 
         /** The timer: take the slot, unless the call ended meanwhile. */
-        private void takeUnlessEnded(BooleanSupplier take) {
+        private void takeUnlessEnded(Supplier<OptionalInt> take) {
             if (!decided.compareAndSet(false, true)) {
                 return;
             }
             try {
-                taken.complete(take.getAsBoolean());
+                heldIn.complete(take.get());
             } catch (RuntimeException unexpected) {
-                taken.complete(false);
-                LOG.warnf("bulkhead slot %s of %s: taking it failed (%s); its lease ends it", slot, pk, unexpected);
+                heldIn.complete(OptionalInt.empty());
+                LOG.warnf("bulkhead slot %s of %s: taking it failed (%s); its lease ends it", slot, breakerPk, unexpected);
             }
         }
 
@@ -262,12 +356,13 @@ final class Bulkhead {
             // A timed-out attempt may leave this thread interrupted; giving the slot back must not fail for it.
             boolean interrupted = Thread.interrupted();
             try {
-                if (taken.get(BreakerItems.STORE_TIMEOUT.toMillis() * 2, TimeUnit.MILLISECONDS)) {
-                    giveSlotBack(this);
+                OptionalInt shard = heldIn.get(TAKE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                if (shard.isPresent()) {
+                    giveSlotBack(breakerPk, shard.getAsInt(), slot);
                 }
             } catch (InterruptedException | ExecutionException | TimeoutException notTaken) {
-                LOG.warnf("bulkhead slot %s of %s: unknown whether it was taken (%s); its lease ends it", slot, pk,
-                        notTaken.toString());
+                LOG.warnf("bulkhead slot %s of %s: unknown whether it was taken (%s); its lease ends it", slot,
+                        breakerPk, notTaken.toString());
             } finally {
                 if (interrupted) {
                     Thread.currentThread().interrupt();
@@ -366,14 +461,14 @@ final class Bulkhead {
     }
 
     /** Gives a call's slot back; the shard as the write left it becomes this sandbox's copy, for its next call. */
-    private void giveSlotBack(InFlight call) {
+    private void giveSlotBack(String breakerPk, int shard, String slot) {
+        String shardPk = BreakerShard.slotsPk(breakerPk, shard);
         try {
-            items.updateShard(call.pk, b -> b.updateExpression("REMOVE #inFlight.#slot")
-                    .expressionAttributeNames(Map.of("#inFlight", BreakerShard.IN_FLIGHT, "#slot", call.slot)));
-            lastFreed.put(call.breakerPk, call.shard);
-            othersFullUntil.remove(call.breakerPk);
+            items.updateShard(shardPk, b -> b.updateExpression("REMOVE #inFlight.#slot")
+                    .expressionAttributeNames(Map.of("#inFlight", BreakerShard.IN_FLIGHT, "#slot", slot)));
+            freedRoom.put(breakerPk, shard);
         } catch (SdkException storeFailed) {
-            items.storeFailed("give back bulkhead slot " + call.slot + " (its lease ends it) in", call.pk, storeFailed);
+            items.storeFailed("give back bulkhead slot " + slot + " (its lease ends it) in", shardPk, storeFailed);
         }
     }
 

@@ -43,6 +43,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.core.retry.RetryMode;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
@@ -785,8 +788,121 @@ class FleetBreakerTest {
     }
 
     private void putSlots(Map<String, AttributeValue> slots) {
+        putSlots(0, slots);
+    }
+
+    /** Slot shard {@code k} as another writer leaves it: exactly {@code slots}. */
+    private void putSlots(int k, Map<String, AttributeValue> slots) {
         TestEnvironment.dynamo().putItem(b -> b.tableName(TestEnvironment.TABLE).item(Map.of(
-                "pk", Attr.s(BreakerShard.slotsPk(pk(), 0)), BreakerShard.IN_FLIGHT, AttributeValue.fromM(slots))));
+                "pk", Attr.s(BreakerShard.slotsPk(pk(), k)), BreakerShard.IN_FLIGHT, AttributeValue.fromM(slots))));
+    }
+
+    /** {@code n} live slots held by other sandboxes' calls. */
+    private Map<String, AttributeValue> liveSlots(int n) {
+        Map<String, AttributeValue> slots = new java.util.HashMap<>();
+        for (int i = 0; i < n; i++) {
+            slots.put("other-" + i, Attr.n(clock.instant().plusSeconds(60).toEpochMilli()));
+        }
+        return slots;
+    }
+
+    /** Counts the requests a sandbox's client sends, by kind. */
+    private static final class RequestCount implements ExecutionInterceptor {
+        private final Map<String, AtomicInteger> counts = new java.util.concurrent.ConcurrentHashMap<>();
+
+        @Override
+        public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+            counts.computeIfAbsent(context.request().getClass().getSimpleName(), k -> new AtomicInteger()).incrementAndGet();
+        }
+
+        Map<String, Integer> taken() {
+            Map<String, Integer> taken = new java.util.TreeMap<>();
+            counts.forEach((kind, n) -> taken.put(kind, n.getAndSet(0)));
+            taken.values().removeIf(n -> n == 0);
+            return taken;
+        }
+    }
+
+    private DynamoDbClient counting(RequestCount count) {
+        return DynamoDbClient.builder()
+                .endpointOverride(URI.create(TestEnvironment.storeProxy().endpoint()))
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+                .httpClientBuilder(UrlConnectionHttpClient.builder())
+                .overrideConfiguration(c -> c.addExecutionInterceptor(count).apiCallTimeout(Duration.ofSeconds(3)))
+                .build();
+    }
+
+    @Test
+    void aCallWhoseShardIsFullReadsTheOthersAtOnceForTheLastFreeSlotThenRefusesWithoutARequest() {
+        int shards = 8;
+        int part = FleetProtection.SLOTS_PER_SHARD;
+        for (int k = 0; k < shards; k++) {
+            putSlots(k, liveSlots(k == 6 ? part - 1 : part)); // one slot free, in shard 6
+        }
+        RequestCount requests = new RequestCount();
+        try (DynamoDbClient client = counting(requests)) {
+            FleetProtection sandbox = sandbox(client, 0.1, 10, IN_FLIGHT_AFTER, shards);
+            sandbox.useShard(0);
+
+            Bulkhead.InFlight call = sandbox.bulkhead().enter(account, ProviderOperation.CHARGE);
+            assertEquals(part, slotShard(6).inFlight().size(), "the last free slot is the call's");
+            assertEquals(Map.of("BatchGetItemRequest", 1, "GetItemRequest", 1, "UpdateItemRequest", 1), requests.taken(),
+                    "its own shard read full, the other seven read at once, one write where there was room");
+
+            assertThrows(BulkheadException.class, () -> sandbox.bulkhead().enter(account, ProviderOperation.CHARGE));
+            assertEquals(Map.of(), requests.taken(), "every shard seen full within a cache period: refused without a request");
+            assertEquals(Optional.of(ProviderRefusal.AT_CAPACITY), sandbox.refusal(account, ProviderOperation.CHARGE));
+            assertEquals(Map.of("GetItemRequest", 1), requests.taken(), "asking read only the breaker's shard");
+
+            clock.advance(CACHE);
+            assertThrows(BulkheadException.class, () -> sandbox.bulkhead().enter(account, ProviderOperation.CHARGE));
+            assertEquals(1, requests.taken().get("BatchGetItemRequest"), "a period later it looks again, all at once");
+            call.close();
+        }
+        assertEquals(part - 1, slotShard(6).inFlight().size());
+    }
+
+    @Test
+    void theRoomACallLeftIsTakenByItsSandboxsNextCallFirst() {
+        int part = FleetProtection.SLOTS_PER_SHARD;
+        putSlots(0, liveSlots(part));
+        putSlots(1, liveSlots(part - 1));
+        FleetProtection sandbox = sandbox(TestEnvironment.dynamo(), 0.1, 10, IN_FLIGHT_AFTER, 2);
+        sandbox.useShard(0);
+        Bulkhead.InFlight first = sandbox.bulkhead().enter(account, ProviderOperation.CHARGE);
+        assertEquals(part, slotShard(1).inFlight().size(), "its own shard full: the call took shard 1's last slot");
+        assertEquals(Optional.of(ProviderRefusal.AT_CAPACITY), sandbox.refusal(account, ProviderOperation.CHARGE));
+
+        first.close();
+        putSlots(0, liveSlots(part - 1)); // room in its own shard too
+        assertEquals(Optional.empty(), sandbox.refusal(account, ProviderOperation.CHARGE),
+                "it just gave a slot back: not full as it sees it");
+        Bulkhead.InFlight next = sandbox.bulkhead().enter(account, ProviderOperation.CHARGE);
+
+        assertEquals(part, slotShard(1).inFlight().size(), "the next call took the room the last one left");
+        assertEquals(part - 1, slotShard(0).inFlight().size());
+        next.close();
+    }
+
+    @Test
+    void aCallUnderWayTakesItsSlotWhereTheCapHasRoomNotOverItsShardsPart() throws Exception {
+        int part = FleetProtection.SLOTS_PER_SHARD;
+        FleetProtection sandbox = sandbox(TestEnvironment.dynamo(), 0.1, 10, IN_FLIGHT_AFTER, 2);
+        sandbox.useShard(0);
+        sandbox.refusal(account, ProviderOperation.CHARGE); // its copy of shard 0: empty, the account quick
+        putSlots(0, liveSlots(part)); // others filled shard 0 since
+
+        Bulkhead.InFlight call = sandbox.bulkhead().enter(account, ProviderOperation.CHARGE); // uncounted at entry
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (slotShard(1).inFlight().isEmpty() && System.nanoTime() < until) {
+            Thread.sleep(20);
+        }
+
+        assertEquals(1, slotShard(1).inFlight().size(), "still in flight: counted in shard 1, which had room");
+        assertEquals(part, slotShard(0).inFlight().size(), "shard 0 stayed at its part of the cap");
+        call.close();
+        assertEquals(Map.of(), slotShard(1).inFlight());
     }
 
     @Test
