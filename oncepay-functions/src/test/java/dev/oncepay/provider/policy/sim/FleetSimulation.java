@@ -8,10 +8,9 @@ import dev.oncepay.testkit.model.DynamoDbModel;
 import dev.oncepay.testkit.model.ItemLoad;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
+import java.util.Locale;
 import java.util.PriorityQueue;
 import java.util.Random;
 import java.util.TreeMap;
@@ -23,7 +22,8 @@ import java.util.logging.Logger;
  * a virtual clock, one thread, one seeded {@link Random}, so one seed gives one result.
  *
  * <p>Charges arrive as a Poisson process. Each takes a free sandbox (one charge at a time each), or
- * a new one while the fleet is under {@code concurrencyLimit} (else Lambda throttles it). Each
+ * a new one while the fleet is under {@code concurrencyLimit} (else Lambda throttles it). Which
+ * free sandbox is {@link Routing}: the warmest, unless {@code -DfleetSim.routing=random}. Each
  * sandbox has its own {@link SandboxProtection} over the shared {@link DynamoDbModel} and clock. A
  * charge asks its protection for leave, sends attempts to the {@link Provider}, retries retryable
  * failures as {@code ProviderCalls} does (full-jitter backoff, only while a whole further attempt
@@ -33,6 +33,19 @@ public final class FleetSimulation {
     static final String TABLE = "payments";
     private static final Logger POLICY_LOG = Logger.getLogger("dev.oncepay.provider.policy");
     private static final Instant START = Instant.parse("2026-01-05T09:00:00Z");
+
+    /**
+     * Which free sandbox Lambda hands a charge to; it does not document this. WARMEST: the one that
+     * finished last (what the report assumes); RANDOM: any free one alike, a harsher assumption
+     * (each sandbox's copies are older when a charge reaches it).
+     */
+    enum Routing {
+        WARMEST, RANDOM;
+
+        static Routing configured() {
+            return valueOf(System.getProperty("fleetSim.routing", "warmest").toUpperCase(Locale.ROOT));
+        }
+    }
 
     private record Event(long at, long sequence, Runnable action, boolean[] cancelled) implements Comparable<Event> {
         @Override
@@ -59,7 +72,9 @@ public final class FleetSimulation {
     private final ProtectedFleet fleet;
     private final Provider provider;
     private final CallLimits limits;
-    private final Deque<Sandbox> idle = new ArrayDeque<>();
+    private final Routing routing = Routing.configured();
+    /** Free sandboxes, the one that finished last at the end. */
+    private final List<Sandbox> idle = new ArrayList<>();
     private long now;
     private long sequence;
     private int sandboxes;
@@ -153,7 +168,7 @@ public final class FleetSimulation {
         if (now >= scenario.measureFrom().toNanos()) {
             tally.chargesMeasured++;
         }
-        Sandbox sandbox = idle.pollFirst(); // the warmest: Lambda reuses the sandbox that just finished
+        Sandbox sandbox = freeSandbox();
         if (sandbox == null) {
             if (sandboxes >= concurrencyLimit) {
                 tally.lambdaThrottled++;
@@ -166,12 +181,23 @@ public final class FleetSimulation {
         Admission admission = sandbox.protection.admit();
         if (!admission.isAdmitted()) {
             refused(admission.refusal());
-            idle.addFirst(sandbox);
+            idle.add(sandbox);
             return;
         }
         callsInFlight++;
         tally.maxCallsInFlight = Math.max(tally.maxCallsInFlight, callsInFlight);
         attempt(sandbox, admission.call(), 1, now);
+    }
+
+    private Sandbox freeSandbox() {
+        if (idle.isEmpty()) {
+            return null;
+        }
+        int i = routing == Routing.WARMEST ? idle.size() - 1 : random.nextInt(idle.size());
+        Sandbox free = idle.get(i);
+        idle.set(i, idle.get(idle.size() - 1));
+        idle.remove(idle.size() - 1);
+        return free;
     }
 
     private void refused(SandboxProtection.Refusal why) {
@@ -232,7 +258,7 @@ public final class FleetSimulation {
     private void end(Sandbox sandbox, Call call) {
         sandbox.protection.ended(call);
         callsInFlight--;
-        idle.addFirst(sandbox);
+        idle.add(sandbox);
     }
 
     /** {@code FullJitterBackoff}: random(0, min(cap, base·2^(attempt-1))), drawn from the seeded random. */

@@ -11,6 +11,7 @@ import dev.oncepay.testkit.model.DynamoDbModel;
 import dev.oncepay.testkit.model.ItemLoad;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.function.IntFunction;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -48,7 +49,8 @@ class FleetSimulationTest {
 
     @Test
     void printsTheReport() {
-        System.out.println("Fleet protection, the bulkhead's cap at one second of charges:\n\n"
+        System.out.println("Fleet protection, the bulkhead's cap at one second of charges, routing "
+                + FleetSimulation.Routing.configured().name().toLowerCase(Locale.ROOT) + ":\n\n"
                 + FleetReport.markdown(results()));
         assertEquals(FleetReport.RATES.length, results().size());
     }
@@ -62,13 +64,14 @@ class FleetSimulationTest {
     }
 
     /**
-     * The goals fleet protection meets at 6 to 5,000 charges a second: (a) a dead provider gets at
-     * most the window's calls plus one second of charges, (b) one probe per open period, (c) no
-     * payment refused at an error rate below the failure ratio, (d) no payment refused while a
-     * slow provider has fewer than 90 % of the cap in flight, (e) no item above 30 % of a partition,
-     * (f) at most one store request per healthy charge. Not yet met, and printed by the report: (d)
-     * to the last slot (a call may be refused while another slot shard has one free;
-     * docs/benchmark.md#fleet-protection-at-scale).
+     * The goals fleet protection meets at 6 to 5,000 charges a second, with the warmest sandbox
+     * taking each charge: (a) a provider refusing connections gets at most the window's calls plus
+     * one second of charges, (b) one probe per open period, (c) no payment refused at an error rate
+     * below the failure ratio, (d) no payment refused while a slow provider has fewer calls in
+     * flight than the cap, (e) no item above 30 % of a partition, (f) at most one store request
+     * per healthy charge. Not met, and printed by the report: (a) for a provider that never
+     * answers, whose calls the bulkhead's cap holds, a little over it
+     * (docs/benchmark.md#fleet-protection-at-scale).
      */
     @Test
     void fleetProtectionMeetsItsGoalsAtScale() {
@@ -89,8 +92,8 @@ class FleetSimulationTest {
                             + errors.scenario().name()));
                 }
             }
-            goals.add(() -> assertEquals(0, r.slow().refusedBelowNineTenthsOfCap(), n + "/s (d): "
-                    + r.slow().refusedBelowNineTenthsOfCap() + " payments refused while fewer than 90 % of the cap of "
+            goals.add(() -> assertEquals(0, r.slow().refusedBelowCap(), n + "/s (d): "
+                    + r.slow().refusedBelowCap() + " payments refused while fewer than the cap of "
                     + r.slow().inFlightCap() + " were in flight"));
             for (Result s : r.all()) {
                 ItemLoad hot = s.hottest();
