@@ -160,17 +160,14 @@ final class BreakerItems {
      * A key the store left unprocessed is read as absent.
      */
     Fleet fleet(String pk, int shards) {
-        List<Map<String, AttributeValue>> keys = new ArrayList<>();
-        keys.add(Attr.key(pk));
+        List<String> pks = new ArrayList<>();
+        pks.add(pk);
         for (int k = 0; k < shards; k++) {
-            keys.add(Attr.key(BreakerShard.pk(pk, k)));
+            pks.add(BreakerShard.pk(pk, k));
         }
-        BatchGetItemResponse read = dynamo.batchGetItem(b -> b
-                .requestItems(Map.of(table, KeysAndAttributes.builder().keys(keys).build()))
-                .overrideConfiguration(o -> o.apiCallTimeout(STORE_TIMEOUT)));
         BreakerItem breaker = BreakerItem.ABSENT;
         List<BreakerShard> found = new ArrayList<>();
-        for (Map<String, AttributeValue> item : read.responses().getOrDefault(table, List.of())) {
+        for (Map<String, AttributeValue> item : batchRead(pks)) {
             if (pk.equals(Attr.string(item, Table.PK))) {
                 breaker = BreakerItem.from(item);
             } else {
@@ -189,18 +186,22 @@ final class BreakerItems {
         if (shardPks.isEmpty()) {
             return Map.of();
         }
-        BatchGetItemResponse read = dynamo.batchGetItem(b -> b
-                .requestItems(Map.of(table, KeysAndAttributes.builder()
-                        .keys(shardPks.stream().map(Attr::key).toList()).build()))
-                .overrideConfiguration(o -> o.apiCallTimeout(STORE_TIMEOUT)));
         Map<String, BreakerShard> found = new HashMap<>();
-        for (Map<String, AttributeValue> item : read.responses().getOrDefault(table, List.of())) {
+        for (Map<String, AttributeValue> item : batchRead(shardPks)) {
             BreakerShard shard = BreakerShard.from(item, slots);
             String pk = Attr.string(item, Table.PK);
             remember(pk, Optional.of(shard));
             found.put(pk, shard);
         }
         return found;
+    }
+
+    /** The items of {@code pks} that exist, in one BatchGetItem (eventually consistent; unprocessed keys are missing). */
+    private List<Map<String, AttributeValue>> batchRead(List<String> pks) {
+        BatchGetItemResponse read = dynamo.batchGetItem(b -> b
+                .requestItems(Map.of(table, KeysAndAttributes.builder().keys(pks.stream().map(Attr::key).toList()).build()))
+                .overrideConfiguration(o -> o.apiCallTimeout(STORE_TIMEOUT)));
+        return read.responses().getOrDefault(table, List.of());
     }
 
     /** Forgets every copy this sandbox read; the next call reads the store. Returns the breaker shards it had read. */

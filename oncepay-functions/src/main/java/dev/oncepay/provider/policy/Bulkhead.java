@@ -134,7 +134,7 @@ final class Bulkhead {
         String slot = Long.toString(random.nextLong() & Long.MAX_VALUE, Character.MAX_RADIX);
         long inFlight = own.copy().map(s -> s.inFlightAt(now)).orElse(0L);
         int cap = capOf(mine, operation);
-        if ((own.copy().isPresent() && inFlight >= Math.max(1, cap / 4)) || cap == 0
+        if (own.copy().map(s -> quarterHeld(s, mine, operation, now)).orElse(false) || cap == 0
                 || slowWhereFreed(pk, freed, operation, now)) {
             // The account is slow right now (a quarter of this shard's part in flight): this call
             // counts from its start, against the cap, in one conditional write, so callers arriving
@@ -155,9 +155,8 @@ final class Bulkhead {
                 }
                 try {
                     List<Integer> withRoom = withRoom(pk, tried, operation, now);
-                    List<Integer> tries = withRoom.subList(0, Math.min(ROOMY_SHARDS_TRIED, withRoom.size()));
-                    tried.addAll(tries);
-                    taken = takeInOneOf(pk, tries, slot, operation);
+                    tried.addAll(withRoom);
+                    taken = takeInOneOf(pk, withRoom, slot, operation);
                 } catch (SdkException storeFailed) {
                     items.storeFailed("read bulkhead slot shards of", pk, storeFailed);
                     taken = Optional.of(new Taken(mine, false));
@@ -183,21 +182,22 @@ final class Bulkhead {
         Optional<Taken> taken = takeInOneOf(pk, List.of(mine), slot, operation);
         if (taken.isEmpty()) {
             try {
-                List<Integer> withRoom = withRoom(pk, List.of(mine), operation, clock.instant());
-                taken = takeInOneOf(pk, withRoom.subList(0, Math.min(ROOMY_SHARDS_TRIED, withRoom.size())), slot,
-                        operation);
+                taken = takeInOneOf(pk, withRoom(pk, List.of(mine), operation, clock.instant()), slot, operation);
             } catch (SdkException storeFailed) {
                 items.storeFailed("read bulkhead slot shards of", pk, storeFailed);
                 return OptionalInt.empty();
             }
         }
-        Taken regardless = taken.orElseGet(() -> new Taken(mine, takeSlot(BreakerShard.slotsPk(pk, mine), slot,
-                capOf(mine, operation), settings.limits(operation), false).orElse(false)));
-        return regardless.held() ? OptionalInt.of(regardless.shard()) : OptionalInt.empty();
+        return taken.orElseGet(() -> new Taken(mine, takeSlot(BreakerShard.slotsPk(pk, mine), slot,
+                capOf(mine, operation), settings.limits(operation), false).orElse(false))).heldIn();
     }
 
     /** Where a call's slot was taken, and whether it is held (false: the store failed, the call goes on uncounted). */
     private record Taken(int shard, boolean held) {
+        /** The shard holding the slot; empty if none does. */
+        OptionalInt heldIn() {
+            return held ? OptionalInt.of(shard) : OptionalInt.empty();
+        }
     }
 
     /** Takes a slot within the cap in the first of {@code shards} that has room; empty if all were full. */
@@ -220,7 +220,17 @@ final class Bulkhead {
     private boolean slowWhereFreed(String pk, Integer freed, ProviderOperation operation, Instant now) {
         return freed != null && freed < settings.slotShards(operation)
                 && items.ifFresh(BreakerShard.slotsPk(pk, freed), settings.cacheFor())
-                        .map(s -> s.inFlightAt(now) >= Math.max(1, capOf(freed, operation) / 4)).orElse(false);
+                        .map(s -> quarterHeld(s, freed, operation, now)).orElse(false);
+    }
+
+    /** Whether slot shard {@code k}, as {@code seen}, holds a quarter of its part of the cap: the account is slow. */
+    private boolean quarterHeld(BreakerShard seen, int k, ProviderOperation operation, Instant now) {
+        return seen.inFlightAt(now) >= Math.max(1, capOf(k, operation) / 4);
+    }
+
+    /** Whether slot shard {@code k}, as {@code seen}, holds less than its part of the cap. */
+    private boolean hasRoom(BreakerShard seen, int k, ProviderOperation operation, Instant now) {
+        return seen.inFlightAt(now) < capOf(k, operation);
     }
 
     private BulkheadException atCapacity(ProviderAccount account, ProviderOperation operation, Limits limits,
@@ -238,7 +248,7 @@ final class Bulkhead {
      */
     boolean full(String pk, ProviderOperation operation, Instant now) {
         OwnShard own = ownShard(pk, operation);
-        return own.seenNow() && own.copy().map(s -> s.inFlightAt(now) >= capOf(own.k(), operation)).orElse(false)
+        return own.seenNow() && own.copy().map(s -> !hasRoom(s, own.k(), operation, now)).orElse(false)
                 && !freedRoom.containsKey(pk);
     }
 
@@ -263,14 +273,14 @@ final class Bulkhead {
 
     private InFlight decided(String pk, String slot, Taken taken) {
         InFlight call = new InFlight(pk, slot);
-        call.decided(taken.held() ? OptionalInt.of(taken.shard()) : OptionalInt.empty());
+        call.decided(taken.heldIn());
         return call;
     }
 
     /**
-     * The shards not yet {@code tried} that have room as this sandbox last saw them, in random
-     * order (calls refused together spread over them). If its copies younger than a cache period
-     * show none, it reads up to {@link #SHARDS_SAMPLED} of the others at once (one BatchGetItem):
+     * Up to {@link #ROOMY_SHARDS_TRIED} shards not yet {@code tried} that have room as this sandbox
+     * last saw them, at random (calls refused together spread over them). If its copies younger
+     * than a cache period show none, it reads up to {@link #SHARDS_SAMPLED} of the others at once (one BatchGetItem):
      * so a sandbox refused again and again reads every shard once per cache period, and refuses
      * without a request once it has seen all of them full within it.
      */
@@ -285,7 +295,7 @@ final class Bulkhead {
             Optional<BreakerShard> copy = items.ifFresh(BreakerShard.slotsPk(pk, k), settings.cacheFor());
             if (copy.isEmpty()) {
                 unseen.add(k);
-            } else if (copy.get().inFlightAt(now) < capOf(k, operation)) {
+            } else if (hasRoom(copy.get(), k, operation, now)) {
                 roomy.add(k);
             }
         }
@@ -294,13 +304,13 @@ final class Bulkhead {
             List<Integer> sample = unseen.subList(0, Math.min(SHARDS_SAMPLED, unseen.size()));
             Map<String, BreakerShard> read = items.shards(sample.stream().map(k -> BreakerShard.slotsPk(pk, k)).toList());
             for (int k : sample) {
-                if (read.getOrDefault(BreakerShard.slotsPk(pk, k), BreakerShard.ABSENT).inFlightAt(now) < capOf(k, operation)) {
+                if (hasRoom(read.getOrDefault(BreakerShard.slotsPk(pk, k), BreakerShard.ABSENT), k, operation, now)) {
                     roomy.add(k);
                 }
             }
         }
         shuffle(roomy);
-        return roomy;
+        return roomy.subList(0, Math.min(ROOMY_SHARDS_TRIED, roomy.size()));
     }
 
     private void shuffle(List<Integer> shards) {

@@ -222,8 +222,9 @@ final class FleetBreaker {
         if (taken.isEmpty()) {
             return;
         }
-        long second = taken.get(taken.size() - 1).second();
-        CallCounts counts = taken.get(taken.size() - 1).counts();
+        Counted newest = taken.get(taken.size() - 1);
+        long second = newest.second();
+        CallCounts counts = newest.counts();
         if (after.isPresent() && (callsForEvaluation(after.get().in(second), counts.failed(),
                 after.get().in(second).failed(), limits)
                 || callsForEvaluation(after.get().in(second), counts.slow(), after.get().in(second).slow(), limits))) {
