@@ -12,6 +12,7 @@ import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.contract.Attr;
 import dev.oncepay.provider.spi.ProviderOperation;
 import dev.oncepay.provider.spi.ProviderRefusal;
+import dev.oncepay.store.DynamoRequestCounter;
 import dev.oncepay.store.TableItems;
 import dev.oncepay.testkit.HeldAnswer;
 import dev.oncepay.testing.RecordingMetrics;
@@ -43,9 +44,6 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.core.interceptor.Context;
-import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
-import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.core.retry.RetryMode;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
@@ -85,13 +83,18 @@ class FleetBreakerTest {
     @BeforeAll
     static void store() {
         new TestEnvironment().start();
-        viaProxy = DynamoDbClient.builder()
+        viaProxy = clientViaProxy();
+    }
+
+    /** A client to the store through the fault proxy, retries off, its requests counted by {@code counters}. */
+    private static DynamoDbClient clientViaProxy(DynamoRequestCounter... counters) {
+        return DynamoDbClient.builder()
                 .endpointOverride(URI.create(TestEnvironment.storeProxy().endpoint()))
                 .region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
                 .httpClientBuilder(UrlConnectionHttpClient.builder())
                 .overrideConfiguration(c -> c.retryStrategy(RetryMode.STANDARD).retryStrategy(b -> b.maxAttempts(1))
-                        .apiCallTimeout(Duration.ofSeconds(3)))
+                        .apiCallTimeout(Duration.ofSeconds(3)).executionInterceptors(List.of(counters)))
                 .build();
     }
 
@@ -806,33 +809,6 @@ class FleetBreakerTest {
         return slots;
     }
 
-    /** Counts the requests a sandbox's client sends, by kind. */
-    private static final class RequestCount implements ExecutionInterceptor {
-        private final Map<String, AtomicInteger> counts = new java.util.concurrent.ConcurrentHashMap<>();
-
-        @Override
-        public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
-            counts.computeIfAbsent(context.request().getClass().getSimpleName(), k -> new AtomicInteger()).incrementAndGet();
-        }
-
-        Map<String, Integer> taken() {
-            Map<String, Integer> taken = new java.util.TreeMap<>();
-            counts.forEach((kind, n) -> taken.put(kind, n.getAndSet(0)));
-            taken.values().removeIf(n -> n == 0);
-            return taken;
-        }
-    }
-
-    private DynamoDbClient counting(RequestCount count) {
-        return DynamoDbClient.builder()
-                .endpointOverride(URI.create(TestEnvironment.storeProxy().endpoint()))
-                .region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
-                .httpClientBuilder(UrlConnectionHttpClient.builder())
-                .overrideConfiguration(c -> c.addExecutionInterceptor(count).apiCallTimeout(Duration.ofSeconds(3)))
-                .build();
-    }
-
     @Test
     void aCallWhoseShardIsFullReadsTheOthersAtOnceForTheLastFreeSlotThenRefusesWithoutARequest() {
         int shards = 8;
@@ -840,24 +816,26 @@ class FleetBreakerTest {
         for (int k = 0; k < shards; k++) {
             putSlots(k, liveSlots(k == 6 ? part - 1 : part)); // one slot free, in shard 6
         }
-        RequestCount requests = new RequestCount();
-        try (DynamoDbClient client = counting(requests)) {
+        DynamoRequestCounter requests = new DynamoRequestCounter();
+        try (DynamoDbClient client = clientViaProxy(requests)) {
             FleetProtection sandbox = sandbox(client, 0.1, 10, IN_FLIGHT_AFTER, shards);
             sandbox.useShard(0);
 
             Bulkhead.InFlight call = sandbox.bulkhead().enter(account, ProviderOperation.CHARGE);
             assertEquals(part, slotShard(6).inFlight().size(), "the last free slot is the call's");
-            assertEquals(Map.of("BatchGetItemRequest", 1, "GetItemRequest", 1, "UpdateItemRequest", 1), requests.taken(),
+            assertEquals(Map.of("BatchGetItem", 1L, "GetItem", 1L, "UpdateItem", 1L), requests.snapshot(),
                     "its own shard read full, the other seven read at once, one write where there was room");
+            requests.reset();
 
             assertThrows(BulkheadException.class, () -> sandbox.bulkhead().enter(account, ProviderOperation.CHARGE));
-            assertEquals(Map.of(), requests.taken(), "every shard seen full within a cache period: refused without a request");
+            assertEquals(Map.of(), requests.snapshot(), "every shard seen full within a cache period: refused without a request");
             assertEquals(Optional.of(ProviderRefusal.AT_CAPACITY), sandbox.refusal(account, ProviderOperation.CHARGE));
-            assertEquals(Map.of("GetItemRequest", 1), requests.taken(), "asking read only the breaker's shard");
+            assertEquals(Map.of("GetItem", 1L), requests.snapshot(), "asking read only the breaker's shard");
+            requests.reset();
 
             clock.advance(CACHE);
             assertThrows(BulkheadException.class, () -> sandbox.bulkhead().enter(account, ProviderOperation.CHARGE));
-            assertEquals(1, requests.taken().get("BatchGetItemRequest"), "a period later it looks again, all at once");
+            assertEquals(1L, requests.snapshot().get("BatchGetItem"), "a period later it looks again, all at once");
             call.close();
         }
         assertEquals(part - 1, slotShard(6).inFlight().size());
