@@ -21,6 +21,7 @@ import dev.oncepay.payment.PaymentStatus;
 import dev.oncepay.payment.RefundRepository;
 import dev.oncepay.payment.RefundRepository.RefundRecord;
 import dev.oncepay.payment.ReviewReason;
+import dev.oncepay.provider.NoChargeProof;
 import dev.oncepay.provider.ProviderAccounts;
 import dev.oncepay.payment.ProviderAccount;
 import dev.oncepay.payment.Transition;
@@ -78,10 +79,13 @@ public class ChargeUseCase {
     private final OrderGuard guard;
     private final RefundRepository refunds;
     private final ChargeQueue queue;
+    private final NoChargeProof proof;
 
     public ChargeUseCase(IdempotencyStore keys, PaymentRepository payments, ProviderGateway provider,
             Event<ChargePhaseReached> phases, Clock clock, OncepayConfig config, ProviderAccounts accounts,
-            DeclinedChargeCancel cancels, OrderGuard guard, RefundRepository refunds, ChargeQueue queue) {
+            DeclinedChargeCancel cancels, OrderGuard guard, RefundRepository refunds, ChargeQueue queue,
+            NoChargeProof proof) {
+        this.proof = proof;
         this.refunds = refunds;
         this.queue = queue;
         this.cancels = cancels;
@@ -304,16 +308,21 @@ public class ChargeUseCase {
             return Optional.empty();
         } catch (OrderRefusedException | RequestInFlightException refused) {
             // Refused (or, rarely, out-raced by rebinds every round: 409 in flight for a retry later).
+            String left;
             if (!claim.takenOver()) {
                 // Never sent, and now never will be: nothing stays under this key that could charge.
-                // A takeover leaves its payment to the sweep: the dead run's guard may have been off.
                 forgetUnsent(payment, key, false);
+                left = "the payment deleted and the key released";
+            } else if (refused instanceof OrderRefusedException) {
+                // A takeover leaves its payment to the sweep: the dead run's guard may have been off.
+                left = endRefusedRun(payment, key);
+            } else {
+                left = "the payment left to the sweep";
             }
-            LOG.infof("order refused paymentId=%s: %s; nothing sent%s", payment.id(),
+            LOG.infof("order refused paymentId=%s: %s; nothing sent, %s", payment.id(),
                     refused instanceof OrderRefusedException order
                             ? order.getClass().getSimpleName() + " holder=" + order.boundPaymentId()
-                            : "rebound by other payments every round",
-                    claim.takenOver() ? ", the payment left to the sweep" : ", the payment deleted and the key released");
+                            : "rebound by other payments every round", left);
             throw refused;
         } catch (SdkException storeFailed) {
             if (claim.takenOver()) {
@@ -321,6 +330,26 @@ public class ChargeUseCase {
             }
             forgetUnsent(payment, key, true); // the bind may have committed before its answer was lost
             throw storeFailed;
+        }
+    }
+
+    /**
+     * A takeover its order refused sends nothing, and no earlier run can still be sending (their
+     * leases ended, or they handed the charge to the queue). So its lease ends now, and a queue
+     * horizon with it: a refused queued payment is proven uncharged one lookup lag from now, not
+     * after its queue's hour, and no worker run tries it again. A store failure leaves it as fenced.
+     */
+    private String endRefusedRun(Payment payment, KeyRecord key) {
+        Instant now = clock.instant();
+        Instant provenAt = now.plus(proof.lag(payment.providerAccount()));
+        try {
+            if (payments.endUnsentRun(payment, key.leaseEpoch(), now, provenAt)) {
+                return "the sweep proves it uncharged from " + provenAt;
+            }
+            return "the payment left to a newer run or the sweep";
+        } catch (SdkException storeFailed) {
+            LOG.warnf("store failed ending the refused run of paymentId=%s: %s", payment.id(), storeFailed.getMessage());
+            return "the payment left to the sweep after its lease" + (payment.queuedAt(now) ? " and queue horizon" : "");
         }
     }
 

@@ -207,6 +207,36 @@ public class PaymentRepository {
     }
 
     /**
+     * Ends the run fenced at {@code epoch}, which sent nothing and never will (its order refused
+     * it): its lease ends {@code now}, and so does a queue horizon still ahead, so no worker charges
+     * the payment any more; the sweep looks at it from {@code nextCheckAt}. {@code false} if the
+     * payment left PENDING or a newer run fenced it.
+     */
+    public boolean endUnsentRun(Payment payment, long epoch, Instant now, Instant nextCheckAt) {
+        Map<String, String> names = new HashMap<>(Map.of("#epoch", Table.LEASE_EPOCH, "#status", Table.STATUS,
+                "#leaseEnd", Table.LEASE_EXPIRES_AT, "#next", Table.NEXT_CHECK_AT));
+        String update = "SET #leaseEnd = :now, #next = :next";
+        if (payment.queuedAt(now)) {
+            names.put("#queuedUntil", Table.QUEUED_UNTIL);
+            update += ", #queuedUntil = :now";
+        }
+        String expression = update;
+        try {
+            dynamo.updateItem(b -> b.tableName(table).key(Attr.key(pk(payment.id())))
+                    .updateExpression(expression)
+                    .conditionExpression("#status = :pending AND #epoch = :epoch")
+                    .expressionAttributeNames(names)
+                    .expressionAttributeValues(Map.of(":epoch", Attr.n(epoch),
+                            ":pending", Attr.s(PaymentStatus.PENDING.name()),
+                            ":now", Attr.n(now.toEpochMilli()),
+                            ":next", Attr.n(nextCheckAt.toEpochMilli()))));
+            return true;
+        } catch (ConditionalCheckFailedException lost) {
+            return false;
+        }
+    }
+
+    /**
      * Moves the fence of the PENDING item {@code pk} (a payment or a refund) to {@code epoch}, held
      * until {@code leaseExpiresAt}, and its next sweep check to {@code nextCheckAt}; {@code false}
      * if it left PENDING or a newer run fenced it.

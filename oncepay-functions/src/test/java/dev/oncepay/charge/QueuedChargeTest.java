@@ -18,6 +18,7 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.junit.jupiter.api.BeforeEach;
@@ -220,5 +221,37 @@ class QueuedChargeTest extends ChargeTestSupport {
         ApiResponse settled = show(id);
         assertEquals("failed", settled.json().get("status").asText(), settled.body());
         assertEquals("not_charged", storedPayment(id).get(Table.DECLINE_CODE).s());
+    }
+
+    @Test
+    void aQueuedPaymentWhoseOrderAnotherKeyPaidIsProvenUnchargedOneLookupLagAfterItsWorkerNotAfterItsHorizon() {
+        // The request binds nothing and cannot forget its payment: bind and unbind both fail.
+        store.failNext("UpdateItem", "order#", StoreFault.SERVER_ERROR, 6);
+        String key = newKey();
+        String body = body(650, "EUR", "order-q8");
+        assertEquals(503, postQueued(key, body).status());
+        List<String> kept = paymentIds();
+        assertEquals(1, kept.size(), "the payment stays, with no message: " + kept);
+        String queued = kept.get(0);
+        assertEquals(0, EventSourceMapping.depth(DEFAULT_QUEUE));
+        // The shopper pays the order again under a fresh key, in its request.
+        ApiResponse paid = direct.call(HttpApiEvents.postPayment(tenant, newKey(), body));
+        assertEquals(201, paid.status(), paid.body());
+        // The first key's retry after its lease sends the message the failed request never sent.
+        clock.advance(lease.plusSeconds(1));
+        assertEquals(202, postQueued(key, body).status());
+
+        Delivery refused = EventSourceMapping.poll(DEFAULT_QUEUE, 1, 1);
+
+        assertEquals(Set.of(), refused.failedIds(), refused.answer().toString());
+        assertEquals(0, EventSourceMapping.depth(DEFAULT_QUEUE), "not put back: its order refuses it for good");
+        assertEquals(0, ledgerChargesFor(queued));
+        assertEquals(0, sweep.sweepOnly(Set.of(queued)).examined(), "a charge that arrived may not show for a lag");
+        clock.advance(Duration.ofMinutes(5).plusSeconds(1)); // the lookup lag, far inside its queue's hour
+        sweep.sweepOnly(Set.of(queued));
+        ApiResponse settled = show(queued);
+        assertEquals("failed", settled.json().get("status").asText(), settled.body());
+        assertEquals("not_charged", storedPayment(queued).get(Table.DECLINE_CODE).s());
+        assertEquals(1, sim.ledger().size(), "the order is charged once, under the fresh key");
     }
 }
