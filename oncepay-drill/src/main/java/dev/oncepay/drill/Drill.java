@@ -66,8 +66,9 @@ public final class Drill {
             "--event-visibility", "20s");
     /**
      * How long a queued charge is the worker's before the sweep's (1 h in production): half the settle
-     * phase, so that the sweep settles within it a queued payment no worker could (its order paid by
-     * another key after its request failed to forget it, a dead letter), as it would after the hour.
+     * phase, so that the sweep settles within it a queued payment no worker could (a dead letter, a
+     * worker's last run just before the horizon, whose payment the sweep first looks at twice the
+     * lease later), as it would after the hour.
      */
     static Duration queueHorizon(Duration settleTimeout) {
         return settleTimeout.dividedBy(2);

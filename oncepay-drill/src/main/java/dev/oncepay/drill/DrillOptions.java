@@ -132,7 +132,7 @@ public record DrillOptions(
     public static DrillOptions smoke(String provider, String profile, int payments, long seed, Path app,
             Path reportDir) {
         return new DrillOptions(provider, payments, 6, seed, profile, true, Duration.ofSeconds(6), Duration.ofSeconds(12),
-                Duration.ofSeconds(5), Duration.ofSeconds(75), Duration.ofMinutes(3), 3, Duration.ofSeconds(3), false,
+                Duration.ofSeconds(5), Duration.ofSeconds(90), Duration.ofMinutes(3), 3, Duration.ofSeconds(3), false,
                 reportDir, app, null, DEFAULT_ASYNC_SHARE, DEFAULT_QUEUE_CONCURRENCY, DEFAULT_MERCHANT_FAIL_RATE,
                 Duration.ofSeconds(8));
     }
