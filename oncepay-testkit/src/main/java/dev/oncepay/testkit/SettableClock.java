@@ -20,7 +20,8 @@ public class SettableClock extends Clock {
         this(null);
     }
 
-    private SettableClock(Instant stoppedAt) {
+    /** Stopped at {@code stoppedAt} until advanced; {@code null}: real time. */
+    protected SettableClock(Instant stoppedAt) {
         this.stoppedAt = stoppedAt;
     }
 

@@ -129,6 +129,22 @@ public class FleetBreakers {
         return held;
     }
 
+    /** Calls and failures of one second, as the fleet's shards count them. */
+    public record Counted(long calls, long failed) {
+    }
+
+    /** What every shard of {@code account}'s {@code operation} breaker counted in {@code second}, as the table says now. */
+    public Counted countedIn(ProviderAccount account, ProviderOperation operation, long second) {
+        FleetProtection.Settings settings = settings();
+        CallCounts sum = CallCounts.NONE;
+        for (int k = 0; k < settings.shards(); k++) {
+            sum = sum.plus(TableItems.readConsistently(TestEnvironment.dynamo(), TestEnvironment.TABLE,
+                    BreakerShard.pk(BreakerItem.pk(account, operation), k))
+                    .map(item -> BreakerShard.from(item, settings.slots()).in(second)).orElse(CallCounts.NONE));
+        }
+        return new Counted(sum.calls(), sum.failed());
+    }
+
     private FleetProtection.Settings settings() {
         return FleetProtection.Settings.of(config.provider());
     }
