@@ -234,4 +234,23 @@ class FleetBreakerChargeTest extends ChargeTestSupport {
             client.shutdownNow();
         }
     }
+
+    @Test
+    void aChargeTheProviderLeftUnansweredUntilTheReadTimeoutKeepsItsSlotForTheFleet() throws Exception {
+        sim.holdCharges(); // the provider takes the charge and says nothing
+        try {
+            ApiResponse unknown = post(newKey(), body(100, "EUR", "order_hung"));
+
+            assertEquals(202, unknown.status(), unknown::body);
+            assertEquals(1, breakers.slotsHeld(ACCOUNT, ProviderOperation.CHARGE),
+                    "still held after the call ended here: the provider may still be working on it");
+        } finally {
+            sim.releaseCharges();
+            // The hung charge executes once let go: wait for it, so that it lands in no other test's ledger.
+            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+            while (sim.ledger().isEmpty() && System.nanoTime() < until) {
+                Thread.sleep(10);
+            }
+        }
+    }
 }

@@ -328,10 +328,20 @@ final class Bulkhead {
         /** The slot shard holding this call's slot; empty: it holds none (it goes on uncounted). */
         private final CompletableFuture<OptionalInt> heldIn = new CompletableFuture<>();
         private volatile ScheduledFuture<?> timer;
+        private volatile boolean hung;
 
         private InFlight(String breakerPk, String slot) {
             this.breakerPk = breakerPk;
             this.slot = slot;
+        }
+
+        /**
+         * An attempt of this call got no answer until the read timeout: the provider may still be
+         * working on it, so its slot stays taken until its lease ends rather than coming back as
+         * the call ends here. A hung provider's timeouts then free no room for more calls to it.
+         */
+        void hung() {
+            hung = true;
         }
 
         /** Taken (or not) at entry. */
@@ -367,7 +377,7 @@ final class Bulkhead {
             boolean interrupted = Thread.interrupted();
             try {
                 OptionalInt shard = heldIn.get(TAKE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-                if (shard.isPresent()) {
+                if (shard.isPresent() && !hung) {
                     giveSlotBack(breakerPk, shard.getAsInt(), slot);
                 }
             } catch (InterruptedException | ExecutionException | TimeoutException notTaken) {

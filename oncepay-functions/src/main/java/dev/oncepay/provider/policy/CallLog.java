@@ -18,6 +18,7 @@ public final class CallLog {
     private final FullJitterBackoff backoff;
     private final AtomicInteger attempts = new AtomicInteger();
     private final AtomicBoolean maybeExecuted = new AtomicBoolean();
+    private final AtomicBoolean hung = new AtomicBoolean();
 
     /**
      * @param budget what is left for the whole call from now: every attempt and every wait
@@ -35,6 +36,15 @@ public final class CallLog {
 
     void mayHaveExecuted() {
         maybeExecuted.set(true);
+    }
+
+    /** An attempt got no answer until the read timeout (or its own timeout): the provider may still be working on it. */
+    void hung() {
+        hung.set(true);
+    }
+
+    boolean anyHung() {
+        return hung.get();
     }
 
     /** Whether an attempt started after {@code wait} ends, even at its timeout, before the deadline. */

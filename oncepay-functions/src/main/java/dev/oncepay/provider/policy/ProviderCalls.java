@@ -59,6 +59,7 @@ public class ProviderCalls {
     private final ProviderCallConfig lookupLimits;
     private final Duration maxRetryAfter;
     private final Duration backoffCap;
+    private final Duration readTimeout;
     private final FleetProtection fleet;
     private final FleetBreaker breaker;
     private final RetryBudget retryBudget;
@@ -80,6 +81,7 @@ public class ProviderCalls {
         this.lookupLimits = config.provider().lookupCall();
         this.maxRetryAfter = config.provider().maxRetryAfter();
         this.backoffCap = config.provider().backoffCap();
+        this.readTimeout = config.provider().readTimeout();
         this.fleet = fleet;
         this.breaker = fleet.breaker();
         this.retryBudget = fleet.retryBudget();
@@ -226,7 +228,13 @@ public class ProviderCalls {
     private <T> T guarded(TypedGuard<T> retries, TypedGuard<T> attempts, ProviderCallConfig limits,
             ProviderAccount account, ProviderOperation operation, CallLog log, Callable<T> attempt) {
         try (Bulkhead.InFlight call = bulkhead.enter(account, operation)) {
-            return attempted(retries, attempts, limits, account, operation, log, attempt);
+            try {
+                return attempted(retries, attempts, limits, account, operation, log, attempt);
+            } finally {
+                if (log.anyHung()) {
+                    call.hung();
+                }
+            }
         }
     }
 
@@ -252,6 +260,9 @@ public class ProviderCalls {
                 }
                 throw retryable;
             } catch (ProviderFault | TimeoutException failed) {
+                if (failed instanceof TimeoutException) {
+                    log.hung();
+                }
                 breaker.record(account, operation, admission, failed.getMessage(), since(start));
                 throw failed;
             } catch (RuntimeException notAProviderFailure) {
@@ -277,11 +288,15 @@ public class ProviderCalls {
 
     /** One exchange; a transport failure becomes the fault it means. */
     private ProviderReply exchange(Callable<ProviderReply> send, CallLog log, boolean askAgainIfUnanswered) {
+        long sent = System.nanoTime();
         try {
             return send.call();
         } catch (RuntimeException transport) {
             if (ProviderHttp.neverSent(transport)) {
                 throw retryOrEnd("connection to the provider failed", false, null, log, transport);
+            }
+            if (since(sent).compareTo(readTimeout) >= 0) {
+                log.hung(); // silent until the read timeout, not reset: it may still run there
             }
             String detail = "no answer from the provider: " + transport.getClass().getSimpleName();
             if (askAgainIfUnanswered) {

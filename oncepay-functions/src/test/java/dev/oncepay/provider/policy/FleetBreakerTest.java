@@ -640,6 +640,31 @@ class FleetBreakerTest {
     }
 
     @Test
+    void aCallThatHungKeepsItsSlotUntilItsLeaseEndsWhileAnAnsweredOneGivesItsSlotBack() throws Exception {
+        Bulkhead.InFlight hung = oneShardSandbox().bulkhead().enter(account, ProviderOperation.CHARGE);
+        Bulkhead.InFlight answered = oneShardSandbox().bulkhead().enter(account, ProviderOperation.CHARGE);
+        Map<String, Long> taken = awaitSlots(2);
+
+        hung.hung();
+        hung.close();
+        answered.close();
+
+        Map<String, Long> left = slotShard(0).inFlight();
+        assertEquals(1, left.size(), "the hung call's slot stays: the provider may still be working on it");
+        assertTrue(taken.keySet().containsAll(left.keySet()), left.toString());
+        clock.advance(SLOT_LEASE.plusMillis(1));
+        Bulkhead.InFlight next = oneShardSandbox().bulkhead().enter(account, ProviderOperation.CHARGE);
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (slotShard(0).inFlight().keySet().containsAll(left.keySet())) {
+            assertTrue(System.nanoTime() < until, "the next slot taken never removed it: " + slotShardItem(0));
+            Thread.sleep(20);
+        }
+        assertEquals(1, slotShard(0).inFlight().size(), "ended with its lease, the next call's slot in its place");
+        next.close();
+        assertEquals(Map.of(), slotShard(0).inFlight());
+    }
+
+    @Test
     void aCallQuickerThanInFlightAfterWritesNothing() {
         FleetProtection sandbox = sandbox(TestEnvironment.dynamo(), 0.1, 10, Duration.ofSeconds(30), 1);
         for (int i = 0; i < MAX_IN_FLIGHT * 3; i++) {

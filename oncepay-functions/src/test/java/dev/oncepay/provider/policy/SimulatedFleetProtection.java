@@ -168,6 +168,9 @@ public final class SimulatedFleetProtection implements ProtectedFleet {
 
         @Override
         public void attempted(Call call, String failure, Duration took) {
+            if (failure != null && took.compareTo(CALL_LIMITS.readTimeout()) >= 0) {
+                ((SimulatedCall) call).place.hung(); // as ProviderCalls marks a call silent until the read timeout
+            }
             protection.breaker().record(ACCOUNT, CHARGE, ((SimulatedCall) call).admission, failure, took);
         }
 
