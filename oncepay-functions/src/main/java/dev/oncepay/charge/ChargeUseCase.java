@@ -341,7 +341,7 @@ public class ChargeUseCase {
      */
     private String endRefusedRun(Payment payment, KeyRecord key) {
         Instant now = clock.instant();
-        Instant provenAt = now.plus(proof.lag(payment.providerAccount()));
+        Instant provenAt = proof.provenAfter(now, payment.providerAccount());
         try {
             if (payments.endUnsentRun(payment, key.leaseEpoch(), now, provenAt)) {
                 return "the sweep proves it uncharged from " + provenAt;

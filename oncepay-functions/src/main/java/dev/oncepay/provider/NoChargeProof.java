@@ -54,10 +54,15 @@ public class NoChargeProof {
             // A queued payment may still be charged by the worker until its horizon, whatever its last run's lease.
             Instant lastSend = payment.queuedUntil() != null && payment.queuedUntil().isAfter(payment.leaseExpiresAt())
                     ? payment.queuedUntil() : payment.leaseExpiresAt();
-            return lastSend.plus(lag(payment.providerAccount()));
+            return provenAfter(lastSend, payment.providerAccount());
         }
         return payment.createdAt().plus(config.providerIdempotencyWindow())
                 .plus(longest(config.windowMargin(), lag(payment.providerAccount())));
+    }
+
+    /** From when "no charge" at {@code account} is a proof, if no run of ours can send a charge after {@code lastSend}. */
+    public Instant provenAfter(Instant lastSend, ProviderAccount account) {
+        return lastSend.plus(lag(account));
     }
 
     private static Duration longest(Duration a, Duration b) {

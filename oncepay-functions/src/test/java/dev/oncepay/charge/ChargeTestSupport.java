@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
@@ -99,6 +100,19 @@ public abstract class ChargeTestSupport extends FunctionTestSupport {
     /** The order item of this test's tenant for {@code reference}, as stored. */
     protected Optional<Map<String, AttributeValue>> storedOrder(String reference) {
         return StoredItems.item(OrderRepository.orderId(tenant, reference));
+    }
+
+    /**
+     * Lets the charges {@link PspSimulator#holdCharges} held go, and waits (10 s at most) until the
+     * ledger holds {@code executed} charges: a hung charge executes once let go, and must land in
+     * this test's ledger, not the next one's.
+     */
+    protected void releaseHeldCharges(int executed) throws InterruptedException {
+        sim.releaseCharges();
+        long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (sim.ledger().size() < executed && System.nanoTime() < until) {
+            Thread.sleep(10);
+        }
     }
 
     protected long ledgerChargesFor(String paymentId) {

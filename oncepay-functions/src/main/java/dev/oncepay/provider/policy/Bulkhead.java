@@ -257,14 +257,14 @@ final class Bulkhead {
      * that is {@link #READ_AFTER_CACHE_PERIODS} cache periods old (empty: the store failed), and
      * whether the copy is younger than one cache period.
      */
-    private record OwnShard(int k, String pk, Optional<BreakerShard> copy, boolean seenNow) {
+    private record OwnShard(int k, Optional<BreakerShard> copy, boolean seenNow) {
     }
 
     private OwnShard ownShard(String breakerPk, ProviderOperation operation) {
         int k = shard.applyAsInt(operation);
         String pk = BreakerShard.slotsPk(breakerPk, k);
         Optional<BreakerShard> copy = items.shard(pk, slotsReadAfter());
-        return new OwnShard(k, pk, copy, items.isFresh(pk));
+        return new OwnShard(k, copy, items.isFresh(pk));
     }
 
     private Duration slotsReadAfter() {
@@ -313,6 +313,7 @@ final class Bulkhead {
         return roomy.subList(0, Math.min(ROOMY_SHARDS_TRIED, roomy.size()));
     }
 
+    /** Fisher–Yates with this bulkhead's generator (seeded in the simulation): Java 17's {@code Collections.shuffle} takes only a {@code Random}. */
     private void shuffle(List<Integer> shards) {
         for (int i = shards.size() - 1; i > 0; i--) {
             Collections.swap(shards, i, random.nextInt(i + 1));
