@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -43,7 +44,8 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
  * each (the parts add up to the cap). A sandbox sees its slot shard as its own slot writes left it,
  * or reads it once it is {@link #READ_AFTER_CACHE_PERIODS} cache periods old: a quick call costs
  * nothing, a slow one two writes (take, give back). A sandbox that saw its shard (or the one its
- * last call gave back to) a quarter full takes its next call's slot at entry, against the cap:
+ * last call gave back to) a quarter full, or whose last call hung, takes its next call's slot at
+ * entry, against the cap:
  * first in the shard its last call gave back to (the room it left), then its own, then in a shard
  * with room among the others, which it reads at once ({@link #SHARDS_SAMPLED} per BatchGetItem)
  * unless its copies younger than a cache period show one; it is refused if none has room. A
@@ -94,6 +96,13 @@ final class Bulkhead {
      * that call tries it first, so the room it left is taken again, not left to random tries.
      */
     private final Map<String, Integer> freedRoom = new ConcurrentHashMap<>();
+    /**
+     * The breakers whose last call from this sandbox the provider left unanswered until the read
+     * timeout, until its next call: that call counts from its start. The sandbox's copy of its
+     * shard may be from before the account turned slow, and a hung call gives no slot back whose
+     * write would have shown it.
+     */
+    private final Set<String> lastCallHung = ConcurrentHashMap.newKeySet();
 
     Bulkhead(BreakerItems items, Clock clock, EmbeddedMetrics metrics, Settings settings, ToIntFunction<ProviderOperation> shard,
             RandomGenerator random) {
@@ -115,11 +124,11 @@ final class Bulkhead {
     /**
      * Enters the account's bulkhead for one whole call (all its attempts): refused if the account
      * already has its cap of calls in flight, fleet-wide. While the account is quick (this sandbox
-     * has not seen a quarter of its shard's part held lately), a call takes a slot only once it is
-     * still in flight after {@code in-flight-after}, so healthy calls write nothing. While it is
-     * slow, a call takes its slot at once with a write conditional on its shard's part of the cap,
-     * so callers arriving together cannot overshoot it. Close the slot when the call ends, however
-     * it ends.
+     * has not seen a quarter of its shard's part held lately, and its last call did not hang), a
+     * call takes a slot only once it is still in flight after {@code in-flight-after}, so healthy
+     * calls write nothing. While it is slow, a call takes its slot at once with a write conditional
+     * on its shard's part of the cap, so callers arriving together cannot overshoot it. Close the
+     * slot when the call ends, however it ends.
      *
      * @throws BulkheadException the account is at capacity; nothing was sent
      */
@@ -130,14 +139,15 @@ final class Bulkhead {
         OwnShard own = ownShard(pk, operation);
         int mine = own.k();
         Integer freed = freedRoom.remove(pk);
+        boolean afterHung = lastCallHung.remove(pk);
         // Short: a shard's map holds up to its part of the cap, and every write to the shard pays for its size.
         String slot = Long.toString(random.nextLong() & Long.MAX_VALUE, Character.MAX_RADIX);
         long inFlight = own.copy().map(s -> s.inFlightAt(now)).orElse(0L);
         int cap = capOf(mine, operation);
         if (own.copy().map(s -> quarterHeld(s, mine, operation, now)).orElse(false) || cap == 0
-                || slowWhereFreed(pk, freed, operation, now)) {
-            // The account is slow right now (a quarter of this shard's part in flight): this call
-            // counts from its start, against the cap, in one conditional write, so callers arriving
+                || slowWhereFreed(pk, freed, operation, now) || afterHung) {
+            // The account is slow right now (a quarter of this shard's part in flight, or this
+            // sandbox's last call hung): this call counts from its start, against the cap, in one conditional write, so callers arriving
             // together cannot all slip under it.
             // First the room this sandbox's last call left: at saturation, the one a slot surely freed in.
             List<Integer> tried = new ArrayList<>();
@@ -378,7 +388,9 @@ final class Bulkhead {
             boolean interrupted = Thread.interrupted();
             try {
                 OptionalInt shard = heldIn.get(TAKE_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-                if (shard.isPresent() && !hung) {
+                if (hung) {
+                    lastCallHung.add(breakerPk);
+                } else if (shard.isPresent()) {
                     giveSlotBack(breakerPk, shard.getAsInt(), slot);
                 }
             } catch (InterruptedException | ExecutionException | TimeoutException notTaken) {

@@ -665,6 +665,27 @@ class FleetBreakerTest {
     }
 
     @Test
+    void aSandboxWhoseLastCallHungCountsItsNextCallFromItsStartThoughItsCopySaysTheAccountIsQuick() throws Exception {
+        // Two shards of 16: the account is slow once a shard holds 4.
+        int part = FleetProtection.SLOTS_PER_SHARD;
+        FleetProtection sandbox = sandbox(TestEnvironment.dynamo(), 0.1, 10, IN_FLIGHT_AFTER, 2);
+        sandbox.useShard(0);
+        Bulkhead.InFlight hung = sandbox.bulkhead().enter(account, ProviderOperation.CHARGE);
+        awaitSlots(1); // the sandbox's copy of its shard: its own slot alone
+        // Meanwhile the provider stopped answering: other sandboxes' calls hold the whole cap.
+        putSlots(0, liveSlots(part));
+        putSlots(1, liveSlots(part));
+        hung.hung();
+        hung.close();
+
+        assertThrows(BulkheadException.class, () -> sandbox.bulkhead().enter(account, ProviderOperation.CHARGE),
+                "its next call is counted at entry, against the full cap, and never sent");
+        assertEquals(part, slotShard(0).inFlight().size());
+        assertEquals(part, slotShard(1).inFlight().size());
+        assertEquals(1, metrics.counted(Metrics.PROVIDER_AT_CAPACITY));
+    }
+
+    @Test
     void aCallQuickerThanInFlightAfterWritesNothing() {
         FleetProtection sandbox = sandbox(TestEnvironment.dynamo(), 0.1, 10, Duration.ofSeconds(30), 1);
         for (int i = 0; i < MAX_IN_FLIGHT * 3; i++) {
