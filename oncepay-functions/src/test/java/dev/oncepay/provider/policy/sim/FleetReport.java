@@ -20,7 +20,8 @@ import java.util.function.IntFunction;
  */
 final class FleetReport {
     static final int[] RATES = {6, 100, 1000, 5000};
-    static final long SEED = 20260105L;
+    /** The seed of every run; {@code -DfleetSim.seed=N} runs the same scenarios on other draws. */
+    static final long SEED = Long.getLong("fleetSim.seed", 20260105L);
     /** Sandboxes a fleet may run at once; beyond it Lambda throttles (a merchant at 5,000/s raised its quota). */
     static final int CONCURRENCY_LIMIT = 10_000;
     static final double[] ERROR_RATES = {0.005, 0.02, 0.10};
@@ -89,17 +90,18 @@ final class FleetReport {
         md.append("| charges/s | (a) requests reaching a dead provider: refused · unanswered (non-probe) "
                 + "| (b) probes per open period: max (open periods) "
                 + "| (c) refused at 0.5 % · 2 % · 10 % errors "
-                + "| (d) refused while answered in 4.5 s (below the cap; below 90 % of it) "
+                + "| (d) refused while answered in 4.5 s (below the cap; below 90 % of it; beyond an exact cap's) "
                 + "| (e) hottest item's peak second: writes (WCU) · reads (RCU); throttled "
                 + "| (f) store requests per healthy charge |\n");
         md.append("|---:|---|---|---|---|---|---:|\n");
         for (RateResults r : results) {
             ItemLoad hot = r.hottest().hottest();
-            md.append(String.format(Locale.ROOT, "| %d | %d · %d | %d (%d) | %s | %d (%d; %d) | %d (%d) · %d (%.0f); %d | %.3f |%n",
+            md.append(String.format(Locale.ROOT, "| %d | %d · %d | %d (%d) | %s | %d (%d; %d; %d) | %d (%d) · %d (%.0f); %d | %.3f |%n",
                     r.rate(), r.refusing().deadProviderRequests(), r.unanswering().deadProviderRequests(),
                     r.refusing().maxProbesPerOpening(), r.refusing().openings(),
                     String.join(" · ", r.errors().stream().map(FleetReport::refusedShare).toList()),
                     r.slow().refused(), r.slow().refusedBelowCap(), r.slow().refusedBelowNineTenthsOfCap(),
+                    r.slow().refusedBeyondExactCap(),
                     hot.maxWritesPerSecond(), hot.maxWriteUnitsPerSecond(), hot.maxReadsPerSecond(),
                     hot.maxReadUnitsPerSecond(), r.throttles(), r.healthy().storeRequestsPerCharge()));
         }

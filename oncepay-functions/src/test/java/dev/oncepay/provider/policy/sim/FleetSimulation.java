@@ -79,6 +79,8 @@ public final class FleetSimulation {
     private long sequence;
     private int sandboxes;
     private int callsInFlight;
+    /** Calls in flight behind the exact cap the fleet's is measured against. */
+    private int exactInFlight;
     private final Tally tally = new Tally();
 
     /** What one scenario counted. */
@@ -91,6 +93,8 @@ public final class FleetSimulation {
         long refusedAtCapacity;
         long refusedBelowCap;
         long refusedBelowNineTenthsOfCap;
+        /** Charges an exact fleet-wide cap, fed the same arrivals, would have refused. */
+        long refusedByExactCap;
         long providerRequests;
         long deadProviderRequests;
         long probes;
@@ -103,11 +107,15 @@ public final class FleetSimulation {
 
     /** One scenario's outcome; store figures over the whole run, the healthy-path cost from {@code measureFrom}. */
     record Result(Scenario scenario, long charges, long succeeded, long failed, long refused, long refusedAtCapacity,
-            long refusedBelowCap, long refusedBelowNineTenthsOfCap,
+            long refusedBelowCap, long refusedBelowNineTenthsOfCap, long refusedByExactCap,
             long lambdaThrottled, long providerRequests, long deadProviderRequests, long probes,
             long maxProbesPerOpening, long openings, int maxSandboxes, int maxCallsInFlight, long storeRequests,
             double storeRequestsPerCharge, ItemLoad hottest, long throttles, long storeFailures, int thresholdVolume,
             int inFlightCap) {
+        /** Refused beyond what an exact fleet-wide cap refused of the same arrivals: payments a perfect bulkhead would have let through. */
+        long refusedBeyondExactCap() {
+            return Math.max(0, refused - refusedByExactCap);
+        }
     }
 
     FleetSimulation(Scenario scenario, ProtectedFleet.Factory factory, long seed, int concurrencyLimit) {
@@ -134,7 +142,7 @@ public final class FleetSimulation {
         }
         long measuredRequests = store.requestCount() - Math.max(0, tally.storeRequestsAtMeasureStart);
         return new Result(scenario, tally.charges, tally.succeeded, tally.failed, tally.refused,
-                tally.refusedAtCapacity, tally.refusedBelowCap, tally.refusedBelowNineTenthsOfCap, tally.lambdaThrottled, tally.providerRequests, tally.deadProviderRequests,
+                tally.refusedAtCapacity, tally.refusedBelowCap, tally.refusedBelowNineTenthsOfCap, tally.refusedByExactCap, tally.lambdaThrottled, tally.providerRequests, tally.deadProviderRequests,
                 tally.probes, tally.probesByOpening.values().stream().mapToLong(Long::longValue).max().orElse(0),
                 fleet.openings(), tally.maxSandboxes, tally.maxCallsInFlight, store.requestCount(),
                 tally.chargesMeasured == 0 ? 0 : (double) measuredRequests / tally.chargesMeasured,
@@ -178,6 +186,7 @@ public final class FleetSimulation {
             tally.maxSandboxes = Math.max(tally.maxSandboxes, sandboxes);
             sandbox = new Sandbox(fleet.newSandbox());
         }
+        exactCap();
         Admission admission = sandbox.protection.admit();
         if (!admission.isAdmitted()) {
             refused(admission.refusal());
@@ -187,6 +196,19 @@ public final class FleetSimulation {
         callsInFlight++;
         tally.maxCallsInFlight = Math.max(tally.maxCallsInFlight, callsInFlight);
         attempt(sandbox, admission.call(), 1, now);
+    }
+
+    /**
+     * The same charge at an exact fleet-wide cap (one counter, no copies, no delay): admitted while
+     * fewer than the cap are in flight, for as long as the provider's phase makes a call take.
+     */
+    private void exactCap() {
+        if (exactInFlight >= fleet.inFlightCap()) {
+            tally.refusedByExactCap++;
+            return;
+        }
+        exactInFlight++;
+        schedule(provider.typicalCall(elapsed()), () -> exactInFlight--);
     }
 
     private Sandbox freeSandbox() {

@@ -68,10 +68,11 @@ class FleetSimulationTest {
      * taking each charge: (a) a provider refusing connections gets at most the window's calls plus
      * one second of charges, (b) one probe per open period, (c) no payment refused at an error rate
      * below the failure ratio, (d) no payment refused while a slow provider has fewer calls in
-     * flight than the cap, (e) no item above 30 % of a partition, (f) at most one store request
+     * flight than the cap, nor more refused than an exact cap refuses of the same arrivals, (e) no item above 30 % of a partition, (f) at most one store request
      * per healthy charge. Not met at 1,000 and 5,000/s, and printed by the report: (a) for a
      * provider that never answers, whose calls the bulkhead's cap holds, a little over it
-     * (docs/benchmark.md#fleet-protection-at-scale).
+     * (docs/benchmark.md#fleet-protection-at-scale). The goals are held for the report's seed;
+     * the same page lists what other seeds give, some of which miss (d) at 5,000/s.
      */
     @Test
     void fleetProtectionMeetsItsGoalsAtScale() {
@@ -95,6 +96,8 @@ class FleetSimulationTest {
             goals.add(() -> assertEquals(0, r.slow().refusedBelowCap(), n + "/s (d): "
                     + r.slow().refusedBelowCap() + " payments refused while fewer than the cap of "
                     + r.slow().inFlightCap() + " were in flight"));
+            goals.add(() -> assertEquals(0, r.slow().refusedBeyondExactCap(), n + "/s (d): "
+                    + r.slow().refusedBeyondExactCap() + " payments refused beyond an exact cap's refusals"));
             for (Result s : r.all()) {
                 ItemLoad hot = s.hottest();
                 goals.add(() -> assertTrue(hot == null || DynamoDbModel.peakShare(hot) < HOTTEST_ITEM_SHARE, n

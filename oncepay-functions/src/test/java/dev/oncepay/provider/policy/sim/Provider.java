@@ -38,6 +38,7 @@ final class Provider {
     static final Duration MEDIAN_LATENCY = Duration.ofMillis(200);
     static final double LATENCY_SIGMA = 0.35;
     static final Duration SLOW_ANSWER = Duration.ofMillis(4500);
+    static final Duration REFUSED_AFTER = Duration.ofMillis(2);
 
     private final List<Phase> phases;
     private final Duration readTimeout;
@@ -57,6 +58,16 @@ final class Provider {
         return current;
     }
 
+    /** How long a call sent {@code elapsed} into the scenario takes, without drawing: the median where the phase draws. */
+    Duration typicalCall(Duration elapsed) {
+        return switch (phaseAt(elapsed).mode()) {
+            case HEALTHY -> MEDIAN_LATENCY;
+            case REFUSING -> REFUSED_AFTER;
+            case UNANSWERING -> readTimeout;
+            case SLOW -> SLOW_ANSWER;
+        };
+    }
+
     /** The fate of an attempt sent {@code elapsed} into the scenario. */
     Reply answer(Duration elapsed, Random random) {
         Phase phase = phaseAt(elapsed);
@@ -64,7 +75,7 @@ final class Provider {
             case HEALTHY -> random.nextDouble() < phase.errorRate()
                     ? new Reply("503 from the provider", true, lognormal(random, Duration.ofMillis(30)))
                     : new Reply(null, false, lognormal(random, MEDIAN_LATENCY));
-            case REFUSING -> new Reply("connection refused", true, Duration.ofMillis(2));
+            case REFUSING -> new Reply("connection refused", true, REFUSED_AFTER);
             case UNANSWERING -> new Reply("read timed out", false, readTimeout);
             case SLOW -> new Reply(null, false, SLOW_ANSWER);
         };
