@@ -44,15 +44,15 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
  * each (the parts add up to the cap). A sandbox sees its slot shard as its own slot writes left it,
  * or reads it once it is {@link #READ_AFTER_CACHE_PERIODS} cache periods old: a quick call costs
  * nothing, a slow one two writes (take, give back). A sandbox that saw its shard (or the one its
- * last call gave back to) a quarter full, or whose last call hung, takes its next call's slot at
- * entry, against the cap:
- * first in the shard its last call gave back to (the room it left), then its own, then in a shard
- * with room among the others, which it reads at once ({@link #SHARDS_SAMPLED} per BatchGetItem)
- * unless its copies younger than a cache period show one; it is refused if none has room. A
- * sandbox refuses without a request only from copies younger than a cache period: its own shard
- * full ({@link #full}), or every shard it looked at full. The cap is approximate only when an
- * account turns slow: a sandbox that saw its shard quick counts its call once it is still in
- * flight after {@code in-flight-after}, where there is room or else regardless.
+ * last call gave back to) an eighth full, or whose last call hung, takes its next call's slot at
+ * entry, against the cap: first in the shard its last call gave back to (the room it left), then
+ * its own, then in a shard with room among the others, which it reads at once
+ * ({@link #SHARDS_SAMPLED} per BatchGetItem) unless its copies younger than a cache period show
+ * one; it is refused if none has room. A sandbox refuses without a request only from copies
+ * younger than a cache period: its own shard full while calls may still be uncounted, or after it
+ * looked through the others and found none with room ({@link #full}). The cap is approximate only
+ * when an account turns slow: a sandbox that saw its shard quick counts its call once it is still
+ * in flight after {@code in-flight-after}, where there is room or else regardless.
  */
 final class Bulkhead {
     private static final Logger LOG = Logger.getLogger(Bulkhead.class);
@@ -83,6 +83,11 @@ final class Bulkhead {
      * each at most {@link BreakerItems#STORE_TIMEOUT}.
      */
     private static final Duration TAKE_WAIT = BreakerItems.STORE_TIMEOUT.multipliedBy(6);
+    /**
+     * Begins the name of a slot taken for a call already under way (one that went uncounted for
+     * {@code in-flight-after}); a slot id, in base 36, never does.
+     */
+    static final String UNDER_WAY = "~";
 
     private final BreakerItems items;
     private final Clock clock;
@@ -103,6 +108,8 @@ final class Bulkhead {
      * write would have shown it.
      */
     private final Set<String> lastCallHung = ConcurrentHashMap.newKeySet();
+    /** Per breaker, when this sandbox last looked through the slot shards for room and found none. */
+    private final Map<String, Instant> lookedFull = new ConcurrentHashMap<>();
 
     Bulkhead(BreakerItems items, Clock clock, EmbeddedMetrics metrics, Settings settings, ToIntFunction<ProviderOperation> shard,
             RandomGenerator random) {
@@ -124,7 +131,7 @@ final class Bulkhead {
     /**
      * Enters the account's bulkhead for one whole call (all its attempts): refused if the account
      * already has its cap of calls in flight, fleet-wide. While the account is quick (this sandbox
-     * has not seen a quarter of its shard's part held lately, and its last call did not hang), a
+     * has not seen an eighth of its shard's part held lately, and its last call did not hang), a
      * call takes a slot only once it is still in flight after {@code in-flight-after}, so healthy
      * calls write nothing. While it is slow, a call takes its slot at once with a write conditional
      * on its shard's part of the cap, so callers arriving together cannot overshoot it. Close the
@@ -144,9 +151,9 @@ final class Bulkhead {
         String slot = Long.toString(random.nextLong() & Long.MAX_VALUE, Character.MAX_RADIX);
         long inFlight = own.copy().map(s -> s.inFlightAt(now)).orElse(0L);
         int cap = capOf(mine, operation);
-        if (own.copy().map(s -> quarterHeld(s, mine, operation, now)).orElse(false) || cap == 0
+        if (own.copy().map(s -> slowHeld(s, mine, operation, now)).orElse(false) || cap == 0
                 || slowWhereFreed(pk, freed, operation, now) || afterHung) {
-            // The account is slow right now (a quarter of this shard's part in flight, or this
+            // The account is slow right now (an eighth of this shard's part in flight, or this
             // sandbox's last call hung): this call counts from its start, against the cap, in one conditional write, so callers arriving
             // together cannot all slip under it.
             // First the room this sandbox's last call left: at saturation, the one a slot surely freed in.
@@ -172,10 +179,14 @@ final class Bulkhead {
                     taken = Optional.of(new Taken(mine, false));
                 }
             }
+            if (taken.isEmpty()) {
+                lookedFull.put(pk, now);
+            }
             return decided(pk, slot, taken.orElseThrow(() -> atCapacity(account, operation, limits, tried)));
         }
-        InFlight call = new InFlight(pk, slot);
-        call.timer = slots().schedule(() -> call.takeUnlessEnded(() -> takeUnderWay(pk, mine, slot, operation)),
+        String underWay = UNDER_WAY + slot;
+        InFlight call = new InFlight(pk, underWay);
+        call.timer = slots().schedule(() -> call.takeUnlessEnded(() -> takeUnderWay(pk, mine, underWay, operation)),
                 settings.inFlightAfter().toMillis(), TimeUnit.MILLISECONDS);
         return call;
     }
@@ -223,19 +234,24 @@ final class Bulkhead {
     }
 
     /**
-     * Whether the shard this sandbox's last call gave its slot back to was a quarter full after it,
+     * Whether the shard this sandbox's last call gave its slot back to was an eighth full after it,
      * as that write (within a cache period) showed: the account is slow even if this sandbox's
      * copy of its own shard, which its calls did not write lately, is older and says otherwise.
      */
     private boolean slowWhereFreed(String pk, Integer freed, ProviderOperation operation, Instant now) {
         return freed != null && freed < settings.slotShards(operation)
                 && items.ifFresh(BreakerShard.slotsPk(pk, freed), settings.cacheFor())
-                        .map(s -> quarterHeld(s, freed, operation, now)).orElse(false);
+                        .map(s -> slowHeld(s, freed, operation, now)).orElse(false);
     }
 
-    /** Whether slot shard {@code k}, as {@code seen}, holds a quarter of its part of the cap: the account is slow. */
-    private boolean quarterHeld(BreakerShard seen, int k, ProviderOperation operation, Instant now) {
-        return seen.inFlightAt(now) >= Math.max(1, capOf(k, operation) / 4);
+    /**
+     * Whether slot shard {@code k}, as {@code seen}, holds an eighth of its part of the cap (two of
+     * sixteen): the account is slow. A healthy account's shard rarely holds two calls slower than
+     * {@code in-flight-after}; counting from the start that soon keeps the calls a turning account
+     * sends uncounted few, and so the cap's overshoot.
+     */
+    private boolean slowHeld(BreakerShard seen, int k, ProviderOperation operation, Instant now) {
+        return seen.inFlightAt(now) >= Math.max(1, capOf(k, operation) / 8);
     }
 
     /** Whether slot shard {@code k}, as {@code seen}, holds less than its part of the cap. */
@@ -253,13 +269,47 @@ final class Bulkhead {
     /**
      * Whether the account's cap is reached as this sandbox sees its slot shard (read if its copy is
      * {@link #READ_AFTER_CACHE_PERIODS} old): its part of the cap held, seen within a
-     * {@code breaker-cache} period, and no slot given back by its last call (whose room its next
-     * call takes).
+     * {@code breaker-cache} period, no slot given back by its last call (whose room its next call
+     * takes), and no room to look for elsewhere: its copies of the other shards, younger than a
+     * period, show them all full, or it looked through them within the period and found none, or
+     * calls may still be uncounted (the room other shards show is theirs). Otherwise the call goes
+     * to {@link #enter}, which looks.
      */
     boolean full(String pk, ProviderOperation operation, Instant now) {
         OwnShard own = ownShard(pk, operation);
         return own.seenNow() && own.copy().map(s -> !hasRoom(s, own.k(), operation, now)).orElse(false)
-                && !freedRoom.containsKey(pk);
+                && !freedRoom.containsKey(pk)
+                && (lookedFullWithin(pk, now) || own.copy().map(s -> callsMayBeUncounted(s, operation, now)).orElse(false)
+                        || othersSeenFull(pk, own.k(), operation, now));
+    }
+
+    /** Whether this sandbox's copies younger than a period show every slot shard but {@code mine} full. */
+    private boolean othersSeenFull(String pk, int mine, ProviderOperation operation, Instant now) {
+        for (int k = 0; k < settings.slotShards(operation); k++) {
+            int other = k;
+            if (k != mine && items.ifFresh(BreakerShard.slotsPk(pk, k), settings.cacheFor())
+                    .map(s -> hasRoom(s, other, operation, now)).orElse(true)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private boolean lookedFullWithin(String pk, Instant now) {
+        Instant looked = lookedFull.get(pk);
+        return looked != null && looked.plus(settings.cacheFor()).isAfter(now);
+    }
+
+    /**
+     * Whether {@code seen} holds a slot taken under way within the last {@code in-flight-after}: a
+     * call was still uncounted then, so others sent with it may be uncounted now and will take
+     * their slots wherever there is room. (When an account turns slow, those calls need the room
+     * that shows; once they are all counted, room that shows is free.)
+     */
+    private boolean callsMayBeUncounted(BreakerShard seen, ProviderOperation operation, Instant now) {
+        long takenAfter = now.minus(settings.inFlightAfter()).plus(settings.limits(operation).slotLease()).toEpochMilli();
+        return seen.inFlight().entrySet().stream()
+                .anyMatch(slot -> slot.getKey().startsWith(UNDER_WAY) && slot.getValue() > takenAfter);
     }
 
     /**

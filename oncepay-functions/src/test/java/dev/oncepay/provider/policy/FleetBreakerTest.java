@@ -910,6 +910,32 @@ class FleetBreakerTest {
     }
 
     @Test
+    void aSandboxWhoseShardIsFullLooksForRoomElsewhereUnlessCallsMayStillBeUncounted() {
+        int part = FleetProtection.SLOTS_PER_SHARD;
+        putSlots(0, liveSlots(part));
+        putSlots(1, liveSlots(part - 1)); // one slot free, in shard 1
+        FleetProtection looks = sandbox(TestEnvironment.dynamo(), 0.1, 10, IN_FLIGHT_AFTER, 2);
+        looks.useShard(0);
+
+        assertEquals(Optional.empty(), looks.refusal(account, ProviderOperation.CHARGE),
+                "its own shard full, the other unseen: it looks before it refuses");
+        Bulkhead.InFlight call = looks.bulkhead().enter(account, ProviderOperation.CHARGE);
+        assertEquals(part, slotShard(1).inFlight().size(), "the call took the free slot");
+        call.close();
+
+        // A slot taken under way lately: calls sent with it may not be counted yet, and the free slot is theirs.
+        Map<String, AttributeValue> lately = liveSlots(part - 1);
+        lately.put(Bulkhead.UNDER_WAY + "late", Attr.n(clock.instant().plus(SLOT_LEASE).toEpochMilli()));
+        putSlots(0, lately);
+        putSlots(1, liveSlots(part - 1));
+        FleetProtection holdsBack = sandbox(TestEnvironment.dynamo(), 0.1, 10, Duration.ofSeconds(30), 2);
+        holdsBack.useShard(0);
+
+        assertEquals(Optional.of(ProviderRefusal.AT_CAPACITY), holdsBack.refusal(account, ProviderOperation.CHARGE));
+        assertEquals(part - 1, slotShard(1).inFlight().size(), "the free slot is left to the calls not yet counted");
+    }
+
+    @Test
     void aCallUnderWayTakesItsSlotWhereTheCapHasRoomNotOverItsShardsPart() throws Exception {
         int part = FleetProtection.SLOTS_PER_SHARD;
         FleetProtection sandbox = sandbox(TestEnvironment.dynamo(), 0.1, 10, IN_FLIGHT_AFTER, 2);
@@ -924,6 +950,8 @@ class FleetBreakerTest {
         }
 
         assertEquals(1, slotShard(1).inFlight().size(), "still in flight: counted in shard 1, which had room");
+        assertTrue(slotShard(1).inFlight().keySet().iterator().next().startsWith(Bulkhead.UNDER_WAY),
+                "named as taken under way: others reading the shard learn calls may still be uncounted");
         assertEquals(part, slotShard(0).inFlight().size(), "shard 0 stayed at its part of the cap");
         call.close();
         assertEquals(Map.of(), slotShard(1).inFlight());
