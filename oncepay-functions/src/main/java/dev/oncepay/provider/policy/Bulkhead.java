@@ -154,8 +154,8 @@ final class Bulkhead {
         if (own.copy().map(s -> slowHeld(s, mine, operation, now)).orElse(false) || cap == 0
                 || slowWhereFreed(pk, freed, operation, now) || afterHung) {
             // The account is slow right now (an eighth of this shard's part in flight, or this
-            // sandbox's last call hung): this call counts from its start, against the cap, in one conditional write, so callers arriving
-            // together cannot all slip under it.
+            // sandbox's last call hung): this call counts from its start, against the cap, in one
+            // conditional write, so callers arriving together cannot all slip under it.
             // First the room this sandbox's last call left: at saturation, the one a slot surely freed in.
             List<Integer> tried = new ArrayList<>();
             if (freed != null && freed < settings.slotShards(operation) && capOf(freed, operation) > 0) {
