@@ -240,8 +240,7 @@ final class Bulkhead {
      */
     private boolean slowWhereFreed(String pk, Integer freed, ProviderOperation operation, Instant now) {
         return freed != null && freed < settings.slotShards(operation)
-                && items.ifFresh(BreakerShard.slotsPk(pk, freed), settings.cacheFor())
-                        .map(s -> slowHeld(s, freed, operation, now)).orElse(false);
+                && seenNow(pk, freed).map(s -> slowHeld(s, freed, operation, now)).orElse(false);
     }
 
     /**
@@ -287,12 +286,16 @@ final class Bulkhead {
     private boolean othersSeenFull(String pk, int mine, ProviderOperation operation, Instant now) {
         for (int k = 0; k < settings.slotShards(operation); k++) {
             int other = k;
-            if (k != mine && items.ifFresh(BreakerShard.slotsPk(pk, k), settings.cacheFor())
-                    .map(s -> hasRoom(s, other, operation, now)).orElse(true)) {
+            if (k != mine && seenNow(pk, k).map(s -> hasRoom(s, other, operation, now)).orElse(true)) {
                 return false;
             }
         }
         return true;
+    }
+
+    /** This sandbox's copy of slot shard {@code k} of breaker {@code pk}, if younger than a cache period. */
+    private Optional<BreakerShard> seenNow(String pk, int k) {
+        return items.ifFresh(BreakerShard.slotsPk(pk, k), settings.cacheFor());
     }
 
     private boolean lookedFullWithin(String pk, Instant now) {
@@ -352,7 +355,7 @@ final class Bulkhead {
             if (tried.contains(k)) {
                 continue;
             }
-            Optional<BreakerShard> copy = items.ifFresh(BreakerShard.slotsPk(pk, k), settings.cacheFor());
+            Optional<BreakerShard> copy = seenNow(pk, k);
             if (copy.isEmpty()) {
                 unseen.add(k);
             } else if (hasRoom(copy.get(), k, operation, now)) {

@@ -666,7 +666,7 @@ class FleetBreakerTest {
 
     @Test
     void aSandboxWhoseLastCallHungCountsItsNextCallFromItsStartThoughItsCopySaysTheAccountIsQuick() throws Exception {
-        // Two shards of 16: the account is slow once a shard holds 4.
+        // Two shards of 16: the account is slow once a shard holds 2.
         int part = FleetProtection.SLOTS_PER_SHARD;
         FleetProtection sandbox = sandbox(TestEnvironment.dynamo(), 0.1, 10, IN_FLIGHT_AFTER, 2);
         sandbox.useShard(0);
