@@ -13,8 +13,10 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -24,13 +26,15 @@ import org.junit.jupiter.api.Test;
 class MerchantEndpointTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String SECRET = "whsec_orders";
+    /** The endpoint's clock, fixed so a signature's age is exact whatever second the request arrives in. */
+    private static final Clock CLOCK = Clock.fixed(Instant.parse("2026-12-02T10:00:00Z"), ZoneOffset.UTC);
 
     private final HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private MerchantEndpoint merchant;
 
     @BeforeEach
     void start() {
-        merchant = MerchantEndpoint.start(0, Map.of("orders", List.of(SECRET), "refunds", List.of("whsec_refunds")));
+        merchant = MerchantEndpoint.start(0, Map.of("orders", List.of(SECRET), "refunds", List.of("whsec_refunds")), 42, CLOCK);
     }
 
     @AfterEach
@@ -77,6 +81,12 @@ class MerchantEndpointTest {
         assertEquals(new MerchantCounts(7, 0, 7, 0, 0, 0, 0), merchant.counts());
         assertTrue(merchant.deliveries().isEmpty());
         assertTrue(merchant.applied().isEmpty());
+    }
+
+    @Test
+    void aTimestampAtEitherEdgeOfTheToleranceVerifies() throws Exception {
+        assertEquals(200, deliver("orders", event("pay_1", 1, "pending"), List.of(SECRET), now() - 300).statusCode());
+        assertEquals(200, deliver("orders", event("pay_1", 2, "succeeded"), List.of(SECRET), now() + 300).statusCode());
     }
 
     @Test
@@ -188,7 +198,7 @@ class MerchantEndpointTest {
     }
 
     private static long now() {
-        return Instant.now().getEpochSecond();
+        return CLOCK.instant().getEpochSecond();
     }
 
     private HttpRequest.Builder signed(String endpoint, String body, List<String> secrets, long t) {
