@@ -87,6 +87,15 @@ public interface ProviderConfig {
     @WithDefault("500MS")
     Duration inFlightAfter();
 
+    /**
+     * Whether a sandbox's first call to an account (after it starts or is restored) takes its
+     * bulkhead slot at entry rather than after {@code in-flight-after}: a new sandbox cannot see
+     * the calls the fleet sent uncounted in the last {@code in-flight-after}, and an account turning
+     * slow is what makes Lambda start new ones. Two writes per cold start.
+     */
+    @WithDefault("true")
+    boolean firstCallCounted();
+
     /** Settings of the Stripe adapter ({@code stripe.*}). */
     StripeConfig stripe();
 

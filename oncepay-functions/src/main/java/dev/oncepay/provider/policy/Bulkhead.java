@@ -43,16 +43,17 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
  * flight are slots with leases, spread over slot shards of {@link FleetProtection#SLOTS_PER_SHARD}
  * each (the parts add up to the cap). A sandbox sees its slot shard as its own slot writes left it,
  * or reads it once it is {@link #READ_AFTER_CACHE_PERIODS} cache periods old: a quick call costs
- * nothing, a slow one two writes (take, give back). A sandbox that saw its shard (or the one its
- * last call gave back to) an eighth full, or whose last call hung, takes its next call's slot at
- * entry, against the cap: first in the shard its last call gave back to (the room it left), then
- * its own, then in a shard with room among the others, which it reads at once
+ * nothing, a slow one two writes (take, give back). A sandbox that saw an eighth of its shard
+ * (or of the one its last call gave back to) held by slow calls, or its shard full, or whose last
+ * call hung, or that has not called the account before, takes its next call's slot at entry,
+ * against the cap: first in the shard its last call gave back to (the room it left), then its
+ * own, then in a shard with room among the others, which it reads at once
  * ({@link #SHARDS_SAMPLED} per BatchGetItem) unless its copies younger than a cache period show
  * one; it is refused if none has room. A sandbox refuses without a request only from copies
- * younger than a cache period: its own shard full while calls may still be uncounted, or after it
- * looked through the others and found none with room ({@link #full}). The cap is approximate only
- * when an account turns slow: a sandbox that saw its shard quick counts its call once it is still
- * in flight after {@code in-flight-after}, where there is room or else regardless.
+ * younger than a cache period: its own shard full, and the others seen full or looked through
+ * and found full ({@link #full}). The cap is approximate only when an account turns slow: a
+ * sandbox that saw its shard quick counts its call once it is still in flight after
+ * {@code in-flight-after}, where there is room or else regardless.
  */
 final class Bulkhead {
     private static final Logger LOG = Logger.getLogger(Bulkhead.class);
@@ -85,7 +86,8 @@ final class Bulkhead {
     private static final Duration TAKE_WAIT = BreakerItems.STORE_TIMEOUT.multipliedBy(6);
     /**
      * Begins the name of a slot taken for a call already under way (one that went uncounted for
-     * {@code in-flight-after}); a slot id, in base 36, never does.
+     * {@code in-flight-after}, so slow from the moment it is counted); a slot id, in base 36, never
+     * does.
      */
     static final String UNDER_WAY = "~";
 
@@ -108,6 +110,15 @@ final class Bulkhead {
      * write would have shown it.
      */
     private final Set<String> lastCallHung = ConcurrentHashMap.newKeySet();
+    /**
+     * The breakers this sandbox has entered since it started (or was restored). Its first call to
+     * one counts from its start ({@code first-call-counted}): Lambda starts a sandbox when every
+     * other is busy, which is what an account turning slow does to a fleet, and the read of its
+     * shard that call makes cannot show the calls the fleet sent uncounted in the last
+     * {@code in-flight-after}. A cold start costs two writes more; a slow account's uncounted calls
+     * are then only those of the sandboxes that were warm.
+     */
+    private final Set<String> entered = ConcurrentHashMap.newKeySet();
     /** Per breaker, when this sandbox last looked through the slot shards for room and found none. */
     private final Map<String, Instant> lookedFull = new ConcurrentHashMap<>();
 
@@ -121,6 +132,17 @@ final class Bulkhead {
         this.random = random;
     }
 
+    /**
+     * Forgets what this sandbox's calls left it: after a SnapStart restore it is a new sandbox, whose
+     * first call to each account counts from its start.
+     */
+    void forget() {
+        entered.clear();
+        freedRoom.clear();
+        lastCallHung.clear();
+        lookedFull.clear();
+    }
+
     /** Slot shard {@code k}'s part of the cap: the cap split evenly, the first shards taking the remainder. */
     int capOf(int k, ProviderOperation operation) {
         int shards = settings.slotShards(operation);
@@ -131,9 +153,9 @@ final class Bulkhead {
     /**
      * Enters the account's bulkhead for one whole call (all its attempts): refused if the account
      * already has its cap of calls in flight, fleet-wide. While the account is quick (this sandbox
-     * has not seen an eighth of its shard's part held lately, and its last call did not hang), a
-     * call takes a slot only once it is still in flight after {@code in-flight-after}, so healthy
-     * calls write nothing. While it is slow, a call takes its slot at once with a write conditional
+     * has not seen an eighth of its shard's part held by slow calls lately, its last call did not
+     * hang, and it has called the account before), a call takes a slot only once it is still in
+     * flight after {@code in-flight-after}, so healthy calls write nothing. While it is slow, a call takes its slot at once with a write conditional
      * on its shard's part of the cap, so callers arriving together cannot overshoot it. Close the
      * slot when the call ends, however it ends.
      *
@@ -147,15 +169,19 @@ final class Bulkhead {
         int mine = own.k();
         Integer freed = freedRoom.remove(pk);
         boolean afterHung = lastCallHung.remove(pk);
+        boolean first = entered.add(pk) && settings.firstCallCounted();
         // Short: a shard's map holds up to its part of the cap, and every write to the shard pays for its size.
         String slot = Long.toString(random.nextLong() & Long.MAX_VALUE, Character.MAX_RADIX);
         long inFlight = own.copy().map(s -> s.inFlightAt(now)).orElse(0L);
         int cap = capOf(mine, operation);
-        if (own.copy().map(s -> slowHeld(s, mine, operation, now)).orElse(false) || cap == 0
-                || slowWhereFreed(pk, freed, operation, now) || afterHung) {
-            // The account is slow right now (an eighth of this shard's part in flight, or this
-            // sandbox's last call hung): this call counts from its start, against the cap, in one
-            // conditional write, so callers arriving together cannot all slip under it.
+        // A shard at its part of the cap counts the call too, however young its slots: uncounted, it would go over.
+        boolean slowOrFull = own.copy()
+                .map(s -> slowHeld(s, mine, operation, now) || !hasRoom(s, mine, operation, now)).orElse(false);
+        if (slowOrFull || cap == 0 || slowWhereFreed(pk, freed, operation, now) || afterHung || first) {
+            // The account is slow right now (an eighth of this shard's part held by slow calls, or
+            // this sandbox's last call hung), or this sandbox cannot tell yet (its first call): this
+            // call counts from its start, against the cap, in one conditional write, so callers
+            // arriving together cannot all slip under it.
             // First the room this sandbox's last call left: at saturation, the one a slot surely freed in.
             List<Integer> tried = new ArrayList<>();
             if (freed != null && freed < settings.slotShards(operation) && capOf(freed, operation) > 0) {
@@ -244,13 +270,20 @@ final class Bulkhead {
     }
 
     /**
-     * Whether slot shard {@code k}, as {@code seen}, holds an eighth of its part of the cap (two of
-     * sixteen): the account is slow. A healthy account's shard rarely holds two calls slower than
-     * {@code in-flight-after}; counting from the start that soon keeps the calls a turning account
-     * sends uncounted few, and so the cap's overshoot.
+     * Whether slot shard {@code k}, as {@code seen}, holds slow calls for an eighth of its part of
+     * the cap (two of sixteen): the account is slow. A slow call's slot was taken under way, or
+     * taken at entry at least {@code in-flight-after} ago; a quick call counted at entry is not
+     * one, or calls counted at entry would keep a recovered account's shards looking slow. A
+     * healthy account's shard rarely holds two slow calls; counting from the start that soon keeps
+     * the calls a turning account sends uncounted few, and so the cap's overshoot.
      */
     private boolean slowHeld(BreakerShard seen, int k, ProviderOperation operation, Instant now) {
-        return seen.inFlightAt(now) >= Math.max(1, capOf(k, operation) / 8);
+        long held = now.toEpochMilli();
+        // A slot's value is its lease's end: a slot taken in-flight-after ago or earlier ends by this.
+        long slowBy = now.minus(settings.inFlightAfter()).plus(settings.limits(operation).slotLease()).toEpochMilli();
+        return seen.inFlight().entrySet().stream().filter(slot -> slot.getValue() > held
+                && (slot.getKey().startsWith(UNDER_WAY) || slot.getValue() <= slowBy)).count()
+                >= Math.max(1, capOf(k, operation) / 8);
     }
 
     /** Whether slot shard {@code k}, as {@code seen}, holds less than its part of the cap. */
@@ -270,16 +303,14 @@ final class Bulkhead {
      * {@link #READ_AFTER_CACHE_PERIODS} old): its part of the cap held, seen within a
      * {@code breaker-cache} period, no slot given back by its last call (whose room its next call
      * takes), and no room to look for elsewhere: its copies of the other shards, younger than a
-     * period, show them all full, or it looked through them within the period and found none, or
-     * calls may still be uncounted (the room other shards show is theirs). Otherwise the call goes
-     * to {@link #enter}, which looks.
+     * period, show them all full, or it looked through them within the period and found none.
+     * Otherwise the call goes to {@link #enter}, which looks.
      */
     boolean full(String pk, ProviderOperation operation, Instant now) {
         OwnShard own = ownShard(pk, operation);
         return own.seenNow() && own.copy().map(s -> !hasRoom(s, own.k(), operation, now)).orElse(false)
                 && !freedRoom.containsKey(pk)
-                && (lookedFullWithin(pk, now) || own.copy().map(s -> callsMayBeUncounted(s, operation, now)).orElse(false)
-                        || othersSeenFull(pk, own.k(), operation, now));
+                && (lookedFullWithin(pk, now) || othersSeenFull(pk, own.k(), operation, now));
     }
 
     /** Whether this sandbox's copies younger than a period show every slot shard but {@code mine} full. */
@@ -301,18 +332,6 @@ final class Bulkhead {
     private boolean lookedFullWithin(String pk, Instant now) {
         Instant looked = lookedFull.get(pk);
         return looked != null && looked.plus(settings.cacheFor()).isAfter(now);
-    }
-
-    /**
-     * Whether {@code seen} holds a slot taken under way within the last {@code in-flight-after}: a
-     * call was still uncounted then, so others sent with it may be uncounted now and will take
-     * their slots wherever there is room. (When an account turns slow, those calls need the room
-     * that shows; once they are all counted, room that shows is free.)
-     */
-    private boolean callsMayBeUncounted(BreakerShard seen, ProviderOperation operation, Instant now) {
-        long takenAfter = now.minus(settings.inFlightAfter()).plus(settings.limits(operation).slotLease()).toEpochMilli();
-        return seen.inFlight().entrySet().stream()
-                .anyMatch(slot -> slot.getKey().startsWith(UNDER_WAY) && slot.getValue() > takenAfter);
     }
 
     /**

@@ -55,14 +55,15 @@ public class FleetProtection {
      * the retry budget, when a call takes a slot, and how many items each breaker is spread over.
      */
     record Settings(Map<ProviderOperation, Limits> limits, Duration cacheFor, double retryShare, int retryBurst,
-            Duration inFlightAfter, int shards) {
+            Duration inFlightAfter, boolean firstCallCounted, int shards) {
         static Settings of(ProviderConfig provider) {
             Map<ProviderOperation, Limits> limits = new EnumMap<>(ProviderOperation.class);
             limits.put(ProviderOperation.CHARGE, Limits.of(provider.chargeCall()));
             limits.put(ProviderOperation.LOOKUP, Limits.of(provider.lookupCall()));
             limits.put(ProviderOperation.REFUND, Limits.of(provider.chargeCall()));
             return new Settings(limits, provider.breakerCache(), provider.retryBudget().share(),
-                    provider.retryBudget().burst(), provider.inFlightAfter(), Math.max(1, provider.breakerShards()));
+                    provider.retryBudget().burst(), provider.inFlightAfter(), provider.firstCallCounted(),
+                    Math.max(1, provider.breakerShards()));
         }
 
         Limits limits(ProviderOperation operation) {
@@ -93,7 +94,7 @@ public class FleetProtection {
         }
 
         Settings withInFlightAfter(Duration after) {
-            return new Settings(limits, cacheFor, retryShare, retryBurst, after, shards);
+            return new Settings(limits, cacheFor, retryShare, retryBurst, after, firstCallCounted, shards);
         }
     }
 
@@ -175,13 +176,16 @@ public class FleetProtection {
     }
 
     /**
-     * Forgets what this sandbox read, counted and earned, and picks its shard again; the next call
-     * reads the store. Returns the breaker shards it had read. After a SnapStart restore (the copy in the snapshot is of another time) and in tests.
+     * Forgets what this sandbox read, counted and earned, and what its bulkhead learned from its
+     * calls, and picks its shard again; the next call reads the store. Returns the breaker shards
+     * it had read. After a SnapStart restore (the copy in the snapshot is of another time) and in
+     * tests.
      */
     public Set<String> forgetReads() {
         Set<String> known = items.forgetReads();
         retryBudget.forgetEarnings();
         breaker.forgetCounts();
+        bulkhead.forget();
         local.forget();
         // Sandboxes restored from one snapshot would all use the snapshot's shard.
         shardSeed = random.nextInt(Integer.MAX_VALUE);

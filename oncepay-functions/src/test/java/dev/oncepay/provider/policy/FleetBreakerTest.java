@@ -116,13 +116,18 @@ class FleetBreakerTest {
 
     private FleetProtection sandbox(DynamoDbClient client, double retryShare, int retryBurst, Duration inFlightAfter,
             int shards) {
+        return sandbox(client, retryShare, retryBurst, inFlightAfter, false, shards);
+    }
+
+    private FleetProtection sandbox(DynamoDbClient client, double retryShare, int retryBurst, Duration inFlightAfter,
+            boolean firstCallCounted, int shards) {
         // A breaker uses as many shards as its cap gives sixteen slots each: one for the bulkhead's small cap.
         int maxInFlight = shards == 1 ? MAX_IN_FLIGHT : shards * FleetProtection.SLOTS_PER_SHARD;
         FleetProtection.Limits limits = new FleetProtection.Limits(WINDOW_CALLS, MIN_CALLS, 0.5, 1.0, WINDOW, OPEN_FOR,
                 SLOW, LEASE, maxInFlight, SLOT_LEASE);
         return new FleetProtection(client, TestEnvironment.TABLE, clock, metrics, new FleetProtection.Settings(
                 Map.of(ProviderOperation.CHARGE, limits, ProviderOperation.LOOKUP, limits), CACHE, retryShare,
-                retryBurst, inFlightAfter, shards), new Random(random.nextLong()));
+                retryBurst, inFlightAfter, firstCallCounted, shards), new Random(random.nextLong()));
     }
 
     private FleetProtection sandbox() {
@@ -166,7 +171,12 @@ class FleetBreakerTest {
     }
 
     private BreakerShard slotShard(int k) {
-        return BreakerShard.from(slotShardItem(k), BreakerShard.slots(WINDOW));
+        return slotShard(pk(), k);
+    }
+
+    private static BreakerShard slotShard(String breakerPk, int k) {
+        return BreakerShard.from(TableItems.readConsistently(TestEnvironment.dynamo(), TestEnvironment.TABLE,
+                BreakerShard.slotsPk(breakerPk, k)).orElse(Map.of()), BreakerShard.slots(WINDOW));
     }
 
     /** A first attempt, as {@link ProviderCalls} makes it: it earns a share of a retry, then asks the breaker. */
@@ -825,7 +835,7 @@ class FleetBreakerTest {
     @Test
     void endedSlotsAnotherWriterRemovedFirstAreNotCreditedAsRoom() throws Exception {
         long ended = clock.instant().minusSeconds(60).toEpochMilli();
-        long live = clock.instant().plusSeconds(60).toEpochMilli();
+        long live = clock.instant().minusSeconds(1).plus(SLOT_LEASE).toEpochMilli(); // slow calls, taken a second ago
         putSlots(Map.of("live-1", Attr.n(live), "live-2", Attr.n(live), "ended", Attr.n(ended)));
         FleetProtection sandbox = oneShardSandbox();
         sandbox.refusal(account, ProviderOperation.CHARGE); // its copy: two live slots and one ended
@@ -910,7 +920,7 @@ class FleetBreakerTest {
     }
 
     @Test
-    void aSandboxWhoseShardIsFullLooksForRoomElsewhereUnlessCallsMayStillBeUncounted() {
+    void aSandboxWhoseShardIsFullLooksForRoomElsewhereBeforeItRefuses() {
         int part = FleetProtection.SLOTS_PER_SHARD;
         putSlots(0, liveSlots(part));
         putSlots(1, liveSlots(part - 1)); // one slot free, in shard 1
@@ -922,17 +932,63 @@ class FleetBreakerTest {
         Bulkhead.InFlight call = looks.bulkhead().enter(account, ProviderOperation.CHARGE);
         assertEquals(part, slotShard(1).inFlight().size(), "the call took the free slot");
         call.close();
+    }
 
-        // A slot taken under way lately: calls sent with it may not be counted yet, and the free slot is theirs.
-        Map<String, AttributeValue> lately = liveSlots(part - 1);
-        lately.put(Bulkhead.UNDER_WAY + "late", Attr.n(clock.instant().plus(SLOT_LEASE).toEpochMilli()));
-        putSlots(0, lately);
-        putSlots(1, liveSlots(part - 1));
-        FleetProtection holdsBack = sandbox(TestEnvironment.dynamo(), 0.1, 10, Duration.ofSeconds(30), 2);
-        holdsBack.useShard(0);
+    @Test
+    void onlySlowCallsMakeAShardLookSlowNotQuickOnesCountedAtEntry() {
+        int part = FleetProtection.SLOTS_PER_SHARD;
+        long takenNow = clock.instant().plus(SLOT_LEASE).toEpochMilli();
+        long takenBefore = clock.instant().minus(IN_FLIGHT_AFTER).plus(SLOT_LEASE).toEpochMilli();
+        Map<String, AttributeValue> quick = new java.util.HashMap<>(Map.of("a", Attr.n(takenNow), "b", Attr.n(takenNow),
+                "c", Attr.n(takenNow)));
+        putSlots(0, quick);
+        FleetProtection sandbox = sandbox(TestEnvironment.dynamo(), 0.1, 10, IN_FLIGHT_AFTER, 2);
+        sandbox.useShard(0);
 
-        assertEquals(Optional.of(ProviderRefusal.AT_CAPACITY), holdsBack.refusal(account, ProviderOperation.CHARGE));
-        assertEquals(part - 1, slotShard(1).inFlight().size(), "the free slot is left to the calls not yet counted");
+        sandbox.bulkhead().enter(account, ProviderOperation.CHARGE).close();
+        assertEquals(quick.keySet(), slotShard(0).inFlight().keySet(),
+                "three slots taken at entry just now: quick calls, the account quick, the call uncounted");
+
+        putSlots(0, Map.of("a", Attr.n(takenBefore), "b", Attr.n(takenBefore)));
+        sandbox.forgetReads();
+        sandbox.useShard(0);
+        Bulkhead.InFlight afterSlow = sandbox.bulkhead().enter(account, ProviderOperation.CHARGE);
+        assertEquals(3, slotShard(0).inFlight().size(), "two slots held for in-flight-after: slow, the call counted at entry");
+        afterSlow.close();
+
+        putSlots(0, Map.of(Bulkhead.UNDER_WAY + "a", Attr.n(takenNow), Bulkhead.UNDER_WAY + "b", Attr.n(takenNow)));
+        sandbox.forgetReads();
+        sandbox.useShard(0);
+        Bulkhead.InFlight afterUnderWay = sandbox.bulkhead().enter(account, ProviderOperation.CHARGE);
+        assertEquals(3, slotShard(0).inFlight().size(), "two slots taken under way: slow at once, the call counted at entry");
+        afterUnderWay.close();
+        assertEquals(part / 8, slotShard(0).inFlight().size(), "two of sixteen slots are what make a shard slow");
+    }
+
+    @Test
+    void aSandboxsFirstCallToAnAccountCountsFromItsStartAgainAfterARestore() {
+        FleetProtection sandbox = sandbox(TestEnvironment.dynamo(), 0.1, 10, Duration.ofSeconds(30), true, 1);
+
+        Bulkhead.InFlight first = sandbox.bulkhead().enter(account, ProviderOperation.CHARGE);
+        assertEquals(1, slotShard(0).inFlight().size(), "its first call: counted at entry, the account unknown to it");
+        first.close();
+        assertEquals(Map.of(), slotShard(0).inFlight());
+
+        Bulkhead.InFlight second = sandbox.bulkhead().enter(account, ProviderOperation.CHARGE);
+        assertEquals(Map.of(), slotShard(0).inFlight(), "its second call: quick until in-flight-after");
+        second.close();
+
+        ProviderAccount other = new ProviderAccount("sim", account.account() + "-other");
+        Bulkhead.InFlight elsewhere = sandbox.bulkhead().enter(other, ProviderOperation.CHARGE);
+        assertEquals(1, slotShard(BreakerItem.pk(other, ProviderOperation.CHARGE), 0).inFlight().size(),
+                "its first call to another account: counted");
+        elsewhere.close();
+
+        sandbox.forgetReads(); // as after a SnapStart restore: a new sandbox
+        putSlots(0, liveSlots(1));
+        Bulkhead.InFlight restored = sandbox.bulkhead().enter(account, ProviderOperation.CHARGE);
+        assertEquals(2, slotShard(0).inFlight().size(), "restored, its first call counts from its start again");
+        restored.close();
     }
 
     @Test
@@ -951,7 +1007,7 @@ class FleetBreakerTest {
 
         assertEquals(1, slotShard(1).inFlight().size(), "still in flight: counted in shard 1, which had room");
         assertTrue(slotShard(1).inFlight().keySet().iterator().next().startsWith(Bulkhead.UNDER_WAY),
-                "named as taken under way: others reading the shard learn calls may still be uncounted");
+                "named as taken under way: others reading the shard count it as slow at once");
         assertEquals(part, slotShard(0).inFlight().size(), "shard 0 stayed at its part of the cap");
         call.close();
         assertEquals(Map.of(), slotShard(1).inFlight());

@@ -65,9 +65,10 @@ public final class SimulatedFleetProtection implements ProtectedFleet {
         this.timers = timers;
         this.metrics = new CountingMetrics(clock);
         this.limits = limits;
-        // breaker-cache 1 s, retry budget 10 % of calls plus a burst of 10, in-flight-after 500 ms, up to 64 shards
+        // breaker-cache 1 s, retry budget 10 % of calls plus a burst of 10, in-flight-after 500 ms,
+        // a sandbox's first call counted, up to 64 shards
         this.settings = new Settings(Map.of(CHARGE, limits, ProviderOperation.LOOKUP, limits,
-                ProviderOperation.REFUND, limits), Duration.ofSeconds(1), 0.1, 10, Duration.ofMillis(500), 64);
+                ProviderOperation.REFUND, limits), Duration.ofSeconds(1), 0.1, 10, Duration.ofMillis(500), true, 64);
     }
 
     @Override
