@@ -155,9 +155,10 @@ final class Bulkhead {
      * already has its cap of calls in flight, fleet-wide. While the account is quick (this sandbox
      * has not seen an eighth of its shard's part held by slow calls lately, its last call did not
      * hang, and it has called the account before), a call takes a slot only once it is still in
-     * flight after {@code in-flight-after}, so healthy calls write nothing. While it is slow, a call takes its slot at once with a write conditional
-     * on its shard's part of the cap, so callers arriving together cannot overshoot it. Close the
-     * slot when the call ends, however it ends.
+     * flight after {@code in-flight-after}, so healthy calls write nothing. While it is slow, a
+     * call takes its slot at once with a write conditional on its shard's part of the cap, so
+     * callers arriving together cannot overshoot it. Close the slot when the call ends, however it
+     * ends.
      *
      * @throws BulkheadException the account is at capacity; nothing was sent
      */
@@ -175,9 +176,8 @@ final class Bulkhead {
         long inFlight = own.copy().map(s -> s.inFlightAt(now)).orElse(0L);
         int cap = capOf(mine, operation);
         // A shard at its part of the cap counts the call too, however young its slots: uncounted, it would go over.
-        boolean slowOrFull = own.copy()
-                .map(s -> slowHeld(s, mine, operation, now) || !hasRoom(s, mine, operation, now)).orElse(false);
-        if (slowOrFull || cap == 0 || slowWhereFreed(pk, freed, operation, now) || afterHung || first) {
+        if (inFlight >= cap || own.copy().map(s -> slowHeld(s, mine, operation, now)).orElse(false)
+                || slowWhereFreed(pk, freed, operation, now) || afterHung || first) {
             // The account is slow right now (an eighth of this shard's part held by slow calls, or
             // this sandbox's last call hung), or this sandbox cannot tell yet (its first call): this
             // call counts from its start, against the cap, in one conditional write, so callers
