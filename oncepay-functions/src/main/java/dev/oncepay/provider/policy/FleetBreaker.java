@@ -145,12 +145,8 @@ final class FleetBreaker {
         String pk = BreakerItem.pk(account, operation);
         String shardPk = BreakerShard.pk(pk, shard.applyAsInt(operation));
         Limits limits = settings.limits(operation);
-        if (!items.isFresh(shardPk) && !pendingOf(pk).isEmpty()) {
-            // Adding the counts is the read of this period: one request, not two.
-            flush(account, operation, pk, shardPk, limits);
-        }
+        Optional<BreakerShard> copy = current(account, operation, pk, shardPk, limits);
         Instant now = clock.instant();
-        Optional<BreakerShard> copy = items.shard(shardPk);
         if (copy.isEmpty()) {
             if (local.refuses(pk, now)) {
                 throw refused(account, operation, "open in this sandbox, whose fleet breaker could not be read");
@@ -165,6 +161,32 @@ final class FleetBreaker {
             throw refused(account, operation, seen.breaker().state().name());
         }
         return takeProbe(account, operation, pk, shardPk, seen, limits, now);
+    }
+
+    /**
+     * Whether the breaker refuses a call right now, as this sandbox's copy of its shard says: open,
+     * or another sandbox probes (or, the store unreadable, this sandbox's own calls say so).
+     */
+    boolean refuses(ProviderAccount account, ProviderOperation operation) {
+        String pk = BreakerItem.pk(account, operation);
+        Limits limits = settings.limits(operation);
+        Optional<BreakerShard> copy = current(account, operation, pk,
+                BreakerShard.pk(pk, shard.applyAsInt(operation)), limits);
+        Instant now = clock.instant();
+        return copy.isEmpty() ? local.refuses(pk, now) : copy.get().refuses(now, limits.openFor());
+    }
+
+    /**
+     * This sandbox's copy of its shard, at most a cache period old. Once it is older, the calls
+     * counted since are added to the shard, and that write is the period's read: one request, not
+     * two, and counts that reach the shard within a period of their calls.
+     */
+    private Optional<BreakerShard> current(ProviderAccount account, ProviderOperation operation, String pk,
+            String shardPk, Limits limits) {
+        if (!items.isFresh(shardPk) && !pendingOf(pk).isEmpty()) {
+            flush(account, operation, pk, shardPk, limits);
+        }
+        return items.shard(shardPk);
     }
 
     /**

@@ -11,7 +11,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
@@ -154,22 +153,16 @@ public class FleetProtection {
     }
 
     /**
-     * Why a call would be refused right now, read from this sandbox's copies (no write): the breaker
-     * is open or another sandbox probes, or the account has its cap of calls in flight as this
-     * sandbox last saw its slot shard.
+     * Why a call would be refused right now, from this sandbox's copies: the breaker is open or
+     * another sandbox probes, or the account has its cap of calls in flight as this sandbox last
+     * saw its slot shard. A copy a cache period old is read again, by adding the calls the
+     * sandbox counted since if it has any (the breaker's one request of the period).
      */
     public Optional<ProviderRefusal> refusal(ProviderAccount account, ProviderOperation operation) {
-        Instant now = clock.instant();
-        Limits limits = settings.limits(operation);
-        String pk = BreakerItem.pk(account, operation);
-        Optional<BreakerShard> copy = items.shard(BreakerShard.pk(pk, shard(operation)));
-        if (copy.isEmpty()) {
-            return local.refuses(pk, now) ? Optional.of(ProviderRefusal.BREAKER_OPEN) : Optional.empty();
-        }
-        if (copy.get().refuses(now, limits.openFor())) {
+        if (breaker.refuses(account, operation)) {
             return Optional.of(ProviderRefusal.BREAKER_OPEN);
         }
-        if (bulkhead.full(pk, operation, now)) {
+        if (bulkhead.full(BreakerItem.pk(account, operation), operation, clock.instant())) {
             return Optional.of(ProviderRefusal.AT_CAPACITY); // counted by the caller that acts on it
         }
         return Optional.empty();

@@ -321,6 +321,27 @@ class FleetBreakerTest {
         assertEquals(12 + 9 + 3, calls, "one write added the period's calls (the last one's still counted in memory)");
     }
 
+    /**
+     * A charge asks {@link FleetProtection#refusal} before it calls: once this sandbox's copy of
+     * its shard is a period old, that question adds the calls it counted (the period's one
+     * request), so they reach the fleet's window in the second after them, not with a later failure.
+     */
+    @Test
+    void theRefusalCheckOfTheNextPeriodAddsTheCallsCountedBeforeIt() {
+        FleetProtection sandbox = sandbox();
+        int mine = sandbox.shard(ProviderOperation.CHARGE);
+        for (int i = 0; i < 3; i++) {
+            assertEquals(Optional.empty(), sandbox.refusal(account, ProviderOperation.CHARGE));
+            answer(sandbox, Duration.ofMillis(40));
+        }
+        clock.advance(CACHE);
+        long second = clock.instant().getEpochSecond();
+
+        assertEquals(Optional.empty(), sandbox.refusal(account, ProviderOperation.CHARGE));
+
+        assertEquals(new CallCounts(3, 0, 0), shard(mine).in(second), "the three calls, in the refusal check's second");
+    }
+
     @Test
     void failuresAtTheRatioOfTheWindowOpenItAndTheWindowForgetsOlderSeconds() {
         FleetProtection sandbox = sandbox();
