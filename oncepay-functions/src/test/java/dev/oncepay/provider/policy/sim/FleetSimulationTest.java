@@ -71,7 +71,7 @@ class FleetSimulationTest {
      * a provider is slow than an exact cap refuses of the same arrivals, and none while fewer than
      * 90 % of the cap are in flight, (e) no item above 30 % of a partition, (f) at most one store
      * request per healthy charge. They are held for the report's seed; docs/benchmark.md lists
-     * what other seeds give, a few of which miss (a) by a few requests.
+     * what other seeds give (they hold too), and random routing (which misses (d) by a few payments).
      */
     @Test
     void fleetProtectionMeetsItsGoalsAtScale() {
