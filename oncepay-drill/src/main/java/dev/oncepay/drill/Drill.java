@@ -83,10 +83,12 @@ public final class Drill {
     static final Duration EVENTS_QUIET = Duration.ofSeconds(15);
 
     /** The outcome of one drill: the payments' verdict, the wallets', the refunds' and the merchant events'. */
+    /** @param outage what the provider's outage let through; null if it had none */
     public record Outcome(Oracle.Verdict verdict, WalletAudit.Verdict wallets, RefundAudit.Verdict refunds,
-            EventAudit.Verdict events, String summary, Path report) {
+            EventAudit.Verdict events, OutageAudit outage, String summary, Path report) {
         public boolean ok() {
-            return verdict.ok() && wallets.mismatches() == 0 && refunds.ok() && events.ok();
+            return verdict.ok() && wallets.mismatches() == 0 && refunds.ok() && events.ok()
+                    && (outage == null || outage.overBound() == 0);
         }
     }
 
@@ -280,6 +282,12 @@ public final class Drill {
             m.outageStartMs = faults.outageStartMs();
             m.outageEndMs = faults.outageEndMs();
             m.outageStats = faults.outageStats();
+            if (m.outageStats != null) {
+                int accounts = options.slowAccount() != null ? 2 : 1;
+                m.outage = OutageAudit.judge(m.outageStats.chargeRequests(), accounts,
+                        options.chargeSandboxes() + accounts * options.queueConcurrency() + 1,
+                        Duration.ofMillis(m.outageEndMs - m.outageStartMs));
+            }
             m.windows = providerPlan.windows();
             m.baseline = FaultSchedule.describe(providerPlan.baseline());
             m.store = storeFaults;
@@ -351,7 +359,7 @@ public final class Drill {
             Path report = Report.write(options, verdict, m, summary);
             out.println(summary);
             out.println("report: " + report.toAbsolutePath());
-            return new Outcome(verdict, m.wallets, m.refunds, m.events, summary, report);
+            return new Outcome(verdict, m.wallets, m.refunds, m.events, m.outage, summary, report);
         }
     }
 

@@ -376,6 +376,15 @@ final class FaultSchedule implements AutoCloseable {
     record OutageStats(String atStart, String atEnd) {
         private static final ObjectMapper JSON = new ObjectMapper();
 
+        /** Charge requests that reached the provider meanwhile; -1 if its counts could not be read. */
+        int chargeRequests() {
+            try {
+                return JSON.readTree(atEnd).get("chargeRequests").asInt() - JSON.readTree(atStart).get("chargeRequests").asInt();
+            } catch (IOException | RuntimeException unreadable) {
+                return -1;
+            }
+        }
+
         /** What reached the provider meanwhile, e.g. {@code 12 charge requests, 3 lookups}, or why it is not known. */
         String during() {
             try {

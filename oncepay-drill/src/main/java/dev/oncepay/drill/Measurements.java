@@ -46,6 +46,8 @@ final class Measurements {
     Map<String, Long> protectionMetrics = Map.of();
     /** The provider's own request counts around the outage, or null without one. */
     FaultSchedule.OutageStats outageStats;
+    /** The outage's requests against the fleet breaker's bound; null if the provider had no outage. */
+    OutageAudit outage;
     /** The wallets' verdict ({@link WalletAudit}). */
     WalletAudit.Verdict wallets;
     /** The refunds' verdict ({@link RefundAudit}). */

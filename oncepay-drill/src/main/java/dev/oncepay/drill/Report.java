@@ -51,6 +51,9 @@ final class Report {
                 + " paying; double charges count orders, orphan charges count provider charge requests nobody waited"
                 + " for", shoppers, v.repaidOrders(), v.doubleClickedOrders(), v.followedAnswers()), 110));
         l.add(v.lines());
+        if (m.outage != null) {
+            l.addAll(wrap(m.outage.line(), 110));
+        }
         l.addAll(queued(o, m));
         l.add(m.wallets.line());
         l.add(m.refunds.lines());

@@ -27,7 +27,9 @@ import org.junit.jupiter.params.provider.CsvSource;
  * endpoint, which fails a fifth of the deliveries and goes dark for a while, in order and signed
  * ({@code events missing: 0}, {@code events out of order applied: 0}, {@code events with a bad
  * signature: 0}), charges queued and run by the worker and no queued request refused for
- * the provider's state ({@code async 503 provider-at-capacity/unavailable: 0}), and {@code wallet mismatches: 0} for the wallet traffic mixed in —
+ * the provider's state ({@code async 503 provider-at-capacity/unavailable: 0}), no more charge
+ * requests reaching the provider during its outage than the fleet breaker's bound ({@code outage
+ * charge requests over the breaker's bound: 0}), and {@code wallet mismatches: 0} for the wallet traffic mixed in —
  * never timings.
  */
 @Tag("local-run")
@@ -64,6 +66,13 @@ class DrillSmokeTest {
         assertTrue(count(outcome.summary(),
                 "(?s)queue oncepay-charges-default:.*?;\\s+(\\d+)\\s+worker\\s+invocations") > 0,
                 "the charge worker ran: " + outcome.summary());
+        if (profile.equals("hostile-provider")) {
+            // The provider went down for a while: the fleet breaker let no more reach it than its bound.
+            assertTrue(outcome.outage() != null, "the provider had its outage: " + outcome.summary());
+            assertEquals(0, outcome.outage().overBound(), outcome.outage().line());
+            assertTrue(outcome.summary().contains("\noutage charge requests over the breaker's bound: 0 ("),
+                    outcome.summary());
+        }
         assertTrue(outcome.verdict().doubleClickedOrders() > 0 && outcome.verdict().followedAnswers() > 0,
                 "double clicks met the order guard: " + outcome.summary());
         // The wallets met the same faults: none unbalanced, applied twice, below zero, or answered
