@@ -70,7 +70,7 @@ public final class Bench {
             DeploymentSettings.FUNCTION_CHARGE_WORKER);
     /** The supervisor replaces a sandbox at once only if it lived this long ({@code Sandbox.HEALTHY_LIFETIME}, plus margin). */
     private static final Duration HEALTHY_AGE = Duration.ofSeconds(21);
-    /** Longer than the fleet breaker's read cache (1 s): the next charge reads the breaker again. */
+    /** Longer than the fleet breaker's cache (1 s): the next charge makes the breaker's request of its period again. */
     private static final Duration BREAKER_CACHE_EXPIRED = Duration.ofMillis(1500);
     private static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
 
@@ -440,7 +440,7 @@ public final class Bench {
             latency.put("storeMeanMs", round(storeMean));
             latency.put("dynaliteMeanMs", round(mean(steps.stream().map(Step::dynaliteMs).toList())));
             // Of that, dynalite's own work (as it reports it); the rest is the HTTP hop to it and the
-            // wait for its one thread (busy with another request: the webhook's, a breaker read).
+            // wait for its one thread (busy with another request: the webhook's, a breaker request).
             if (steps.stream().allMatch(step -> step.dynaliteOwnMs() != null)) {
                 latency.put("dynaliteOwnMeanMs", round(mean(steps.stream().map(Step::dynaliteOwnMs).toList())));
             }
@@ -789,11 +789,11 @@ public final class Bench {
         run.awaitQuiet(Duration.ofSeconds(60));
         String key = key();
         Request sameKey = () -> run.charge(key, "bench_cost_first"); // the first charge, then its replays
-        // A sandbox trusts its read of the fleet breaker for 1 s, and every charge request, replays
-        // included, passes the breaker first: each figure once with that read due, once within it.
+        // A sandbox trusts its copy of the fleet breaker for 1 s, and every charge request, replays
+        // included, passes the breaker first: each figure once with the period's request due, once within it.
         Thread.sleep(BREAKER_CACHE_EXPIRED.toMillis());
         costs.set("firstCharge", measure(run, sameKey, 201));
-        sameKey.send(); // the breaker read is fresh now (a replay sends nothing to the provider: no webhook)
+        sameKey.send(); // the breaker copy is fresh now (a replay sends nothing to the provider: no webhook)
         costs.set("firstChargeBreakerCached", measure(run, () -> run.charge(key(), "bench_cost_cached"), 201));
         sameKey.send();
         costs.set("replayBreakerCached", measure(run, sameKey, 201));

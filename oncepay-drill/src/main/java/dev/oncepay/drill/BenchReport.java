@@ -59,10 +59,10 @@ final class BenchReport {
         lines.add("Requests per charge (DynamoDB requests by function at the store proxy; provider calls at the simulator):");
         JsonNode costs = f.path("requestsPerCharge");
         for (Map.Entry<String, String> c : List.of(
-                Map.entry("firstCharge", "first charge (breaker read due)"),
-                Map.entry("firstChargeBreakerCached", "first charge (breaker read cached)"),
-                Map.entry("replay", "replay (breaker read due)"),
-                Map.entry("replayBreakerCached", "replay (breaker read cached)"),
+                Map.entry("firstCharge", "first charge (breaker request due)"),
+                Map.entry("firstChargeBreakerCached", "first charge (breaker cached)"),
+                Map.entry("replay", "replay (breaker request due)"),
+                Map.entry("replayBreakerCached", "replay (breaker cached)"),
                 Map.entry("queuedCharge", "queued charge (request and worker)"))) {
             JsonNode m = costs.path(c.getKey());
             lines.add(String.format("  %-38s charge %s; charge-worker %s; webhook %s; provider charges %d, lookups %d",

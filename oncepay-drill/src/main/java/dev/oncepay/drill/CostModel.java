@@ -143,7 +143,7 @@ public record CostModel(Prices prices, Inputs inputs) {
      * @param webhookReads     the payment, read consistently
      * @param replayWrites     the failed claim: conditional put of an existing key
      * @param replayReads      the payment (on DynamoDB the failed put returns the key; dynalite needs one more
-     *                         read); a replay passes the fleet breaker too, priced like a charge's read
+     *                         read); a replay passes the fleet breaker too, priced like a charge's request
      * @param unknownExtraWrites the settle to UNKNOWN changes both index keys: 2 more than removing the entries
      * @param checkWrites      the sweep's settle: payment (1) + both entries removed (2)
      * @param checkReads       the sweep's consistent read of the payment
@@ -177,8 +177,10 @@ public record CostModel(Prices prices, Inputs inputs) {
      * What only a run measures. Billed ms are per invocation (Lambda rounds each up to the next
      * millisecond); log bytes per invocation include the runtime's START/END/REPORT lines.
      *
-     * @param breakerReadsPerCharge fleet-breaker reads per charge or replay: 1 at most, 1/(requests per
-     *                              second) on a busy sandbox
+     * @param breakerRequestsPerCharge fleet-breaker requests per charge or replay: 1 at most,
+     *                              1/(requests per second) on a busy sandbox; priced as a write (the
+     *                              period's request adds the calls the sandbox counted, an
+     *                              UpdateItem of its shard: 1 WRU; a read only if it counted none)
      * @param pollsPerUnknown       GET /payments/{id} a client sends while its payment is unknown
      * @param checksPerUnknown      sweep checks until it settles (1: found at the first look)
      * @param unknownChargeExtraMs  how much longer a charge that ends unknown is billed than one that
@@ -188,7 +190,7 @@ public record CostModel(Prices prices, Inputs inputs) {
      *                              prints them, plus 100 each
      */
     public record Measured(double chargeBilledMs, double replayBilledMs, double getBilledMs, double webhookBilledMs,
-            double sweepBilledMs, double checkBilledMs, double coldStartBilledMs, double breakerReadsPerCharge,
+            double sweepBilledMs, double checkBilledMs, double coldStartBilledMs, double breakerRequestsPerCharge,
             double chargeLogBytes, double replayLogBytes, double getLogBytes, double webhookLogBytes,
             double sweepLogBytes, double checkLogBytes, double coldStartLogBytes, double pollsPerUnknown,
             double checksPerUnknown, double unknownChargeExtraMs, double storedBytesPerCharge) {
@@ -202,7 +204,7 @@ public record CostModel(Prices prices, Inputs inputs) {
          * lines, the provider call's line, the request line), a replay 1 092, a GET 880, a webhook
          * event 1 429, an idle sweep 1 784 (measured with five gauges, its request line; the sixth adds its EMF line), a sweep's check 807 (the
          * lookup's EMF line and its decision), Quarkus's start 1 644. Estimated: ~290 bytes of runtime
-         * START/END/REPORT lines per invocation (~150 at a cold start). Assumed: the breaker read on
+         * START/END/REPORT lines per invocation (~150 at a cold start). Assumed: the breaker request on
          * every charge (its upper bound), a client polling an unknown payment three times
          * (Retry-After 10 s, the sweep's first look after 30 s), the sweep settling it at its first
          * look, and a charge ending unknown waiting out the provider's 5 s read timeout.
@@ -229,7 +231,7 @@ public record CostModel(Prices prices, Inputs inputs) {
         public Measured withDurations(double chargeMs, double replayMs, double getMs, double webhookMs, double sweepMs,
                 double checkMs, double coldStartMs) {
             return new Measured(chargeMs, replayMs, getMs, webhookMs, sweepMs, checkMs, coldStartMs,
-                    breakerReadsPerCharge, chargeLogBytes, replayLogBytes, getLogBytes, webhookLogBytes, sweepLogBytes,
+                    breakerRequestsPerCharge, chargeLogBytes, replayLogBytes, getLogBytes, webhookLogBytes, sweepLogBytes,
                     checkLogBytes, coldStartLogBytes, pollsPerUnknown, checksPerUnknown, unknownChargeExtraMs,
                     storedBytesPerCharge);
         }
@@ -240,10 +242,10 @@ public record CostModel(Prices prices, Inputs inputs) {
         Usage charge = Usage.invoked(List.of(
                 new Compute("charge", 1, m.chargeBilledMs(), d.chargeMemoryMb()),
                 new Compute("webhook", 1, m.webhookBilledMs(), d.webhookMemoryMb())),
-                2, u.chargeWrites() + u.webhookWrites(), m.breakerReadsPerCharge() + u.webhookReads(),
+                2, u.chargeWrites() + u.webhookWrites() + m.breakerRequestsPerCharge(), u.webhookReads(),
                 m.chargeLogBytes() + m.webhookLogBytes());
         Usage replay = Usage.invoked(List.of(new Compute("charge", 1, m.replayBilledMs(), d.chargeMemoryMb())),
-                1, u.replayWrites(), u.replayReads() + m.breakerReadsPerCharge(), m.replayLogBytes());
+                1, u.replayWrites() + m.breakerRequestsPerCharge(), u.replayReads(), m.replayLogBytes());
         // The charge waited for an answer that never came, its settle writes both index keys anew,
         // the client polls, and the sweep's checks (duration inside its own invocations, no
         // requests of their own) settle it.

@@ -68,7 +68,7 @@ class BenchSmokeTest {
                     "the client's time includes the function's: " + latency);
         }
         // A new sandbox's first charges one by one, from its first (which started it) on: each a first
-        // charge's three store requests at least (a breaker read may add one), each timed inside its client's time.
+        // charge's three store requests at least (a breaker request may add one), each timed inside its client's time.
         JsonNode early = f.path("earlyLatency");
         assertEquals(options.earlyWarmup(), early.path("warmupCharges").asInt(), early.toString());
         JsonNode series = early.path("firstCharges");
@@ -92,7 +92,7 @@ class BenchSmokeTest {
             JsonNode sandboxes = throughput.path("oncepay").path("sandboxes");
             assertEquals(options.throughputSandboxes(), sandboxes.path("each").size(), regime + ": " + sandboxes);
             assertTrue(sandboxes.path("meanRunMs").asDouble() > 0, regime + ": " + sandboxes);
-            // Every charge claims its key and records its payment: two PutItems at least, however the breaker reads fall.
+            // Every charge claims its key and records its payment: two PutItems at least, however the breaker requests fall.
             assertTrue(throughput.path("oncepay").path("dynamoPerCharge").asDouble() >= 2, regime + ": " + throughput);
             assertEquals(0, throughput.path("direct").path("dynamo").path("total").asInt(), regime + ": " + throughput);
         }

@@ -40,14 +40,14 @@ class CostModelTest {
         assertEquals(2.000004, charges.of(Service.LAMBDA_DURATION), CENT_FRACTION);
         // POST /payments + POST /webhooks/sim: 2 M x $1.00 per M
         assertEquals(2.00, charges.of(Service.API_GATEWAY), CENT_FRACTION);
-        // 8 charge WRU x 1 M x $0.625 per M (the webhook of a settled payment writes nothing)
-        assertEquals(5.0, charges.of(Service.DYNAMODB_WRITES), CENT_FRACTION);
-        // (0.5 breaker + 1 payment read by the webhook) RRU x 1 M x $0.125 per M
-        assertEquals(0.1875, charges.of(Service.DYNAMODB_READS), CENT_FRACTION);
+        // (8 charge + 0.5 breaker) WRU x 1 M x $0.625 per M (the webhook of a settled payment writes nothing)
+        assertEquals(5.3125, charges.of(Service.DYNAMODB_WRITES), CENT_FRACTION);
+        // 1 payment read by the webhook RRU x 1 M x $0.125 per M
+        assertEquals(0.125, charges.of(Service.DYNAMODB_READS), CENT_FRACTION);
         // 1 500 bytes x 1 M = 1.5e9 / 2^30 GB x ($0.50 ingestion + $0.03 a month stored)
         assertEquals(1.5e9 / GB * 0.53, charges.of(Service.CLOUDWATCH_LOGS), CENT_FRACTION);
         assertEquals(0, charges.of(Service.SECRETS_MANAGER), CENT_FRACTION);
-        assertEquals(0.40 + 2.000004 + 2.00 + 5.0 + 0.1875 + 1.5e9 / GB * 0.53, charges.total(), CENT_FRACTION);
+        assertEquals(0.40 + 2.000004 + 2.00 + 5.3125 + 0.125 + 1.5e9 / GB * 0.53, charges.total(), CENT_FRACTION);
     }
 
     @Test
@@ -81,9 +81,9 @@ class CostModelTest {
     void replaysColdStartsSweepsAndWhatIsPaidMonthly() {
         Estimate e = estimate(DEPLOYMENT);
 
-        // replay: $0.20 request + 0.020 s x 1 GB x 1 M x $0.0000166667 + $1 API + 1 WRU
-        // + (1 payment read + 0.5 breaker read) RRU + 800 bytes of logs
-        assertEquals(0.20 + 0.333334 + 1.00 + 0.625 + 1.5 * 0.125 + 0.8e9 / GB * 0.53, e.perMillionReplays().total(),
+        // replay: $0.20 request + 0.020 s x 1 GB x 1 M x $0.0000166667 + $1 API
+        // + (1 failed claim + 0.5 breaker request) WRU + 1 payment read RRU + 800 bytes of logs
+        assertEquals(0.20 + 0.333334 + 1.00 + 1.5 * 0.625 + 0.125 + 0.8e9 / GB * 0.53, e.perMillionReplays().total(),
                 CENT_FRACTION);
         // cold start: no request; 0.400 s x 1 GB x 1 M x $0.0000166667; 1 secret read x 1 M / 10 000 x $0.05
         assertEquals(0, e.perMillionColdStarts().of(Service.LAMBDA_REQUESTS), CENT_FRACTION);
@@ -108,8 +108,8 @@ class CostModelTest {
         for (Service service : Service.values()) {
             assertTrue(table.contains("| " + service.label + " | "), service.label);
         }
-        // total per million charges, as computed above: $10.328
-        assertTrue(table.contains("| **total** | **$10.328** |"), table);
+        // total per million charges, as computed above: $10.578
+        assertTrue(table.contains("| **total** | **$10.578** |"), table);
         // 100 000 GB-s of charge, 20 000 of webhook, x $0.0000166667
         assertTrue(table.contains("by function: charge $1.667, webhook $0.333."), table);
         assertTrue(table.contains("Fixed per month (custom metrics, alarms, dashboard, secrets): $14.000."), table);
@@ -123,8 +123,10 @@ class CostModelTest {
 
         // charge 0.050 s x 1 GB + webhook 0.020 s x 0.75 GB (768 MB) = 0.065 GB-s, x 1 M x $0.0000166667
         assertEquals(1.0833355, e.perMillionCharges().of(Service.LAMBDA_DURATION), CENT_FRACTION);
-        // the breaker read on every charge (its bound) + the webhook's payment read: 2 M RRU x $0.125 per M
-        assertEquals(0.25, e.perMillionCharges().of(Service.DYNAMODB_READS), CENT_FRACTION);
+        // the breaker's request on every charge (its bound, a write) + the charge's 8: 9 M WRU x $0.625 per M;
+        // the webhook's payment read: 1 M RRU x $0.125 per M
+        assertEquals(5.625, e.perMillionCharges().of(Service.DYNAMODB_WRITES), CENT_FRACTION);
+        assertEquals(0.125, e.perMillionCharges().of(Service.DYNAMODB_READS), CENT_FRACTION);
         // (649 + 100) bytes of payment and (223 + 100) of its order x 1 M kept a month
         assertEquals(1072e6 / GB * 0.45, e.storagePerMonthPerMillionCharges(), CENT_FRACTION);
     }
