@@ -82,8 +82,11 @@ public final class Drill {
     /** An empty event queue and nothing reaching the merchant for this long: the drain is over. */
     static final Duration EVENTS_QUIET = Duration.ofSeconds(15);
 
-    /** The outcome of one drill: the payments' verdict, the wallets', the refunds' and the merchant events'. */
-    /** @param outage what the provider's outage let through; null if it had none */
+    /**
+     * The outcome of one drill: the payments' verdict, the wallets', the refunds' and the merchant events'.
+     *
+     * @param outage what the provider's outage let through; null if it had none
+     */
     public record Outcome(Oracle.Verdict verdict, WalletAudit.Verdict wallets, RefundAudit.Verdict refunds,
             EventAudit.Verdict events, OutageAudit outage, String summary, Path report) {
         public boolean ok() {

@@ -1,7 +1,6 @@
 package dev.oncepay.drill;
 
 import dev.oncepay.testkit.StoreFaults;
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.URI;
@@ -378,22 +377,23 @@ final class FaultSchedule implements AutoCloseable {
 
         /** Charge requests that reached the provider meanwhile; -1 if its counts could not be read. */
         int chargeRequests() {
-            try {
-                return JSON.readTree(atEnd).get("chargeRequests").asInt() - JSON.readTree(atStart).get("chargeRequests").asInt();
-            } catch (IOException | RuntimeException unreadable) {
-                return -1;
-            }
+            return grewBy("chargeRequests");
         }
 
         /** What reached the provider meanwhile, e.g. {@code 12 charge requests, 3 lookups}, or why it is not known. */
         String during() {
+            int charges = chargeRequests();
+            int lookups = grewBy("lookupRequests");
+            return charges < 0 || lookups < 0 ? "unknown (stats at start " + atStart + ", at end " + atEnd + ")"
+                    : charges + " charge requests, " + lookups + " lookups";
+        }
+
+        /** How much count {@code field} grew from the outage's start to its end; -1 if either is unreadable. */
+        private int grewBy(String field) {
             try {
-                JsonNode start = JSON.readTree(atStart);
-                JsonNode end = JSON.readTree(atEnd);
-                return (end.get("chargeRequests").asInt() - start.get("chargeRequests").asInt()) + " charge requests, "
-                        + (end.get("lookupRequests").asInt() - start.get("lookupRequests").asInt()) + " lookups";
+                return JSON.readTree(atEnd).get(field).asInt() - JSON.readTree(atStart).get(field).asInt();
             } catch (IOException | RuntimeException unreadable) {
-                return "unknown (stats at start " + atStart + ", at end " + atEnd + ")";
+                return -1;
             }
         }
     }
