@@ -48,10 +48,10 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
  * call hung, or that has not called the account before, takes its next call's slot at entry,
  * against the cap: first in the shard its last call gave back to (the room it left), then its
  * own, then in a shard with room among the others, which it reads at once
- * ({@link #SHARDS_SAMPLED} per BatchGetItem) unless its copies younger than a cache period show
- * one; it is refused if none has room. A sandbox refuses without a request only from copies
- * younger than a cache period: its own shard full, and the others seen full or looked through
- * and found full ({@link #full}). The cap is approximate only when an account turns slow: a
+ * ({@link #SHARDS_SAMPLED} per BatchGetItem) unless its copies younger than {@link #trustFullFor}
+ * show one; it is refused if none has room. A sandbox refuses without a request only from copies
+ * that young: its own shard full, and the others seen full or looked through and found full
+ * ({@link #full}). The cap is approximate only when an account turns slow: a
  * sandbox that saw its shard quick counts its call once it is still in flight after
  * {@code in-flight-after}, where there is room or else regardless.
  */
@@ -78,6 +78,11 @@ final class Bulkhead {
      * the read is for a sandbox that never wrote one, at a tenth of the breaker's read rate.
      */
     static final int READ_AFTER_CACHE_PERIODS = 10;
+    /**
+     * What part of {@code in-flight-after} a copy that shows slot shards full refuses calls without
+     * a request for (see {@link #trustFullFor}).
+     */
+    static final int FULL_TRUSTED_FOR_PART_OF_IN_FLIGHT_AFTER = 10;
     /**
      * How long a call that ends waits for its slot's take, which the timer may still be making: a
      * few store requests (its own shard, a read of the others, one with room, its own regardless),
@@ -119,7 +124,7 @@ final class Bulkhead {
      * are then only those of the sandboxes that were warm.
      */
     private final Set<String> entered = ConcurrentHashMap.newKeySet();
-    /** Per breaker, when this sandbox last looked through the slot shards for room and found none. */
+    /** Per breaker, when this sandbox last looked through the slot shards for room and found none (trusted for {@link #trustFullFor}). */
     private final Map<String, Instant> lookedFull = new ConcurrentHashMap<>();
 
     Bulkhead(BreakerItems items, Clock clock, EmbeddedMetrics metrics, Settings settings, ToIntFunction<ProviderOperation> shard,
@@ -188,7 +193,7 @@ final class Bulkhead {
                 tried.add(freed);
             }
             // An older copy that says full is asked again: the conditional write is the truth.
-            if (!tried.contains(mine) && (inFlight < cap || !own.seenNow())) {
+            if (!tried.contains(mine) && (inFlight < cap || !own.seenJustNow())) {
                 tried.add(mine);
             }
             Optional<Taken> taken = takeInOneOf(pk, tried, slot, operation);
@@ -266,7 +271,7 @@ final class Bulkhead {
      */
     private boolean slowWhereFreed(String pk, Integer freed, ProviderOperation operation, Instant now) {
         return freed != null && freed < settings.slotShards(operation)
-                && seenNow(pk, freed).map(s -> slowHeld(s, freed, operation, now)).orElse(false);
+                && seenThisPeriod(pk, freed).map(s -> slowHeld(s, freed, operation, now)).orElse(false);
     }
 
     /**
@@ -300,24 +305,24 @@ final class Bulkhead {
 
     /**
      * Whether the account's cap is reached as this sandbox sees its slot shard (read if its copy is
-     * {@link #READ_AFTER_CACHE_PERIODS} old): its part of the cap held, seen within a
-     * {@code breaker-cache} period, no slot given back by its last call (whose room its next call
-     * takes), and no room to look for elsewhere: its copies of the other shards, younger than a
-     * period, show them all full, or it looked through them within the period and found none.
-     * Otherwise the call goes to {@link #enter}, which looks.
+     * {@link #READ_AFTER_CACHE_PERIODS} old): its part of the cap held, seen within
+     * {@link #trustFullFor}, no slot given back by its last call (whose room its next call takes),
+     * and no room to look for elsewhere: its copies of the other shards, as young, show them all
+     * full, or it looked through them that recently and found none. Otherwise the call goes to
+     * {@link #enter}, which looks.
      */
     boolean full(String pk, ProviderOperation operation, Instant now) {
         OwnShard own = ownShard(pk, operation);
-        return own.seenNow() && own.copy().map(s -> !hasRoom(s, own.k(), operation, now)).orElse(false)
+        return own.seenJustNow() && own.copy().map(s -> !hasRoom(s, own.k(), operation, now)).orElse(false)
                 && !freedRoom.containsKey(pk)
                 && (lookedFullWithin(pk, now) || othersSeenFull(pk, own.k(), operation, now));
     }
 
-    /** Whether this sandbox's copies younger than a period show every slot shard but {@code mine} full. */
+    /** Whether this sandbox's copies younger than {@link #trustFullFor} show every slot shard but {@code mine} full. */
     private boolean othersSeenFull(String pk, int mine, ProviderOperation operation, Instant now) {
         for (int k = 0; k < settings.slotShards(operation); k++) {
             int other = k;
-            if (k != mine && seenNow(pk, k).map(s -> hasRoom(s, other, operation, now)).orElse(true)) {
+            if (k != mine && seenJustNow(pk, k).map(s -> hasRoom(s, other, operation, now)).orElse(true)) {
                 return false;
             }
         }
@@ -325,28 +330,44 @@ final class Bulkhead {
     }
 
     /** This sandbox's copy of slot shard {@code k} of breaker {@code pk}, if younger than a cache period. */
-    private Optional<BreakerShard> seenNow(String pk, int k) {
+    private Optional<BreakerShard> seenThisPeriod(String pk, int k) {
         return items.ifFresh(BreakerShard.slotsPk(pk, k), settings.cacheFor());
+    }
+
+    /** This sandbox's copy of slot shard {@code k} of breaker {@code pk}, if younger than {@link #trustFullFor}. */
+    private Optional<BreakerShard> seenJustNow(String pk, int k) {
+        return items.ifFresh(BreakerShard.slotsPk(pk, k), trustFullFor());
+    }
+
+    /**
+     * How long a copy that shows a slot shard full, or a look that found every shard full, refuses
+     * calls without a request: a tenth of {@code in-flight-after} (50 ms by default). A slot is
+     * held by a call slow enough to count, so in that time only about a tenth of the slots can come
+     * free: refusals come with about 90 % of the cap in flight or more, whichever sandbox a charge
+     * reaches. A copy trusted for a cache period could miss a fifth of a 4.5 s provider's slots.
+     */
+    private Duration trustFullFor() {
+        return settings.inFlightAfter().dividedBy(FULL_TRUSTED_FOR_PART_OF_IN_FLIGHT_AFTER);
     }
 
     private boolean lookedFullWithin(String pk, Instant now) {
         Instant looked = lookedFull.get(pk);
-        return looked != null && looked.plus(settings.cacheFor()).isAfter(now);
+        return looked != null && looked.plus(trustFullFor()).isAfter(now);
     }
 
     /**
      * This sandbox's slot shard {@code k} of a breaker, as the sandbox sees it: its copy, read if
      * that is {@link #READ_AFTER_CACHE_PERIODS} cache periods old (empty: the store failed), and
-     * whether the copy is younger than one cache period.
+     * whether the copy is younger than {@link #trustFullFor}, so that it may refuse a call.
      */
-    private record OwnShard(int k, Optional<BreakerShard> copy, boolean seenNow) {
+    private record OwnShard(int k, Optional<BreakerShard> copy, boolean seenJustNow) {
     }
 
     private OwnShard ownShard(String breakerPk, ProviderOperation operation) {
         int k = shard.applyAsInt(operation);
         String pk = BreakerShard.slotsPk(breakerPk, k);
         Optional<BreakerShard> copy = items.shard(pk, slotsReadAfter());
-        return new OwnShard(k, copy, items.isFresh(pk));
+        return new OwnShard(k, copy, seenJustNow(breakerPk, k).isPresent());
     }
 
     private Duration slotsReadAfter() {
@@ -362,9 +383,9 @@ final class Bulkhead {
     /**
      * Up to {@link #ROOMY_SHARDS_TRIED} shards not yet {@code tried} that have room as this sandbox
      * last saw them, at random (calls refused together spread over them). If its copies younger
-     * than a cache period show none, it reads up to {@link #SHARDS_SAMPLED} of the others at once (one BatchGetItem):
-     * so a sandbox refused again and again reads every shard once per cache period, and refuses
-     * without a request once it has seen all of them full within it.
+     * than {@link #trustFullFor} show none, it reads up to {@link #SHARDS_SAMPLED} of the others at
+     * once (one BatchGetItem): so a sandbox refused again and again reads every shard at most once
+     * in that time, and refuses without a request once it has seen all of them full within it.
      */
     private List<Integer> withRoom(String pk, List<Integer> tried, ProviderOperation operation, Instant now) {
         int shards = settings.slotShards(operation);
@@ -374,7 +395,7 @@ final class Bulkhead {
             if (tried.contains(k)) {
                 continue;
             }
-            Optional<BreakerShard> copy = seenNow(pk, k);
+            Optional<BreakerShard> copy = seenJustNow(pk, k);
             if (copy.isEmpty()) {
                 unseen.add(k);
             } else if (hasRoom(copy.get(), k, operation, now)) {

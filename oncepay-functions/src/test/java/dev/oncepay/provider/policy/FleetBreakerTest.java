@@ -70,6 +70,13 @@ class FleetBreakerTest {
     private static final int MAX_IN_FLIGHT = 3;
     /** Real time (a slot is taken by a timer): short, so the bulkhead tests wait little for it. */
     private static final Duration IN_FLIGHT_AFTER = Duration.ofMillis(100);
+    /**
+     * An in-flight-after under which a copy that shows slot shards full refuses calls for half a
+     * cache period: long for tests of refusals without a request, which run on real time (the
+     * clock's offset aside), and shorter than the period the breaker's copies are trusted for.
+     */
+    private static final Duration TRUSTING_FULL_COPIES_FOR_HALF_A_PERIOD =
+            CACHE.dividedBy(2).multipliedBy(Bulkhead.FULL_TRUSTED_FOR_PART_OF_IN_FLIGHT_AFTER);
     private static final Duration SLOT_LEASE = Duration.ofSeconds(9);
     /** The functions' client to the store goes through the fault proxy; this one too, retries off. */
     private static DynamoDbClient viaProxy;
@@ -895,7 +902,7 @@ class FleetBreakerTest {
         }
         DynamoRequestCounter requests = new DynamoRequestCounter();
         try (DynamoDbClient client = clientViaProxy(requests)) {
-            FleetProtection sandbox = sandbox(client, 0.1, 10, IN_FLIGHT_AFTER, shards);
+            FleetProtection sandbox = sandbox(client, 0.1, 10, TRUSTING_FULL_COPIES_FOR_HALF_A_PERIOD, shards);
             sandbox.useShard(0);
 
             Bulkhead.InFlight call = sandbox.bulkhead().enter(account, ProviderOperation.CHARGE);
@@ -905,14 +912,15 @@ class FleetBreakerTest {
             requests.reset();
 
             assertThrows(BulkheadException.class, () -> sandbox.bulkhead().enter(account, ProviderOperation.CHARGE));
-            assertEquals(Map.of(), requests.snapshot(), "every shard seen full within a cache period: refused without a request");
+            assertEquals(Map.of(), requests.snapshot(), "every shard seen full just now: refused without a request");
             assertEquals(Optional.of(ProviderRefusal.AT_CAPACITY), sandbox.refusal(account, ProviderOperation.CHARGE));
             assertEquals(Map.of("GetItem", 1L), requests.snapshot(), "asking read only the breaker's shard");
             requests.reset();
 
-            clock.advance(CACHE);
+            // Slots of calls slow enough to count come free within a tenth of in-flight-after: a copy that old refuses nothing.
+            clock.advance(TRUSTING_FULL_COPIES_FOR_HALF_A_PERIOD.dividedBy(Bulkhead.FULL_TRUSTED_FOR_PART_OF_IN_FLIGHT_AFTER));
             assertThrows(BulkheadException.class, () -> sandbox.bulkhead().enter(account, ProviderOperation.CHARGE));
-            assertEquals(1L, requests.snapshot().get("BatchGetItem"), "a period later it looks again, all at once");
+            assertEquals(1L, requests.snapshot().get("BatchGetItem"), "a tenth of in-flight-after later it looks again, all at once");
             call.close();
         }
         assertEquals(part - 1, slotShard(6).inFlight().size());
@@ -923,7 +931,7 @@ class FleetBreakerTest {
         int part = FleetProtection.SLOTS_PER_SHARD;
         putSlots(0, liveSlots(part));
         putSlots(1, liveSlots(part - 1));
-        FleetProtection sandbox = sandbox(TestEnvironment.dynamo(), 0.1, 10, IN_FLIGHT_AFTER, 2);
+        FleetProtection sandbox = sandbox(TestEnvironment.dynamo(), 0.1, 10, TRUSTING_FULL_COPIES_FOR_HALF_A_PERIOD, 2);
         sandbox.useShard(0);
         Bulkhead.InFlight first = sandbox.bulkhead().enter(account, ProviderOperation.CHARGE);
         assertEquals(part, slotShard(1).inFlight().size(), "its own shard full: the call took shard 1's last slot");

@@ -79,7 +79,7 @@ final class FleetReport {
         List<RateResults> results = new ArrayList<>();
         for (int rate : RATES) {
             List<Result> r = FleetSimulation.runAll(scenarios(rate), protection.apply(rate), SEED + rate,
-                    CONCURRENCY_LIMIT);
+                    CONCURRENCY_LIMIT, FleetSimulation.Routing.configured());
             results.add(new RateResults(rate, r.get(0), r.get(1), r.get(2), r.subList(3, 6), r.get(6)));
         }
         return results;

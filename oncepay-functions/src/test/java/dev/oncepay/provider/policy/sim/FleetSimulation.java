@@ -23,7 +23,7 @@ import java.util.logging.Logger;
  *
  * <p>Charges arrive as a Poisson process. Each takes a free sandbox (one charge at a time each), or
  * a new one while the fleet is under {@code concurrencyLimit} (else Lambda throttles it). Which
- * free sandbox is {@link Routing}: the warmest, unless {@code -DfleetSim.routing=random}. Each
+ * free sandbox is the {@link Routing}'s choice. Each
  * sandbox has its own {@link SandboxProtection} over the shared {@link DynamoDbModel} and clock. A
  * charge asks its protection for leave, sends attempts to the {@link Provider}, retries retryable
  * failures as {@code ProviderCalls} does (full-jitter backoff, only while a whole further attempt
@@ -42,6 +42,7 @@ public final class FleetSimulation {
     enum Routing {
         WARMEST, RANDOM;
 
+        /** The report's routing: the warmest, unless {@code -DfleetSim.routing=random}. */
         static Routing configured() {
             return valueOf(System.getProperty("fleetSim.routing", "warmest").toUpperCase(Locale.ROOT));
         }
@@ -72,7 +73,7 @@ public final class FleetSimulation {
     private final ProtectedFleet fleet;
     private final Provider provider;
     private final CallLimits limits;
-    private final Routing routing = Routing.configured();
+    private final Routing routing;
     /** Free sandboxes, the one that finished last at the end. */
     private final List<Sandbox> idle = new ArrayList<>();
     private long now;
@@ -118,8 +119,9 @@ public final class FleetSimulation {
         }
     }
 
-    FleetSimulation(Scenario scenario, ProtectedFleet.Factory factory, long seed, int concurrencyLimit) {
+    FleetSimulation(Scenario scenario, ProtectedFleet.Factory factory, long seed, int concurrencyLimit, Routing routing) {
         this.scenario = scenario;
+        this.routing = routing;
         this.concurrencyLimit = concurrencyLimit;
         this.random = new Random(seed);
         this.fleet = factory.create(store, TABLE, clock, this::schedule);
@@ -291,14 +293,14 @@ public final class FleetSimulation {
 
     /** Every scenario's result for every rate, in order. */
     static List<Result> runAll(List<Scenario> scenarios, ProtectedFleet.Factory factory, long seed,
-            int concurrencyLimit) {
+            int concurrencyLimit, Routing routing) {
         // The protection logs every transition and store failure: at thousands a second, noise here.
         Level level = POLICY_LOG.getLevel();
         POLICY_LOG.setLevel(Boolean.getBoolean("fleetSim.log") ? level : Level.OFF);
         try {
             List<Result> results = new ArrayList<>();
             for (Scenario scenario : scenarios) {
-                results.add(new FleetSimulation(scenario, factory, seed, concurrencyLimit).run());
+                results.add(new FleetSimulation(scenario, factory, seed, concurrencyLimit, routing).run());
             }
             return results;
         } finally {

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.oncepay.provider.policy.SimulatedFleetProtection;
 import dev.oncepay.provider.policy.sim.FleetReport.RateResults;
 import dev.oncepay.provider.policy.sim.FleetSimulation.Result;
+import dev.oncepay.provider.policy.sim.FleetSimulation.Routing;
 import dev.oncepay.testkit.model.DynamoDbModel;
 import dev.oncepay.testkit.model.ItemLoad;
 import java.util.ArrayList;
@@ -50,7 +51,7 @@ class FleetSimulationTest {
     @Test
     void printsTheReport() {
         System.out.println("Fleet protection, the bulkhead's cap at one second of charges, routing "
-                + FleetSimulation.Routing.configured().name().toLowerCase(Locale.ROOT) + ":\n\n"
+                + Routing.configured().name().toLowerCase(Locale.ROOT) + ":\n\n"
                 + FleetReport.markdown(results()));
         assertEquals(FleetReport.RATES.length, results().size());
     }
@@ -59,8 +60,28 @@ class FleetSimulationTest {
     void oneSeedGivesOneResult() {
         List<Scenario> all = FleetReport.scenarios(100);
         List<Scenario> some = List.of(all.get(0), all.get(1), all.get(all.size() - 1));
-        assertEquals(FleetSimulation.runAll(some, PROTECTION.apply(100), 7, 1000),
-                FleetSimulation.runAll(some, PROTECTION.apply(100), 7, 1000));
+        assertEquals(FleetSimulation.runAll(some, PROTECTION.apply(100), 7, 1000, Routing.RANDOM),
+                FleetSimulation.runAll(some, PROTECTION.apply(100), 7, 1000, Routing.RANDOM));
+    }
+
+    /**
+     * (d) whichever free sandbox a charge reaches: while the provider answers in 4.5 s, no payment
+     * is refused with fewer than 90 % of the cap in flight, at 6 to 5,000 charges a second. (How
+     * many an exact cap would have let through besides is in docs/benchmark.md: a few dozen, as
+     * waves of slow calls end together.)
+     */
+    @Test
+    void whicheverSandboxAChargeReachesNoPaymentIsRefusedBelowNineTenthsOfTheCap() {
+        List<Executable> goals = new ArrayList<>();
+        for (int n : FleetReport.RATES) {
+            List<Scenario> scenarios = FleetReport.scenarios(n);
+            Result slow = FleetSimulation.runAll(List.of(scenarios.get(scenarios.size() - 1)), PROTECTION.apply(n),
+                    FleetReport.SEED + n, FleetReport.CONCURRENCY_LIMIT, Routing.RANDOM).get(0);
+            goals.add(() -> assertEquals(0, slow.refusedBelowNineTenthsOfCap(), n + "/s (d), random routing: "
+                    + slow.refusedBelowNineTenthsOfCap() + " payments refused while fewer than 90 % of the cap of "
+                    + slow.inFlightCap() + " were in flight"));
+        }
+        assertAll(goals);
     }
 
     /**
@@ -71,7 +92,8 @@ class FleetSimulationTest {
      * a provider is slow than an exact cap refuses of the same arrivals, and none while fewer than
      * 90 % of the cap are in flight, (e) no item above 30 % of a partition, (f) at most one store
      * request per healthy charge. They are held for the report's seed; docs/benchmark.md lists
-     * what other seeds give (they hold too), and random routing (which misses (d) by a few payments).
+     * what other seeds give (they hold too), and random routing (which refuses a few dozen payments
+     * beyond an exact cap's refusals).
      */
     @Test
     void fleetProtectionMeetsItsGoalsAtScale() {
