@@ -83,7 +83,7 @@ public interface ProviderConfig {
     /**
      * A provider call in flight longer than this takes a slot in its account's bulkhead (one
      * write, and one to give it back): healthy calls, quicker than this, cost nothing. A copy of
-     * the slots that shows the cap full refuses calls without a request for a tenth of this.
+     * the slots that shows the cap full refuses calls without a request for a hundredth of this.
      */
     @WithDefault("500MS")
     Duration inFlightAfter();

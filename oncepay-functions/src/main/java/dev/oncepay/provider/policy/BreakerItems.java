@@ -115,6 +115,12 @@ final class BreakerItems {
                 .orElse(cached));
     }
 
+    /** When this sandbox last read {@code shardPk} or wrote it (the write's answer is a read); {@link Instant#MIN} if never. */
+    Instant readAt(String shardPk) {
+        Cached cached = cache.get(shardPk);
+        return cached == null ? Instant.MIN : cached.readAt();
+    }
+
     /** Whether this sandbox's copy of {@code shardPk} is younger than a cache period. */
     boolean isFresh(String shardPk) {
         return fresh(shardPk) != null;

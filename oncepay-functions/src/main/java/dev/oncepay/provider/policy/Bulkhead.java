@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -47,11 +48,12 @@ import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedExce
  * (or of the one its last call gave back to) held by slow calls, or its shard full, or whose last
  * call hung, or that has not called the account before, takes its next call's slot at entry,
  * against the cap: first in the shard its last call gave back to (the room it left), then its
- * own, then in a shard with room among the others, which it reads at once
- * ({@link #SHARDS_SAMPLED} per BatchGetItem) unless its copies younger than {@link #trustFullFor}
- * show one; it is refused if none has room. A sandbox refuses without a request only from copies
- * that young: its own shard full, and the others seen full or looked through and found full
- * ({@link #full}). The cap is approximate only when an account turns slow: a
+ * own if its copy shows room, then in a shard with room as it reads them at once (its own among
+ * them, {@link #SHARDS_SAMPLED} per BatchGetItem) unless its copies younger than
+ * {@link #trustFullFor} show one; it is refused if none has room. A shard a copy shows full is
+ * read, never written to on the chance: at saturation every refused call would spend a write unit
+ * on it. A sandbox refuses without a request only from copies that young: its own shard full, and
+ * the others seen full or looked through and found full ({@link #full}). The cap is approximate only when an account turns slow: a
  * sandbox that saw its shard quick counts its call once it is still in flight after
  * {@code in-flight-after}, where there is room or else regardless.
  */
@@ -63,11 +65,12 @@ final class Bulkhead {
      */
     static final int ENDED_SLOTS_PER_WRITE = 16;
     /**
-     * Other slot shards a call whose own shard is full reads for room at once: one BatchGetItem's
-     * most. At saturation the last free slots sit in a few shards that blind tries would rarely
-     * hit; a cap up to 1,616 is read whole, a larger one a hundred shards at a time. A refused
-     * call reads each shard at most once, so even if all of 5,000 charges a second were refused,
-     * each of a 5,000 cap's 312 shards would serve 1,600 reads a second: 27 % of a partition's.
+     * Slot shards a call that found no room where it tried reads for room at once (its own first,
+     * if its copy of it is too old to trust): one BatchGetItem's most. At saturation the last free
+     * slots sit in a few shards that blind tries would rarely hit; a cap up to 1,600 is read whole,
+     * a larger one a hundred shards at a time. A refused call reads each shard at most once, so
+     * even if all of 5,000 charges a second were refused, each of a 5,000 cap's 312 shards would
+     * serve 1,600 reads a second: 27 % of a partition's.
      */
     static final int SHARDS_SAMPLED = 100;
     /** Of the sampled shards with room, how many a call tries before it is refused (another call may have taken the room). */
@@ -82,7 +85,7 @@ final class Bulkhead {
      * What part of {@code in-flight-after} a copy that shows slot shards full refuses calls without
      * a request for (see {@link #trustFullFor}).
      */
-    static final int FULL_TRUSTED_FOR_PART_OF_IN_FLIGHT_AFTER = 10;
+    static final int FULL_TRUSTED_FOR_PART_OF_IN_FLIGHT_AFTER = 100;
     /**
      * How long a call that ends waits for its slot's take, which the timer may still be making: a
      * few store requests (its own shard, a read of the others, one with room, its own regardless),
@@ -192,17 +195,14 @@ final class Bulkhead {
             if (freed != null && freed < settings.slotShards(operation) && capOf(freed, operation) > 0) {
                 tried.add(freed);
             }
-            // An older copy that says full is asked again: the conditional write is the truth.
-            if (!tried.contains(mine) && (inFlight < cap || !own.seenJustNow())) {
+            // A copy that says full is not written to blindly: an older one is read again with the others.
+            if (!tried.contains(mine) && inFlight < cap) {
                 tried.add(mine);
             }
             Optional<Taken> taken = takeInOneOf(pk, tried, slot, operation);
             if (taken.isEmpty()) {
-                if (!tried.contains(mine)) {
-                    tried.add(mine);
-                }
                 try {
-                    List<Integer> withRoom = withRoom(pk, tried, operation, now);
+                    List<Integer> withRoom = withRoom(pk, mine, tried, operation, now);
                     tried.addAll(withRoom);
                     taken = takeInOneOf(pk, withRoom, slot, operation);
                 } catch (SdkException storeFailed) {
@@ -234,7 +234,7 @@ final class Bulkhead {
         Optional<Taken> taken = takeInOneOf(pk, List.of(mine), slot, operation);
         if (taken.isEmpty()) {
             try {
-                taken = takeInOneOf(pk, withRoom(pk, List.of(mine), operation, clock.instant()), slot, operation);
+                taken = takeInOneOf(pk, withRoom(pk, mine, List.of(mine), operation, clock.instant()), slot, operation);
             } catch (SdkException storeFailed) {
                 items.storeFailed("read bulkhead slot shards of", pk, storeFailed);
                 return OptionalInt.empty();
@@ -341,10 +341,13 @@ final class Bulkhead {
 
     /**
      * How long a copy that shows a slot shard full, or a look that found every shard full, refuses
-     * calls without a request: a tenth of {@code in-flight-after} (50 ms by default). A slot is
-     * held by a call slow enough to count, so in that time only about a tenth of the slots can come
-     * free: refusals come with about 90 % of the cap in flight or more, whichever sandbox a charge
-     * reaches. A copy trusted for a cache period could miss a fifth of a 4.5 s provider's slots.
+     * calls without a request: a hundredth of {@code in-flight-after} (5 ms by default), about one
+     * store request. A slot is held by a call slow enough to count, so in that time about one slot
+     * in a hundred can come free, and a charge is refused with room left only as long as the
+     * request it would take to see it. Trusted for 50 ms, such copies refused payments an exact cap
+     * lets through as a wave of slow calls ended; a refused call's own store requests take longer
+     * than 5 ms, so on Lambda nearly every one looks once, which the reads per shard are sized for
+     * ({@link #SHARDS_SAMPLED}).
      */
     private Duration trustFullFor() {
         return settings.inFlightAfter().dividedBy(FULL_TRUSTED_FOR_PART_OF_IN_FLIGHT_AFTER);
@@ -383,11 +386,12 @@ final class Bulkhead {
     /**
      * Up to {@link #ROOMY_SHARDS_TRIED} shards not yet {@code tried} that have room as this sandbox
      * last saw them, at random (calls refused together spread over them). If its copies younger
-     * than {@link #trustFullFor} show none, it reads up to {@link #SHARDS_SAMPLED} of the others at
-     * once (one BatchGetItem): so a sandbox refused again and again reads every shard at most once
-     * in that time, and refuses without a request once it has seen all of them full within it.
+     * than {@link #trustFullFor} show none, it reads up to {@link #SHARDS_SAMPLED} of the rest at
+     * once (one BatchGetItem): its own shard {@code mine} first, then those it knows least
+     * recently. So a sandbox refused again and again reads every shard at most once in that time,
+     * and refuses without a request once it has seen all of them full within it.
      */
-    private List<Integer> withRoom(String pk, List<Integer> tried, ProviderOperation operation, Instant now) {
+    private List<Integer> withRoom(String pk, int mine, List<Integer> tried, ProviderOperation operation, Instant now) {
         int shards = settings.slotShards(operation);
         List<Integer> roomy = new ArrayList<>();
         List<Integer> unseen = new ArrayList<>();
@@ -404,6 +408,13 @@ final class Bulkhead {
         }
         if (roomy.isEmpty() && !unseen.isEmpty()) {
             shuffle(unseen);
+            // The shards it knows least recently first: looks in a row go through a large cap, not the same hundred again.
+            Map<Integer, Instant> readAt = new HashMap<>();
+            unseen.forEach(k -> readAt.put(k, items.readAt(BreakerShard.slotsPk(pk, k))));
+            unseen.sort(Comparator.comparing(readAt::get));
+            if (unseen.remove(Integer.valueOf(mine))) {
+                unseen.add(0, mine);
+            }
             List<Integer> sample = unseen.subList(0, Math.min(SHARDS_SAMPLED, unseen.size()));
             Map<String, BreakerShard> read = items.shards(sample.stream().map(k -> BreakerShard.slotsPk(pk, k)).toList());
             for (int k : sample) {

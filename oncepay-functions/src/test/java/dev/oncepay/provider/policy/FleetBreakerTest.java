@@ -878,6 +878,11 @@ class FleetBreakerTest {
         putSlots(0, slots);
     }
 
+    /** How long a copy that shows slot shards full refuses calls, with {@link #TRUSTING_FULL_COPIES_FOR_HALF_A_PERIOD}. */
+    private static Duration fullCopiesTrustedFor() {
+        return TRUSTING_FULL_COPIES_FOR_HALF_A_PERIOD.dividedBy(Bulkhead.FULL_TRUSTED_FOR_PART_OF_IN_FLIGHT_AFTER);
+    }
+
     /** Slot shard {@code k} as another writer leaves it: exactly {@code slots}. */
     private void putSlots(int k, Map<String, AttributeValue> slots) {
         TestEnvironment.dynamo().putItem(b -> b.tableName(TestEnvironment.TABLE).item(Map.of(
@@ -917,13 +922,41 @@ class FleetBreakerTest {
             assertEquals(Map.of("GetItem", 1L), requests.snapshot(), "asking read only the breaker's shard");
             requests.reset();
 
-            // Slots of calls slow enough to count come free within a tenth of in-flight-after: a copy that old refuses nothing.
-            clock.advance(TRUSTING_FULL_COPIES_FOR_HALF_A_PERIOD.dividedBy(Bulkhead.FULL_TRUSTED_FOR_PART_OF_IN_FLIGHT_AFTER));
+            // A copy older than the part of in-flight-after it is trusted for refuses nothing.
+            clock.advance(fullCopiesTrustedFor());
             assertThrows(BulkheadException.class, () -> sandbox.bulkhead().enter(account, ProviderOperation.CHARGE));
-            assertEquals(1L, requests.snapshot().get("BatchGetItem"), "a tenth of in-flight-after later it looks again, all at once");
+            assertEquals(Map.of("BatchGetItem", 1L), requests.snapshot(), "that much later it looks again, all at once");
             call.close();
         }
         assertEquals(part - 1, slotShard(6).inFlight().size());
+    }
+
+    @Test
+    void aCopyThatShowsItsOwnShardFullIsReadAgainWithTheOthersNotWrittenTo() {
+        int part = FleetProtection.SLOTS_PER_SHARD;
+        putSlots(0, liveSlots(part));
+        putSlots(1, liveSlots(part));
+        DynamoRequestCounter requests = new DynamoRequestCounter();
+        try (DynamoDbClient client = clientViaProxy(requests)) {
+            FleetProtection sandbox = sandbox(client, 0.1, 10, TRUSTING_FULL_COPIES_FOR_HALF_A_PERIOD, 2);
+            sandbox.useShard(0);
+            assertThrows(BulkheadException.class, () -> sandbox.bulkhead().enter(account, ProviderOperation.CHARGE));
+            requests.reset();
+
+            clock.advance(fullCopiesTrustedFor());
+            assertThrows(BulkheadException.class, () -> sandbox.bulkhead().enter(account, ProviderOperation.CHARGE));
+            assertEquals(Map.of("BatchGetItem", 1L), requests.snapshot(),
+                    "its copies too old to refuse on: both shards read at once, no write tried on a shard seen full");
+            requests.reset();
+
+            putSlots(0, liveSlots(part - 1)); // another sandbox's call gave a slot back in this sandbox's shard
+            clock.advance(fullCopiesTrustedFor());
+            Bulkhead.InFlight call = sandbox.bulkhead().enter(account, ProviderOperation.CHARGE);
+            assertEquals(Map.of("BatchGetItem", 1L, "UpdateItem", 1L), requests.snapshot(),
+                    "read again, then one write where the read showed room");
+            assertEquals(part, slotShard(0).inFlight().size(), "the room in its own shard is the call's");
+            call.close();
+        }
     }
 
     @Test

@@ -66,12 +66,12 @@ class FleetSimulationTest {
 
     /**
      * (d) whichever free sandbox a charge reaches: while the provider answers in 4.5 s, no payment
-     * is refused with fewer than 90 % of the cap in flight, at 6 to 5,000 charges a second. (How
-     * many an exact cap would have let through besides is in docs/benchmark.md: a few dozen, as
-     * waves of slow calls end together.)
+     * is refused with fewer than 90 % of the cap in flight, at 6 to 5,000 charges a second; none
+     * that an exact cap lets through up to 1,000 a second, and at 5,000 a second (where a look
+     * reads a hundred of 312 slot shards) fewer than one in ten thousand refusals.
      */
     @Test
-    void whicheverSandboxAChargeReachesNoPaymentIsRefusedBelowNineTenthsOfTheCap() {
+    void whicheverSandboxAChargeReachesPaymentsAreRefusedOnlyNearTheCapAndAsAnExactCapWould() {
         List<Executable> goals = new ArrayList<>();
         for (int n : FleetReport.RATES) {
             List<Scenario> scenarios = FleetReport.scenarios(n);
@@ -80,6 +80,10 @@ class FleetSimulationTest {
             goals.add(() -> assertEquals(0, slow.refusedBelowNineTenthsOfCap(), n + "/s (d), random routing: "
                     + slow.refusedBelowNineTenthsOfCap() + " payments refused while fewer than 90 % of the cap of "
                     + slow.inFlightCap() + " were in flight"));
+            long beyondAllowed = n < 5000 ? 0 : slow.refused() / 10_000;
+            goals.add(() -> assertTrue(slow.refusedBeyondExactCap() <= beyondAllowed, n + "/s (d), random routing: "
+                    + slow.refusedBeyondExactCap() + " payments refused beyond an exact cap's refusals, over "
+                    + beyondAllowed));
         }
         assertAll(goals);
     }
@@ -92,8 +96,8 @@ class FleetSimulationTest {
      * a provider is slow than an exact cap refuses of the same arrivals, and none while fewer than
      * 90 % of the cap are in flight, (e) no item above 30 % of a partition, (f) at most one store
      * request per healthy charge. They are held for the report's seed; docs/benchmark.md lists
-     * what other seeds give (they hold too), and random routing (which refuses a few dozen payments
-     * beyond an exact cap's refusals).
+     * what other seeds give (they hold too), and random routing (which refuses up to a dozen
+     * payments beyond an exact cap's refusals at 5,000 a second).
      */
     @Test
     void fleetProtectionMeetsItsGoalsAtScale() {
