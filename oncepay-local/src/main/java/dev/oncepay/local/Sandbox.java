@@ -2,7 +2,6 @@ package dev.oncepay.local;
 
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Locale;
@@ -352,15 +351,21 @@ final class Sandbox {
 
     private static final long PF_EXITING = 0x4;
     private static final long SIGKILL_BIT = 1L << 8;
+    private static final boolean PROC_FS = Files.isDirectory(Path.of("/proc/self"));
 
     /**
      * Is the process gone or on its way out? A SIGKILLed JVM takes some milliseconds to exit (and
      * for its exit to be noticed) while its long-poll of {@code /next} is still open; Linux shows
-     * the pending SIGKILL and the exiting flag in {@code /proc} at once. Elsewhere: only whether it has exited.
+     * the pending SIGKILL and the exiting flag in {@code /proc} at once. While the process is
+     * reaped its entry fails to read (ENOENT, or ESRCH mid-read): that is gone too. Elsewhere:
+     * only whether it has exited.
      */
     static boolean exiting(Process process) {
         if (!process.isAlive()) {
             return true;
+        }
+        if (!PROC_FS) {
+            return false;
         }
         Path proc = Path.of("/proc", Long.toString(process.pid()));
         try {
@@ -376,9 +381,9 @@ final class Sandbox {
                 }
             }
             return false;
-        } catch (NoSuchFileException gone) {
-            return Files.isDirectory(Path.of("/proc/self"));
-        } catch (IOException | RuntimeException notLinux) {
+        } catch (IOException reaped) {
+            return true;
+        } catch (RuntimeException unknownFormat) {
             return false;
         }
     }

@@ -1,13 +1,16 @@
 package dev.oncepay.local;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -142,6 +145,21 @@ class SandboxSupervisionTest {
             assertNotEquals(killed.pid(), echo.get("pid").asLong(), "the replacement ran it");
         } finally {
             single.close();
+        }
+    }
+
+    @Test
+    void aKilledProcessCountsAsExitingFromTheKillUntilItIsReaped() throws Exception {
+        assumeTrue(Files.isDirectory(Path.of("/proc/self")), "a Linux /proc");
+        // Reading /proc while a process is reaped fails with ENOENT or, mid-read, ESRCH; over a few
+        // hundred kills the reads land in that window many times.
+        for (int i = 0; i < 300; i++) {
+            Process process = new ProcessBuilder("sleep", "60").start();
+            assertFalse(Sandbox.exiting(process), "a live process is not exiting");
+            process.destroyForcibly();
+            while (process.isAlive()) {
+                assertTrue(Sandbox.exiting(process), "killed process " + process.pid() + " counted as exiting");
+            }
         }
     }
 
