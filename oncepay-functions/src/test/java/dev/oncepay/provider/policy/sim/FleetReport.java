@@ -76,11 +76,19 @@ final class FleetReport {
 
     /** Every scenario at every rate, with the protection {@code protection} builds for that rate. */
     static List<RateResults> run(IntFunction<ProtectedFleet.Factory> protection) {
-        List<RateResults> results = new ArrayList<>();
+        List<FleetSimulation.Run> runs = new ArrayList<>();
         for (int rate : RATES) {
-            List<Result> r = FleetSimulation.runAll(scenarios(rate), protection.apply(rate), SEED + rate,
-                    CONCURRENCY_LIMIT, FleetSimulation.Routing.configured());
-            results.add(new RateResults(rate, r.get(0), r.get(1), r.get(2), r.subList(3, 6), r.get(6)));
+            for (Scenario scenario : scenarios(rate)) {
+                runs.add(new FleetSimulation.Run(scenario, protection.apply(rate), SEED + rate, CONCURRENCY_LIMIT,
+                        FleetSimulation.Routing.configured()));
+            }
+        }
+        List<Result> all = FleetSimulation.runAll(runs);
+        List<RateResults> results = new ArrayList<>();
+        int perRate = all.size() / RATES.length;
+        for (int i = 0; i < RATES.length; i++) {
+            List<Result> r = all.subList(i * perRate, (i + 1) * perRate);
+            results.add(new RateResults(RATES[i], r.get(0), r.get(1), r.get(2), r.subList(3, 6), r.get(6)));
         }
         return results;
     }

@@ -291,18 +291,19 @@ public final class FleetSimulation {
         return Duration.ofMillis((long) (random.nextDouble() * (ceiling + 1)));
     }
 
-    /** Every scenario's result for every rate, in order. */
-    static List<Result> runAll(List<Scenario> scenarios, ProtectedFleet.Factory factory, long seed,
-            int concurrencyLimit, Routing routing) {
+    /** One simulation to run: {@code scenario} against the protection {@code factory} builds, on the draws of {@code seed}. */
+    record Run(Scenario scenario, ProtectedFleet.Factory factory, long seed, int concurrencyLimit, Routing routing) {
+    }
+
+    /** Every run's result, in order. Runs share nothing (each its own store, clock and fleet), so they go on all cores at once. */
+    static List<Result> runAll(List<Run> runs) {
         // The protection logs every transition and store failure: at thousands a second, noise here.
         Level level = POLICY_LOG.getLevel();
         POLICY_LOG.setLevel(Boolean.getBoolean("fleetSim.log") ? level : Level.OFF);
         try {
-            List<Result> results = new ArrayList<>();
-            for (Scenario scenario : scenarios) {
-                results.add(new FleetSimulation(scenario, factory, seed, concurrencyLimit, routing).run());
-            }
-            return results;
+            return runs.parallelStream()
+                    .map(r -> new FleetSimulation(r.scenario(), r.factory(), r.seed(), r.concurrencyLimit(), r.routing()).run())
+                    .toList();
         } finally {
             POLICY_LOG.setLevel(level);
         }

@@ -8,12 +8,14 @@ import dev.oncepay.provider.policy.SimulatedFleetProtection;
 import dev.oncepay.provider.policy.sim.FleetReport.RateResults;
 import dev.oncepay.provider.policy.sim.FleetSimulation.Result;
 import dev.oncepay.provider.policy.sim.FleetSimulation.Routing;
+import dev.oncepay.provider.policy.sim.FleetSimulation.Run;
 import dev.oncepay.testkit.model.DynamoDbModel;
 import dev.oncepay.testkit.model.ItemLoad;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.function.IntFunction;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
@@ -59,9 +61,9 @@ class FleetSimulationTest {
     @Test
     void oneSeedGivesOneResult() {
         List<Scenario> all = FleetReport.scenarios(100);
-        List<Scenario> some = List.of(all.get(0), all.get(1), all.get(all.size() - 1));
-        assertEquals(FleetSimulation.runAll(some, PROTECTION.apply(100), 7, 1000, Routing.RANDOM),
-                FleetSimulation.runAll(some, PROTECTION.apply(100), 7, 1000, Routing.RANDOM));
+        List<Run> some = Stream.of(all.get(0), all.get(1), all.get(all.size() - 1))
+                .map(s -> new Run(s, PROTECTION.apply(100), 7, 1000, Routing.RANDOM)).toList();
+        assertEquals(FleetSimulation.runAll(some), FleetSimulation.runAll(some));
     }
 
     /**
@@ -72,11 +74,17 @@ class FleetSimulationTest {
      */
     @Test
     void whicheverSandboxAChargeReachesPaymentsAreRefusedOnlyNearTheCapAndAsAnExactCapWould() {
-        List<Executable> goals = new ArrayList<>();
+        List<Run> runs = new ArrayList<>();
         for (int n : FleetReport.RATES) {
             List<Scenario> scenarios = FleetReport.scenarios(n);
-            Result slow = FleetSimulation.runAll(List.of(scenarios.get(scenarios.size() - 1)), PROTECTION.apply(n),
-                    FleetReport.SEED + n, FleetReport.CONCURRENCY_LIMIT, Routing.RANDOM).get(0);
+            runs.add(new Run(scenarios.get(scenarios.size() - 1), PROTECTION.apply(n), FleetReport.SEED + n,
+                    FleetReport.CONCURRENCY_LIMIT, Routing.RANDOM));
+        }
+        List<Result> slowByRate = FleetSimulation.runAll(runs);
+        List<Executable> goals = new ArrayList<>();
+        for (int i = 0; i < FleetReport.RATES.length; i++) {
+            int n = FleetReport.RATES[i];
+            Result slow = slowByRate.get(i);
             goals.add(() -> assertEquals(0, slow.refusedBelowNineTenthsOfCap(), n + "/s (d), random routing: "
                     + slow.refusedBelowNineTenthsOfCap() + " payments refused while fewer than 90 % of the cap of "
                     + slow.inFlightCap() + " were in flight"));
